@@ -1,0 +1,93 @@
+/* What a simulation is made of, as plain data. io/case.c fills it from a YAML case
+ * file, `dempact collide` and the tests fill it in code; sim_create() builds a
+ * simulation from it. Nothing here is read by the force loop. */
+#ifndef DEMPACT_CONFIG_H
+#define DEMPACT_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "../models/law.h"
+
+#define NAME_LEN 64
+
+typedef struct material {
+    char name[NAME_LEN];
+    double density; /* kg/m^3 */
+    double young;   /* Pa */
+    double poisson; /* - */
+} material;
+
+/* The contact law for one unordered pair of material types. */
+typedef struct law_binding {
+    int material_a, material_b;
+    const dem_law *law;
+    double params[LAW_MAX_PARAMS]; /* in the order of law->params */
+    bool cohesion_removal;
+} law_binding;
+
+typedef enum wall_kind {
+    WALL_PLANE,     /* infinite, one-sided: particles live on the side `normal` points to */
+    WALL_RECTANGLE  /* bounded plane: centre, normal, in-plane axis u, half sizes along u, v */
+} wall_kind;
+
+typedef struct wall_spec {
+    char name[NAME_LEN];
+    wall_kind kind;
+    int material;
+    double point[3];  /* a point on the plane (the centre for a rectangle) */
+    double normal[3]; /* unit normal (normalised by the reader) */
+    double axis_u[3]; /* rectangle only: unit in-plane axis, v = normal x u */
+    double half_size[2];
+} wall_spec;
+
+typedef enum source_kind {
+    SOURCE_LATTICE, /* simple cubic lattice filling region, spacing = 2 r_max (1 + gap) */
+    SOURCE_RANDOM,  /* `count` random non-overlapping spheres in region */
+    SOURCE_LIST     /* explicit particles (read from a CSV file by io/) */
+} source_kind;
+
+typedef struct particle_source {
+    source_kind kind;
+    int material;
+    double region_min[3], region_max[3];
+    long count;                  /* random: how many; lattice: at most (0 = fill) */
+    double radius_min, radius_max; /* uniform distribution; equal for one size */
+    double velocity[3];          /* initial velocity of every particle */
+    double gap;                  /* lattice: extra spacing as a fraction of 2 r_max */
+    uint64_t seed;
+    /* SOURCE_LIST: n_list particles, arrays of length n_list (velocity may be NULL) */
+    long n_list;
+    double *list_position; /* 3 n_list */
+    double *list_velocity; /* 3 n_list or NULL */
+    double *list_radius;   /* n_list */
+} particle_source;
+
+typedef struct sim_config {
+    char name[NAME_LEN];
+    material *materials;
+    int n_materials;
+    law_binding *bindings;
+    int n_bindings;
+    wall_spec *walls;
+    int n_walls;
+    particle_source *sources;
+    int n_sources;
+
+    double domain_min[3], domain_max[3]; /* the box; periodic axes wrap at its faces */
+    bool periodic[3];
+    double gravity[3];
+
+    double dt;             /* 0: chosen from the Rayleigh and contact-time estimates */
+    bool dt_check;         /* refuse a dt above the stable limit (default true) */
+    double end_time;
+    double output_interval; /* simulated seconds between snapshots; 0: first and last only */
+    double skin;           /* neighbour skin [m]; 0: 0.1 x largest diameter */
+    double impact_speed_estimate; /* for the timestep; 0: from gravity, domain, velocities */
+
+    char *case_path;       /* where it came from (may be NULL) */
+    char *case_text;       /* the case file's full text, stored with the output (may be NULL) */
+} sim_config;
+
+void sim_config_free(sim_config *cfg);
+
+#endif

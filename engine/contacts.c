@@ -1,0 +1,75 @@
+#include "contacts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void contact_list_free(contact_list *c)
+{
+    free(c->i); free(c->j); free(c->owner_j); free(c->touching); free(c->impact_velocity);
+    for (int k = 0; k < LAW_MAX_HISTORY; k++) free(c->history[k]);
+    for (int a = 0; a < 3; a++) free(c->force[a]);
+    free(c->overlap); free(c->first_of_i); free(c->first_of_j); free(c->second_of);
+    memset(c, 0, sizeof *c);
+}
+
+#define GROW(ptr, count)                                                            \
+    do {                                                                            \
+        void *q = realloc(ptr, (count) * sizeof *(ptr));                            \
+        if (!q) return -1;                                                          \
+        ptr = q;                                                                    \
+    } while (0)
+
+int contact_list_reserve(contact_list *c, size_t capacity)
+{
+    if (capacity <= c->capacity && c->i) return 0;
+    if (capacity < 16) capacity = 16;
+    GROW(c->i, capacity); GROW(c->j, capacity); GROW(c->owner_j, capacity);
+    GROW(c->touching, capacity); GROW(c->impact_velocity, capacity);
+    for (int k = 0; k < LAW_MAX_HISTORY; k++) GROW(c->history[k], capacity);
+    for (int a = 0; a < 3; a++) GROW(c->force[a], capacity);
+    GROW(c->overlap, capacity);
+    GROW(c->second_of, capacity);
+    c->capacity = capacity;
+    return 0;
+}
+
+int contact_list_index_second(contact_list *c, size_t n_particles)
+{
+    size_t *first = realloc(c->first_of_j, (n_particles + 1) * sizeof *first);
+    if (!first) return -1;
+    c->first_of_j = first;
+    memset(first, 0, (n_particles + 1) * sizeof *first);
+    for (size_t k = 0; k < c->n; k++) first[c->owner_j[k] + 1]++;
+    for (size_t p = 0; p < n_particles; p++) first[p + 1] += first[p];
+    size_t *fill = malloc((n_particles + 1) * sizeof *fill);
+    if (!fill) return -1;
+    memcpy(fill, first, (n_particles + 1) * sizeof *fill);
+    for (size_t k = 0; k < c->n; k++) c->second_of[fill[c->owner_j[k]]++] = (uint32_t)k;
+    free(fill);
+    return 0;
+}
+
+void contact_clear_history(contact_list *c, size_t k)
+{
+    c->touching[k] = 0;
+    c->impact_velocity[k] = 0.0;
+    for (int h = 0; h < LAW_MAX_HISTORY; h++) c->history[h][k] = 0.0;
+}
+
+void contact_list_adopt_history(contact_list *c, const contact_list *old)
+{
+    #pragma omp parallel for schedule(static)
+    for (size_t p = 0; p < c->n_first; p++) {
+        for (size_t k = c->first_of_i[p]; k < c->first_of_i[p + 1]; k++) {
+            contact_clear_history(c, k);
+            if (p >= old->n_first) continue;
+            for (size_t m = old->first_of_i[p]; m < old->first_of_i[p + 1]; m++) {
+                if (old->owner_j[m] != c->owner_j[k] || !old->touching[m]) continue;
+                c->touching[k] = 1;
+                c->impact_velocity[k] = old->impact_velocity[m];
+                for (int h = 0; h < LAW_MAX_HISTORY; h++) c->history[h][k] = old->history[h][m];
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/* The contact list: every candidate pair found by the last neighbour rebuild, with the
+ * history record of the pairs that touch. Candidates are grouped by their first
+ * particle i (CSR), so a particle's force is summed over its pairs in a fixed order.
+ *
+ * History (touching flag, impact velocity v0, the law's own slots) belongs to the pair
+ * of particles, not to a slot in this list: contact_list_adopt_history() carries it
+ * across rebuilds, and it is cleared the step a pair stops touching. */
+#ifndef DEMPACT_CONTACTS_H
+#define DEMPACT_CONTACTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../models/law.h"
+
+typedef struct contact_list {
+    size_t n, capacity;
+    size_t n_first;       /* particles indexed by first_of_i (n_local) */
+    uint32_t *i;          /* first particle (local) */
+    uint32_t *j;          /* second particle (local or ghost index), or wall index */
+    uint32_t *owner_j;    /* the local particle j stands for (== j unless a ghost) */
+    uint8_t *touching;
+    double *impact_velocity;            /* v0, stored at first touch */
+    double *history[LAW_MAX_HISTORY];   /* the law's slots */
+    double *force[3];                   /* force on i from the last step (on j: minus) */
+    double *overlap;                    /* overlap of the last step (<= 0: apart) */
+    size_t *first_of_i;   /* n_first + 1: pairs of particle p are first_of_i[p]..[p+1] */
+    /* pairs whose owner_j is p: second_of[first_of_j[p]..first_of_j[p+1]] (index order) */
+    size_t *first_of_j;
+    uint32_t *second_of;
+} contact_list;
+
+void contact_list_free(contact_list *c);
+int contact_list_reserve(contact_list *c, size_t capacity);
+
+/* Builds the reverse index (first_of_j, second_of) for `n_particles` owners. Only for
+ * particle-particle lists. Returns 0 or -1. */
+int contact_list_index_second(contact_list *c, size_t n_particles);
+
+/* Copies the history of every pair of `old` that still is a candidate in `c` (matched
+ * by (i, owner_j)) into c. Both lists must be grouped by i (first_of_i valid). */
+void contact_list_adopt_history(contact_list *c, const contact_list *old);
+
+/* Clears pair k's history (the pair has separated). */
+void contact_clear_history(contact_list *c, size_t k);
+
+#endif

@@ -1,0 +1,14 @@
+/* Particle sources: a lattice, a random non-overlapping fill, an explicit list. */
+#ifndef DEMPACT_FILL_H
+#define DEMPACT_FILL_H
+
+#include <stddef.h>
+#include "config.h"
+#include "particles.h"
+
+/* Adds the particles of `src` to p (which may already hold particles from earlier
+ * sources; the random fill avoids them). Returns 0 or -1 with a message in err. */
+int fill_source(particle_store *p, const particle_source *src, const material *mat,
+                int source_index, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,100 @@
+#include "neighbour.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Keeps the grid at most this many cells; a wider spread of particles gets bigger cells. */
+#define MAX_CELLS (1L << 24)
+
+void neighbour_grid_free(neighbour_grid *g)
+{
+    free(g->cell_start);
+    free(g->items);
+    free(g->cell_of);
+    memset(g, 0, sizeof *g);
+}
+
+static long cell_coord(double x, double origin, double size, long dim)
+{
+    double c = floor((x - origin) / size);
+    if (!(c >= 0.0)) return 0; /* also catches NaN */
+    return c >= (double)dim ? dim - 1 : (long)c;
+}
+
+int neighbour_grid_build(neighbour_grid *g, const particle_store *p, double cutoff)
+{
+    size_t n = p->n_total;
+    const double *pos[3] = {p->x, p->y, p->z};
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int a = 0; a < 3; a++) {
+        lo[a] = HUGE_VAL; hi[a] = -HUGE_VAL;
+        for (size_t i = 0; i < n; i++) {
+            double v = pos[a][i];
+            if (isfinite(v)) { lo[a] = fmin(lo[a], v); hi[a] = fmax(hi[a], v); }
+        }
+        if (!(lo[a] <= hi[a])) lo[a] = hi[a] = 0.0;
+    }
+    double size = cutoff;
+    for (;;) {
+        long total = 1;
+        for (int a = 0; a < 3; a++) {
+            g->dims[a] = (long)floor((hi[a] - lo[a]) / size) + 1;
+            total *= g->dims[a];
+        }
+        if (total <= MAX_CELLS || total <= 0) break;
+        size *= 1.5;
+    }
+    g->cell_size = size;
+    for (int a = 0; a < 3; a++) g->origin[a] = lo[a];
+    g->n_cells = (size_t)(g->dims[0] * g->dims[1] * g->dims[2]);
+
+    if (g->n_cells + 1 > g->cells_capacity) {
+        free(g->cell_start);
+        g->cells_capacity = g->n_cells + 1;
+        g->cell_start = malloc(g->cells_capacity * sizeof *g->cell_start);
+        if (!g->cell_start) return -1;
+    }
+    if (n > g->items_capacity || !g->items) {
+        free(g->items); free(g->cell_of);
+        g->items_capacity = n > 0 ? n : 1;
+        g->items = malloc(g->items_capacity * sizeof *g->items);
+        g->cell_of = malloc(g->items_capacity * sizeof *g->cell_of);
+        if (!g->items || !g->cell_of) return -1;
+    }
+    memset(g->cell_start, 0, (g->n_cells + 1) * sizeof *g->cell_start);
+    for (size_t i = 0; i < n; i++) {
+        long c[3];
+        for (int a = 0; a < 3; a++) c[a] = cell_coord(pos[a][i], g->origin[a], size, g->dims[a]);
+        uint32_t cell = (uint32_t)((c[2] * g->dims[1] + c[1]) * g->dims[0] + c[0]);
+        g->cell_of[i] = cell;
+        g->cell_start[cell + 1]++;
+    }
+    for (size_t c = 0; c < g->n_cells; c++) g->cell_start[c + 1] += g->cell_start[c];
+    /* stable counting sort: within a cell, particles keep index order */
+    size_t *fill = malloc((g->n_cells + 1) * sizeof *fill);
+    if (!fill) return -1;
+    memcpy(fill, g->cell_start, (g->n_cells + 1) * sizeof *fill);
+    for (size_t i = 0; i < n; i++) g->items[fill[g->cell_of[i]]++] = (uint32_t)i;
+    free(fill);
+    return 0;
+}
+
+size_t neighbour_cells_around(const neighbour_grid *g, uint32_t i, size_t cells[NEIGHBOUR_CELLS_MAX])
+{
+    long cell = g->cell_of[i];
+    long cx = cell % g->dims[0], cy = (cell / g->dims[0]) % g->dims[1],
+         cz = cell / (g->dims[0] * g->dims[1]);
+    size_t k = 0;
+    for (long z = cz - 1; z <= cz + 1; z++) {
+        if (z < 0 || z >= g->dims[2]) continue;
+        for (long y = cy - 1; y <= cy + 1; y++) {
+            if (y < 0 || y >= g->dims[1]) continue;
+            for (long x = cx - 1; x <= cx + 1; x++) {
+                if (x < 0 || x >= g->dims[0]) continue;
+                cells[k++] = (size_t)((z * g->dims[1] + y) * g->dims[0] + x);
+            }
+        }
+    }
+    return k;
+}

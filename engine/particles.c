@@ -1,0 +1,75 @@
+#include "particles.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GROW(field, type)                                                          \
+    do {                                                                           \
+        void *q = realloc(p->field, capacity * sizeof(type));                      \
+        if (!q) return -1;                                                         \
+        p->field = q;                                                              \
+    } while (0)
+
+int particles_reserve(particle_store *p, size_t capacity)
+{
+    if (capacity <= p->capacity) return 0;
+    GROW(id, int64_t);
+    GROW(type, int32_t);
+    GROW(radius, double);
+    GROW(mass, double);
+    GROW(inv_mass, double);
+    GROW(inv_inertia, double);
+    GROW(x, double); GROW(y, double); GROW(z, double);
+    GROW(vx, double); GROW(vy, double); GROW(vz, double);
+    GROW(wx, double); GROW(wy, double); GROW(wz, double);
+    GROW(fx, double); GROW(fy, double); GROW(fz, double);
+    GROW(tx, double); GROW(ty, double); GROW(tz, double);
+    GROW(ghost_owner, size_t);
+    void *q = realloc(p->ghost_shift, 3 * capacity * sizeof(double));
+    if (!q) return -1;
+    p->ghost_shift = q;
+    p->capacity = capacity;
+    return 0;
+}
+
+int particles_init(particle_store *p, size_t capacity)
+{
+    memset(p, 0, sizeof *p);
+    return particles_reserve(p, capacity > 0 ? capacity : 16);
+}
+
+void particles_free(particle_store *p)
+{
+    void *fields[] = {p->id, p->type, p->radius, p->mass, p->inv_mass, p->inv_inertia,
+                      p->x, p->y, p->z, p->vx, p->vy, p->vz, p->wx, p->wy, p->wz,
+                      p->fx, p->fy, p->fz, p->tx, p->ty, p->tz, p->ghost_owner,
+                      p->ghost_shift};
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) free(fields[k]);
+    memset(p, 0, sizeof *p);
+}
+
+long particles_add(particle_store *p, int32_t type, double radius, double density,
+                   const double pos[3], const double vel[3])
+{
+    if (p->n_total != p->n_local) return -1; /* ghosts would be overwritten */
+    if (p->n_local == p->capacity && particles_reserve(p, 2 * p->capacity + 16) != 0)
+        return -1;
+    size_t i = p->n_local++;
+    p->n_total = p->n_local;
+    double mass = density * 4.0 / 3.0 * M_PI * radius * radius * radius;
+    p->id[i] = (int64_t)i;
+    p->type[i] = type;
+    p->radius[i] = radius;
+    p->mass[i] = mass;
+    p->inv_mass[i] = 1.0 / mass;
+    p->inv_inertia[i] = 1.0 / (0.4 * mass * radius * radius); /* solid sphere */
+    p->x[i] = pos[0]; p->y[i] = pos[1]; p->z[i] = pos[2];
+    p->vx[i] = vel ? vel[0] : 0.0; p->vy[i] = vel ? vel[1] : 0.0; p->vz[i] = vel ? vel[2] : 0.0;
+    p->wx[i] = p->wy[i] = p->wz[i] = 0.0;
+    p->fx[i] = p->fy[i] = p->fz[i] = 0.0;
+    p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
+    p->ghost_owner[i] = i;
+    p->ghost_shift[3 * i] = p->ghost_shift[3 * i + 1] = p->ghost_shift[3 * i + 2] = 0.0;
+    return (long)i;
+}

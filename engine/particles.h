@@ -1,0 +1,35 @@
+/* Particle data, kept as one array per field (and per component) so that loops over
+ * particles vectorise. Entries 0..n_local-1 are the particles this process owns;
+ * n_local..n_total-1 are ghost copies near periodic faces (engine/periodic.c), which
+ * carry position, velocity, radius, mass and type but no forces. */
+#ifndef DEMPACT_PARTICLES_H
+#define DEMPACT_PARTICLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct particle_store {
+    size_t n_local, n_total, capacity;
+    int64_t *id;          /* stable identifier, 0..N-1 at creation */
+    int32_t *type;        /* material index */
+    double *radius, *mass, *inv_mass, *inv_inertia;
+    double *x, *y, *z;    /* position [m] */
+    double *vx, *vy, *vz; /* velocity [m/s] */
+    double *wx, *wy, *wz; /* angular velocity [rad/s] */
+    double *fx, *fy, *fz; /* force [N] (local particles only) */
+    double *tx, *ty, *tz; /* torque [N m] (local particles only) */
+    /* ghosts: owner index and the periodic shift added to the owner's position */
+    size_t *ghost_owner;  /* length n_total; ghost_owner[i] = i for local particles */
+    double *ghost_shift;  /* 3 per entry */
+} particle_store;
+
+int particles_init(particle_store *p, size_t capacity);
+int particles_reserve(particle_store *p, size_t capacity);
+void particles_free(particle_store *p);
+
+/* Appends one local particle (only valid while there are no ghosts). Mass and inertia
+ * follow from radius and density. Returns the index or -1 on allocation failure. */
+long particles_add(particle_store *p, int32_t type, double radius, double density,
+                   const double pos[3], const double vel[3]);
+
+#endif

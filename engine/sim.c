@@ -1,0 +1,554 @@
+/* The step loop: velocity Verlet, with the neighbour list rebuilt only when a particle
+ * has moved more than half the skin.
+ *
+ * Determinism: each contact's force is computed once (in parallel, each contact on its
+ * own) and stored on the contact; each particle then sums its contacts in the fixed
+ * order of the contact list. Nothing depends on how contacts were split among threads,
+ * so 1 and N threads give bit-identical results. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fill.h"
+#include "timestep.h"
+
+#define CHUNK 256
+
+static law_instance *law_for(const sim *s, int a, int b)
+{
+    return &s->laws[a * s->n_materials + b];
+}
+
+static void effective_moduli(const material *a, const material *b, law_pair_props *pp)
+{
+    double ga = a->young / (2.0 * (1.0 + a->poisson)), gb = b->young / (2.0 * (1.0 + b->poisson));
+    pp->young_eff = 1.0 / ((1.0 - a->poisson * a->poisson) / a->young +
+                           (1.0 - b->poisson * b->poisson) / b->young);
+    pp->shear_eff = 1.0 / ((2.0 - a->poisson) / ga + (2.0 - b->poisson) / gb);
+    pp->density_a = a->density;
+    pp->density_b = b->density;
+}
+
+static int setup_laws(sim *s, char *err, size_t err_len)
+{
+    int n = s->cfg.n_materials;
+    s->n_materials = n;
+    s->laws = calloc((size_t)n * n, sizeof *s->laws);
+    if (!s->laws) { snprintf(err, err_len, "out of memory"); return -1; }
+    for (int k = 0; k < n * n; k++) s->laws[k].binding = -1;
+    for (int k = 0; k < s->cfg.n_bindings; k++) {
+        const law_binding *b = &s->cfg.bindings[k];
+        law_instance li = {.law = b->law, .binding = k};
+        law_pair_props pp;
+        effective_moduli(&s->cfg.materials[b->material_a], &s->cfg.materials[b->material_b], &pp);
+        li.coeffs.young_eff = pp.young_eff;
+        li.coeffs.cohesion_removal = b->cohesion_removal;
+        char msg[256] = "";
+        if (b->law->setup(b->params, &pp, &li.coeffs, msg, sizeof msg) != 0) {
+            snprintf(err, err_len, "contact law %s for materials %s and %s: %s", b->law->name,
+                     s->cfg.materials[b->material_a].name, s->cfg.materials[b->material_b].name,
+                     msg);
+            return -1;
+        }
+        *law_for(s, b->material_a, b->material_b) = li;
+        *law_for(s, b->material_b, b->material_a) = li;
+    }
+    return 0;
+}
+
+/* Every pair of material types that can meet must have a law. */
+static int check_laws_cover(const sim *s, char *err, size_t err_len)
+{
+    int n = s->n_materials;
+    char *used = calloc((size_t)n, 1), *walls = calloc((size_t)n, 1);
+    int rc = 0;
+    if (!used || !walls) { free(used); free(walls); snprintf(err, err_len, "out of memory"); return -1; }
+    for (size_t i = 0; i < s->p.n_local; i++) used[s->p.type[i]] = 1;
+    for (size_t w = 0; w < s->walls.n; w++) walls[s->walls.walls[w].material] = 1;
+    for (int a = 0; a < n && rc == 0; a++)
+        for (int b = 0; b < n && rc == 0; b++) {
+            if (!used[a] || !(used[b] || walls[b])) continue;
+            if (law_for(s, a, b)->law == NULL) {
+                snprintf(err, err_len, "no contact law for materials %s and %s",
+                         s->cfg.materials[a].name, s->cfg.materials[b].name);
+                rc = -1;
+            }
+        }
+    free(used);
+    free(walls);
+    return rc;
+}
+
+/* ---- ghosts for periodic axes ---------------------------------------------------- */
+
+static void wrap_periodic(sim *s)
+{
+    double *pos[3] = {s->p.x, s->p.y, s->p.z};
+    for (int a = 0; a < 3; a++) {
+        if (!s->cfg.periodic[a]) continue;
+        double lo = s->cfg.domain_min[a], hi = s->cfg.domain_max[a], len = hi - lo;
+        for (size_t i = 0; i < s->p.n_local; i++) {
+            /* compare-and-shift: particles move less than a box length between rebuilds */
+            if (pos[a][i] >= hi) pos[a][i] -= len;
+            else if (pos[a][i] < lo) pos[a][i] += len;
+        }
+    }
+}
+
+static int add_ghost(particle_store *p, size_t owner, const double shift[3])
+{
+    if (p->n_total == p->capacity && particles_reserve(p, 2 * p->capacity + 16) != 0) return -1;
+    size_t g = p->n_total++;
+    p->id[g] = p->id[owner];
+    p->type[g] = p->type[owner];
+    p->radius[g] = p->radius[owner];
+    p->mass[g] = p->mass[owner];
+    p->inv_mass[g] = p->inv_mass[owner];
+    p->inv_inertia[g] = p->inv_inertia[owner];
+    p->ghost_owner[g] = owner;
+    for (int a = 0; a < 3; a++) p->ghost_shift[3 * g + a] = shift[a];
+    return 0;
+}
+
+/* Creates a ghost for every image of a particle within `cutoff` of a periodic face. */
+static int make_ghosts(sim *s)
+{
+    particle_store *p = &s->p;
+    p->n_total = p->n_local;
+    double *pos[3] = {p->x, p->y, p->z};
+    for (size_t i = 0; i < p->n_local; i++) {
+        int choices[3][3], n_choice[3];
+        for (int a = 0; a < 3; a++) {
+            n_choice[a] = 0;
+            choices[a][n_choice[a]++] = 0;
+            if (!s->cfg.periodic[a]) continue;
+            if (pos[a][i] < s->cfg.domain_min[a] + s->cutoff) choices[a][n_choice[a]++] = 1;
+            if (pos[a][i] > s->cfg.domain_max[a] - s->cutoff) choices[a][n_choice[a]++] = -1;
+        }
+        for (int ax = 0; ax < n_choice[0]; ax++)
+            for (int ay = 0; ay < n_choice[1]; ay++)
+                for (int az = 0; az < n_choice[2]; az++) {
+                    int img[3] = {choices[0][ax], choices[1][ay], choices[2][az]};
+                    if (!img[0] && !img[1] && !img[2]) continue;
+                    double shift[3];
+                    for (int a = 0; a < 3; a++)
+                        shift[a] = img[a] * (s->cfg.domain_max[a] - s->cfg.domain_min[a]);
+                    if (add_ghost(p, i, shift) != 0) return -1;
+                }
+    }
+    return 0;
+}
+
+static void update_ghosts(particle_store *p)
+{
+    #pragma omp parallel for schedule(static)
+    for (size_t g = p->n_local; g < p->n_total; g++) {
+        size_t o = p->ghost_owner[g];
+        p->x[g] = p->x[o] + p->ghost_shift[3 * g];
+        p->y[g] = p->y[o] + p->ghost_shift[3 * g + 1];
+        p->z[g] = p->z[o] + p->ghost_shift[3 * g + 2];
+        p->vx[g] = p->vx[o]; p->vy[g] = p->vy[o]; p->vz[g] = p->vz[o];
+        p->wx[g] = p->wx[o]; p->wy[g] = p->wy[o]; p->wz[g] = p->wz[o];
+    }
+}
+
+/* ---- neighbour rebuild ------------------------------------------------------------ */
+
+/* Visits the candidates of local particle i in a fixed order: calls emit(k) for each
+ * (counting when out is NULL). */
+static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j)
+{
+    const particle_store *p = &s->p;
+    size_t cells[NEIGHBOUR_CELLS_MAX], nc = neighbour_cells_around(&s->grid, i, cells), count = 0;
+    for (size_t c = 0; c < nc; c++)
+        for (size_t k = s->grid.cell_start[cells[c]]; k < s->grid.cell_start[cells[c] + 1]; k++) {
+            uint32_t q = s->grid.items[k];
+            size_t owner = p->ghost_owner[q];
+            /* each physical pair once: from its lower-indexed particle */
+            if (owner <= i) continue;
+            double dx = p->x[q] - p->x[i], dy = p->y[q] - p->y[i], dz = p->z[q] - p->z[i];
+            double reach = p->radius[i] + p->radius[q] + s->skin;
+            if (dx * dx + dy * dy + dz * dz >= reach * reach) continue;
+            if (out_j) out_j[count] = q;
+            count++;
+        }
+    return count;
+}
+
+static size_t wall_candidates(const sim *s, uint32_t i, uint32_t *out_w)
+{
+    const particle_store *p = &s->p;
+    double c[3] = {p->x[i], p->y[i], p->z[i]}, n[3];
+    size_t count = 0;
+    for (size_t w = 0; w < s->walls.n; w++) {
+        if (wall_distance(&s->walls.walls[w], c, n) >= p->radius[i] + s->skin) continue;
+        if (out_w) out_w[count] = (uint32_t)w;
+        count++;
+    }
+    return count;
+}
+
+typedef size_t (*candidate_fn)(const sim *, uint32_t, uint32_t *);
+
+/* Fills list with the candidates of every local particle (two passes: count, then
+ * fill), keeping the previous history. */
+static int build_list(sim *s, contact_list *list, contact_list *old, candidate_fn find,
+                      int is_wall)
+{
+    size_t n = s->p.n_local;
+    size_t *first = realloc(list->first_of_i, (n + 1) * sizeof *first);
+    if (!first) return -1;
+    list->first_of_i = first;
+    first[0] = 0;
+    #pragma omp parallel for schedule(dynamic, 256)
+    for (size_t i = 0; i < n; i++) first[i + 1] = find(s, (uint32_t)i, NULL);
+    for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
+    if (contact_list_reserve(list, first[n] + first[n] / 8) != 0) return -1;
+    list->n = first[n];
+    list->n_first = n;
+    #pragma omp parallel for schedule(dynamic, 256)
+    for (size_t i = 0; i < n; i++) {
+        find(s, (uint32_t)i, list->j + first[i]);
+        for (size_t k = first[i]; k < first[i + 1]; k++) {
+            list->i[k] = (uint32_t)i;
+            list->owner_j[k] = is_wall ? list->j[k] : (uint32_t)s->p.ghost_owner[list->j[k]];
+            list->overlap[k] = 0.0;
+            for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
+        }
+    }
+    contact_list_adopt_history(list, old);
+    return 0;
+}
+
+static int rebuild(sim *s)
+{
+    wrap_periodic(s);
+    if (make_ghosts(s) != 0) return -1;
+    update_ghosts(&s->p);
+    if (neighbour_grid_build(&s->grid, &s->p, s->cutoff) != 0) return -1;
+
+    /* the current list becomes `old`; the spare one is refilled */
+    contact_list old = s->pairs;
+    s->pairs = s->spare;
+    if (build_list(s, &s->pairs, &old, particle_candidates, 0) != 0) return -1;
+    s->spare = old;
+    if (contact_list_index_second(&s->pairs, s->p.n_local) != 0) return -1;
+
+    contact_list old_walls = s->wall_pairs;
+    contact_list fresh = {0};
+    if (build_list(s, &fresh, &old_walls, wall_candidates, 1) != 0) {
+        contact_list_free(&fresh);
+        return -1;
+    }
+    contact_list_free(&old_walls);
+    s->wall_pairs = fresh;
+
+    for (size_t i = 0; i < s->p.n_local; i++) {
+        s->x_at_rebuild[3 * i] = s->p.x[i];
+        s->x_at_rebuild[3 * i + 1] = s->p.y[i];
+        s->x_at_rebuild[3 * i + 2] = s->p.z[i];
+    }
+    s->n_rebuilds++;
+    return 0;
+}
+
+static int needs_rebuild(const sim *s)
+{
+    const particle_store *p = &s->p;
+    double limit = 0.25 * s->skin * s->skin, worst = 0.0;
+    #pragma omp parallel for reduction(max : worst) schedule(static)
+    for (size_t i = 0; i < p->n_local; i++) {
+        double dx = p->x[i] - s->x_at_rebuild[3 * i], dy = p->y[i] - s->x_at_rebuild[3 * i + 1],
+               dz = p->z[i] - s->x_at_rebuild[3 * i + 2];
+        double d2 = dx * dx + dy * dy + dz * dz;
+        if (!(d2 <= worst)) worst = d2; /* a NaN forces a rebuild too */
+    }
+    return !(worst <= limit);
+}
+
+/* ---- forces ----------------------------------------------------------------------- */
+
+typedef struct chunk_scratch {
+    size_t n;
+    uint32_t slot[CHUNK];  /* contact index */
+    int law[CHUNK];        /* index into s->laws */
+    double d[CHUNK], rate[CHUNK], v0[CHUNK], r_eff[CHUNK], m_eff[CHUNK];
+    double nx[CHUNK], ny[CHUNK], nz[CHUNK];
+} chunk_scratch;
+
+typedef struct batch_scratch {
+    double d[CHUNK], rate[CHUNK], v0[CHUNK], r_eff[CHUNK], m_eff[CHUNK], f[CHUNK];
+    double h[LAW_MAX_HISTORY][CHUNK];
+    uint32_t from[CHUNK];
+} batch_scratch;
+
+/* Geometry of the touching pairs in list[start, end); separated pairs lose their
+ * history here. */
+static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
+                          int is_wall, chunk_scratch *cs)
+{
+    const particle_store *p = &s->p;
+    cs->n = 0;
+    for (size_t k = start; k < end; k++) {
+        uint32_t i = c->i[k], j = c->j[k];
+        double nx, ny, nz, d, rate, r_eff, m_eff;
+        int law;
+        if (!is_wall) {
+            double dx = p->x[j] - p->x[i], dy = p->y[j] - p->y[i], dz = p->z[j] - p->z[i];
+            double dist = sqrt(dx * dx + dy * dy + dz * dz);
+            d = p->radius[i] + p->radius[j] - dist;
+            c->overlap[k] = d;
+            if (d <= 0.0) goto apart;
+            nx = dx / dist; ny = dy / dist; nz = dz / dist;
+            rate = -((p->vx[j] - p->vx[i]) * nx + (p->vy[j] - p->vy[i]) * ny +
+                     (p->vz[j] - p->vz[i]) * nz);
+            r_eff = p->radius[i] * p->radius[j] / (p->radius[i] + p->radius[j]);
+            m_eff = p->mass[i] * p->mass[j] / (p->mass[i] + p->mass[j]);
+            law = p->type[i] * s->n_materials + p->type[j];
+        } else {
+            const wall_spec *w = &s->walls.walls[j];
+            double centre[3] = {p->x[i], p->y[i], p->z[i]}, n[3];
+            d = p->radius[i] - wall_distance(w, centre, n);
+            c->overlap[k] = d;
+            if (d <= 0.0) goto apart;
+            nx = n[0]; ny = n[1]; nz = n[2];
+            rate = p->vx[i] * nx + p->vy[i] * ny + p->vz[i] * nz; /* walls are at rest */
+            r_eff = p->radius[i];
+            m_eff = p->mass[i];
+            law = p->type[i] * s->n_materials + w->material;
+        }
+        if (!c->touching[k]) { /* first touch: the history starts now */
+            contact_clear_history(c, k);
+            c->touching[k] = 1;
+            c->impact_velocity[k] = rate;
+        }
+        size_t m = cs->n++;
+        cs->slot[m] = (uint32_t)k;
+        cs->law[m] = law;
+        cs->d[m] = d; cs->rate[m] = rate; cs->v0[m] = c->impact_velocity[k];
+        cs->r_eff[m] = r_eff; cs->m_eff[m] = m_eff;
+        cs->nx[m] = nx; cs->ny[m] = ny; cs->nz[m] = nz;
+        continue;
+    apart:
+        if (c->touching[k]) contact_clear_history(c, k);
+        c->force[0][k] = c->force[1][k] = c->force[2][k] = 0.0;
+    }
+}
+
+/* Calls each law once for its contacts in the chunk and stores the force on i. */
+static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
+                         batch_scratch *bs)
+{
+    size_t done = 0;
+    int n_laws = s->n_materials * s->n_materials;
+    for (int L = 0; L < n_laws && done < cs->n; L++) {
+        const law_instance *li = &s->laws[L];
+        int nh = li->law ? li->law->n_history : 0;
+        size_t n = 0;
+        for (size_t m = 0; m < cs->n; m++) {
+            if (cs->law[m] != L) continue;
+            uint32_t k = cs->slot[m];
+            bs->from[n] = (uint32_t)m;
+            bs->d[n] = cs->d[m]; bs->rate[n] = cs->rate[m]; bs->v0[n] = cs->v0[m];
+            bs->r_eff[n] = cs->r_eff[m]; bs->m_eff[n] = cs->m_eff[m];
+            for (int h = 0; h < nh; h++) bs->h[h][n] = c->history[h][k];
+            n++;
+        }
+        if (n == 0) continue;
+        done += n;
+        law_batch batch = {.n = n, .overlap = bs->d, .overlap_rate = bs->rate,
+                           .impact_velocity = bs->v0, .r_eff = bs->r_eff, .m_eff = bs->m_eff,
+                           .force = bs->f};
+        for (int h = 0; h < LAW_MAX_HISTORY; h++) batch.history[h] = bs->h[h];
+        li->law->force(&li->coeffs, &batch);
+        for (size_t q = 0; q < n; q++) {
+            size_t m = bs->from[q];
+            uint32_t k = cs->slot[m];
+            double f = bs->f[q];
+            if (li->coeffs.cohesion_removal && f < 0.0) f = 0.0;
+            c->force[0][k] = -f * cs->nx[m];
+            c->force[1][k] = -f * cs->ny[m];
+            c->force[2][k] = -f * cs->nz[m];
+            for (int h = 0; h < nh; h++) c->history[h][k] = bs->h[h][q];
+        }
+    }
+}
+
+static void contact_forces(sim *s, contact_list *c, int is_wall)
+{
+    size_t n_chunks = (c->n + CHUNK - 1) / CHUNK;
+    #pragma omp parallel
+    {
+        chunk_scratch cs;
+        batch_scratch bs;
+        #pragma omp for schedule(dynamic, 8)
+        for (size_t ch = 0; ch < n_chunks; ch++) {
+            size_t start = ch * CHUNK, end = start + CHUNK < c->n ? start + CHUNK : c->n;
+            pair_geometry(s, c, start, end, is_wall, &cs);
+            chunk_forces(s, c, &cs, &bs);
+        }
+    }
+}
+
+/* Sums each particle's contact forces in the fixed order of the lists. */
+static void sum_forces(sim *s)
+{
+    particle_store *p = &s->p;
+    const contact_list *c = &s->pairs, *w = &s->wall_pairs;
+    const double *g = s->cfg.gravity;
+    #pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < p->n_local; i++) {
+        double f[3] = {p->mass[i] * g[0], p->mass[i] * g[1], p->mass[i] * g[2]};
+        for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
+            for (int a = 0; a < 3; a++) f[a] += c->force[a][k];
+        for (size_t q = c->first_of_j[i]; q < c->first_of_j[i + 1]; q++)
+            for (int a = 0; a < 3; a++) f[a] -= c->force[a][c->second_of[q]];
+        for (size_t k = w->first_of_i[i]; k < w->first_of_i[i + 1]; k++)
+            for (int a = 0; a < 3; a++) f[a] += w->force[a][k];
+        p->fx[i] = f[0]; p->fy[i] = f[1]; p->fz[i] = f[2];
+        /* normal forces act through the centres: no torque yet */
+        p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
+    }
+}
+
+static void contact_stats(sim *s)
+{
+    size_t touching = 0;
+    double worst = 0.0;
+    const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
+    for (int L = 0; L < 2; L++) {
+        const contact_list *c = lists[L];
+        #pragma omp parallel for reduction(+ : touching) reduction(max : worst) schedule(static)
+        for (size_t k = 0; k < c->n; k++) {
+            if (c->overlap[k] <= 0.0) continue;
+            touching++;
+            if (c->overlap[k] > worst) worst = c->overlap[k];
+        }
+    }
+    s->n_contacts = touching;
+    s->max_overlap = worst;
+}
+
+static void compute_forces(sim *s)
+{
+    contact_forces(s, &s->pairs, 0);
+    contact_forces(s, &s->wall_pairs, 1);
+    sum_forces(s);
+    contact_stats(s);
+}
+
+/* ---- integration ------------------------------------------------------------------- */
+
+static void half_kick(particle_store *p, double dt)
+{
+    double h = 0.5 * dt;
+    #pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < p->n_local; i++) {
+        double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
+        p->vx[i] += a * p->fx[i]; p->vy[i] += a * p->fy[i]; p->vz[i] += a * p->fz[i];
+        p->wx[i] += b * p->tx[i]; p->wy[i] += b * p->ty[i]; p->wz[i] += b * p->tz[i];
+    }
+}
+
+static void drift(particle_store *p, double dt)
+{
+    #pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < p->n_local; i++) {
+        p->x[i] += dt * p->vx[i]; p->y[i] += dt * p->vy[i]; p->z[i] += dt * p->vz[i];
+    }
+}
+
+void sim_step(sim *s)
+{
+    half_kick(&s->p, s->dt);
+    drift(&s->p, s->dt);
+    if (needs_rebuild(s)) {
+        if (rebuild(s) != 0) {
+            fprintf(stderr, "dempact: out of memory in the neighbour rebuild\n");
+            exit(3);
+        }
+    } else {
+        update_ghosts(&s->p);
+    }
+    compute_forces(s);
+    half_kick(&s->p, s->dt);
+    update_ghosts(&s->p); /* ghosts carry the new velocities too */
+    s->step++;
+    s->time = s->step * s->dt;
+}
+
+double sim_kinetic_energy(const sim *s)
+{
+    const particle_store *p = &s->p;
+    double e = 0.0;
+    for (size_t i = 0; i < p->n_local; i++) {
+        double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
+        double w2 = p->wx[i] * p->wx[i] + p->wy[i] * p->wy[i] + p->wz[i] * p->wz[i];
+        e += 0.5 * p->mass[i] * v2 + 0.5 * w2 / p->inv_inertia[i];
+    }
+    return e;
+}
+
+/* ---- creation ----------------------------------------------------------------------- */
+
+static double largest_radius(const particle_store *p)
+{
+    double r = 0.0;
+    for (size_t i = 0; i < p->n_local; i++) r = fmax(r, p->radius[i]);
+    return r;
+}
+
+int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
+{
+    memset(s, 0, sizeof *s);
+    s->cfg = *cfg;
+    if (particles_init(&s->p, 1024) != 0) goto oom;
+    for (int k = 0; k < cfg->n_sources; k++) {
+        const particle_source *src = &cfg->sources[k];
+        if (fill_source(&s->p, src, &cfg->materials[src->material], k, err, err_len) != 0)
+            return -1;
+    }
+    if (s->p.n_local == 0) { snprintf(err, err_len, "the case creates no particles"); return -1; }
+    if (s->p.n_local > UINT32_MAX / 2) { snprintf(err, err_len, "too many particles"); return -1; }
+    s->walls.walls = cfg->walls;
+    s->walls.n = (size_t)cfg->n_walls;
+    if (setup_laws(s, err, err_len) != 0 || check_laws_cover(s, err, err_len) != 0) return -1;
+
+    double r_max = largest_radius(&s->p);
+    s->skin = cfg->skin > 0.0 ? cfg->skin : 0.1 * 2.0 * r_max;
+    s->cutoff = 2.0 * r_max + s->skin;
+    for (int a = 0; a < 3; a++) {
+        double len = cfg->domain_max[a] - cfg->domain_min[a];
+        if (cfg->periodic[a] && len <= 2.0 * s->cutoff) {
+            snprintf(err, err_len,
+                     "periodic axis %c is %g m long; it must be longer than twice the largest "
+                     "diameter plus the skin (%g m)",
+                     "xyz"[a], len, 2.0 * s->cutoff);
+            return -1;
+        }
+    }
+    if (choose_timestep(s, err, err_len) != 0) return -1;
+
+    s->x_at_rebuild = malloc(3 * s->p.n_local * sizeof *s->x_at_rebuild);
+    if (!s->x_at_rebuild || rebuild(s) != 0) goto oom;
+    compute_forces(s);
+    return 0;
+oom:
+    snprintf(err, err_len, "out of memory");
+    return -1;
+}
+
+void sim_free(sim *s)
+{
+    particles_free(&s->p);
+    neighbour_grid_free(&s->grid);
+    contact_list_free(&s->pairs);
+    contact_list_free(&s->spare);
+    contact_list_free(&s->wall_pairs);
+    free(s->laws);
+    free(s->x_at_rebuild);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,118 @@
+#include "timestep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sim.h"
+
+/* Smallest radius of each material among the particles (HUGE_VAL if absent). */
+static double *smallest_radius_per_material(const sim *s)
+{
+    double *r = malloc((size_t)s->n_materials * sizeof *r);
+    if (!r) return NULL;
+    for (int m = 0; m < s->n_materials; m++) r[m] = HUGE_VAL;
+    for (size_t i = 0; i < s->p.n_local; i++)
+        r[s->p.type[i]] = fmin(r[s->p.type[i]], s->p.radius[i]);
+    return r;
+}
+
+double timestep_rayleigh(const sim *s)
+{
+    double *r = smallest_radius_per_material(s), t = HUGE_VAL;
+    if (!r) return 0.0;
+    for (int m = 0; m < s->n_materials; m++) {
+        if (r[m] == HUGE_VAL) continue;
+        const material *mat = &s->cfg.materials[m];
+        double shear = mat->young / (2.0 * (1.0 + mat->poisson));
+        t = fmin(t, M_PI * r[m] * sqrt(mat->density / shear) / (0.1631 * mat->poisson + 0.8766));
+    }
+    free(r);
+    return t;
+}
+
+static double sphere_mass(const material *m, double r)
+{
+    return m->density * 4.0 / 3.0 * M_PI * r * r * r;
+}
+
+double timestep_contact_time(const sim *s, double v)
+{
+    double *r = smallest_radius_per_material(s), t = HUGE_VAL;
+    if (!r) return 0.0;
+    int n = s->n_materials;
+    char *is_wall = calloc((size_t)n, 1);
+    if (!is_wall) { free(r); return 0.0; }
+    for (size_t w = 0; w < s->walls.n; w++) is_wall[s->walls.walls[w].material] = 1;
+    for (int a = 0; a < n; a++) {
+        if (r[a] == HUGE_VAL) continue;
+        double ma = sphere_mass(&s->cfg.materials[a], r[a]);
+        for (int b = 0; b < n; b++) {
+            const law_instance *li = &s->laws[a * n + b];
+            if (!li->law) continue;
+            if (r[b] != HUGE_VAL) { /* sphere-sphere */
+                double mb = sphere_mass(&s->cfg.materials[b], r[b]);
+                t = fmin(t, li->law->contact_time(&li->coeffs, r[a] * r[b] / (r[a] + r[b]),
+                                                  ma * mb / (ma + mb), v));
+            }
+            if (is_wall[b]) t = fmin(t, li->law->contact_time(&li->coeffs, r[a], ma, v));
+        }
+    }
+    free(is_wall);
+    free(r);
+    return t;
+}
+
+/* The largest impact speed to expect: the given estimate, or the fastest initial speed
+ * plus a free fall across the whole domain, and at least 0.1 m/s. */
+double timestep_impact_speed(const sim *s)
+{
+    if (s->cfg.impact_speed_estimate > 0.0) return s->cfg.impact_speed_estimate;
+    double v2 = 0.0, g2 = 0.0, h = 0.0;
+    for (size_t i = 0; i < s->p.n_local; i++)
+        v2 = fmax(v2, s->p.vx[i] * s->p.vx[i] + s->p.vy[i] * s->p.vy[i] + s->p.vz[i] * s->p.vz[i]);
+    for (int a = 0; a < 3; a++) {
+        g2 += s->cfg.gravity[a] * s->cfg.gravity[a];
+        h = fmax(h, s->cfg.domain_max[a] - s->cfg.domain_min[a]);
+    }
+    return fmax(sqrt(v2) + sqrt(2.0 * sqrt(g2) * h), 0.1);
+}
+
+int choose_timestep(sim *s, char *err, size_t err_len)
+{
+    double t_r = timestep_rayleigh(s);
+    double t_c = timestep_contact_time(s, timestep_impact_speed(s));
+    s->dt_limit = fmin(t_r, t_c / 5.0);
+    if (!(s->dt_limit > 0.0) || !isfinite(s->dt_limit)) {
+        snprintf(err, err_len, "cannot estimate a stable timestep (Rayleigh time %g s, contact "
+                 "time %g s)", t_r, t_c);
+        return -1;
+    }
+    if (s->cfg.dt <= 0.0) {
+        s->dt = fmin(0.2 * t_r, t_c / 50.0);
+        return 0;
+    }
+    s->dt = s->cfg.dt;
+    if (s->cfg.dt_check && s->dt > s->dt_limit) {
+        snprintf(err, err_len,
+                 "time.step = %g s is above the stable limit %g s (min of the Rayleigh time "
+                 "%g s and a fifth of the contact time %g s); use a smaller step or 'auto'",
+                 s->dt, s->dt_limit, t_r, t_c);
+        return -1;
+    }
+    return 0;
+}
+
+int sim_set_timestep(sim *s, double dt, char *err, size_t err_len)
+{
+    if (!(dt > 0.0) || !isfinite(dt)) {
+        snprintf(err, err_len, "timestep %g s: must be a positive number", dt);
+        return -1;
+    }
+    if (s->cfg.dt_check && dt > s->dt_limit) {
+        snprintf(err, err_len, "timestep %g s is above the stable limit %g s", dt, s->dt_limit);
+        return -1;
+    }
+    s->dt = dt;
+    return 0;
+}

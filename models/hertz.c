@@ -1,0 +1,125 @@
+/* Family 2: Hertz with a viscous dashpot, F = K_hz d^(3/2) + F_v, K_hz = 4/3 E* sqrt(R*)
+ * (physics.md; the variants of seed 001's ContactForceN_ViscoElasticNonlinear).
+ *
+ *   hertz                 F_v = 0
+ *   hertz_critical_ratio  F_v = xi sqrt(8 m* E* sqrt(R*)) d^(1/4) d'
+ *   hertz_tti             F_v = eta d^(1/4) d',
+ *                         eta = -2.2664 ln(e) sqrt(m* K_hz) / sqrt(ln(e)^2 + 10.1354)
+ *   hertz_kk              F_v = eta d^(1/2) d'
+ *   hertz_lh              F_v = eta m* d'
+ *
+ * d^(3/2) and d^(1/4) are written with sqrt so that the loops vectorise. */
+#include <math.h>
+#include <stdio.h>
+
+#include "law.h"
+#include "law_params.h"
+
+static const law_param no_params[] = {{0}};
+
+static const law_param critical_ratio_params[] = {
+    {"xi", NAN, "-", "ratio of critical damping (0 elastic, 1 critically damped)", NULL, 0.0,
+     HUGE_VAL},
+};
+static const law_param tti_params[] = {PARAM_RESTITUTION(NAN)};
+static const law_param kk_params[] = {
+    {"eta", NAN, "N s/m^(3/2)", "dashpot coefficient eta in eta d^(1/2) d'", NULL, 0.0, HUGE_VAL},
+};
+static const law_param lh_params[] = {
+    {"eta", NAN, "1/s", "dashpot coefficient eta in eta m* d'", NULL, 0.0, HUGE_VAL},
+};
+
+static int copy_first_param(const double *p, const law_pair_props *pair, law_coeffs *out,
+                            char *err, size_t err_len)
+{
+    out->c[0] = p ? p[0] : 0.0;
+    return 0;
+}
+
+/* TTI: keep the e-dependent factor; sqrt(m* K_hz) differs per contact. */
+static int tti_setup(const double *p, const law_pair_props *pair, law_coeffs *out,
+                     char *err, size_t err_len)
+{
+    double ln_e = log(p[0]);
+    out->c[0] = -2.2664 * ln_e / sqrt(ln_e * ln_e + 10.1354);
+    return 0;
+}
+
+static void hertz_force(const law_coeffs *c, const law_batch *b)
+{
+    const double e4 = 4.0 / 3.0 * c->young_eff;
+    for (size_t i = 0; i < b->n; i++) {
+        double d = b->overlap[i];
+        b->force[i] = e4 * sqrt(b->r_eff[i]) * d * sqrt(d);
+    }
+}
+
+static void critical_ratio_force(const law_coeffs *c, const law_batch *b)
+{
+    const double e4 = 4.0 / 3.0 * c->young_eff, xi = c->c[0];
+    for (size_t i = 0; i < b->n; i++) {
+        double d = b->overlap[i], sr = sqrt(b->r_eff[i]);
+        double eta = xi * sqrt(8.0 * b->m_eff[i] * c->young_eff * sr);
+        b->force[i] = e4 * sr * d * sqrt(d) + eta * sqrt(sqrt(d)) * b->overlap_rate[i];
+    }
+}
+
+static void tti_force(const law_coeffs *c, const law_batch *b)
+{
+    const double e4 = 4.0 / 3.0 * c->young_eff, factor = c->c[0];
+    for (size_t i = 0; i < b->n; i++) {
+        double d = b->overlap[i], k = e4 * sqrt(b->r_eff[i]);
+        double eta = factor * sqrt(b->m_eff[i] * k);
+        b->force[i] = k * d * sqrt(d) + eta * sqrt(sqrt(d)) * b->overlap_rate[i];
+    }
+}
+
+static void kk_force(const law_coeffs *c, const law_batch *b)
+{
+    const double e4 = 4.0 / 3.0 * c->young_eff, eta = c->c[0];
+    for (size_t i = 0; i < b->n; i++) {
+        double d = b->overlap[i], sd = sqrt(d);
+        b->force[i] = e4 * sqrt(b->r_eff[i]) * d * sd + eta * sd * b->overlap_rate[i];
+    }
+}
+
+static void lh_force(const law_coeffs *c, const law_batch *b)
+{
+    const double e4 = 4.0 / 3.0 * c->young_eff, eta = c->c[0];
+    for (size_t i = 0; i < b->n; i++) {
+        double d = b->overlap[i];
+        b->force[i] = e4 * sqrt(b->r_eff[i]) * d * sqrt(d) + eta * b->m_eff[i] * b->overlap_rate[i];
+    }
+}
+
+/* Damping shortens a contact only slightly; the undamped Hertz time bounds the step. */
+static double hertz_law_contact_time(const law_coeffs *c, double r_eff, double m_eff, double v0)
+{
+    return hertz_contact_time(c->young_eff, r_eff, m_eff, v0);
+}
+
+#define HERTZ_LAW(ident, lname, lsummary, lparams, nparams, lsetup, lforce)            \
+    const dem_law ident = {                                                         \
+        .name = lname,                                                              \
+        .summary = lsummary,                                                        \
+        .source = "physics.md family 2; seed 001 (ContactForceN_ViscoElasticNonlinear)", \
+        .params = lparams,                                                          \
+        .n_params = nparams,                                                        \
+        .setup = lsetup,                                                            \
+        .force = lforce,                                                            \
+        .contact_time = hertz_law_contact_time,                                     \
+    }
+
+HERTZ_LAW(law_hertz, "hertz", "F = K_hz d^(3/2), K_hz = 4/3 E* sqrt(R*) (elastic)",
+          no_params, 0, copy_first_param, hertz_force);
+HERTZ_LAW(law_hertz_critical_ratio, "hertz_critical_ratio",
+          "F = K_hz d^(3/2) + xi sqrt(8 m* E* sqrt(R*)) d^(1/4) d'", critical_ratio_params, 1,
+          copy_first_param, critical_ratio_force);
+HERTZ_LAW(law_hertz_tti, "hertz_tti",
+          "F = K_hz d^(3/2) + eta d^(1/4) d', eta = -2.2664 ln(e) sqrt(m* K_hz)/sqrt(ln(e)^2+10.1354) "
+          "(Tsuji-Tanaka-Ishida)",
+          tti_params, 1, tti_setup, tti_force);
+HERTZ_LAW(law_hertz_kk, "hertz_kk", "F = K_hz d^(3/2) + eta d^(1/2) d' (Kuwabara-Kono)",
+          kk_params, 1, copy_first_param, kk_force);
+HERTZ_LAW(law_hertz_lh, "hertz_lh", "F = K_hz d^(3/2) + eta m* d' (Lee-Herrmann)", lh_params,
+          1, copy_first_param, lh_force);

@@ -1,0 +1,98 @@
+/* The normal-force law interface.
+ *
+ * A law is one const struct (see models/registry.c) that names itself, lists its
+ * parameters and fills in two functions: `setup`, called once per pair of material
+ * types, and `force`, called by the engine once per batch of contacts so that its loop
+ * can vectorise. The engine never names a law; it only sees this struct.
+ *
+ * Sign conventions (../shared/physics.md): overlap d > 0 in contact, overlap rate
+ * d' > 0 while the particles approach, v0 the impact velocity stored at first touch.
+ * The returned force is the normal force magnitude F (repulsive > 0); the engine
+ * applies -F n to particle i and +F n to j, and clamps F < 0 to 0 when the pair's
+ * cohesion-removal switch is on. */
+#ifndef DEMPACT_LAW_H
+#define DEMPACT_LAW_H
+
+#include <stddef.h>
+
+#define LAW_MAX_PARAMS 16
+#define LAW_MAX_HISTORY 4
+#define LAW_MAX_COEFFS 16
+
+/* A parameter as the user sees it in `dempact laws` and in case files. A parameter
+ * with `choices` takes one of the listed names; its value is the index in `choices`. */
+typedef struct law_param {
+    const char *name;
+    double default_value;      /* NAN: required (no default) */
+    const char *unit;
+    const char *help;
+    const char *const *choices; /* NULL-terminated, or NULL for a number */
+    double min_value, max_value; /* accepted closed range (checked by the reader) */
+} law_param;
+
+/* Properties of a pair of material types, handed to setup. */
+typedef struct law_pair_props {
+    double young_eff; /* E*: 1/E* = (1-nu_i^2)/E_i + (1-nu_j^2)/E_j */
+    double shear_eff; /* G*: 1/G* = (2-nu_i)/G_i + (2-nu_j)/G_j */
+    double density_a, density_b;
+} law_pair_props;
+
+/* What setup computes once per pair of material types. `c` holds the law's own
+ * precomputed constants; the engine treats them as opaque. */
+typedef struct law_coeffs {
+    double c[LAW_MAX_COEFFS];
+    double young_eff;
+    int cohesion_removal;
+} law_coeffs;
+
+/* One batch of contacts that share a law and a pair of material types. Arrays are
+ * indexed 0..n-1; each history slot is its own array so that loops over i vectorise. */
+typedef struct law_batch {
+    size_t n;
+    const double *overlap;      /* d  [m] */
+    const double *overlap_rate; /* d' [m/s] */
+    const double *impact_velocity; /* v0 [m/s], as stored at first touch */
+    const double *r_eff;        /* R* [m] */
+    const double *m_eff;        /* m* [kg] */
+    double *history[LAW_MAX_HISTORY]; /* slot k: n values; in: state at the step
+                                         start (0 for a new contact); out: updated */
+    double *force;              /* out: normal force magnitude F [N] */
+} law_batch;
+
+typedef struct dem_law {
+    const char *name;        /* as users type it, e.g. "hertz_tti" */
+    const char *summary;     /* one line: the formula */
+    const char *source;      /* the paper or reference page it comes from */
+    const law_param *params;
+    int n_params;
+    int n_history;           /* per-contact state beyond v0, 0..LAW_MAX_HISTORY */
+    const char *const *history_names;
+
+    /* Computes the constants for one pair of material types from the parameter values
+     * (in the order of `params`). Returns 0, or -1 with a message in err. */
+    int (*setup)(const double *params, const law_pair_props *pair, law_coeffs *out,
+                 char *err, size_t err_len);
+
+    /* Normal force magnitude for every contact in the batch. Must not depend on the
+     * order of contacts within the batch (results are bit-identical for any split). */
+    void (*force)(const law_coeffs *coeffs, const law_batch *batch);
+
+    /* Estimated duration [s] of a binary contact at impact speed v0 for this pair,
+     * used to choose and check the timestep. */
+    double (*contact_time)(const law_coeffs *coeffs, double r_eff, double m_eff, double v0);
+} dem_law;
+
+/* The registry: every law the build knows (models/registry.c). */
+const dem_law *law_find(const char *name);
+int law_count(void);
+const dem_law *law_at(int index);
+
+/* Index of a parameter by name, or -1. */
+int law_param_index(const dem_law *law, const char *name);
+
+/* Hertz helpers shared by several laws. */
+double hertz_stiffness(double young_eff, double r_eff); /* K_hz = 4/3 E* sqrt(R*) */
+double hertz_contact_time(double young_eff, double r_eff, double m_eff, double v0);
+double hertz_max_overlap(double k_hz, double m_eff, double v0);
+
+#endif

@@ -1,0 +1,58 @@
+/* Every normal-force law the build knows. A new law is one file plus one line here. */
+#include "law.h"
+
+#include <math.h>
+#include <string.h>
+
+extern const dem_law law_linear;
+extern const dem_law law_hertz, law_hertz_critical_ratio, law_hertz_tti, law_hertz_kk,
+    law_hertz_lh;
+
+static const dem_law *const registry[] = {
+    &law_linear,
+    &law_hertz,
+    &law_hertz_critical_ratio,
+    &law_hertz_tti,
+    &law_hertz_kk,
+    &law_hertz_lh,
+};
+
+int law_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
+
+const dem_law *law_at(int index)
+{
+    return index >= 0 && index < law_count() ? registry[index] : NULL;
+}
+
+const dem_law *law_find(const char *name)
+{
+    for (int k = 0; k < law_count(); k++)
+        if (strcmp(registry[k]->name, name) == 0) return registry[k];
+    return NULL;
+}
+
+int law_param_index(const dem_law *law, const char *name)
+{
+    for (int k = 0; k < law->n_params; k++)
+        if (strcmp(law->params[k].name, name) == 0) return k;
+    return -1;
+}
+
+double hertz_stiffness(double young_eff, double r_eff)
+{
+    return 4.0 / 3.0 * young_eff * sqrt(r_eff);
+}
+
+/* Largest overlap of an undamped Hertz impact: the kinetic energy m v0^2 / 2 is stored
+ * as 2/5 K d^(5/2). */
+double hertz_max_overlap(double k_hz, double m_eff, double v0)
+{
+    return pow(5.0 * m_eff * v0 * v0 / (4.0 * k_hz), 0.4);
+}
+
+/* Duration of an undamped Hertz impact: t = 2 x 1.4716 d_max / v0 (physics.md). */
+double hertz_contact_time(double young_eff, double r_eff, double m_eff, double v0)
+{
+    double d_max = hertz_max_overlap(hertz_stiffness(young_eff, r_eff), m_eff, v0);
+    return 2.0 * 1.4716 * d_max / v0;
+}
