@@ -1,0 +1,1581 @@
+/* The case-file reader. libcyaml checks the document's shape (keys, nesting, list
+ * lengths, required keys) and loads every scalar as text; this file then parses and
+ * checks the values, resolves names and fills the sim_config. A libyaml pass
+ * (yaml_locator) runs first: it catches syntax errors and gives every error its line. */
+#include "case.h"
+
+#include <cyaml/cyaml.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "particle_csv.h"
+#include "yaml_locator.h"
+
+#define MAX_CASE_BYTES (16u << 20)
+#define PATH_LEN 256
+#define TYPO_DISTANCE 3
+
+/* ------------------------------------------------------------------------------------
+ * The document as libcyaml loads it: every scalar as text, NULL when absent.
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct raw_domain {
+    char *min[3], *max[3], *periodic[3];
+} raw_domain;
+
+typedef struct raw_time {
+    char *end, *step, *check_step, *output_interval;
+} raw_time;
+
+typedef struct raw_neighbour {
+    char *skin;
+} raw_neighbour;
+
+typedef struct raw_material {
+    char *name, *density, *young, *poisson;
+} raw_material;
+
+typedef struct raw_contact {
+    char *materials[2];
+    char *law;
+    char *cohesion_removal;
+    char **params; /* one slot per name of case_schema.param_names */
+} raw_contact;
+
+typedef struct raw_wall {
+    char *name, *type, *material;
+    char *point[3], *normal[3], *axis[3];
+    char *half_size[2];
+} raw_wall;
+
+typedef struct raw_region {
+    char *min[3], *max[3];
+} raw_region;
+
+typedef struct raw_source {
+    char *source, *material;
+    raw_region *region;
+    char *count;
+    char *velocity[3];
+    char *seed, *gap, *file;
+    /* radius is a number or {min, max}: libcyaml cannot say "either", so it skips the
+     * key and read_radius reads it from the locator. */
+} raw_source;
+
+typedef struct raw_case {
+    char *name;
+    raw_domain domain;
+    char *gravity[3];
+    raw_time time;
+    raw_neighbour *neighbour;
+    raw_material *materials;
+    unsigned materials_count;
+    raw_contact *contacts;
+    unsigned contacts_count;
+    raw_wall *walls;
+    unsigned walls_count;
+    raw_source *particles;
+    unsigned particles_count;
+} raw_case;
+
+/* ------------------------------------------------------------------------------------
+ * The schema. Scalars are loaded as text: libcyaml 1.3.1 reads "maybe" as true and
+ * "12abc" as the integer 12, so values are parsed strictly here instead.
+ * ---------------------------------------------------------------------------------- */
+
+#define TEXT(key, flags, type, member) \
+    CYAML_FIELD_STRING_PTR(key, flags, type, member, 0, CYAML_UNLIMITED)
+#define TEXTS(key, flags, type, member, n) \
+    CYAML_FIELD_SEQUENCE_FIXED(key, flags, type, member, &text_value, n)
+#define REQUIRED CYAML_FLAG_DEFAULT
+#define OPTIONAL CYAML_FLAG_OPTIONAL
+
+static const cyaml_schema_value_t text_value = {
+    CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char *, 0, CYAML_UNLIMITED)};
+
+static const cyaml_schema_field_t domain_fields[] = {
+    TEXTS("min", REQUIRED, raw_domain, min, 3),
+    TEXTS("max", REQUIRED, raw_domain, max, 3),
+    TEXTS("periodic", OPTIONAL, raw_domain, periodic, 3),
+    CYAML_FIELD_END};
+
+static const cyaml_schema_field_t time_fields[] = {
+    TEXT("end", REQUIRED, raw_time, end),
+    TEXT("step", OPTIONAL, raw_time, step),
+    TEXT("check_step", OPTIONAL, raw_time, check_step),
+    TEXT("output_interval", OPTIONAL, raw_time, output_interval),
+    CYAML_FIELD_END};
+
+static const cyaml_schema_field_t neighbour_fields[] = {
+    TEXT("skin", OPTIONAL, raw_neighbour, skin),
+    CYAML_FIELD_END};
+
+static const cyaml_schema_field_t material_fields[] = {
+    TEXT("name", REQUIRED, raw_material, name),
+    TEXT("density", REQUIRED, raw_material, density),
+    TEXT("young", REQUIRED, raw_material, young),
+    TEXT("poisson", REQUIRED, raw_material, poisson),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t material_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_material, material_fields)};
+
+/* The params mapping's fields are made at run time from the law registry. */
+static const cyaml_schema_field_t contact_fields_template[] = {
+    TEXTS("materials", REQUIRED, raw_contact, materials, 2),
+    TEXT("law", REQUIRED, raw_contact, law),
+    TEXT("cohesion_removal", OPTIONAL, raw_contact, cohesion_removal),
+    CYAML_FIELD_MAPPING_PTR("params", OPTIONAL, raw_contact, params, NULL),
+    CYAML_FIELD_END};
+static const cyaml_schema_field_t param_field_template =
+    TEXT("(param)", OPTIONAL, raw_contact, law);
+
+static const cyaml_schema_field_t wall_fields[] = {
+    TEXT("name", OPTIONAL, raw_wall, name),
+    TEXT("type", REQUIRED, raw_wall, type),
+    TEXT("material", REQUIRED, raw_wall, material),
+    TEXTS("point", REQUIRED, raw_wall, point, 3),
+    TEXTS("normal", REQUIRED, raw_wall, normal, 3),
+    TEXTS("axis", OPTIONAL, raw_wall, axis, 3),
+    TEXTS("half_size", OPTIONAL, raw_wall, half_size, 2),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t wall_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_wall, wall_fields)};
+
+static const cyaml_schema_field_t region_fields[] = {
+    TEXTS("min", REQUIRED, raw_region, min, 3),
+    TEXTS("max", REQUIRED, raw_region, max, 3),
+    CYAML_FIELD_END};
+
+static const cyaml_schema_field_t source_fields[] = {
+    TEXT("source", REQUIRED, raw_source, source),
+    TEXT("material", REQUIRED, raw_source, material),
+    CYAML_FIELD_MAPPING_PTR("region", OPTIONAL, raw_source, region, region_fields),
+    TEXT("count", OPTIONAL, raw_source, count),
+    CYAML_FIELD_IGNORE("radius", OPTIONAL),
+    TEXTS("velocity", OPTIONAL, raw_source, velocity, 3),
+    TEXT("seed", OPTIONAL, raw_source, seed),
+    TEXT("gap", OPTIONAL, raw_source, gap),
+    TEXT("file", OPTIONAL, raw_source, file),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t source_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_source, source_fields)};
+
+static const cyaml_schema_field_t top_fields_template[] = {
+    TEXT("name", OPTIONAL, raw_case, name),
+    CYAML_FIELD_MAPPING("domain", REQUIRED, raw_case, domain, domain_fields),
+    TEXTS("gravity", OPTIONAL, raw_case, gravity, 3),
+    CYAML_FIELD_MAPPING("time", REQUIRED, raw_case, time, time_fields),
+    CYAML_FIELD_MAPPING_PTR("neighbour", OPTIONAL, raw_case, neighbour, neighbour_fields),
+    CYAML_FIELD_SEQUENCE("materials", REQUIRED | CYAML_FLAG_POINTER, raw_case, materials,
+                         &material_entry, 1, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("contacts", REQUIRED | CYAML_FLAG_POINTER, raw_case, contacts,
+                         NULL, 1, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("walls", OPTIONAL | CYAML_FLAG_POINTER, raw_case, walls,
+                         &wall_entry, 0, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("particles", REQUIRED | CYAML_FLAG_POINTER, raw_case, particles,
+                         &source_entry, 1, CYAML_UNLIMITED),
+    CYAML_FIELD_END};
+
+#define N_FIELDS(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef struct case_schema {
+    const char **param_names; /* every parameter name of every law, once */
+    int n_param_names;
+    cyaml_schema_field_t *param_fields;
+    cyaml_schema_field_t contact_fields[N_FIELDS(contact_fields_template)];
+    cyaml_schema_value_t contact_entry;
+    cyaml_schema_field_t top_fields[N_FIELDS(top_fields_template)];
+    cyaml_schema_value_t top;
+} case_schema;
+
+static cyaml_schema_field_t *field_named(cyaml_schema_field_t *fields, const char *key)
+{
+    for (; fields->key; fields++)
+        if (strcmp(fields->key, key) == 0) return fields;
+    return NULL;
+}
+
+static int param_name_index(const case_schema *s, const char *name)
+{
+    for (int k = 0; k < s->n_param_names; k++)
+        if (strcmp(s->param_names[k], name) == 0) return k;
+    return -1;
+}
+
+static int collect_param_names(case_schema *s)
+{
+    int cap = 0;
+    for (int l = 0; l < law_count(); l++) cap += law_at(l) ? law_at(l)->n_params : 0;
+    s->param_names = calloc((size_t)cap + 1, sizeof *s->param_names);
+    s->param_fields = calloc((size_t)cap + 1, sizeof *s->param_fields);
+    if (!s->param_names || !s->param_fields) return -1;
+    for (int l = 0; l < law_count(); l++) {
+        const dem_law *law = law_at(l);
+        for (int k = 0; law && k < law->n_params; k++) {
+            const char *name = law->params[k].name;
+            if (!name || param_name_index(s, name) >= 0) continue;
+            cyaml_schema_field_t *f = &s->param_fields[s->n_param_names];
+            *f = param_field_template;
+            f->key = name;
+            f->data_offset = (uint32_t)(s->n_param_names * sizeof(char *));
+            s->param_names[s->n_param_names++] = name;
+        }
+    }
+    return 0;
+}
+
+static void schema_free(case_schema *s)
+{
+    if (!s) return;
+    free(s->param_names);
+    free(s->param_fields);
+    free(s);
+}
+
+static case_schema *schema_build(void)
+{
+    case_schema *s = calloc(1, sizeof *s);
+    if (!s || collect_param_names(s) != 0) {
+        schema_free(s);
+        return NULL;
+    }
+    memcpy(s->contact_fields, contact_fields_template, sizeof s->contact_fields);
+    cyaml_schema_field_t *params = field_named(s->contact_fields, "params");
+    params->value.mapping.fields = s->param_fields;
+    params->value.data_size =
+        (uint32_t)((s->n_param_names > 0 ? s->n_param_names : 1) * sizeof(char *));
+    s->contact_entry = (cyaml_schema_value_t){
+        CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_contact, s->contact_fields)};
+    memcpy(s->top_fields, top_fields_template, sizeof s->top_fields);
+    field_named(s->top_fields, "contacts")->value.sequence.entry = &s->contact_entry;
+    s->top = (cyaml_schema_value_t){
+        CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, raw_case, s->top_fields)};
+    return s;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Names: lists, edit distance, suggestions.
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct name_list {
+    const char **names;
+    int n, cap;
+} name_list;
+
+static void names_add(name_list *l, const char *name)
+{
+    if (!name) return;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        const char **names = realloc(l->names, (size_t)cap * sizeof *names);
+        if (!names) return; /* the list only feeds messages */
+        l->names = names;
+        l->cap = cap;
+    }
+    l->names[l->n++] = name;
+}
+
+static void names_free(name_list *l)
+{
+    free(l->names);
+    *l = (name_list){0};
+}
+
+/* Optimal-string-alignment distance: insertions, deletions, substitutions and swaps
+ * of neighbours each cost 1. */
+static int edit_distance(const char *a, const char *b)
+{
+    enum { MAX = 64 };
+    size_t n = strlen(a), m = strlen(b);
+    if (n > MAX || m > MAX) return (int)(n > m ? n : m);
+    int d[MAX + 1][MAX + 1];
+    for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+static const char *closest(const name_list *l, const char *word, int max_distance)
+{
+    const char *best = NULL;
+    int best_distance = max_distance + 1;
+    for (int k = 0; k < l->n; k++) {
+        int dist = edit_distance(word, l->names[k]);
+        if (dist < best_distance) {
+            best = l->names[k];
+            best_distance = dist;
+        }
+    }
+    return best;
+}
+
+/* " (did you mean 'x'?)" or "". */
+typedef struct hint {
+    char s[128];
+} hint;
+
+static hint did_you_mean(const name_list *l, const char *word, int max_distance)
+{
+    hint h = {""};
+    const char *best = closest(l, word, max_distance);
+    if (best) snprintf(h.s, sizeof h.s, " (did you mean '%s'?)", best);
+    return h;
+}
+
+/* "a, b, c" */
+typedef struct joined {
+    char s[768];
+} joined;
+
+static joined join(const name_list *l)
+{
+    joined j = {""};
+    size_t used = 0;
+    for (int k = 0; k < l->n && used < sizeof j.s; k++) {
+        int w = snprintf(j.s + used, sizeof j.s - used, "%s%s", k ? ", " : "", l->names[k]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    return j;
+}
+
+/* ------------------------------------------------------------------------------------
+ * The reader and its errors.
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct case_reader {
+    const char *path;
+    char *text;
+    size_t len;
+    yaml_locator loc;
+    case_schema *schema;
+    raw_case *raw;
+    sim_config *cfg;
+    char *err;
+    size_t err_len;
+} case_reader;
+
+typedef struct key_path {
+    char s[PATH_LEN];
+} key_path;
+
+static key_path key(const char *fmt, ...)
+{
+    key_path k;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(k.s, sizeof k.s, fmt, ap);
+    va_end(ap);
+    return k;
+}
+
+static void vfail_line(const case_reader *c, int line, const char *fmt, va_list ap)
+{
+    int k = snprintf(c->err, c->err_len, "%s:%d: ", c->path, line);
+    if (k >= 0 && (size_t)k < c->err_len)
+        vsnprintf(c->err + k, c->err_len - (size_t)k, fmt, ap);
+}
+
+static int fail_line(const case_reader *c, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_line(c, line, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* An error at the line of `path` (or of its nearest ancestor in the file). */
+static int fail_at(const case_reader *c, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_line(c, yaml_locator_line(&c->loc, path), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* How a value appears in a message: 'text', or "an empty value". */
+typedef struct shown {
+    char s[80];
+} shown;
+
+static shown show(const char *text)
+{
+    shown v;
+    if (!text || !*text)
+        snprintf(v.s, sizeof v.s, "an empty value");
+    else if (strlen(text) > 48)
+        snprintf(v.s, sizeof v.s, "'%.45s...'", text);
+    else
+        snprintf(v.s, sizeof v.s, "'%s'", text);
+    return v;
+}
+
+/* ------------------------------------------------------------------------------------
+ * libcyaml's errors. It logs "Load: <problem>" and then a backtrace, innermost first:
+ *   Load: Unexpected key: radiuss
+ *   Load: Backtrace:
+ *     in mapping (line: 12, column: 13)
+ *     in sequence entry '1' (line: 10, column: 5)
+ *     in mapping field 'particles' (line: 10, column: 3)
+ * Entries count from 1. The lines there are those of the last event read, not of the
+ * key at fault, so the backtrace only gives the path; the locator gives the line.
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct cyaml_log_buffer {
+    char text[4096];
+    size_t len;
+} cyaml_log_buffer;
+
+static void capture_cyaml_log(cyaml_log_t level, void *ctx, const char *fmt, va_list args)
+{
+    cyaml_log_buffer *b = ctx;
+    if (level < CYAML_LOG_ERROR || b->len + 1 >= sizeof b->text) return;
+    int w = vsnprintf(b->text + b->len, sizeof b->text - b->len, fmt, args);
+    if (w > 0) b->len += (size_t)w < sizeof b->text - b->len ? (size_t)w
+                                                             : sizeof b->text - 1 - b->len;
+}
+
+typedef enum frame_kind { FRAME_FIELD, FRAME_ENTRY, FRAME_MAPPING } frame_kind;
+
+typedef struct trace_frame {
+    frame_kind kind;
+    char key[64];
+    unsigned entry; /* 1-based */
+} trace_frame;
+
+typedef struct cyaml_report {
+    char problem[256];
+    trace_frame frames[48]; /* outermost first */
+    int n_frames;
+} cyaml_report;
+
+static bool parse_frame(const char *line, trace_frame *f)
+{
+    static const char field[] = "in mapping field '", entry[] = "in sequence entry '",
+                      mapping[] = "in mapping (";
+    while (*line == ' ') line++;
+    if (strncmp(line, field, sizeof field - 1) == 0) {
+        const char *k = line + sizeof field - 1, *q = strchr(k, '\'');
+        if (!q) return false;
+        size_t n = (size_t)(q - k) < sizeof f->key - 1 ? (size_t)(q - k) : sizeof f->key - 1;
+        *f = (trace_frame){.kind = FRAME_FIELD};
+        memcpy(f->key, k, n);
+        return true;
+    }
+    if (strncmp(line, entry, sizeof entry - 1) == 0) {
+        *f = (trace_frame){.kind = FRAME_ENTRY};
+        f->entry = (unsigned)strtoul(line + sizeof entry - 1, NULL, 10);
+        return true;
+    }
+    if (strncmp(line, mapping, sizeof mapping - 1) == 0) {
+        *f = (trace_frame){.kind = FRAME_MAPPING};
+        return true;
+    }
+    return false;
+}
+
+static void parse_cyaml_log(const cyaml_log_buffer *b, cyaml_report *r)
+{
+    memset(r, 0, sizeof *r);
+    trace_frame inner_first[48];
+    int n = 0;
+    for (const char *line = b->text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char one[320];
+        int shown_len = (int)(len < sizeof one ? len : sizeof one - 1);
+        snprintf(one, sizeof one, "%.*s", shown_len, line);
+        if (strncmp(one, "Load: ", 6) == 0) {
+            if (!r->problem[0] && strcmp(one + 6, "Backtrace:") != 0)
+                snprintf(r->problem, sizeof r->problem, "%s", one + 6);
+        } else if (n < 48 && parse_frame(one, &inner_first[n])) {
+            n++;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    for (int k = 0; k < n; k++) r->frames[k] = inner_first[n - 1 - k];
+    r->n_frames = n;
+}
+
+static void drop_innermost(cyaml_report *r, frame_kind a, frame_kind b)
+{
+    if (r->n_frames > 0 &&
+        (r->frames[r->n_frames - 1].kind == a || r->frames[r->n_frames - 1].kind == b))
+        r->n_frames--;
+}
+
+static key_path path_of(const cyaml_report *r)
+{
+    key_path p = {""};
+    for (int k = 0; k < r->n_frames; k++) {
+        const trace_frame *f = &r->frames[k];
+        size_t used = strlen(p.s);
+        if (f->kind == FRAME_FIELD)
+            snprintf(p.s + used, sizeof p.s - used, "%s%s", used ? "." : "", f->key);
+        else if (f->kind == FRAME_ENTRY)
+            snprintf(p.s + used, sizeof p.s - used, "[%u]", f->entry ? f->entry - 1 : 0);
+    }
+    return p;
+}
+
+/* The schema of the value at the report's path, or NULL. */
+static const cyaml_schema_value_t *schema_at(const case_schema *s, const cyaml_report *r)
+{
+    const cyaml_schema_value_t *v = &s->top;
+    for (int k = 0; v && k < r->n_frames; k++) {
+        const trace_frame *f = &r->frames[k];
+        if (f->kind == FRAME_FIELD) {
+            const cyaml_schema_field_t *field =
+                v->type == CYAML_MAPPING ? v->mapping.fields : NULL;
+            while (field && field->key && strcmp(field->key, f->key) != 0) field++;
+            v = field && field->key ? &field->value : NULL;
+        } else if (f->kind == FRAME_ENTRY) {
+            bool seq = v->type == CYAML_SEQUENCE || v->type == CYAML_SEQUENCE_FIXED;
+            v = seq ? v->sequence.entry : NULL;
+        }
+    }
+    return v;
+}
+
+static const char *last_key(const cyaml_report *r)
+{
+    for (int k = r->n_frames - 1; k >= 0; k--)
+        if (r->frames[k].kind == FRAME_FIELD) return r->frames[k].key;
+    return "";
+}
+
+static void mapping_keys(const cyaml_schema_value_t *v, name_list *out)
+{
+    if (!v || v->type != CYAML_MAPPING) return;
+    for (const cyaml_schema_field_t *f = v->mapping.fields; f && f->key; f++)
+        names_add(out, f->key);
+}
+
+/* What a value of schema v (the value of `key`) should look like, in words. */
+static void describe_expected(const cyaml_schema_value_t *v, const char *key, char *buf,
+                              size_t len)
+{
+    if (!v) {
+        snprintf(buf, len, "something else");
+        return;
+    }
+    switch (v->type) {
+    case CYAML_SEQUENCE_FIXED: {
+        const char *what = strcmp(key, "periodic") == 0    ? "true/false values"
+                           : strcmp(key, "materials") == 0 ? "material names"
+                                                           : "numbers";
+        snprintf(buf, len, "a list of %u %s", v->sequence.min, what);
+        break;
+    }
+    case CYAML_SEQUENCE: snprintf(buf, len, "a list of entries ('- ...')"); break;
+    case CYAML_MAPPING: {
+        name_list keys = {0};
+        mapping_keys(v, &keys);
+        snprintf(buf, len, "a mapping with keys %s", join(&keys).s);
+        names_free(&keys);
+        break;
+    }
+    default: snprintf(buf, len, "a single value"); break;
+    }
+}
+
+static void describe_found(const yaml_located *e, char *buf, size_t len)
+{
+    if (!e) {
+        snprintf(buf, len, "something else");
+        return;
+    }
+    switch (e->kind) {
+    case YNODE_SCALAR: snprintf(buf, len, "%s", show(e->scalar).s); break;
+    case YNODE_SEQUENCE: snprintf(buf, len, "a list"); break;
+    case YNODE_MAPPING: snprintf(buf, len, "a mapping"); break;
+    default: snprintf(buf, len, "an alias"); break;
+    }
+}
+
+static int report_unknown_param(const case_reader *c, const char *mapping_path,
+                                const char *name, const dem_law *law);
+
+static int report_unknown_key(const case_reader *c, const cyaml_report *r, const char *name)
+{
+    key_path at = path_of(r);
+    /* An unknown name under params: name the law and its own parameters. */
+    size_t n = strlen(at.s);
+    if (n > 7 && strcmp(at.s + n - 7, ".params") == 0) {
+        key_path law_key = key("%.*s.law", (int)(n - 7), at.s);
+        const yaml_located *e = yaml_locator_find(&c->loc, law_key.s);
+        const dem_law *law = e && e->scalar ? law_find(e->scalar) : NULL;
+        if (law) return report_unknown_param(c, at.s, name, law);
+    }
+    name_list keys = {0};
+    mapping_keys(schema_at(c->schema, r), &keys);
+    hint h = did_you_mean(&keys, name, TYPO_DISTANCE);
+    key_path where = at.s[0] ? key("%s.%s", at.s, name) : key("%s", name);
+    if (at.s[0])
+        fail_at(c, where.s, "unknown key '%s' in %s%s", name, at.s, h.s);
+    else
+        fail_at(c, where.s, "unknown top-level key '%s'%s", name, h.s);
+    if (!h.s[0] && keys.n > 0) {
+        size_t used = strlen(c->err);
+        snprintf(c->err + used, c->err_len - used, "; the keys there are: %s", join(&keys).s);
+    }
+    names_free(&keys);
+    return -1;
+}
+
+static int report_wrong_kind(const case_reader *c, const cyaml_report *r)
+{
+    key_path at = path_of(r);
+    char expected[512], found[128];
+    describe_expected(schema_at(c->schema, r), last_key(r), expected, sizeof expected);
+    describe_found(yaml_locator_find(&c->loc, at.s), found, sizeof found);
+    return fail_at(c, at.s, "%s: expected %s, got %s", at.s[0] ? at.s : "the file", expected,
+                   found);
+}
+
+static int report_list_length(const case_reader *c, const cyaml_report *r)
+{
+    key_path at = path_of(r);
+    const cyaml_schema_value_t *v = schema_at(c->schema, r);
+    int found = yaml_locator_sequence_length(&c->loc, at.s);
+    if (v && v->type == CYAML_SEQUENCE_FIXED) {
+        char expected[512];
+        describe_expected(v, last_key(r), expected, sizeof expected);
+        return fail_at(c, at.s, "%s: expected %s, got %d", at.s, expected, found);
+    }
+    unsigned min = v ? v->sequence.min : 1;
+    return fail_at(c, at.s, "%s: needs at least %u entr%s, got %d", at.s, min,
+                   min == 1 ? "y" : "ies", found);
+}
+
+static int report_cyaml_error(const case_reader *c, cyaml_err_t e, const cyaml_log_buffer *b)
+{
+    cyaml_report r;
+    parse_cyaml_log(b, &r);
+    switch (e) {
+    case CYAML_ERR_INVALID_KEY: {
+        const char *p = strstr(r.problem, "Unexpected key: ");
+        drop_innermost(&r, FRAME_MAPPING, FRAME_MAPPING);
+        return report_unknown_key(c, &r, p ? p + 16 : "?");
+    }
+    case CYAML_ERR_MAPPING_FIELD_MISSING: {
+        /* The innermost frame is the mapping itself, sometimes shown with a stale field. */
+        const char *p = strstr(r.problem, "field: ");
+        drop_innermost(&r, FRAME_FIELD, FRAME_MAPPING);
+        key_path at = path_of(&r);
+        if (at.s[0])
+            return fail_at(c, at.s, "%s: missing required key '%s'", at.s, p ? p + 7 : "?");
+        return fail_at(c, at.s, "missing required top-level key '%s'", p ? p + 7 : "?");
+    }
+    case CYAML_ERR_SEQUENCE_ENTRIES_MIN:
+    case CYAML_ERR_SEQUENCE_ENTRIES_MAX:
+        drop_innermost(&r, FRAME_ENTRY, FRAME_ENTRY);
+        return report_list_length(c, &r);
+    case CYAML_ERR_INVALID_VALUE:
+        if (strncmp(r.problem, "Expecting ", 10) == 0) return report_wrong_kind(c, &r);
+        break;
+    case CYAML_ERR_ALIAS: {
+        key_path at = path_of(&r);
+        return fail_at(c, at.s, "%s: YAML aliases ('*name') are not supported in case files",
+                       at.s[0] ? at.s : "the file");
+    }
+    default: break;
+    }
+    key_path at = path_of(&r);
+    return fail_at(c, at.s, "%s%s%s (%s)", at.s, at.s[0] ? ": " : "",
+                   r.problem[0] ? r.problem : "cannot load", cyaml_strerror(e));
+}
+
+/* ------------------------------------------------------------------------------------
+ * Values.
+ * ---------------------------------------------------------------------------------- */
+
+static bool parse_number(const char *text, double *out)
+{
+    if (!text || !*text) return false;
+    char *end;
+    double v = strtod(text, &end);
+    while (*end == ' ' || *end == '\t') end++;
+    if (end == text || *end != '\0' || !isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
+static int read_number(const case_reader *c, const char *path, const char *text, double *out)
+{
+    if (parse_number(text, out)) return 0;
+    return fail_at(c, path, "%s: expected a finite number, got %s", path, show(text).s);
+}
+
+static int read_positive(const case_reader *c, const char *path, const char *text,
+                         double *out)
+{
+    if (read_number(c, path, text, out) != 0) return -1;
+    if (*out > 0.0) return 0;
+    return fail_at(c, path, "%s = %s must be > 0", path, text);
+}
+
+static int read_non_negative(const case_reader *c, const char *path, const char *text,
+                             double *out)
+{
+    if (read_number(c, path, text, out) != 0) return -1;
+    if (*out >= 0.0) return 0;
+    return fail_at(c, path, "%s = %s must be >= 0", path, text);
+}
+
+static int read_vector(const case_reader *c, const char *path, char *const *text, int n,
+                       double *out)
+{
+    for (int k = 0; k < n; k++) {
+        key_path item = key("%s[%d]", path, k);
+        if (read_number(c, item.s, text[k], &out[k]) != 0) return -1;
+    }
+    return 0;
+}
+
+static bool equals_any_case(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        if (x != *b) return false;
+    }
+    return *a == *b;
+}
+
+static int read_bool(const case_reader *c, const char *path, const char *text, bool *out)
+{
+    static const char *const yes[] = {"true", "yes", "on"};
+    static const char *const no[] = {"false", "no", "off"};
+    for (int k = 0; text && k < 3; k++) {
+        if (equals_any_case(text, yes[k])) return *out = true, 0;
+        if (equals_any_case(text, no[k])) return *out = false, 0;
+    }
+    return fail_at(c, path, "%s: expected true or false, got %s", path, show(text).s);
+}
+
+static int read_count(const case_reader *c, const char *path, const char *text, long *out)
+{
+    double v;
+    if (!parse_number(text, &v) || v != floor(v) || fabs(v) > 9007199254740992.0)
+        return fail_at(c, path, "%s: expected a whole number, got %s", path, show(text).s);
+    *out = (long)v;
+    return 0;
+}
+
+static int read_seed(const case_reader *c, const char *path, const char *text, uint64_t *out)
+{
+    const char *s = text ? text : "";
+    bool digits = *s != '\0';
+    for (const char *p = s; *p; p++) digits = digits && *p >= '0' && *p <= '9';
+    errno = 0;
+    unsigned long long v = digits ? strtoull(s, NULL, 10) : 0;
+    if (!digits || errno == ERANGE)
+        return fail_at(c, path, "%s: expected a whole number from 0 to 2^64-1, got %s", path,
+                       show(text).s);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* Copies a user-given name into a NAME_LEN buffer. */
+static int read_name(const case_reader *c, const char *path, const char *text, char *out)
+{
+    if (!text || !*text) return fail_at(c, path, "%s: must not be empty", path);
+    if (strlen(text) >= NAME_LEN)
+        return fail_at(c, path, "%s: %s is longer than %d characters", path, show(text).s,
+                       NAME_LEN - 1);
+    snprintf(out, NAME_LEN, "%s", text);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * The top-level scalars: name, domain, gravity, time, neighbour.
+ * ---------------------------------------------------------------------------------- */
+
+static void default_name(const char *path, char *out)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".yaml") == 0) n -= 5;
+    else if (n > 4 && strcmp(base + n - 4, ".yml") == 0) n -= 4;
+    if (n >= NAME_LEN) n = NAME_LEN - 1;
+    memcpy(out, base, n);
+    out[n] = '\0';
+}
+
+static int read_header(case_reader *c)
+{
+    const raw_case *raw = c->raw;
+    sim_config *cfg = c->cfg;
+    if (raw->name) return read_name(c, "name", raw->name, cfg->name);
+    default_name(c->path, cfg->name);
+    return 0;
+}
+
+static int read_domain(case_reader *c)
+{
+    const raw_domain *d = &c->raw->domain;
+    sim_config *cfg = c->cfg;
+    static const char axis[] = "xyz";
+    if (read_vector(c, "domain.min", d->min, 3, cfg->domain_min) != 0 ||
+        read_vector(c, "domain.max", d->max, 3, cfg->domain_max) != 0)
+        return -1;
+    for (int a = 0; a < 3; a++)
+        if (!(cfg->domain_min[a] < cfg->domain_max[a]))
+            return fail_at(c, "domain.max", "domain: min %c = %g must be < max %c = %g",
+                           axis[a], cfg->domain_min[a], axis[a], cfg->domain_max[a]);
+    for (int a = 0; d->periodic[0] && a < 3; a++) {
+        key_path p = key("domain.periodic[%d]", a);
+        if (read_bool(c, p.s, d->periodic[a], &cfg->periodic[a]) != 0) return -1;
+    }
+    if (c->raw->gravity[0] && read_vector(c, "gravity", c->raw->gravity, 3, cfg->gravity) != 0)
+        return -1;
+    return 0;
+}
+
+static int read_time(case_reader *c)
+{
+    const raw_time *t = &c->raw->time;
+    sim_config *cfg = c->cfg;
+    if (read_positive(c, "time.end", t->end, &cfg->end_time) != 0) return -1;
+    cfg->dt = 0.0;
+    if (t->step && strcmp(t->step, "auto") != 0) {
+        if (!parse_number(t->step, &cfg->dt))
+            return fail_at(c, "time.step", "time.step: expected a number or 'auto', got %s",
+                           show(t->step).s);
+        if (cfg->dt <= 0.0)
+            return fail_at(c, "time.step", "time.step = %s must be > 0 (or 'auto')", t->step);
+    }
+    cfg->dt_check = true;
+    if (t->check_step && read_bool(c, "time.check_step", t->check_step, &cfg->dt_check) != 0)
+        return -1;
+    if (t->output_interval && read_non_negative(c, "time.output_interval", t->output_interval,
+                                                &cfg->output_interval) != 0)
+        return -1;
+    const raw_neighbour *nb = c->raw->neighbour;
+    if (nb && nb->skin && read_non_negative(c, "neighbour.skin", nb->skin, &cfg->skin) != 0)
+        return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Materials.
+ * ---------------------------------------------------------------------------------- */
+
+static int find_material(const sim_config *cfg, const char *name)
+{
+    for (int k = 0; name && k < cfg->n_materials; k++)
+        if (strcmp(cfg->materials[k].name, name) == 0) return k;
+    return -1;
+}
+
+static int resolve_material(const case_reader *c, const char *path, const char *name,
+                            int *out)
+{
+    const sim_config *cfg = c->cfg;
+    *out = find_material(cfg, name);
+    if (*out >= 0) return 0;
+    if (!name || !*name) return fail_at(c, path, "%s: expected a material name", path);
+    name_list known = {0};
+    for (int k = 0; k < cfg->n_materials; k++) names_add(&known, cfg->materials[k].name);
+    hint h = did_you_mean(&known, name ? name : "", TYPO_DISTANCE);
+    fail_at(c, path, "%s: unknown material %s%s; the materials are: %s", path, show(name).s,
+            h.s, join(&known).s);
+    names_free(&known);
+    return -1;
+}
+
+static int read_material(case_reader *c, int i, material *m)
+{
+    const raw_material *r = &c->raw->materials[i];
+    key_path at = key("materials[%d]", i);
+    key_path name = key("%s.name", at.s), density = key("%s.density", at.s),
+             young = key("%s.young", at.s), poisson = key("%s.poisson", at.s);
+    if (read_name(c, name.s, r->name, m->name) != 0) return -1;
+    int first = find_material(c->cfg, m->name);
+    if (first >= 0 && first < i) {
+        key_path other = key("materials[%d]", first);
+        return fail_at(c, name.s, "%s: material '%s' is already defined (line %d)", name.s,
+                       m->name, yaml_locator_line(&c->loc, other.s));
+    }
+    if (read_positive(c, density.s, r->density, &m->density) != 0 ||
+        read_positive(c, young.s, r->young, &m->young) != 0 ||
+        read_number(c, poisson.s, r->poisson, &m->poisson) != 0)
+        return -1;
+    if (!(m->poisson > -1.0 && m->poisson < 0.5))
+        return fail_at(c, poisson.s, "%s = %s is out of range (-1, 0.5)", poisson.s,
+                       r->poisson);
+    return 0;
+}
+
+static int read_materials(case_reader *c)
+{
+    sim_config *cfg = c->cfg;
+    int n = (int)c->raw->materials_count;
+    if (!(cfg->materials = calloc((size_t)n, sizeof *cfg->materials)))
+        return fail_line(c, 1, "out of memory");
+    for (int i = 0; i < n; i++) {
+        cfg->n_materials = i; /* names seen so far, for the duplicate check */
+        if (read_material(c, i, &cfg->materials[i]) != 0) return -1;
+    }
+    cfg->n_materials = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Contacts: a law and its parameters per pair of materials.
+ * ---------------------------------------------------------------------------------- */
+
+static void law_names(name_list *out)
+{
+    for (int k = 0; k < law_count(); k++)
+        if (law_at(k)) names_add(out, law_at(k)->name);
+}
+
+static void param_names(const dem_law *law, name_list *out)
+{
+    for (int k = 0; k < law->n_params; k++) names_add(out, law->params[k].name);
+}
+
+static int report_unknown_param(const case_reader *c, const char *mapping_path,
+                                const char *name, const dem_law *law)
+{
+    key_path where = key("%s.%s", mapping_path, name);
+    if (law->n_params == 0)
+        return fail_at(c, where.s, "%s: law '%s' takes no parameters", where.s, law->name);
+    name_list known = {0};
+    param_names(law, &known);
+    fail_at(c, where.s, "%s: law '%s' has no parameter '%s'%s; its parameters are: %s",
+            where.s, law->name, name, did_you_mean(&known, name, TYPO_DISTANCE).s,
+            join(&known).s);
+    names_free(&known);
+    return -1;
+}
+
+static int read_law(case_reader *c, const char *at, const char *name, const dem_law **out)
+{
+    key_path where = key("%s.law", at);
+    if ((*out = law_find(name ? name : ""))) return 0;
+    name_list known = {0};
+    law_names(&known);
+    if (!name || !*name) {
+        fail_at(c, where.s, "%s: expected a law name; the laws are: %s", where.s,
+                join(&known).s);
+        names_free(&known);
+        return -1;
+    }
+    size_t n = name ? strlen(name) : 0;
+    int tolerance = n / 2 > TYPO_DISTANCE ? (int)(n / 2) : TYPO_DISTANCE;
+    fail_at(c, where.s, "%s: unknown law %s%s; the laws are: %s", where.s, show(name).s,
+            did_you_mean(&known, name ? name : "", tolerance).s, join(&known).s);
+    names_free(&known);
+    return -1;
+}
+
+static const char *given_param(const case_reader *c, const raw_contact *r, const char *name)
+{
+    int u = param_name_index(c->schema, name);
+    return r->params && u >= 0 ? r->params[u] : NULL;
+}
+
+static int read_choice(const case_reader *c, const char *path, const law_param *p,
+                       const char *text, double *out)
+{
+    name_list choices = {0};
+    for (int k = 0; p->choices[k]; k++) {
+        if (strcmp(p->choices[k], text) == 0) {
+            names_free(&choices);
+            *out = k;
+            return 0;
+        }
+        names_add(&choices, p->choices[k]);
+    }
+    fail_at(c, path, "%s = %s: expected one of: %s%s", path, text, join(&choices).s,
+            did_you_mean(&choices, text, TYPO_DISTANCE).s);
+    names_free(&choices);
+    return -1;
+}
+
+static int read_param(const case_reader *c, const char *at, const law_param *p,
+                      const char *text, double *out)
+{
+    key_path where = key("%s.params.%s", at, p->name);
+    if (p->choices) return read_choice(c, where.s, p, text, out);
+    if (read_number(c, where.s, text, out) != 0) return -1;
+    if (*out >= p->min_value && *out <= p->max_value) return 0;
+    return fail_at(c, where.s, "%s = %s is out of range [%g, %g]", where.s, text, p->min_value,
+                   p->max_value);
+}
+
+static int read_params(case_reader *c, const char *at, const raw_contact *r, law_binding *b)
+{
+    const dem_law *law = b->law;
+    key_path params = key("%s.params", at);
+    for (int u = 0; r->params && u < c->schema->n_param_names; u++)
+        if (r->params[u] && law_param_index(law, c->schema->param_names[u]) < 0)
+            return report_unknown_param(c, params.s, c->schema->param_names[u], law);
+    if (law->n_params > LAW_MAX_PARAMS)
+        return fail_at(c, at, "%s: law '%s' has more than %d parameters", at, law->name,
+                       LAW_MAX_PARAMS);
+    for (int k = 0; k < law->n_params; k++) {
+        const law_param *p = &law->params[k];
+        const char *text = given_param(c, r, p->name);
+        if (text) {
+            if (read_param(c, at, p, text, &b->params[k]) != 0) return -1;
+        } else if (isnan(p->default_value)) {
+            return fail_at(c, at, "%s: law '%s' needs parameter '%s' (%s [%s]); add it under "
+                                  "params:", at, law->name, p->name, p->help ? p->help : "",
+                           p->unit ? p->unit : "-");
+        } else {
+            b->params[k] = p->default_value;
+        }
+    }
+    return 0;
+}
+
+static int read_contact(case_reader *c, int i, law_binding *b)
+{
+    const raw_contact *r = &c->raw->contacts[i];
+    key_path at = key("contacts[%d]", i);
+    key_path mats = key("%s.materials", at.s);
+    for (int k = 0; k < 2; k++) {
+        key_path item = key("%s[%d]", mats.s, k);
+        if (resolve_material(c, item.s, r->materials[k], k ? &b->material_b : &b->material_a))
+            return -1;
+    }
+    for (int j = 0; j < i; j++) {
+        const law_binding *o = &c->cfg->bindings[j];
+        if ((o->material_a == b->material_a && o->material_b == b->material_b) ||
+            (o->material_a == b->material_b && o->material_b == b->material_a)) {
+            key_path other = key("contacts[%d]", j);
+            return fail_at(c, mats.s, "%s: the pair [%s, %s] already has a contact entry "
+                                      "(contacts[%d], line %d)", mats.s, r->materials[0],
+                           r->materials[1], j, yaml_locator_line(&c->loc, other.s));
+        }
+    }
+    if (read_law(c, at.s, r->law, &b->law) != 0) return -1;
+    b->cohesion_removal = true;
+    key_path cr = key("%s.cohesion_removal", at.s);
+    if (r->cohesion_removal && read_bool(c, cr.s, r->cohesion_removal, &b->cohesion_removal))
+        return -1;
+    return read_params(c, at.s, r, b);
+}
+
+static int read_contacts(case_reader *c)
+{
+    sim_config *cfg = c->cfg;
+    int n = (int)c->raw->contacts_count;
+    if (!(cfg->bindings = calloc((size_t)n, sizeof *cfg->bindings)))
+        return fail_line(c, 1, "out of memory");
+    for (int i = 0; i < n; i++) {
+        cfg->n_bindings = i + 1;
+        if (read_contact(c, i, &cfg->bindings[i]) != 0) return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Walls.
+ * ---------------------------------------------------------------------------------- */
+
+static int read_direction(const case_reader *c, const char *path, char *const *text,
+                          double *out)
+{
+    if (read_vector(c, path, text, 3, out) != 0) return -1;
+    double len = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
+    if (!(len > 0.0) || !isfinite(len))
+        return fail_at(c, path, "%s = [%g, %g, %g] must be a non-zero direction", path,
+                       out[0], out[1], out[2]);
+    for (int d = 0; d < 3; d++) out[d] /= len;
+    return 0;
+}
+
+static int read_rectangle(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
+{
+    key_path axis = key("%s.axis", at), half = key("%s.half_size", at);
+    if (!r->axis[0])
+        return fail_at(c, at, "%s: a rectangle wall needs 'axis' (its in-plane u direction)",
+                       at);
+    if (!r->half_size[0])
+        return fail_at(c, at, "%s: a rectangle wall needs 'half_size' ([half width along u, "
+                              "along v])", at);
+    if (read_direction(c, axis.s, r->axis, w->axis_u) != 0) return -1;
+    double dot = w->axis_u[0] * w->normal[0] + w->axis_u[1] * w->normal[1] +
+                 w->axis_u[2] * w->normal[2];
+    if (fabs(dot) > 1e-9)
+        return fail_at(c, axis.s, "%s must be perpendicular to the normal (axis . normal = "
+                                  "%g after normalising)", axis.s, dot);
+    for (int k = 0; k < 2; k++) {
+        key_path item = key("%s[%d]", half.s, k);
+        if (read_positive(c, item.s, r->half_size[k], &w->half_size[k]) != 0) return -1;
+    }
+    return 0;
+}
+
+static int read_wall(case_reader *c, int i, wall_spec *w)
+{
+    const raw_wall *r = &c->raw->walls[i];
+    key_path at = key("walls[%d]", i);
+    key_path name = key("%s.name", at.s), type = key("%s.type", at.s),
+             point = key("%s.point", at.s), normal = key("%s.normal", at.s);
+    if (r->name) {
+        if (read_name(c, name.s, r->name, w->name) != 0) return -1;
+    } else {
+        snprintf(w->name, NAME_LEN, "wall%d", i);
+    }
+    if (strcmp(r->type, "plane") == 0) {
+        w->kind = WALL_PLANE;
+    } else if (strcmp(r->type, "rectangle") == 0) {
+        w->kind = WALL_RECTANGLE;
+    } else {
+        return fail_at(c, type.s, "%s: expected plane or rectangle, got %s", type.s,
+                       show(r->type).s);
+    }
+    key_path mat = key("%s.material", at.s);
+    if (resolve_material(c, mat.s, r->material, &w->material) != 0 ||
+        read_vector(c, point.s, r->point, 3, w->point) != 0 ||
+        read_direction(c, normal.s, r->normal, w->normal) != 0)
+        return -1;
+    if (w->kind == WALL_RECTANGLE) return read_rectangle(c, at.s, r, w);
+    if (r->axis[0] || r->half_size[0]) {
+        key_path extra = key("%s.%s", at.s, r->axis[0] ? "axis" : "half_size");
+        return fail_at(c, extra.s, "%s: only rectangle walls take '%s'", extra.s,
+                       r->axis[0] ? "axis" : "half_size");
+    }
+    return 0;
+}
+
+static int read_walls(case_reader *c)
+{
+    sim_config *cfg = c->cfg;
+    int n = (int)c->raw->walls_count;
+    if (n == 0) return 0;
+    if (!(cfg->walls = calloc((size_t)n, sizeof *cfg->walls)))
+        return fail_line(c, 1, "out of memory");
+    cfg->n_walls = n;
+    for (int i = 0; i < n; i++)
+        if (read_wall(c, i, &cfg->walls[i]) != 0) return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Particle sources.
+ * ---------------------------------------------------------------------------------- */
+
+/* The key of `path` if it is a direct child of `parent` ("a.b" in "a"), else NULL. */
+static const char *child_key(const char *path, const char *parent)
+{
+    size_t n = strlen(parent);
+    if (strncmp(path, parent, n) != 0 || path[n] != '.') return NULL;
+    const char *k = path + n + 1;
+    return strpbrk(k, ".[") ? NULL : k;
+}
+
+static int read_radius_range(case_reader *c, const char *path, particle_source *s)
+{
+    static const char *const keys[] = {"min", "max"};
+    name_list valid = {0};
+    names_add(&valid, "min");
+    names_add(&valid, "max");
+    for (size_t k = 0; k < c->loc.n_entries; k++) {
+        const char *name = child_key(c->loc.entries[k].path, path);
+        if (name && strcmp(name, "min") != 0 && strcmp(name, "max") != 0) {
+            fail_at(c, c->loc.entries[k].path, "unknown key '%s' in %s%s", name, path,
+                    did_you_mean(&valid, name, TYPO_DISTANCE).s);
+            names_free(&valid);
+            return -1;
+        }
+    }
+    names_free(&valid);
+    double r[2];
+    for (int k = 0; k < 2; k++) {
+        key_path p = key("%s.%s", path, keys[k]);
+        const yaml_located *e = yaml_locator_find(&c->loc, p.s);
+        if (!e) return fail_at(c, path, "%s: missing required key '%s'", path, keys[k]);
+        if (e->kind != YNODE_SCALAR)
+            return fail_at(c, p.s, "%s: expected a number, got a %s", p.s,
+                           e->kind == YNODE_MAPPING ? "mapping" : "list");
+        if (read_positive(c, p.s, e->scalar, &r[k]) != 0) return -1;
+    }
+    if (r[0] > r[1])
+        return fail_at(c, path, "%s: min = %g must be <= max = %g", path, r[0], r[1]);
+    s->radius_min = r[0];
+    s->radius_max = r[1];
+    return 0;
+}
+
+static int read_radius(case_reader *c, const char *at, particle_source *s)
+{
+    key_path path = key("%s.radius", at);
+    const yaml_located *e = yaml_locator_find(&c->loc, path.s);
+    if (!e)
+        return fail_at(c, at, "%s: missing required key 'radius' (a number, or {min: .., "
+                              "max: ..} for a uniform distribution)", at);
+    if (e->kind == YNODE_MAPPING) return read_radius_range(c, path.s, s);
+    if (e->kind != YNODE_SCALAR)
+        return fail_at(c, path.s, "%s: expected a number or {min: .., max: ..}, got a list",
+                       path.s);
+    if (read_positive(c, path.s, e->scalar, &s->radius_min) != 0) return -1;
+    s->radius_max = s->radius_min;
+    return 0;
+}
+
+static int read_region(case_reader *c, const char *at, const raw_region *r,
+                       particle_source *s)
+{
+    static const char axis[] = "xyz";
+    const sim_config *cfg = c->cfg;
+    key_path path = key("%s.region", at), min = key("%s.min", path.s),
+             max = key("%s.max", path.s);
+    if (!r) return fail_at(c, at, "%s: missing required key 'region' ({min: [..], max: [..]})",
+                           at);
+    if (read_vector(c, min.s, r->min, 3, s->region_min) != 0 ||
+        read_vector(c, max.s, r->max, 3, s->region_max) != 0)
+        return -1;
+    for (int a = 0; a < 3; a++) {
+        if (!(s->region_min[a] < s->region_max[a]))
+            return fail_at(c, path.s, "%s: min %c = %g must be < max %c = %g", path.s, axis[a],
+                           s->region_min[a], axis[a], s->region_max[a]);
+        if (s->region_min[a] < cfg->domain_min[a] || s->region_max[a] > cfg->domain_max[a])
+            return fail_at(c, path.s,
+                           "%s: %c from %g to %g lies outside the domain (%g to %g)", path.s,
+                           axis[a], s->region_min[a], s->region_max[a], cfg->domain_min[a],
+                           cfg->domain_max[a]);
+    }
+    return 0;
+}
+
+/* Refuses a key that the source's kind does not take. */
+static int refuse(const case_reader *c, const char *at, const char *name, bool given,
+                  const char *kind)
+{
+    if (!given) return 0;
+    key_path path = key("%s.%s", at, name);
+    return fail_at(c, path.s, "%s: a %s source does not take '%s'", path.s, kind, name);
+}
+
+static int read_generated_source(case_reader *c, const char *at, const raw_source *r,
+                                 particle_source *s)
+{
+    bool lattice = s->kind == SOURCE_LATTICE;
+    const char *kind = lattice ? "lattice" : "random";
+    key_path count = key("%s.count", at), seed = key("%s.seed", at), gap = key("%s.gap", at);
+    if (refuse(c, at, "file", r->file, kind) != 0 ||
+        (!lattice && refuse(c, at, "gap", r->gap, kind) != 0))
+        return -1;
+    if (read_region(c, at, r->region, s) != 0 || read_radius(c, at, s) != 0) return -1;
+    if (!lattice && !r->count)
+        return fail_at(c, at, "%s: a random source needs 'count' (how many particles)", at);
+    if (r->count && read_count(c, count.s, r->count, &s->count) != 0) return -1;
+    if (s->count < 0 || (!lattice && s->count == 0))
+        return fail_at(c, count.s, "%s = %s must be %s", count.s, r->count,
+                       lattice ? ">= 0 (0: fill the region)" : "> 0");
+    s->seed = 1;
+    if (r->seed && read_seed(c, seed.s, r->seed, &s->seed) != 0) return -1;
+    if (r->gap && read_non_negative(c, gap.s, r->gap, &s->gap) != 0) return -1;
+    return 0;
+}
+
+/* The CSV's path: as given when absolute, else relative to the case file's folder. */
+static char *csv_path(const char *case_path, const char *file)
+{
+    const char *slash = strrchr(case_path, '/');
+    size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - case_path) + 1;
+    size_t n = strlen(file);
+    char *p = malloc(dir + n + 1);
+    if (p) {
+        memcpy(p, case_path, dir);
+        memcpy(p + dir, file, n + 1);
+    }
+    return p;
+}
+
+static int check_list_inside_domain(const case_reader *c, const char *file_key,
+                                    const char *file, const particle_source *s)
+{
+    const sim_config *cfg = c->cfg;
+    for (long i = 0; i < s->n_list; i++) {
+        const double *x = s->list_position + 3 * i;
+        for (int a = 0; a < 3; a++)
+            if (x[a] < cfg->domain_min[a] || x[a] > cfg->domain_max[a])
+                return fail_at(c, file_key, "%s: particle %ld of %s at (%g, %g, %g) lies "
+                                            "outside the domain", file_key, i + 1, file, x[0],
+                               x[1], x[2]);
+    }
+    return 0;
+}
+
+static int read_file_source(case_reader *c, const char *at, const raw_source *r,
+                            particle_source *s)
+{
+    static const char *const refused[] = {"count", "seed", "gap"};
+    const char *given[] = {r->count, r->seed, r->gap};
+    key_path file_key = key("%s.file", at), radius = key("%s.radius", at);
+    for (int k = 0; k < 3; k++)
+        if (refuse(c, at, refused[k], given[k], "file") != 0) return -1;
+    if (refuse(c, at, "region", r->region, "file") != 0 ||
+        refuse(c, at, "radius", yaml_locator_find(&c->loc, radius.s), "file") != 0)
+        return -1;
+    if (!r->file)
+        return fail_at(c, at, "%s: a file source needs 'file' (a CSV with columns x, y, z, "
+                              "radius and optionally vx, vy, vz)", at);
+    char *path = csv_path(c->path, r->file);
+    if (!path) return fail_at(c, file_key.s, "out of memory");
+    char csv_err[512];
+    int rc = particle_csv_read(path, s, csv_err, sizeof csv_err);
+    if (rc == -2)
+        fail_at(c, file_key.s, "%s: %s", file_key.s, csv_err);
+    else if (rc != 0)
+        snprintf(c->err, c->err_len, "%s\n  (read for %s at %s:%d)", csv_err, file_key.s,
+                 c->path, yaml_locator_line(&c->loc, file_key.s));
+    else if (s->list_velocity && r->velocity[0]) {
+        key_path v = key("%s.velocity", at);
+        rc = fail_at(c, v.s, "%s: %s already gives velocities (vx, vy, vz); give them in "
+                             "one place only", v.s, path);
+    } else {
+        rc = check_list_inside_domain(c, file_key.s, path, s);
+    }
+    free(path);
+    if (rc != 0) return -1;
+    s->count = s->n_list;
+    s->radius_min = s->radius_max = s->list_radius[0];
+    for (long i = 1; i < s->n_list; i++) {
+        if (s->list_radius[i] < s->radius_min) s->radius_min = s->list_radius[i];
+        if (s->list_radius[i] > s->radius_max) s->radius_max = s->list_radius[i];
+    }
+    return 0;
+}
+
+static int read_source(case_reader *c, int i, particle_source *s)
+{
+    const raw_source *r = &c->raw->particles[i];
+    key_path at = key("particles[%d]", i);
+    key_path kind = key("%s.source", at.s), mat = key("%s.material", at.s),
+             velocity = key("%s.velocity", at.s);
+    if (strcmp(r->source, "lattice") == 0) {
+        s->kind = SOURCE_LATTICE;
+    } else if (strcmp(r->source, "random") == 0) {
+        s->kind = SOURCE_RANDOM;
+    } else if (strcmp(r->source, "file") == 0) {
+        s->kind = SOURCE_LIST;
+    } else {
+        name_list kinds = {0};
+        names_add(&kinds, "lattice");
+        names_add(&kinds, "random");
+        names_add(&kinds, "file");
+        fail_at(c, kind.s, "%s: expected lattice, random or file, got %s%s", kind.s,
+                show(r->source).s, did_you_mean(&kinds, r->source, TYPO_DISTANCE).s);
+        names_free(&kinds);
+        return -1;
+    }
+    if (resolve_material(c, mat.s, r->material, &s->material) != 0) return -1;
+    if (r->velocity[0] && read_vector(c, velocity.s, r->velocity, 3, s->velocity) != 0)
+        return -1;
+    if (s->kind == SOURCE_LIST) return read_file_source(c, at.s, r, s);
+    return read_generated_source(c, at.s, r, s);
+}
+
+static int read_sources(case_reader *c)
+{
+    sim_config *cfg = c->cfg;
+    int n = (int)c->raw->particles_count;
+    if (!(cfg->sources = calloc((size_t)n, sizeof *cfg->sources)))
+        return fail_line(c, 1, "out of memory");
+    cfg->n_sources = n;
+    for (int i = 0; i < n; i++)
+        if (read_source(c, i, &cfg->sources[i]) != 0) return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Every pair of materials that can touch needs a contact entry.
+ * ---------------------------------------------------------------------------------- */
+
+static bool has_binding(const sim_config *cfg, int a, int b)
+{
+    for (int k = 0; k < cfg->n_bindings; k++) {
+        const law_binding *l = &cfg->bindings[k];
+        if ((l->material_a == a && l->material_b == b) ||
+            (l->material_a == b && l->material_b == a))
+            return true;
+    }
+    return false;
+}
+
+static int check_contact_pairs(case_reader *c)
+{
+    const sim_config *cfg = c->cfg;
+    int n = cfg->n_materials;
+    bool *in_particles = calloc((size_t)n, sizeof(bool));
+    bool *in_walls = calloc((size_t)n, sizeof(bool));
+    if (!in_particles || !in_walls) {
+        free(in_particles);
+        free(in_walls);
+        return fail_line(c, 1, "out of memory");
+    }
+    for (int k = 0; k < cfg->n_sources; k++) in_particles[cfg->sources[k].material] = true;
+    for (int k = 0; k < cfg->n_walls; k++) in_walls[cfg->walls[k].material] = true;
+    char missing[1024] = "";
+    size_t used = 0;
+    int n_missing = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = a; b < n; b++) {
+            bool touch = (in_particles[a] && in_particles[b]) ||
+                         (in_particles[a] && in_walls[b]) || (in_walls[a] && in_particles[b]);
+            if (!touch || has_binding(cfg, a, b)) continue;
+            bool wall = !(in_particles[a] && in_particles[b]);
+            if (used < sizeof missing) {
+                int w = snprintf(missing + used, sizeof missing - used, "%s[%s, %s] (%s)",
+                                 n_missing ? ", " : "", cfg->materials[a].name,
+                                 cfg->materials[b].name,
+                                 wall ? "particles on a wall" : "particles on particles");
+                if (w > 0) used += (size_t)w;
+            }
+            n_missing++;
+        }
+    free(in_particles);
+    free(in_walls);
+    if (n_missing == 0) return 0;
+    return fail_at(c, "contacts",
+                   "contacts: no entry for %s; every pair of materials that can touch needs "
+                   "one ('- materials: [a, b]' with a law)", missing);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Loading.
+ * ---------------------------------------------------------------------------------- */
+
+static int read_case_file(case_reader *c)
+{
+    FILE *f = fopen(c->path, "rb");
+    if (!f) {
+        snprintf(c->err, c->err_len, "%s: cannot open: %s", c->path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 14;
+    c->text = malloc(cap + 1);
+    while (c->text) {
+        c->len += fread(c->text + c->len, 1, cap - c->len, f);
+        if (c->len < cap || cap >= MAX_CASE_BYTES) break;
+        char *bigger = realloc(c->text, 2 * cap + 1);
+        if (!bigger) free(c->text);
+        c->text = bigger;
+        cap *= 2;
+    }
+    const char *problem = !c->text             ? "out of memory"
+                          : ferror(f)          ? strerror(errno)
+                          : c->len >= MAX_CASE_BYTES ? "larger than 16 MiB: not a case file"
+                                                     : NULL;
+    fclose(f);
+    if (problem) {
+        snprintf(c->err, c->err_len, "%s: cannot read: %s", c->path, problem);
+        return -1;
+    }
+    c->text[c->len] = '\0';
+    return 0;
+}
+
+static int locate(case_reader *c)
+{
+    char problem[512];
+    int line = 1;
+    if (yaml_locator_parse(&c->loc, c->text, c->len, &line, problem, sizeof problem) != 0)
+        return fail_line(c, line, "%s", problem);
+    const yaml_located *root = yaml_locator_find(&c->loc, "");
+    if (!root)
+        return fail_line(c, 1, "the file is empty: a case needs at least domain, time, "
+                               "materials, contacts and particles");
+    if (root->kind != YNODE_MAPPING)
+        return fail_line(c, root->line, "a case file is a mapping of keys (domain:, time:, "
+                                        "materials:, ...), not %s",
+                         root->kind == YNODE_SEQUENCE ? "a list" : "a single value");
+    return 0;
+}
+
+static int load_raw(case_reader *c)
+{
+    if (!(c->schema = schema_build())) return fail_line(c, 1, "out of memory");
+    cyaml_log_buffer log = {.len = 0};
+    cyaml_config_t config = {
+        .log_fn = capture_cyaml_log,
+        .log_ctx = &log,
+        .mem_fn = cyaml_mem,
+        .log_level = CYAML_LOG_ERROR,
+        .flags = CYAML_CFG_NO_ALIAS,
+    };
+    cyaml_err_t e = cyaml_load_data((const uint8_t *)c->text, c->len, &config, &c->schema->top,
+                                    (cyaml_data_t **)&c->raw, NULL);
+    if (e != CYAML_OK) return report_cyaml_error(c, e, &log);
+    if (!c->raw) return fail_line(c, 1, "the file holds no case");
+    return 0;
+}
+
+static void free_raw(case_reader *c)
+{
+    if (c->raw) {
+        cyaml_config_t config = {.mem_fn = cyaml_mem, .log_level = CYAML_LOG_ERROR};
+        cyaml_free(&config, &c->schema->top, c->raw, 0);
+    }
+    schema_free(c->schema);
+    yaml_locator_free(&c->loc);
+}
+
+static int keep_source_text(case_reader *c)
+{
+    size_t n = strlen(c->path);
+    if (!(c->cfg->case_path = malloc(n + 1))) return fail_line(c, 1, "out of memory");
+    memcpy(c->cfg->case_path, c->path, n + 1);
+    c->cfg->case_text = c->text; /* NUL-terminated by read_case_file */
+    c->text = NULL;
+    return 0;
+}
+
+int case_load(const char *path, sim_config *cfg, char *err, size_t err_len)
+{
+    char scratch[1];
+    if (!err || err_len == 0) {
+        err = scratch;
+        err_len = sizeof scratch;
+    }
+    err[0] = '\0';
+    if (!cfg || !path) {
+        snprintf(err, err_len, "%s: cannot open: no case file or no config given",
+                 path ? path : "(no path)");
+        return -1;
+    }
+    memset(cfg, 0, sizeof *cfg);
+    case_reader c = {.path = path, .cfg = cfg, .err = err, .err_len = err_len};
+    int rc = read_case_file(&c);
+    if (rc == 0) rc = locate(&c);
+    if (rc == 0) rc = load_raw(&c);
+    if (rc == 0) rc = read_header(&c);
+    if (rc == 0) rc = read_domain(&c);
+    if (rc == 0) rc = read_time(&c);
+    if (rc == 0) rc = read_materials(&c);
+    if (rc == 0) rc = read_contacts(&c);
+    if (rc == 0) rc = read_walls(&c);
+    if (rc == 0) rc = read_sources(&c);
+    if (rc == 0) rc = check_contact_pairs(&c);
+    if (rc == 0) rc = keep_source_text(&c);
+    free_raw(&c);
+    free(c.text);
+    if (rc != 0) sim_config_free(cfg);
+    return rc;
+}

@@ -1,0 +1,299 @@
+/* The case-file reader: a full case loads with the right numbers, defaults apply, CSV
+ * sources load, and every bad file fails with a message that names its line and key. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "io/case.h"
+
+#define TOL 1e-12
+
+/* cmocka 1.1.5 has no assert_double_equal */
+#define assert_near(a, b, tol) check_near((a), (b), (tol), #a, __LINE__)
+
+static void check_near(double a, double b, double tol, const char *what, int line)
+{
+    if (!(fabs(a - b) <= tol))
+        fail_msg("line %d: %s = %.17g, expected %.17g", line, what, a, b);
+}
+
+static char case_dir[1024];
+
+static const char *case_file(const char *name)
+{
+    static char path[1280];
+    snprintf(path, sizeof path, "%s/%s", case_dir, name);
+    return path;
+}
+
+static int find_data(void **state)
+{
+    const char *src = getenv("DEMPACT_SOURCE_DIR");
+    snprintf(case_dir, sizeof case_dir, "%s/tests/data/cases", src ? src : ".");
+    return 0;
+}
+
+static void load_ok(const char *name, sim_config *cfg)
+{
+    char err[2048];
+    if (case_load(case_file(name), cfg, err, sizeof err) != 0) fail_msg("%s", err);
+}
+
+static double param(const law_binding *b, const char *name)
+{
+    int k = law_param_index(b->law, name);
+    assert_true(k >= 0);
+    return b->params[k];
+}
+
+static void test_good_case(void **state)
+{
+    sim_config cfg;
+    load_ok("good.yaml", &cfg);
+    assert_string_equal(cfg.name, "pour_test");
+    assert_near(cfg.domain_max[2], 0.3, TOL);
+    assert_true(cfg.periodic[0] && !cfg.periodic[1] && !cfg.periodic[2]);
+    assert_near(cfg.gravity[2], -9.81, TOL);
+    assert_near(cfg.end_time, 0.5, TOL);
+    assert_near(cfg.dt, 1e-6, TOL);
+    assert_false(cfg.dt_check);
+    assert_near(cfg.output_interval, 0.05, TOL);
+    assert_near(cfg.skin, 2e-4, TOL);
+    assert_near(cfg.impact_speed_estimate, 0.0, TOL);
+
+    assert_int_equal(cfg.n_materials, 2);
+    assert_string_equal(cfg.materials[1].name, "steel");
+    assert_near(cfg.materials[0].young, 5e7, TOL);
+    assert_near(cfg.materials[1].poisson, 0.3, TOL);
+
+    assert_int_equal(cfg.n_bindings, 2);
+    const law_binding *glass = &cfg.bindings[0], *steel_glass = &cfg.bindings[1];
+    assert_string_equal(glass->law->name, "linear");
+    assert_int_equal(glass->material_a, 0);
+    assert_int_equal(glass->material_b, 0);
+    assert_true(glass->cohesion_removal);
+    assert_near(param(glass, "restitution"), 0.8, TOL);
+    assert_near(param(glass, "stiffness_formula"), 2.0, TOL); /* "time" */
+    const law_param *damping = &glass->law->params[law_param_index(glass->law, "damping")];
+    assert_near(param(glass, "damping"), damping->default_value, TOL);
+    assert_string_equal(steel_glass->law->name, "hertz_tti");
+    assert_int_equal(steel_glass->material_a, 1);
+    assert_int_equal(steel_glass->material_b, 0);
+    assert_false(steel_glass->cohesion_removal);
+    assert_near(param(steel_glass, "restitution"), 0.5, TOL);
+
+    assert_int_equal(cfg.n_walls, 2);
+    assert_string_equal(cfg.walls[0].name, "floor");
+    assert_int_equal(cfg.walls[0].kind, WALL_PLANE);
+    assert_int_equal(cfg.walls[0].material, 1);
+    assert_near(cfg.walls[0].normal[2], 1.0, TOL); /* [0, 0, 2] normalised */
+    assert_string_equal(cfg.walls[1].name, "wall1");
+    assert_int_equal(cfg.walls[1].kind, WALL_RECTANGLE);
+    assert_near(cfg.walls[1].axis_u[0], 1.0, TOL); /* [3, 0, 0] normalised */
+    assert_near(cfg.walls[1].half_size[1], 0.04, TOL);
+
+    assert_int_equal(cfg.n_sources, 3);
+    const particle_source *random = &cfg.sources[0], *lattice = &cfg.sources[1];
+    assert_int_equal(random->kind, SOURCE_RANDOM);
+    assert_int_equal(random->material, 0);
+    assert_int_equal(random->count, 3000);
+    assert_near(random->radius_min, 0.0015, TOL);
+    assert_near(random->radius_max, 0.0025, TOL);
+    assert_near(random->region_max[2], 0.28, TOL);
+    assert_near(random->velocity[2], -1.0, TOL);
+    assert_int_equal(random->seed, 42);
+    assert_int_equal(lattice->kind, SOURCE_LATTICE);
+    assert_int_equal(lattice->count, 0);
+    assert_near(lattice->radius_min, 0.002, TOL);
+    assert_near(lattice->radius_max, 0.002, TOL);
+    assert_near(lattice->gap, 0.05, TOL);
+    assert_int_equal(lattice->seed, 1);
+
+    assert_non_null(cfg.case_path);
+    assert_string_equal(cfg.case_path, case_file("good.yaml"));
+    assert_non_null(cfg.case_text);
+    assert_memory_equal(cfg.case_text, "# good.yaml", 11);
+    sim_config_free(&cfg);
+    assert_null(cfg.materials);
+    sim_config_free(&cfg); /* harmless twice */
+}
+
+static void test_csv_source(void **state)
+{
+    sim_config cfg;
+    load_ok("good.yaml", &cfg);
+    const particle_source *s = &cfg.sources[2];
+    assert_int_equal(s->kind, SOURCE_LIST);
+    assert_int_equal(s->n_list, 3); /* the comment and the blank line are skipped */
+    assert_null(s->list_velocity);
+    static const double x[] = {0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09};
+    static const double r[] = {0.001, 0.002, 0.0015};
+    for (int k = 0; k < 9; k++) assert_near(s->list_position[k], x[k], TOL);
+    for (int k = 0; k < 3; k++) assert_near(s->list_radius[k], r[k], TOL);
+    assert_near(s->radius_min, 0.001, TOL);
+    assert_near(s->radius_max, 0.002, TOL);
+    sim_config_free(&cfg);
+}
+
+static void test_defaults_and_csv_velocities(void **state)
+{
+    sim_config cfg;
+    load_ok("minimal.yaml", &cfg);
+    assert_string_equal(cfg.name, "minimal");
+    assert_near(cfg.dt, 0.0, 0.0);
+    assert_true(cfg.dt_check);
+    assert_near(cfg.output_interval, 0.0, 0.0);
+    assert_near(cfg.skin, 0.0, 0.0);
+    for (int a = 0; a < 3; a++) {
+        assert_false(cfg.periodic[a]);
+        assert_near(cfg.gravity[a], 0.0, 0.0);
+    }
+    assert_int_equal(cfg.n_walls, 0);
+    assert_true(cfg.bindings[0].cohesion_removal);
+    assert_int_equal(cfg.sources[0].seed, 1);
+    const particle_source *s = &cfg.sources[1];
+    assert_int_equal(s->n_list, 2);
+    assert_non_null(s->list_velocity);
+    /* columns vz,x,radius,vy,y,vx,z */
+    static const double x[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+    static const double v[] = {0.25, 0.5, -1.5, 1, 2, 3};
+    for (int k = 0; k < 6; k++) {
+        assert_near(s->list_position[k], x[k], TOL);
+        assert_near(s->list_velocity[k], v[k], TOL);
+    }
+    assert_near(s->list_radius[1], 0.02, TOL);
+    sim_config_free(&cfg);
+}
+
+/* A bad file and what its message must contain (up to three pieces). */
+typedef struct bad_case {
+    const char *file;
+    const char *expect[3];
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {"bad_typo.yaml", {"bad_typo.yaml:21: ", "unknown key 'radiuss' in particles[0]",
+                       "did you mean 'radius'"}},
+    {"bad_negative_radius.yaml", {"bad_negative_radius.yaml:21: ", "particles[0].radius",
+                                  "must be > 0"}},
+    {"bad_unknown_law.yaml", {"bad_unknown_law.yaml:14: ", "unknown law 'hertz_ttl'",
+                              "did you mean 'hertz_tti'"}},
+    {"bad_missing_key.yaml", {"bad_missing_key.yaml:8: ", "materials[0]",
+                              "missing required key 'young'"}},
+    {"bad_wrong_type.yaml", {"bad_wrong_type.yaml:9: ", "materials[0].density",
+                             "got 'heavy'"}},
+    {"bad_truncated.yaml", {"bad_truncated.yaml:20: ", "YAML syntax error"}},
+    {"bad_binary.yaml", {"bad_binary.yaml:1: ", "not a text file"}},
+    {"bad_empty.yaml", {"bad_empty.yaml:1: ", "empty"}},
+    {"bad_vector2.yaml", {"bad_vector2.yaml:4: ", "domain.max",
+                          "expected a list of 3 numbers, got 2"}},
+    {"bad_poisson.yaml", {"bad_poisson.yaml:11: ",
+                          "materials[0].poisson = 0.7 is out of range (-1, 0.5)"}},
+    {"bad_unknown_material.yaml", {"bad_unknown_material.yaml:18: ",
+                                   "particles[0].material: unknown material 'glas'",
+                                   "did you mean 'glass'"}},
+    {"bad_missing_pair.yaml", {"bad_missing_pair.yaml:16: ", "contacts",
+                               "[glass, steel]"}},
+    {"bad_duplicate_pair.yaml", {"bad_duplicate_pair.yaml:16: ", "contacts[1].materials",
+                                 "already has a contact entry"}},
+    {"bad_unknown_param.yaml", {"bad_unknown_param.yaml:15: ", "no parameter 'xi'",
+                                "its parameters are: restitution"}},
+    {"bad_param_typo.yaml", {"bad_param_typo.yaml:15: ", "no parameter 'restitutoin'",
+                             "did you mean 'restitution'"}},
+    {"bad_missing_param.yaml", {"bad_missing_param.yaml:13: ", "law 'hertz_tti'",
+                                "needs parameter 'restitution'"}},
+    {"bad_choice.yaml", {"bad_choice.yaml:15: ", "contacts[0].params.stiffness_formula",
+                         "expected one of: energy, overlap, time"}},
+    {"bad_restitution.yaml", {"bad_restitution.yaml:15: ", "contacts[0].params.restitution",
+                              "out of range"}},
+    {"bad_csv_column.yaml", {"bad_column.csv:1: ", "unknown column 'colour'",
+                             "bad_csv_column.yaml:19"}},
+    {"bad_csv_number.yaml", {"bad_number.csv:4: ", "column 'y'", "'abc' is not a number"}},
+    {"bad_csv_missing.yaml", {"bad_csv_missing.yaml:19: ", "no_such_file.csv",
+                              "cannot open"}},
+    {"bad_domain.yaml", {"bad_domain.yaml:4: ", "domain", "must be <"}},
+    {"bad_region_outside.yaml", {"bad_region_outside.yaml:19: ", "particles[0].region",
+                                 "outside the domain"}},
+    {"bad_count.yaml", {"bad_count.yaml:20: ", "particles[0].count", "must be > 0"}},
+    {"bad_radius_range.yaml", {"bad_radius_range.yaml:21: ", "particles[0].radius",
+                               "must be <= max"}},
+    {"bad_end.yaml", {"bad_end.yaml:6: ", "time.end", "must be > 0"}},
+    {"bad_step.yaml", {"bad_step.yaml:7: ", "time.step", "must be > 0"}},
+    {"bad_bool.yaml", {"bad_bool.yaml:7: ", "time.check_step", "got 'maybe'"}},
+    {"bad_duplicate_key.yaml", {"bad_duplicate_key.yaml:11: ", "duplicate key 'density'",
+                                "line 9"}},
+    {"bad_not_mapping.yaml", {"bad_not_mapping.yaml:2: ", "mapping"}},
+    {"bad_rectangle_axis.yaml", {"bad_rectangle_axis.yaml:33: ", "walls[0].axis",
+                                 "perpendicular"}},
+    {"bad_wall_normal.yaml", {"bad_wall_normal.yaml:33: ", "walls[0].normal", "non-zero"}},
+    {"bad_top_typo.yaml", {"bad_top_typo.yaml:7: ", "unknown top-level key 'materails'",
+                           "did you mean 'materials'"}},
+    {"bad_list_as_scalar.yaml", {"bad_list_as_scalar.yaml:7: ", "materials:",
+                                 "expected a list"}},
+    {"bad_two_documents.yaml", {"bad_two_documents.yaml:22: ", "second YAML document"}},
+    {"bad_alias.yaml", {"bad_alias.yaml:10: ", "materials[0].young", "aliases"}},
+    {"bad_source_key.yaml", {"bad_source_key.yaml:21: ", "particles[0].gap",
+                             "does not take 'gap'"}},
+    {"bad_seed.yaml", {"bad_seed.yaml:21: ", "particles[0].seed", "got '-1'"}},
+};
+
+static void test_bad_cases(void **state)
+{
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const bad_case *b = &bad_cases[i];
+        sim_config cfg;
+        char err[2048];
+        int rc = case_load(case_file(b->file), &cfg, err, sizeof err);
+        if (rc == 0) {
+            sim_config_free(&cfg);
+            fail_msg("%s loaded, but it should fail", b->file);
+        }
+        for (int k = 0; k < 3 && b->expect[k]; k++)
+            if (!strstr(err, b->expect[k]))
+                fail_msg("%s: expected \"%s\" in the message:\n%s", b->file, b->expect[k],
+                         err);
+        /* the message starts with the path as given */
+        if (strncmp(err, case_dir, strlen(case_dir)) != 0)
+            fail_msg("%s: the message does not start with the path:\n%s", b->file, err);
+        assert_null(cfg.materials);
+        assert_null(cfg.sources);
+        assert_null(cfg.case_text);
+    }
+}
+
+static void test_missing_file(void **state)
+{
+    sim_config cfg;
+    char err[512];
+    assert_int_equal(case_load(case_file("no_such_case.yaml"), &cfg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no_such_case.yaml: cannot open: "));
+    sim_config_free(&cfg);
+}
+
+static void test_small_error_buffer(void **state)
+{
+    sim_config cfg;
+    char err[16];
+    assert_int_equal(case_load(case_file("bad_typo.yaml"), &cfg, err, sizeof err), -1);
+    assert_int_equal(strlen(err), sizeof err - 1);
+    assert_int_equal(case_load(case_file("bad_typo.yaml"), &cfg, NULL, 0), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_case),
+        cmocka_unit_test(test_csv_source),
+        cmocka_unit_test(test_defaults_and_csv_velocities),
+        cmocka_unit_test(test_bad_cases),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_small_error_buffer),
+    };
+    return cmocka_run_group_tests(tests, find_data, NULL);
+}
