@@ -56,9 +56,9 @@ void contact_clear_history(contact_list *c, size_t k)
     for (int h = 0; h < LAW_MAX_HISTORY; h++) c->history[h][k] = 0.0;
 }
 
-void contact_list_adopt_history(contact_list *c, const contact_list *old)
+void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel)
 {
-    #pragma omp parallel for schedule(static)
+    #pragma omp parallel for schedule(static) if (parallel)
     for (size_t p = 0; p < c->n_first; p++) {
         for (size_t k = c->first_of_i[p]; k < c->first_of_i[p + 1]; k++) {
             contact_clear_history(c, k);

@@ -38,7 +38,7 @@ int contact_list_index_second(contact_list *c, size_t n_particles);
 
 /* Copies the history of every pair of `old` that still is a candidate in `c` (matched
  * by (i, owner_j)) into c. Both lists must be grouped by i (first_of_i valid). */
-void contact_list_adopt_history(contact_list *c, const contact_list *old);
+void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel);
 
 /* Clears pair k's history (the pair has separated). */
 void contact_clear_history(contact_list *c, size_t k);

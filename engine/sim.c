@@ -16,6 +16,12 @@
 #include "timestep.h"
 
 #define CHUNK 256
+/* Below s->parallel_min items a loop runs on one thread: opening a parallel region
+ * costs more than the work (and spinning threads starve other processes). The
+ * environment variable DEMPACT_PARALLEL_MIN overrides the default, so that tests can
+ * run small systems on several threads. */
+#define PARALLEL_MIN_DEFAULT 4096
+#define PARALLEL_MIN (s->parallel_min)
 
 static law_instance *law_for(const sim *s, int a, int b)
 {
@@ -118,15 +124,16 @@ static int make_ghosts(sim *s)
 {
     particle_store *p = &s->p;
     p->n_total = p->n_local;
-    double *pos[3] = {p->x, p->y, p->z};
     for (size_t i = 0; i < p->n_local; i++) {
         int choices[3][3], n_choice[3];
+        /* read through p each time: add_ghost may move the arrays */
+        const double pos[3] = {p->x[i], p->y[i], p->z[i]};
         for (int a = 0; a < 3; a++) {
             n_choice[a] = 0;
             choices[a][n_choice[a]++] = 0;
             if (!s->cfg.periodic[a]) continue;
-            if (pos[a][i] < s->cfg.domain_min[a] + s->cutoff) choices[a][n_choice[a]++] = 1;
-            if (pos[a][i] > s->cfg.domain_max[a] - s->cutoff) choices[a][n_choice[a]++] = -1;
+            if (pos[a] < s->cfg.domain_min[a] + s->cutoff) choices[a][n_choice[a]++] = 1;
+            if (pos[a] > s->cfg.domain_max[a] - s->cutoff) choices[a][n_choice[a]++] = -1;
         }
         for (int ax = 0; ax < n_choice[0]; ax++)
             for (int ay = 0; ay < n_choice[1]; ay++)
@@ -142,9 +149,9 @@ static int make_ghosts(sim *s)
     return 0;
 }
 
-static void update_ghosts(particle_store *p)
+static void update_ghosts(const sim *s, particle_store *p)
 {
-    #pragma omp parallel for schedule(static)
+    #pragma omp parallel for schedule(static) if (p->n_total - p->n_local > PARALLEL_MIN)
     for (size_t g = p->n_local; g < p->n_total; g++) {
         size_t o = p->ghost_owner[g];
         p->x[g] = p->x[o] + p->ghost_shift[3 * g];
@@ -203,13 +210,13 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
     if (!first) return -1;
     list->first_of_i = first;
     first[0] = 0;
-    #pragma omp parallel for schedule(dynamic, 256)
+    #pragma omp parallel for schedule(dynamic, 256) if (n > PARALLEL_MIN)
     for (size_t i = 0; i < n; i++) first[i + 1] = find(s, (uint32_t)i, NULL);
     for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
     if (contact_list_reserve(list, first[n] + first[n] / 8) != 0) return -1;
     list->n = first[n];
     list->n_first = n;
-    #pragma omp parallel for schedule(dynamic, 256)
+    #pragma omp parallel for schedule(dynamic, 256) if (n > PARALLEL_MIN)
     for (size_t i = 0; i < n; i++) {
         find(s, (uint32_t)i, list->j + first[i]);
         for (size_t k = first[i]; k < first[i + 1]; k++) {
@@ -219,7 +226,7 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
             for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
         }
     }
-    contact_list_adopt_history(list, old);
+    contact_list_adopt_history(list, old, n > PARALLEL_MIN);
     return 0;
 }
 
@@ -227,7 +234,7 @@ static int rebuild(sim *s)
 {
     wrap_periodic(s);
     if (make_ghosts(s) != 0) return -1;
-    update_ghosts(&s->p);
+    update_ghosts(s, &s->p);
     if (neighbour_grid_build(&s->grid, &s->p, s->cutoff) != 0) return -1;
 
     /* the current list becomes `old`; the spare one is refilled */
@@ -259,7 +266,7 @@ static int needs_rebuild(const sim *s)
 {
     const particle_store *p = &s->p;
     double limit = 0.25 * s->skin * s->skin, worst = 0.0;
-    #pragma omp parallel for reduction(max : worst) schedule(static)
+    #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > PARALLEL_MIN)
     for (size_t i = 0; i < p->n_local; i++) {
         double dx = p->x[i] - s->x_at_rebuild[3 * i], dy = p->y[i] - s->x_at_rebuild[3 * i + 1],
                dz = p->z[i] - s->x_at_rebuild[3 * i + 2];
@@ -380,7 +387,7 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
 static void contact_forces(sim *s, contact_list *c, int is_wall)
 {
     size_t n_chunks = (c->n + CHUNK - 1) / CHUNK;
-    #pragma omp parallel
+    #pragma omp parallel if (c->n > PARALLEL_MIN)
     {
         chunk_scratch cs;
         batch_scratch bs;
@@ -399,7 +406,7 @@ static void sum_forces(sim *s)
     particle_store *p = &s->p;
     const contact_list *c = &s->pairs, *w = &s->wall_pairs;
     const double *g = s->cfg.gravity;
-    #pragma omp parallel for schedule(static)
+    #pragma omp parallel for schedule(static) if (p->n_local > PARALLEL_MIN)
     for (size_t i = 0; i < p->n_local; i++) {
         double f[3] = {p->mass[i] * g[0], p->mass[i] * g[1], p->mass[i] * g[2]};
         for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
@@ -421,7 +428,8 @@ static void contact_stats(sim *s)
     const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
     for (int L = 0; L < 2; L++) {
         const contact_list *c = lists[L];
-        #pragma omp parallel for reduction(+ : touching) reduction(max : worst) schedule(static)
+        #pragma omp parallel for reduction(+ : touching) reduction(max : worst) schedule(static) \
+            if (c->n > PARALLEL_MIN)
         for (size_t k = 0; k < c->n; k++) {
             if (c->overlap[k] <= 0.0) continue;
             touching++;
@@ -442,10 +450,10 @@ static void compute_forces(sim *s)
 
 /* ---- integration ------------------------------------------------------------------- */
 
-static void half_kick(particle_store *p, double dt)
+static void half_kick(const sim *s, particle_store *p, double dt)
 {
     double h = 0.5 * dt;
-    #pragma omp parallel for schedule(static)
+    #pragma omp parallel for schedule(static) if (p->n_local > PARALLEL_MIN)
     for (size_t i = 0; i < p->n_local; i++) {
         double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
         p->vx[i] += a * p->fx[i]; p->vy[i] += a * p->fy[i]; p->vz[i] += a * p->fz[i];
@@ -453,9 +461,9 @@ static void half_kick(particle_store *p, double dt)
     }
 }
 
-static void drift(particle_store *p, double dt)
+static void drift(const sim *s, particle_store *p, double dt)
 {
-    #pragma omp parallel for schedule(static)
+    #pragma omp parallel for schedule(static) if (p->n_local > PARALLEL_MIN)
     for (size_t i = 0; i < p->n_local; i++) {
         p->x[i] += dt * p->vx[i]; p->y[i] += dt * p->vy[i]; p->z[i] += dt * p->vz[i];
     }
@@ -463,19 +471,19 @@ static void drift(particle_store *p, double dt)
 
 void sim_step(sim *s)
 {
-    half_kick(&s->p, s->dt);
-    drift(&s->p, s->dt);
+    half_kick(s, &s->p, s->dt);
+    drift(s, &s->p, s->dt);
     if (needs_rebuild(s)) {
         if (rebuild(s) != 0) {
             fprintf(stderr, "dempact: out of memory in the neighbour rebuild\n");
             exit(3);
         }
     } else {
-        update_ghosts(&s->p);
+        update_ghosts(s, &s->p);
     }
     compute_forces(s);
-    half_kick(&s->p, s->dt);
-    update_ghosts(&s->p); /* ghosts carry the new velocities too */
+    half_kick(s, &s->p, s->dt);
+    update_ghosts(s, &s->p); /* ghosts carry the new velocities too */
     s->step++;
     s->time = s->step * s->dt;
 }
@@ -505,6 +513,8 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
 {
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
+    const char *pmin = getenv("DEMPACT_PARALLEL_MIN");
+    s->parallel_min = pmin ? strtoul(pmin, NULL, 10) : PARALLEL_MIN_DEFAULT;
     if (particles_init(&s->p, 1024) != 0) goto oom;
     for (int k = 0; k < cfg->n_sources; k++) {
         const particle_source *src = &cfg->sources[k];

@@ -34,6 +34,7 @@ typedef struct sim {
     double skin;
     double *x_at_rebuild;     /* 3 per local particle: positions at the last rebuild */
     int64_t n_rebuilds;
+    size_t parallel_min;      /* loops over fewer items run on one thread */
 
     contact_list spare;       /* the previous list, reused at the next rebuild */
 

@@ -1,0 +1,52 @@
+/* dempact laws: every normal-force law the build knows, with parameters and defaults. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "models/law.h"
+
+static void print_default(const law_param *p)
+{
+    if (isnan(p->default_value)) printf("required");
+    else if (p->choices) printf("%s", p->choices[(int)p->default_value]);
+    else printf("%g", p->default_value);
+}
+
+int cli_laws(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) {
+        printf("usage: dempact laws [NAME]\n\n"
+               "Lists every normal-force law (or the one named) with its formula, source,\n"
+               "parameters, units, defaults and accepted ranges. Every law also takes the\n"
+               "switch cohesion_removal (default on: a negative normal force is set to 0).\n");
+        return 0;
+    }
+    const char *only = argc > 1 ? argv[1] : NULL;
+    if (only && !law_find(only)) {
+        fprintf(stderr, "dempact laws: unknown law '%s'\n", only);
+        return EXIT_BAD_INPUT;
+    }
+    for (int k = 0; k < law_count(); k++) {
+        const dem_law *law = law_at(k);
+        if (only && strcmp(only, law->name)) continue;
+        printf("%s\n  %s\n  source: %s\n", law->name, law->summary, law->source);
+        if (law->n_params == 0) printf("  parameters: none\n");
+        for (int q = 0; q < law->n_params; q++) {
+            const law_param *p = &law->params[q];
+            printf("  %-18s default ", p->name);
+            print_default(p);
+            if (p->choices) {
+                printf("; one of");
+                for (int c = 0; p->choices[c]; c++) printf(" %s", p->choices[c]);
+            } else {
+                printf(" [%s]; range [%g, %g]", p->unit, p->min_value, p->max_value);
+            }
+            printf("\n      %s\n", p->help);
+        }
+        printf("  history per contact: impact velocity");
+        for (int h = 0; h < law->n_history; h++) printf(", %s", law->history_names[h]);
+        printf("\n\n");
+    }
+    return 0;
+}

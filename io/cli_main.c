@@ -1,0 +1,64 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"run", cli_run, "run a case file and write snapshots"},
+    {"collide", cli_collide, "head-on collision of two spheres through the engine: restitution, contact time, peak force"},
+    {"laws", cli_laws, "list every normal-force law with its parameters and defaults"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "dempact %s: a soft-sphere discrete element engine\n\n"
+                 "usage: dempact COMMAND [OPTIONS]   (dempact COMMAND --help for each)\n\n",
+            DEMPACT_VERSION);
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        fprintf(out, "  %-9s %s\n", commands[k].name, commands[k].summary);
+    fprintf(out, "\nexit status: 0 success, 1 a run failed while running, 2 bad input or usage\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { usage(stderr); return EXIT_BAD_INPUT; }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) { printf("dempact %s\n", DEMPACT_VERSION); return 0; }
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        if (!strcmp(argv[1], commands[k].name)) return commands[k].run(argc - 1, argv + 1);
+    fprintf(stderr, "dempact: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return EXIT_BAD_INPUT;
+}
+
+int cli_parse_double(const char *text, double *out)
+{
+    char *end;
+    if (!text || !*text) return -1;
+    double v = strtod(text, &end);
+    if (*end != '\0') return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_switch(const char *text, int *out)
+{
+    if (!strcmp(text, "on") || !strcmp(text, "true") || !strcmp(text, "yes")) { *out = 1; return 0; }
+    if (!strcmp(text, "off") || !strcmp(text, "false") || !strcmp(text, "no")) { *out = 0; return 0; }
+    return -1;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+    for (int k = 1; k < argc; k++)
+        if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) return 1;
+    return 0;
+}

@@ -1,0 +1,253 @@
+/* The engine's machinery checked against independent computations: a brute-force
+ * contact search, Hertz statics, wall geometry, and thread-count independence. */
+#include <math.h>
+#include <omp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "engine/rng.h"
+#include "engine/sim.h"
+#include "engine/walls.h"
+
+typedef struct world {
+    material mats[2];
+    law_binding binds[2];
+    wall_spec walls[6];
+    particle_source src;
+    double *pos, *vel, *rad;
+    sim_config cfg;
+} world;
+
+/* n random spheres (radii uniform in [r_min, r_max], overlaps allowed) with random
+ * velocities in a box of side L; soft Hertz contacts so that many pairs touch. */
+static void random_world(world *w, long n, double L, double r_min, double r_max, double speed,
+                         const bool periodic[3], uint64_t seed)
+{
+    memset(w, 0, sizeof *w);
+    rng r = {seed};
+    w->pos = malloc(3 * n * sizeof(double));
+    w->vel = malloc(3 * n * sizeof(double));
+    w->rad = malloc(n * sizeof(double));
+    for (long i = 0; i < n; i++) {
+        w->rad[i] = rng_range(&r, r_min, r_max);
+        for (int a = 0; a < 3; a++) {
+            double lo = periodic[a] ? 0.0 : w->rad[i], hi = periodic[a] ? L : L - w->rad[i];
+            w->pos[3 * i + a] = rng_range(&r, lo, hi);
+            w->vel[3 * i + a] = rng_range(&r, -speed, speed);
+        }
+    }
+    w->mats[0] = (material){"soft", 1000.0, 1e6, 0.3};
+    w->binds[0] = (law_binding){.material_a = 0, .material_b = 0, .law = law_find("hertz"),
+                                .cohesion_removal = true};
+    w->src = (particle_source){.kind = SOURCE_LIST, .n_list = n, .list_position = w->pos,
+                               .list_velocity = w->vel, .list_radius = w->rad};
+    sim_config *c = &w->cfg;
+    c->materials = w->mats; c->n_materials = 1;
+    c->bindings = w->binds; c->n_bindings = 1;
+    c->sources = &w->src; c->n_sources = 1;
+    c->dt_check = true;
+    for (int a = 0; a < 3; a++) {
+        c->domain_min[a] = 0.0;
+        c->domain_max[a] = L;
+        c->periodic[a] = periodic[a];
+    }
+}
+
+static void free_world(world *w) { free(w->pos); free(w->vel); free(w->rad); }
+
+static int compare_keys(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Touching pairs (as sorted keys lo << 32 | hi) found by trying every pair, with the
+ * minimum-image convention on periodic axes. */
+static size_t brute_force_pairs(const sim *s, uint64_t *keys)
+{
+    const particle_store *p = &s->p;
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_local; i++)
+        for (size_t j = i + 1; j < p->n_local; j++) {
+            double d[3] = {p->x[j] - p->x[i], p->y[j] - p->y[i], p->z[j] - p->z[i]};
+            for (int a = 0; a < 3; a++) {
+                if (!s->cfg.periodic[a]) continue;
+                double L = s->cfg.domain_max[a] - s->cfg.domain_min[a];
+                d[a] -= L * round(d[a] / L);
+            }
+            double reach = p->radius[i] + p->radius[j];
+            if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach)
+                keys[n++] = ((uint64_t)i << 32) | j;
+        }
+    qsort(keys, n, sizeof *keys, compare_keys);
+    return n;
+}
+
+static size_t engine_pairs(const sim *s, uint64_t *keys)
+{
+    const contact_list *c = &s->pairs;
+    size_t n = 0;
+    for (size_t k = 0; k < c->n; k++) {
+        if (c->overlap[k] <= 0.0) continue;
+        uint64_t a = c->i[k], b = c->owner_j[k];
+        keys[n++] = a < b ? (a << 32) | b : (b << 32) | a;
+    }
+    qsort(keys, n, sizeof *keys, compare_keys);
+    return n;
+}
+
+static void check_search_matches_brute_force(const bool periodic[3], uint64_t seed)
+{
+    world w;
+    long n = 600;
+    random_world(&w, n, 0.05, 0.5e-3, 2.5e-3, 2.0, periodic, seed);
+    sim s;
+    char err[512];
+    assert_int_equal(sim_create(&s, &w.cfg, err, sizeof err), 0);
+    size_t cap = (size_t)n * n / 2;
+    uint64_t *a = malloc(cap * sizeof *a), *b = malloc(cap * sizeof *b);
+    size_t total = 0;
+    for (int step = 0; step < 400; step++) {
+        size_t na = brute_force_pairs(&s, a), nb = engine_pairs(&s, b);
+        if (na != nb || memcmp(a, b, na * sizeof *a)) {
+            for (size_t q = 0, r = 0; q < na || r < nb;) {
+                if (r >= nb || (q < na && a[q] < b[r])) {
+                    uint64_t i = a[q] >> 32, j = a[q] & 0xffffffff;
+                    print_message("step %d missing %llu %llu: %g %g %g / %g %g %g\n", step,
+                                  (unsigned long long)i, (unsigned long long)j, s.p.x[i], s.p.y[i], s.p.z[i], s.p.x[j], s.p.y[j], s.p.z[j]);
+                    q++;
+                } else if (q >= na || b[r] < a[q]) { print_message("extra %llx\n", (unsigned long long)b[r]); r++; }
+                else { q++; r++; }
+            }
+        }
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, na * sizeof *a);
+        total += na;
+        sim_step(&s);
+    }
+    print_message("periodic %d%d%d: %zu touching pairs checked over 400 steps, %lld rebuilds\n",
+                  periodic[0], periodic[1], periodic[2], total, (long long)s.n_rebuilds);
+    assert_true(total > 1000);
+    assert_true(s.n_rebuilds > 3); /* the lists really were rebuilt under motion */
+    free(a); free(b);
+    sim_free(&s);
+    free_world(&w);
+}
+
+static void neighbour_search_matches_brute_force(void **state)
+{
+    const bool none[3] = {false, false, false}, one[3] = {true, false, false},
+               all[3] = {true, true, true};
+    check_search_matches_brute_force(none, 1);
+    check_search_matches_brute_force(one, 2);
+    check_search_matches_brute_force(all, 3);
+}
+
+/* A sphere resting on a plane under gravity settles where Hertz's spring holds its
+ * weight: m g = K_hz d^(3/2), K_hz = 4/3 E* sqrt(R). */
+static void ball_on_wall_settles_to_hertz_static_overlap(void **state)
+{
+    double R = 0.01, rho = 7800, E = 2e11, nu = 0.3, g = 9.81;
+    material steel = {"steel", rho, E, nu};
+    law_binding bind = {.law = law_find("hertz_tti"), .cohesion_removal = true};
+    bind.params[0] = 0.3;
+    double pos[3] = {0, 0, R}, vel[3] = {0, 0, 0}, rad[1] = {R};
+    particle_source src = {.kind = SOURCE_LIST, .n_list = 1, .list_position = pos,
+                           .list_velocity = vel, .list_radius = rad};
+    wall_spec floor_wall = {.kind = WALL_PLANE, .normal = {0, 0, 1}};
+    sim_config cfg = {.materials = &steel, .n_materials = 1, .bindings = &bind,
+                      .n_bindings = 1, .walls = &floor_wall, .n_walls = 1, .sources = &src,
+                      .n_sources = 1, .gravity = {0, 0, -g}, .dt_check = true,
+                      .domain_min = {-0.1, -0.1, 0}, .domain_max = {0.1, 0.1, 0.1}};
+    sim s;
+    char err[512];
+    assert_int_equal(sim_create(&s, &cfg, err, sizeof err), 0);
+    double m = s.p.mass[0];
+    double e_eff = E / (2 * (1 - nu * nu)); /* the wall is steel too */
+    double d_static = pow(m * g / (4.0 / 3.0 * e_eff * sqrt(R)), 2.0 / 3.0);
+    while (s.time < 0.02) sim_step(&s);
+    double d = R - s.p.z[0];
+    print_message("static overlap %.6e, Hertz %.6e, speed %.2e after %lld steps\n", d,
+                  d_static, fabs(s.p.vz[0]), (long long)s.step);
+    assert_true(fabs(d - d_static) / d_static < 1e-3);
+    sim_free(&s);
+}
+
+static void wall_distances(void **state)
+{
+    wall_spec plane = {.kind = WALL_PLANE, .point = {0, 0, 1}, .normal = {0, 0, 1}};
+    double n[3], c[3] = {5, -3, 1.25};
+    assert_true(fabs(wall_distance(&plane, c, n) - 0.25) < 1e-15);
+    assert_true(n[2] == -1.0);
+    wall_spec rect = {.kind = WALL_RECTANGLE, .point = {0, 0, 0}, .normal = {0, 0, 1},
+                      .axis_u = {1, 0, 0}, .half_size = {1, 2}};
+    double above[3] = {0.5, 1.5, 0.3}; /* over the face */
+    assert_true(fabs(wall_distance(&rect, above, n) - 0.3) < 1e-15);
+    double beyond[3] = {1.3, 0, 0.4}; /* past the edge x = 1: distance to the edge */
+    assert_true(fabs(wall_distance(&rect, beyond, n) - 0.5) < 1e-15);
+    assert_true(fabs(n[0] + 0.6) < 1e-15 && fabs(n[2] + 0.8) < 1e-15);
+    double corner[3] = {2, 3, 0}; /* nearest point is the corner (1, 2, 0) */
+    assert_true(fabs(wall_distance(&rect, corner, n) - sqrt(2.0)) < 1e-15);
+}
+
+/* Positions and velocities after a dense, settling run must not depend on threads. */
+static void run_with_threads(int threads, double *out, size_t n_out)
+{
+    omp_set_num_threads(threads);
+    const bool periodic[3] = {true, false, false};
+    world w;
+    random_world(&w, 1500, 0.04, 0.8e-3, 1.6e-3, 0.5, periodic, 7);
+    w.cfg.gravity[2] = -9.81;
+    w.binds[0].law = law_find("hertz_tti");
+    w.binds[0].params[0] = 0.5;
+    w.walls[0] = (wall_spec){.kind = WALL_PLANE, .normal = {0, 0, 1}};
+    w.walls[1] = (wall_spec){.kind = WALL_PLANE, .point = {0, 0, 0}, .normal = {0, 1, 0}};
+    w.walls[2] = (wall_spec){.kind = WALL_PLANE, .point = {0, 0.04, 0}, .normal = {0, -1, 0}};
+    w.cfg.walls = w.walls;
+    w.cfg.n_walls = 3;
+    sim s;
+    char err[512];
+    assert_int_equal(sim_create(&s, &w.cfg, err, sizeof err), 0);
+    s.parallel_min = 0; /* split even this small system among the threads */
+    for (int k = 0; k < 300; k++) sim_step(&s);
+    size_t n = s.p.n_local;
+    assert_true(6 * n == n_out);
+    memcpy(out, s.p.x, n * sizeof *out);
+    memcpy(out + n, s.p.y, n * sizeof *out);
+    memcpy(out + 2 * n, s.p.z, n * sizeof *out);
+    memcpy(out + 3 * n, s.p.vx, n * sizeof *out);
+    memcpy(out + 4 * n, s.p.vy, n * sizeof *out);
+    memcpy(out + 5 * n, s.p.vz, n * sizeof *out);
+    sim_free(&s);
+    free_world(&w);
+}
+
+static void results_identical_for_any_thread_count(void **state)
+{
+    size_t n = 6 * 1500;
+    double *one = malloc(n * sizeof *one), *two = malloc(n * sizeof *two),
+           *three = malloc(n * sizeof *three);
+    run_with_threads(1, one, n);
+    run_with_threads(2, two, n);
+    run_with_threads(3, three, n);
+    assert_memory_equal(one, two, n * sizeof *one);
+    assert_memory_equal(one, three, n * sizeof *one);
+    free(one); free(two); free(three);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(neighbour_search_matches_brute_force),
+        cmocka_unit_test(ball_on_wall_settles_to_hertz_static_overlap),
+        cmocka_unit_test(wall_distances),
+        cmocka_unit_test(results_identical_for_any_thread_count),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
