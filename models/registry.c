@@ -7,6 +7,9 @@
 extern const dem_law law_linear;
 extern const dem_law law_hertz, law_hertz_critical_ratio, law_hertz_tti, law_hertz_kk,
     law_hertz_lh;
+extern const dem_law law_hunt_crossley, law_lankarani_nikravesh, law_flores,
+    law_gharib_hurmuzlu, law_hu_guo, law_safaeifar_farshidianfar,
+    law_sheikhi_azqandi_safaeifar, law_hertzian_exact;
 
 static const dem_law *const registry[] = {
     &law_linear,
@@ -15,6 +18,14 @@ static const dem_law *const registry[] = {
     &law_hertz_tti,
     &law_hertz_kk,
     &law_hertz_lh,
+    &law_hunt_crossley,
+    &law_lankarani_nikravesh,
+    &law_flores,
+    &law_gharib_hurmuzlu,
+    &law_hu_guo,
+    &law_safaeifar_farshidianfar,
+    &law_sheikhi_azqandi_safaeifar,
+    &law_hertzian_exact,
 };
 
 int law_count(void) { return (int)(sizeof registry / sizeof registry[0]); }

@@ -1,0 +1,158 @@
+/* Family 3: Hertzian damping laws, F = K d^n (1 + chi(e) d'/v0) (physics.md).
+ *
+ * K = K_hz = 4/3 E* sqrt(R*) (per contact) and n = 3/2 unless given; v0 is the impact
+ * velocity stored at first touch, floored by v_floor for contacts born at rest. The laws
+ * differ only in chi(e), named after their authors:
+ *
+ *   hunt_crossley             3(1-e)/2
+ *   lankarani_nikravesh       3(1-e^2)/4
+ *   flores                    8(1-e)/(5e)
+ *   gharib_hurmuzlu           1/e
+ *   hu_guo                    3(1-e)/(2e)
+ *   safaeifar_farshidianfar   5(1-e)/(4e)
+ *   sheikhi_azqandi_safaeifar (200/159)(1-e)/e   (seed 000 eq. 28-30, I = 0.31788)
+ *   exact                     the root of chi(1+e) = ln((1+chi)/(1-e chi)) in (0, 1/e)
+ *
+ * Each law's setup stores chi in c[C_CHI]; one force function serves all eight.
+ *
+ * The equation of motion m* d'' = -K d^n (1 + chi d'/v0) has a first integral
+ * (seed 004 eq. 10): with s = d'/v0, s ds / (1 + chi s) = -(K/(m* v0^2)) d^n dd, so over
+ * the whole contact (d back to 0) the law restitutes the e_out that solves
+ * chi (1 + e_out) = ln((1 + chi)/(1 - e_out chi)), whatever n, K, m* and v0
+ * (models/restitution.h). The same integral keeps 1 - e_out chi > 0, and |d'| <= e_out v0
+ * during restitution (|d'| grows monotonically to e_out v0 as d -> 0), so the factor
+ * 1 + chi d'/v0 >= 1 - chi e_out > 0: the force never turns negative, and cohesion
+ * removal does not change these laws (tests/test_hertz_damping.c checks it).
+ *
+ * d^(3/2) is written with sqrt so that the loop vectorises; pow is used only for a
+ * given exponent n != 3/2 (the loop is chosen once per batch). */
+#include <math.h>
+#include <stdio.h>
+
+#include "law.h"
+#include "law_params.h"
+#include "restitution.h"
+
+enum { P_RESTITUTION, P_STIFFNESS, P_EXPONENT, P_VFLOOR };
+enum { C_CHI, C_STIFFNESS, C_EXPONENT, C_VFLOOR };
+
+static const law_param hertzian_params[] = {
+    PARAM_RESTITUTION(NAN),
+    {"stiffness", 0.0, "N/m^n", "K in K d^n; 0: Hertz K_hz = 4/3 E* sqrt(R*) of each contact",
+     NULL, 0.0, HUGE_VAL},
+    {"exponent", 1.5, "-", "exponent n in K d^n (> 0)", NULL, 0.0, 10.0},
+    PARAM_VELOCITY_FLOOR,
+};
+#define N_PARAMS ((int)(sizeof hertzian_params / sizeof hertzian_params[0]))
+
+/* What every law's setup shares: all but chi. */
+static int common_setup(const double *p, law_coeffs *out, char *err, size_t err_len)
+{
+    double e = p[P_RESTITUTION], n = p[P_EXPONENT];
+    if (!(e > 0.0 && e <= 1.0)) {
+        snprintf(err, err_len, "restitution = %g: give a value in (0, 1]", e);
+        return -1;
+    }
+    if (!(n > 0.0 && n <= 10.0)) {
+        snprintf(err, err_len, "exponent = %g: give a value in (0, 10]", n);
+        return -1;
+    }
+    if (!(p[P_STIFFNESS] >= 0.0) || !(p[P_VFLOOR] > 0.0)) {
+        snprintf(err, err_len, "stiffness = %g, v_floor = %g: give stiffness >= 0, v_floor > 0",
+                 p[P_STIFFNESS], p[P_VFLOOR]);
+        return -1;
+    }
+    out->c[C_STIFFNESS] = p[P_STIFFNESS];
+    out->c[C_EXPONENT] = n;
+    out->c[C_VFLOOR] = p[P_VFLOOR];
+    return 0;
+}
+
+#define CHI_SETUP(fname, expr)                                                          \
+    static int fname(const double *p, const law_pair_props *pair, law_coeffs *out,      \
+                     char *err, size_t err_len)                                         \
+    {                                                                                   \
+        if (common_setup(p, out, err, err_len) != 0) return -1;                         \
+        const double e = p[P_RESTITUTION];                                              \
+        out->c[C_CHI] = (expr);                                                         \
+        return 0;                                                                       \
+    }
+
+CHI_SETUP(hunt_crossley_setup, 1.5 * (1.0 - e))
+CHI_SETUP(lankarani_nikravesh_setup, 0.75 * (1.0 - e) * (1.0 + e))
+CHI_SETUP(flores_setup, 8.0 * (1.0 - e) / (5.0 * e))
+CHI_SETUP(gharib_hurmuzlu_setup, 1.0 / e)
+CHI_SETUP(hu_guo_setup, 3.0 * (1.0 - e) / (2.0 * e))
+CHI_SETUP(safaeifar_farshidianfar_setup, 5.0 * (1.0 - e) / (4.0 * e))
+CHI_SETUP(sheikhi_azqandi_safaeifar_setup, 200.0 / 159.0 * (1.0 - e) / e)
+CHI_SETUP(exact_setup, hertzian_chi_exact(e))
+
+static void hertzian_force(const law_coeffs *c, const law_batch *b)
+{
+    const double chi = c->c[C_CHI], n = c->c[C_EXPONENT], v_floor = c->c[C_VFLOOR];
+    /* K = k_given + k_hertz sqrt(R*): one of the two is 0 */
+    const double k_given = c->c[C_STIFFNESS];
+    const double k_hertz = k_given > 0.0 ? 0.0 : 4.0 / 3.0 * c->young_eff;
+    if (n == 1.5) {
+        for (size_t i = 0; i < b->n; i++) {
+            double d = b->overlap[i], v0 = fmax(b->impact_velocity[i], v_floor);
+            double k = k_given + k_hertz * sqrt(b->r_eff[i]);
+            b->force[i] = k * d * sqrt(d) * (1.0 + chi * b->overlap_rate[i] / v0);
+        }
+    } else {
+        for (size_t i = 0; i < b->n; i++) {
+            double d = b->overlap[i], v0 = fmax(b->impact_velocity[i], v_floor);
+            double k = k_given + k_hertz * sqrt(b->r_eff[i]);
+            b->force[i] = k * pow(d, n) * (1.0 + chi * b->overlap_rate[i] / v0);
+        }
+    }
+}
+
+/* Damping shortens the compression, so the undamped time bounds the step. With K and n
+ * at their defaults that is Hertz's 2 x 1.4716 d_max / v0; otherwise the first integral
+ * of m* d'' = -K d^n gives t = 2 int_0^dmax dd / sqrt(v0^2 - 2K d^(n+1)/((n+1) m*))
+ * = 2 (dmax/v0) sqrt(pi) Gamma(1 + 1/(n+1)) / Gamma(1/2 + 1/(n+1)),
+ * dmax = ((n+1) m* v0^2 / (2K))^(1/(n+1)). */
+static double hertzian_contact_time(const law_coeffs *c, double r_eff, double m_eff, double v0)
+{
+    double k = c->c[C_STIFFNESS], n = c->c[C_EXPONENT];
+    if (k == 0.0 && n == 1.5) return hertz_contact_time(c->young_eff, r_eff, m_eff, v0);
+    if (k == 0.0) k = hertz_stiffness(c->young_eff, r_eff);
+    double p = n + 1.0;
+    double d_max = pow(p * m_eff * v0 * v0 / (2.0 * k), 1.0 / p);
+    return 2.0 * d_max / v0 * sqrt(M_PI) * tgamma(1.0 + 1.0 / p) / tgamma(0.5 + 1.0 / p);
+}
+
+#define HERTZIAN_LAW(ident, lname, lsummary, lsource, lsetup)                           \
+    const dem_law ident = {                                                             \
+        .name = lname,                                                                  \
+        .summary = "F = K d^n (1 + chi d'/max(v0, v_floor)), " lsummary                 \
+                   "; K = 4/3 E* sqrt(R*), n = 3/2 unless given",                       \
+        .source = "physics.md family 3; " lsource,                                      \
+        .params = hertzian_params,                                                      \
+        .n_params = N_PARAMS,                                                           \
+        .setup = lsetup,                                                                \
+        .force = hertzian_force,                                                        \
+        .contact_time = hertzian_contact_time,                                          \
+    }
+
+HERTZIAN_LAW(law_hunt_crossley, "hunt_crossley", "chi = 3(1-e)/2 (Hunt-Crossley)",
+             "Hunt & Crossley 1975, seed 000 Table 1", hunt_crossley_setup);
+HERTZIAN_LAW(law_lankarani_nikravesh, "lankarani_nikravesh",
+             "chi = 3(1-e^2)/4 (Lankarani-Nikravesh)",
+             "Lankarani & Nikravesh 1990, seed 004 eq. 1", lankarani_nikravesh_setup);
+HERTZIAN_LAW(law_flores, "flores", "chi = 8(1-e)/(5e) (Flores et al.)",
+             "Flores et al. 2011, seed 004 eq. 24", flores_setup);
+HERTZIAN_LAW(law_gharib_hurmuzlu, "gharib_hurmuzlu", "chi = 1/e (Gharib-Hurmuzlu)",
+             "Gharib & Hurmuzlu, seed 000 Table 1", gharib_hurmuzlu_setup);
+HERTZIAN_LAW(law_hu_guo, "hu_guo", "chi = 3(1-e)/(2e) (Hu-Guo)", "Hu & Guo, seed 000 Table 1",
+             hu_guo_setup);
+HERTZIAN_LAW(law_safaeifar_farshidianfar, "safaeifar_farshidianfar",
+             "chi = 5(1-e)/(4e) (Safaeifar-Farshidianfar)",
+             "Safaeifar & Farshidianfar, seed 000 Table 1", safaeifar_farshidianfar_setup);
+HERTZIAN_LAW(law_sheikhi_azqandi_safaeifar, "sheikhi_azqandi_safaeifar",
+             "chi = (200/159)(1-e)/e (Sheikhi Azqandi-Safaeifar, ICACO optimal)",
+             "seed 000 eq. 28-30", sheikhi_azqandi_safaeifar_setup);
+HERTZIAN_LAW(law_hertzian_exact, "exact",
+             "chi: root in (0, 1/e) of chi(1+e) = ln((1+chi)/(1-e chi)), restitutes e exactly",
+             "seed 000 eq. 11, seed 004 eqs. 10-15", exact_setup);
