@@ -7,25 +7,8 @@
 #include <cmocka.h>
 
 #include "engine/collision.h"
+#include "collision_helpers.h"
 
-static collision_result collide(collision_spec *sp)
-{
-    collision_result r;
-    char err[512] = "";
-    int rc = collision_run(sp, &r, err, sizeof err);
-    if (rc != 0) print_error("collision_run: %s\n", err);
-    assert_int_equal(rc, 0);
-    return r;
-}
-
-static void set_param(collision_spec *sp, const char *name, double value)
-{
-    int k = law_param_index(sp->law, name);
-    assert_true(k >= 0);
-    sp->params[k] = value;
-}
-
-static double rel(double a, double b) { return fabs(a - b) / fabs(b); }
 
 /* Effective values of two identical default spheres (R = 0.01 m, steel). */
 static void steel_pair(const collision_spec *sp, double *r_eff, double *m_eff, double *e_eff)

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "engine/collision.h"
+#include "collision_helpers.h"
 #include "models/restitution.h"
 
 static const char *const family3[] = {
@@ -32,24 +33,6 @@ static double chi_of(int law, double e)
     }
 }
 
-static collision_result collide(collision_spec *sp)
-{
-    collision_result r;
-    char err[512] = "";
-    int rc = collision_run(sp, &r, err, sizeof err);
-    if (rc != 0) print_error("collision_run: %s\n", err);
-    assert_int_equal(rc, 0);
-    return r;
-}
-
-static void set_param(collision_spec *sp, const char *name, double value)
-{
-    int k = law_param_index(sp->law, name);
-    assert_true(k >= 0);
-    sp->params[k] = value;
-}
-
-static double rel(double a, double b) { return fabs(a - b) / fabs(b); }
 
 static const dem_law *find(const char *name)
 {
