@@ -57,7 +57,8 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
                            .list_position = pos, .list_velocity = vel, .list_radius = rad};
     sim_config cfg = {.materials = &mat, .n_materials = 1, .bindings = &bind, .n_bindings = 1,
                       .sources = &src, .n_sources = 1, .dt_check = true,
-                      .impact_speed_estimate = v0, .skin = 0.2 * R};
+                      .impact_speed_estimate = v0,
+                      .skin = spec->skin > 0 ? spec->skin : 0.2 * R};
     snprintf(cfg.name, sizeof cfg.name, "collide");
     for (int a = 0; a < 3; a++) { cfg.domain_min[a] = -20 * R; cfg.domain_max[a] = 20 * R; }
 
@@ -75,9 +76,11 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     /* the approach takes gap / v0; the contact about t_c; allow a slow, sticky one 50 t_c */
     long max_steps = (long)((gap / v0 + 50.0 * t_c) / dt) + 100;
     for (long n = 0; n < max_steps; n++) {
+        int64_t rebuilds = s.n_rebuilds;
         sim_step(&s);
         double d = overlap_now(&s);
         if (d > 0.0) {
+            out->rebuilds_in_contact += s.n_rebuilds - rebuilds;
             if (isnan(t_start)) t_start = crossing(t_prev, d_prev, s.time, d);
             out->max_overlap = fmax(out->max_overlap, d);
             double f = sqrt(s.p.fx[0] * s.p.fx[0] + s.p.fy[0] * s.p.fy[0] + s.p.fz[0] * s.p.fz[0]);

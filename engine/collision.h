@@ -16,6 +16,7 @@ typedef struct collision_spec {
     double velocity;   /* relative approach speed V0 [m/s] */
     double dt;         /* 0: contact time / steps_per_contact */
     double steps_per_contact; /* 0: 4000 */
+    double skin;       /* neighbour skin [m]; 0: 0.2 R */
 } collision_spec;
 
 typedef struct collision_result {
@@ -25,6 +26,7 @@ typedef struct collision_result {
     double max_overlap;     /* m */
     double dt;              /* the step used */
     long steps;
+    long rebuilds_in_contact; /* neighbour rebuilds while the spheres touched */
 } collision_result;
 
 /* Fills spec with the defaults: R = 0.01 m, steel (7800 kg/m^3, 2e11 Pa, 0.3), the law's
