@@ -54,9 +54,9 @@ static int setup_laws(sim *s, char *err, size_t err_len)
         li.coeffs.cohesion_removal = b->cohesion_removal;
         char msg[256] = "";
         if (b->law->setup(b->params, &pp, &li.coeffs, msg, sizeof msg) != 0) {
-            snprintf(err, err_len, "contact law %s for materials %s and %s: %s", b->law->name,
-                     s->cfg.materials[b->material_a].name, s->cfg.materials[b->material_b].name,
-                     msg);
+            snprintf(err, err_len, "contacts[%d].params: law %s for materials %s and %s: %s", k,
+                     b->law->name, s->cfg.materials[b->material_a].name,
+                     s->cfg.materials[b->material_b].name, msg);
             return -1;
         }
         *law_for(s, b->material_a, b->material_b) = li;
@@ -78,7 +78,7 @@ static int check_laws_cover(const sim *s, char *err, size_t err_len)
         for (int b = 0; b < n && rc == 0; b++) {
             if (!used[a] || !(used[b] || walls[b])) continue;
             if (law_for(s, a, b)->law == NULL) {
-                snprintf(err, err_len, "no contact law for materials %s and %s",
+                snprintf(err, err_len, "contacts: no contact law for materials %s and %s",
                          s->cfg.materials[a].name, s->cfg.materials[b].name);
                 rc = -1;
             }
@@ -521,8 +521,8 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
         if (fill_source(&s->p, src, &cfg->materials[src->material], k, err, err_len) != 0)
             return -1;
     }
-    if (s->p.n_local == 0) { snprintf(err, err_len, "the case creates no particles"); return -1; }
-    if (s->p.n_local > UINT32_MAX / 2) { snprintf(err, err_len, "too many particles"); return -1; }
+    if (s->p.n_local == 0) { snprintf(err, err_len, "particles: the case creates no particles"); return -1; }
+    if (s->p.n_local > UINT32_MAX / 2) { snprintf(err, err_len, "particles: too many particles"); return -1; }
     s->walls.walls = cfg->walls;
     s->walls.n = (size_t)cfg->n_walls;
     if (setup_laws(s, err, err_len) != 0 || check_laws_cover(s, err, err_len) != 0) return -1;
@@ -534,8 +534,8 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
         double len = cfg->domain_max[a] - cfg->domain_min[a];
         if (cfg->periodic[a] && len <= 2.0 * s->cutoff) {
             snprintf(err, err_len,
-                     "periodic axis %c is %g m long; it must be longer than twice the largest "
-                     "diameter plus the skin (%g m)",
+                     "domain.periodic: axis %c is %g m long; it must be longer than twice the "
+                     "largest diameter plus the skin (%g m)",
                      "xyz"[a], len, 2.0 * s->cutoff);
             return -1;
         }

@@ -84,8 +84,8 @@ int choose_timestep(sim *s, char *err, size_t err_len)
     double t_c = timestep_contact_time(s, timestep_impact_speed(s));
     s->dt_limit = fmin(t_r, t_c / 5.0);
     if (!(s->dt_limit > 0.0) || !isfinite(s->dt_limit)) {
-        snprintf(err, err_len, "cannot estimate a stable timestep (Rayleigh time %g s, contact "
-                 "time %g s)", t_r, t_c);
+        snprintf(err, err_len, "time.step: cannot estimate a stable timestep (Rayleigh time %g s, "
+                 "contact time %g s)", t_r, t_c);
         return -1;
     }
     if (s->cfg.dt <= 0.0) {

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "case.h"
+#include "case_errors.h"
 #include "engine/sim.h"
 #include "snapshot.h"
 
@@ -103,7 +104,9 @@ int cli_run(int argc, char **argv)
     }
     sim s;
     if (sim_create(&s, &cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", case_path, err);
+        char located[sizeof err + 512];
+        case_locate_error(&cfg, err, located, sizeof located);
+        fprintf(stderr, "%s\n", located);
         sim_free(&s);
         sim_config_free(&cfg);
         return EXIT_BAD_INPUT;
