@@ -21,7 +21,6 @@
  * environment variable DEMPACT_PARALLEL_MIN overrides the default, so that tests can
  * run small systems on several threads. */
 #define PARALLEL_MIN_DEFAULT 4096
-#define PARALLEL_MIN (s->parallel_min)
 
 static law_instance *law_for(const sim *s, int a, int b)
 {
@@ -151,7 +150,7 @@ static int make_ghosts(sim *s)
 
 static void update_ghosts(const sim *s, particle_store *p)
 {
-    #pragma omp parallel for schedule(static) if (p->n_total - p->n_local > PARALLEL_MIN)
+    #pragma omp parallel for schedule(static) if (p->n_total - p->n_local > s->parallel_min)
     for (size_t g = p->n_local; g < p->n_total; g++) {
         size_t o = p->ghost_owner[g];
         p->x[g] = p->x[o] + p->ghost_shift[3 * g];
@@ -210,13 +209,13 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
     if (!first) return -1;
     list->first_of_i = first;
     first[0] = 0;
-    #pragma omp parallel for schedule(dynamic, 256) if (n > PARALLEL_MIN)
+    #pragma omp parallel for schedule(dynamic, 256) if (n > s->parallel_min)
     for (size_t i = 0; i < n; i++) first[i + 1] = find(s, (uint32_t)i, NULL);
     for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
     if (contact_list_reserve(list, first[n] + first[n] / 8) != 0) return -1;
     list->n = first[n];
     list->n_first = n;
-    #pragma omp parallel for schedule(dynamic, 256) if (n > PARALLEL_MIN)
+    #pragma omp parallel for schedule(dynamic, 256) if (n > s->parallel_min)
     for (size_t i = 0; i < n; i++) {
         find(s, (uint32_t)i, list->j + first[i]);
         for (size_t k = first[i]; k < first[i + 1]; k++) {
@@ -226,7 +225,19 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
             for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
         }
     }
-    contact_list_adopt_history(list, old, n > PARALLEL_MIN);
+    contact_list_adopt_history(list, old, n > s->parallel_min);
+    return 0;
+}
+
+/* Refills `spare` with the current candidates, carrying the history over from
+ * `current`, then swaps the two: lists are recycled, not reallocated. */
+static int refresh_list(sim *s, contact_list *current, contact_list *spare, candidate_fn find,
+                        int is_wall)
+{
+    if (build_list(s, spare, current, find, is_wall) != 0) return -1;
+    contact_list old = *current;
+    *current = *spare;
+    *spare = old;
     return 0;
 }
 
@@ -237,21 +248,10 @@ static int rebuild(sim *s)
     update_ghosts(s, &s->p);
     if (neighbour_grid_build(&s->grid, &s->p, s->cutoff) != 0) return -1;
 
-    /* the current list becomes `old`; the spare one is refilled */
-    contact_list old = s->pairs;
-    s->pairs = s->spare;
-    if (build_list(s, &s->pairs, &old, particle_candidates, 0) != 0) return -1;
-    s->spare = old;
-    if (contact_list_index_second(&s->pairs, s->p.n_local) != 0) return -1;
-
-    contact_list old_walls = s->wall_pairs;
-    contact_list fresh = {0};
-    if (build_list(s, &fresh, &old_walls, wall_candidates, 1) != 0) {
-        contact_list_free(&fresh);
+    if (refresh_list(s, &s->pairs, &s->spare, particle_candidates, 0) != 0 ||
+        contact_list_index_second(&s->pairs, s->p.n_local) != 0 ||
+        refresh_list(s, &s->wall_pairs, &s->wall_spare, wall_candidates, 1) != 0)
         return -1;
-    }
-    contact_list_free(&old_walls);
-    s->wall_pairs = fresh;
 
     for (size_t i = 0; i < s->p.n_local; i++) {
         s->x_at_rebuild[3 * i] = s->p.x[i];
@@ -266,12 +266,12 @@ static int needs_rebuild(const sim *s)
 {
     const particle_store *p = &s->p;
     double limit = 0.25 * s->skin * s->skin, worst = 0.0;
-    #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > PARALLEL_MIN)
+    #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
         double dx = p->x[i] - s->x_at_rebuild[3 * i], dy = p->y[i] - s->x_at_rebuild[3 * i + 1],
                dz = p->z[i] - s->x_at_rebuild[3 * i + 2];
         double d2 = dx * dx + dy * dy + dz * dz;
-        if (!(d2 <= worst)) worst = d2; /* a NaN forces a rebuild too */
+        worst = fmax(worst, d2);
     }
     return !(worst <= limit);
 }
@@ -387,7 +387,7 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
 static void contact_forces(sim *s, contact_list *c, int is_wall)
 {
     size_t n_chunks = (c->n + CHUNK - 1) / CHUNK;
-    #pragma omp parallel if (c->n > PARALLEL_MIN)
+    #pragma omp parallel if (c->n > s->parallel_min)
     {
         chunk_scratch cs;
         batch_scratch bs;
@@ -406,7 +406,7 @@ static void sum_forces(sim *s)
     particle_store *p = &s->p;
     const contact_list *c = &s->pairs, *w = &s->wall_pairs;
     const double *g = s->cfg.gravity;
-    #pragma omp parallel for schedule(static) if (p->n_local > PARALLEL_MIN)
+    #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
         double f[3] = {p->mass[i] * g[0], p->mass[i] * g[1], p->mass[i] * g[2]};
         for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
@@ -429,7 +429,7 @@ static void contact_stats(sim *s)
     for (int L = 0; L < 2; L++) {
         const contact_list *c = lists[L];
         #pragma omp parallel for reduction(+ : touching) reduction(max : worst) schedule(static) \
-            if (c->n > PARALLEL_MIN)
+            if (c->n > s->parallel_min)
         for (size_t k = 0; k < c->n; k++) {
             if (c->overlap[k] <= 0.0) continue;
             touching++;
@@ -453,7 +453,7 @@ static void compute_forces(sim *s)
 static void half_kick(const sim *s, particle_store *p, double dt)
 {
     double h = 0.5 * dt;
-    #pragma omp parallel for schedule(static) if (p->n_local > PARALLEL_MIN)
+    #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
         double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
         p->vx[i] += a * p->fx[i]; p->vy[i] += a * p->fy[i]; p->vz[i] += a * p->fz[i];
@@ -463,7 +463,7 @@ static void half_kick(const sim *s, particle_store *p, double dt)
 
 static void drift(const sim *s, particle_store *p, double dt)
 {
-    #pragma omp parallel for schedule(static) if (p->n_local > PARALLEL_MIN)
+    #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
         p->x[i] += dt * p->vx[i]; p->y[i] += dt * p->vy[i]; p->z[i] += dt * p->vz[i];
     }
@@ -482,8 +482,7 @@ void sim_step(sim *s)
         update_ghosts(s, &s->p);
     }
     compute_forces(s);
-    half_kick(s, &s->p, s->dt);
-    update_ghosts(s, &s->p); /* ghosts carry the new velocities too */
+    half_kick(s, &s->p, s->dt); /* ghosts follow at the next drift, before any force */
     s->step++;
     s->time = s->step * s->dt;
 }
@@ -558,6 +557,7 @@ void sim_free(sim *s)
     contact_list_free(&s->pairs);
     contact_list_free(&s->spare);
     contact_list_free(&s->wall_pairs);
+    contact_list_free(&s->wall_spare);
     free(s->laws);
     free(s->x_at_rebuild);
     memset(s, 0, sizeof *s);

@@ -36,7 +36,7 @@ typedef struct sim {
     int64_t n_rebuilds;
     size_t parallel_min;      /* loops over fewer items run on one thread */
 
-    contact_list spare;       /* the previous list, reused at the next rebuild */
+    contact_list spare, wall_spare; /* the previous lists, refilled at the next rebuild */
 
     /* diagnostics of the last step */
     size_t n_contacts;        /* touching pairs (particle-particle + particle-wall) */

@@ -42,7 +42,6 @@ typedef struct snapshot_run_info {
     const char *version;   /* NULL: "" */
     const char *build;     /* NULL: "" */
     double dt;
-    int64_t seed_unused;
 } snapshot_run_info;
 
 /* Creates DIR/NAME.h5 and DIR/NAME.xmf (creating DIR and its parents if needed;
