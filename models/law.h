@@ -59,6 +59,15 @@ typedef struct law_batch {
     double *force;              /* out: normal force magnitude F [N] */
 } law_batch;
 
+/* What `calibrate` may solve for (models/calibrate.h): the coefficient that scales the
+ * law's damping term, stored in law_coeffs.c[coeff] by setup and read by force. */
+typedef struct law_calibration {
+    const char *coefficient; /* its name as papers write it: "chi", "eta", "xi", "alpha" */
+    int coeff;               /* index in law_coeffs.c */
+    const char *solved_param; /* a parameter that calibration replaces (so it is not
+                                 required when calibrating), or NULL */
+} law_calibration;
+
 typedef struct dem_law {
     const char *name;        /* as users type it, e.g. "hertz_tti" */
     const char *summary;     /* one line: the formula */
@@ -80,6 +89,10 @@ typedef struct dem_law {
     /* Estimated duration [s] of a binary contact at impact speed v0 for this pair,
      * used to choose and check the timestep. */
     double (*contact_time)(const law_coeffs *coeffs, double r_eff, double m_eff, double v0);
+
+    /* The damping coefficient restitution calibration solves for; NULL for a law
+     * without one (elastic or rate-independent laws). */
+    const law_calibration *calibration;
 } dem_law;
 
 /* The registry: every law the build knows (models/registry.c). */
