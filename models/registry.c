@@ -10,6 +10,7 @@ extern const dem_law law_hertz, law_hertz_critical_ratio, law_hertz_tti, law_her
 extern const dem_law law_hunt_crossley, law_lankarani_nikravesh, law_flores,
     law_gharib_hurmuzlu, law_hu_guo, law_safaeifar_farshidianfar,
     law_sheikhi_azqandi_safaeifar, law_hertzian_exact;
+extern const dem_law law_kostek;
 
 static const dem_law *const registry[] = {
     &law_linear,
@@ -26,6 +27,7 @@ static const dem_law *const registry[] = {
     &law_safaeifar_farshidianfar,
     &law_sheikhi_azqandi_safaeifar,
     &law_hertzian_exact,
+    &law_kostek,
 };
 
 int law_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
@@ -66,4 +68,15 @@ double hertz_contact_time(double young_eff, double r_eff, double m_eff, double v
 {
     double d_max = hertz_max_overlap(hertz_stiffness(young_eff, r_eff), m_eff, v0);
     return 2.0 * 1.4716 * d_max / v0;
+}
+
+/* The first integral of m* d'' = -K d^n gives
+ * t = 2 int_0^dmax dd / sqrt(v0^2 - 2K d^(n+1)/((n+1) m*))
+ *   = 2 (dmax/v0) sqrt(pi) Gamma(1 + 1/(n+1)) / Gamma(1/2 + 1/(n+1)),
+ * dmax = ((n+1) m* v0^2 / (2K))^(1/(n+1)). */
+double power_law_contact_time(double k, double n, double m_eff, double v0)
+{
+    double p = n + 1.0;
+    double d_max = pow(p * m_eff * v0 * v0 / (2.0 * k), 1.0 / p);
+    return 2.0 * d_max / v0 * sqrt(M_PI) * tgamma(1.0 + 1.0 / p) / tgamma(0.5 + 1.0 / p);
 }

@@ -1,0 +1,205 @@
+/* Family 5: Kostek's elastic-plastic rough-contact law (physics.md; seed 002, Kostek 2012,
+ * JTAM 50(2) 509-530, eqs. 2.1-2.5 and the Appendix).
+ *
+ * The contact deflection is a function of the nominal pressure p and of two state
+ * variables, the largest pressure so far p_max and the elasto-plastic deflection d_ep:
+ *
+ *   d = d_e + d_p + d_ep,   d_e = e_e p^m_e,   d_p = e_p p_max^m_p   (eqs. 2.1, 2.5)
+ *
+ * and d_ep has three stages (eq. 2.4): it follows the loading curve e_ep_l p^m_ep while
+ * it grows (p above the loading-curve pressure (d_ep/e_ep_l)^(1/m_ep)), the unloading
+ * curve e_ep_unl p^m_ep while it shrinks (p below the unloading-curve pressure
+ * (d_ep/e_ep_unl)^(1/m_ep)), and sticks in between. e_ep_unl > e_ep_l keeps that band
+ * non-empty. The force is F = p A with A the nominal contact area.
+ *
+ * The seed gives p -> d; the engine gives d and wants p. For the state at the step start,
+ * d(p) is continuous and strictly increasing (every term is non-decreasing in p and d_e
+ * is strictly increasing), and d(0) = e_p p_max^m_p (d_ep on the unloading curve is 0 at
+ * p = 0): below that plastic set the surfaces are apart although the spheres overlap,
+ * and p = 0. Above it the root is bracketed by 0 and (d/e_e)^(1/m_e) (d >= d_e alone)
+ * and found by a safeguarded Newton iteration. The new state then follows from the
+ * solved p and the step-start state only: the engine stores it once per accepted step.
+ *
+ * The law is rate independent (the seed's plastic element carries a pressure of fixed
+ * sign, not a viscous one): it dissipates through the hysteresis loop alone, so it has
+ * no damping coefficient to calibrate. */
+#include <math.h>
+#include <stdio.h>
+
+#include "law.h"
+
+enum { P_E_E, P_M_E, P_E_P, P_M_P, P_E_EP_L, P_E_EP_UNL, P_M_EP, P_AREA, N_PARAMS };
+enum { H_P_MAX, H_D_EP, H_P };
+
+/* Table 1 of the seed is in micrometres and MPa: d [um] = e [um MPa^-m] p [MPa]^m. In SI,
+ * d [m] = 1e-6 e (1e-6 p [Pa])^m, so e_SI [m Pa^-m] = e x 1e-6 x (1e-6)^m. The literals
+ * below are that product (tests/test_kostek.c recomputes it with pow). */
+#define KOSTEK_E_P 6.449725879470204e-11     /* 0.534 um MPa^-0.653 x 1e-6 x 1e-6^0.653 */
+#define KOSTEK_E_E 1.9406261895264663e-09    /* 1.148 um MPa^-0.462 x 1e-6 x 1e-6^0.462 */
+#define KOSTEK_E_EP_L 5.105131613562656e-10  /* 0.302 um MPa^-0.462 x 1e-6 x 1e-6^0.462 */
+#define KOSTEK_E_EP_UNL 8.84100607249427e-10 /* 0.523 um MPa^-0.462 x 1e-6 x 1e-6^0.462 */
+
+static const law_param kostek_params[] = {
+    {"e_e", KOSTEK_E_E, "m Pa^-m_e", "elastic compliance: d_e = e_e p^m_e (> 0)", NULL, 0.0,
+     HUGE_VAL},
+    {"m_e", 0.462, "-", "elastic exponent m_e (> 0)", NULL, 0.0, HUGE_VAL},
+    {"e_p", KOSTEK_E_P, "m Pa^-m_p", "plastic compliance: d_p = e_p p_max^m_p (> 0)", NULL,
+     0.0, HUGE_VAL},
+    {"m_p", 0.653, "-", "plastic exponent m_p (> 0)", NULL, 0.0, HUGE_VAL},
+    {"e_ep_l", KOSTEK_E_EP_L, "m Pa^-m_ep",
+     "elasto-plastic loading curve: d_ep = e_ep_l p^m_ep while d_ep grows (> 0)", NULL, 0.0,
+     HUGE_VAL},
+    {"e_ep_unl", KOSTEK_E_EP_UNL, "m Pa^-m_ep",
+     "elasto-plastic unloading curve: d_ep = e_ep_unl p^m_ep while d_ep shrinks (> e_ep_l)",
+     NULL, 0.0, HUGE_VAL},
+    {"m_ep", 0.462, "-", "elasto-plastic exponent m_ep (> 0)", NULL, 0.0, HUGE_VAL},
+    {"area", 1e-6, "m^2",
+     "nominal contact area A, F = p A (1e-6 m^2 is a placeholder: choose it per case)", NULL,
+     0.0, HUGE_VAL},
+};
+
+_Static_assert(sizeof kostek_params / sizeof kostek_params[0] == N_PARAMS,
+               "one descriptor per parameter");
+
+static const char *const kostek_history[] = {"p_max", "d_ep", "p"};
+
+static int kostek_setup(const double *p, const law_pair_props *pair, law_coeffs *out,
+                        char *err, size_t err_len)
+{
+    for (int k = 0; k < N_PARAMS; k++)
+        if (!(p[k] > 0.0 && isfinite(p[k]))) {
+            snprintf(err, err_len, "%s = %g: give a finite value > 0", kostek_params[k].name,
+                     p[k]);
+            return -1;
+        }
+    if (!(p[P_E_EP_UNL] > p[P_E_EP_L])) {
+        snprintf(err, err_len,
+                 "e_ep_unl = %g must exceed e_ep_l = %g: the unloading curve is the stiffer "
+                 "one, else the stick band between the two curves is empty or inverted",
+                 p[P_E_EP_UNL], p[P_E_EP_L]);
+        return -1;
+    }
+    for (int k = 0; k < N_PARAMS; k++) out->c[k] = p[k];
+    return 0;
+}
+
+/* d_ep after the pressure p, from d_ep0 at the step start (eq. 2.4). Comparing
+ * deflections, not pressures, avoids the 1/m_ep root: p exceeds the loading-curve
+ * pressure of d_ep0 exactly when e_ep_l p^m_ep > d_ep0. */
+static double ep_deflection(const double *c, double d_ep0, double p, double *slope)
+{
+    double pm = pow(p, c[P_M_EP]);
+    double loading = c[P_E_EP_L] * pm, unloading = c[P_E_EP_UNL] * pm;
+    if (loading > d_ep0) { *slope = c[P_M_EP] * loading / p; return loading; }
+    if (unloading < d_ep0) { *slope = c[P_M_EP] * unloading / p; return unloading; }
+    *slope = 0.0; /* stick */
+    return d_ep0;
+}
+
+/* Deflection d(p) for the state (p_max, d_ep0) and its slope dd/dp, for p > 0. */
+static double deflection(const double *c, double p_max, double d_ep0, double p, double *slope)
+{
+    double d_e = c[P_E_E] * pow(p, c[P_M_E]);
+    double s_ep, d_ep = ep_deflection(c, d_ep0, p, &s_ep);
+    *slope = c[P_M_E] * d_e / p + s_ep;
+    if (p > p_max) {
+        double d_p = c[P_E_P] * pow(p, c[P_M_P]);
+        *slope += c[P_M_P] * d_p / p;
+        return d_e + d_p + d_ep;
+    }
+    return d_e + c[P_E_P] * pow(p_max, c[P_M_P]) + d_ep;
+}
+
+/* The pressure at overlap d for the state (p_max, d_ep0): the root of d(p) = d, by Newton
+ * steps kept inside a shrinking bracket, with bisection whenever a step would leave it or
+ * would not halve the previous step (the kinks where d_ep changes stage). */
+static double kostek_pressure(const double *c, double p_max, double d_ep0, double d,
+                              double guess)
+{
+    if (!(d > c[P_E_P] * pow(p_max, c[P_M_P]))) return 0.0; /* within the plastic set */
+    double lo = 0.0, hi = pow(d / c[P_E_E], 1.0 / c[P_M_E]); /* d(hi) >= d_e(hi) = d */
+    double x = guess > lo && guess < hi ? guess : 0.5 * hi;
+    double step_old = hi - lo, step = step_old;
+    for (int it = 0; it < 200; it++) {
+        double slope, f = deflection(c, p_max, d_ep0, x, &slope) - d;
+        if (f == 0.0) return x;
+        if (f > 0.0) hi = x; else lo = x;
+        double next = x - f / slope;
+        if (!(next > lo && next < hi) || fabs(2.0 * f) > fabs(step_old * slope)) {
+            step_old = step;
+            step = 0.5 * (hi - lo);
+            next = lo + step;
+        } else {
+            step_old = step;
+            step = x - next;
+        }
+        if (fabs(next - x) <= 1e-15 * next || hi - lo <= 1e-15 * hi) return next;
+        x = next;
+    }
+    return x;
+}
+
+static void kostek_force(const law_coeffs *coeffs, const law_batch *b)
+{
+    const double *c = coeffs->c;
+    double *h_pmax = b->history[H_P_MAX], *h_dep = b->history[H_D_EP], *h_p = b->history[H_P];
+    for (size_t i = 0; i < b->n; i++) {
+        double p = kostek_pressure(c, h_pmax[i], h_dep[i], b->overlap[i], h_p[i]);
+        double unused;
+        h_dep[i] = p > 0.0 ? ep_deflection(c, h_dep[i], p, &unused) : 0.0;
+        h_pmax[i] = fmax(h_pmax[i], p);
+        h_p[i] = p;
+        b->force[i] = p * c[P_AREA];
+    }
+}
+
+/* Work per unit area along the virgin loading curve up to the pressure p:
+ * int_0^p p' (dd/dp') dp' = sum over the three terms e p^m of m e p^(m+1) / (m+1). */
+static double virgin_work_per_area(const double *c, double p)
+{
+    const int e[3] = {P_E_E, P_E_P, P_E_EP_L}, m[3] = {P_M_E, P_M_P, P_M_EP};
+    double w = 0.0;
+    for (int k = 0; k < 3; k++)
+        w += c[m[k]] * c[e[k]] * pow(p, c[m[k]] + 1.0) / (c[m[k]] + 1.0);
+    return w;
+}
+
+/* The timestep must resolve the stiffest part of a contact. That is the stick just after
+ * the largest pressure: there only d_e changes, so dF/dd = A / (m_e e_e p^(m_e-1)), which
+ * grows with p (m_e < 1 in Table 1). The largest pressure of a virgin impact at v0
+ * follows from (1/2) m* v0^2 = A int p dd along the loading curve; the work is monotone
+ * in p, so bisection on it finds that pressure. The half period pi sqrt(m* / k) of that
+ * stiffness is shorter than the whole (softer on loading) contact, so it bounds the step
+ * safely. The impact speed is floored at 1 mm/s so that a contact born at rest still
+ * gives a finite time. */
+static double kostek_contact_time(const law_coeffs *coeffs, double r_eff, double m_eff,
+                                  double v0)
+{
+    const double *c = coeffs->c;
+    double v = fmax(v0, 1e-3), target = 0.5 * m_eff * v * v / c[P_AREA];
+    double lo = 0.0, hi = 1.0;
+    while (virgin_work_per_area(c, hi) < target && hi < 1e30) { lo = hi; hi *= 2.0; }
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (virgin_work_per_area(c, mid) < target) lo = mid; else hi = mid;
+    }
+    double p_peak = 0.5 * (lo + hi);
+    double k = c[P_AREA] / (c[P_M_E] * c[P_E_E] * pow(p_peak, c[P_M_E] - 1.0));
+    return M_PI * sqrt(m_eff / k);
+}
+
+const dem_law law_kostek = {
+    .name = "kostek",
+    .summary = "F = p A, d = e_e p^m_e + e_p p_max^m_p + d_ep (loading/stick/unloading), "
+               "inverted for p",
+    .source = "physics.md family 5; Kostek 2012, JTAM 50(2) 509-530, eqs. 2.1-2.5, Table 1 "
+              "(seed 002)",
+    .params = kostek_params,
+    .n_params = N_PARAMS,
+    .n_history = 3,
+    .history_names = kostek_history,
+    .setup = kostek_setup,
+    .force = kostek_force,
+    .contact_time = kostek_contact_time,
+    .calibration = NULL,
+};
