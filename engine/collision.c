@@ -37,7 +37,7 @@ static double crossing(double t0, double d0, double t1, double d1)
 int collision_run(const collision_spec *spec, collision_result *out, char *err, size_t err_len)
 {
     for (int k = 0; k < spec->law->n_params; k++)
-        if (isnan(spec->params[k])) {
+        if (isnan(spec->params[k]) && law_param_required(spec->law, k, spec->calibrate)) {
             snprintf(err, err_len, "law %s needs parameter '%s' (%s)", spec->law->name,
                      spec->law->params[k].name, spec->law->params[k].help);
             return -1;
@@ -46,7 +46,8 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     material mat = {.density = spec->density, .young = spec->young, .poisson = spec->poisson};
     snprintf(mat.name, sizeof mat.name, "sphere");
     law_binding bind = {.material_a = 0, .material_b = 0, .law = spec->law,
-                        .cohesion_removal = spec->cohesion_removal};
+                        .cohesion_removal = spec->cohesion_removal,
+                        .calibrate = spec->calibrate};
     memcpy(bind.params, spec->params, sizeof bind.params);
     /* start one skin apart, so the first touch happens a few steps in */
     double gap = 0.01 * R;
@@ -71,6 +72,8 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
 
     memset(out, 0, sizeof *out);
     out->dt = dt;
+    out->calibrated_value = s.laws[0].calibrated
+                                ? s.laws[0].coeffs.c[spec->law->calibration->coeff] : NAN;
     double t_start = NAN, t_prev = 0.0, d_prev = overlap_now(&s);
     int separated_steps = 0;
     /* the approach takes gap / v0; the contact about t_c; allow a slow, sticky one 50 t_c */

@@ -12,6 +12,7 @@ typedef struct collision_spec {
     const dem_law *law;
     double params[LAW_MAX_PARAMS]; /* in the order of law->params */
     bool cohesion_removal;
+    bool calibrate;    /* solve the law's damping coefficient for its restitution */
     double radius, density, young, poisson;
     double velocity;   /* relative approach speed V0 [m/s] */
     double dt;         /* 0: contact time / steps_per_contact */
@@ -27,6 +28,8 @@ typedef struct collision_result {
     double dt;              /* the step used */
     long steps;
     long rebuilds_in_contact; /* neighbour rebuilds while the spheres touched */
+    double calibrated_value;  /* with calibrate: the solved coefficient (named by
+                                 law->calibration->coefficient); NAN otherwise */
 } collision_result;
 
 /* Fills spec with the defaults: R = 0.01 m, steel (7800 kg/m^3, 2e11 Pa, 0.3), the law's

@@ -23,6 +23,7 @@ typedef struct law_binding {
     const dem_law *law;
     double params[LAW_MAX_PARAMS]; /* in the order of law->params */
     bool cohesion_removal;
+    bool calibrate; /* solve the damping coefficient so that restitution is exact */
 } law_binding;
 
 typedef enum wall_kind {

@@ -37,6 +37,38 @@ static void effective_moduli(const material *a, const material *b, law_pair_prop
     pp->density_b = b->density;
 }
 
+/* Mean radius and mass of the particles of one material type, and how many there are;
+ * a 1 mm sphere of that material if there are none. */
+static size_t typical_particle(const sim *s, int material, double *radius, double *mass)
+{
+    double r = 0.0, m = 0.0;
+    size_t n = 0;
+    for (size_t i = 0; i < s->p.n_local; i++)
+        if (s->p.type[i] == material) { r += s->p.radius[i]; m += s->p.mass[i]; n++; }
+    if (n > 0) { *radius = r / n; *mass = m / n; return n; }
+    *radius = 1e-3;
+    *mass = s->cfg.materials[material].density * 4.0 / 3.0 * M_PI * 1e-9;
+    return 0;
+}
+
+/* The binary collision a calibration is made exact for: typical particles of the two
+ * materials (a particle against a wall if one material has no particles) at the
+ * expected impact speed. It matters only for laws whose restitution depends on speed
+ * and size (calibrate.h). */
+static law_reference calibration_reference(const sim *s, const law_binding *b)
+{
+    double ra, ma, rb, mb;
+    size_t na = typical_particle(s, b->material_a, &ra, &ma);
+    size_t nb = typical_particle(s, b->material_b, &rb, &mb);
+    law_reference ref = {.r_eff = ra * rb / (ra + rb), .m_eff = ma * mb / (ma + mb),
+                         .v0 = timestep_impact_speed(s)};
+    if (s->walls.n > 0 && (na == 0) != (nb == 0)) { /* a particle against a wall */
+        ref.r_eff = na ? ra : rb;
+        ref.m_eff = na ? ma : mb;
+    }
+    return ref;
+}
+
 static int setup_laws(sim *s, char *err, size_t err_len)
 {
     int n = s->cfg.n_materials;
@@ -52,14 +84,27 @@ static int setup_laws(sim *s, char *err, size_t err_len)
         li.coeffs.young_eff = pp.young_eff;
         li.coeffs.cohesion_removal = b->cohesion_removal;
         char msg[256] = "";
-        if (b->law->setup(b->params, &pp, &li.coeffs, msg, sizeof msg) != 0) {
-            snprintf(err, err_len, "contacts[%d].params: law %s for materials %s and %s: %s", k,
-                     b->law->name, s->cfg.materials[b->material_a].name,
-                     s->cfg.materials[b->material_b].name, msg);
-            return -1;
+        const char *where = b->calibrate ? "calibrate" : "params.restitution";
+        if (law_check_calibration(b->law, b->params, b->calibrate, msg, sizeof msg) != 0)
+            goto fail;
+        where = "params";
+        if (b->law->setup(b->params, &pp, &li.coeffs, msg, sizeof msg) != 0) goto fail;
+        if (b->calibrate) {
+            where = "calibrate";
+            li.calibrated = true;
+            li.reference = calibration_reference(s, b);
+            if (law_calibrate(b->law, &li.coeffs, &li.reference,
+                              law_target_restitution(b->law, b->params), msg, sizeof msg) != 0)
+                goto fail;
         }
         *law_for(s, b->material_a, b->material_b) = li;
         *law_for(s, b->material_b, b->material_a) = li;
+        continue;
+    fail:
+        snprintf(err, err_len, "contacts[%d].%s: law %s for materials %s and %s: %s", k, where,
+                 b->law->name, s->cfg.materials[b->material_a].name,
+                 s->cfg.materials[b->material_b].name, msg);
+        return -1;
     }
     return 0;
 }

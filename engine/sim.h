@@ -10,11 +10,14 @@
 #include "contacts.h"
 #include "walls.h"
 #include "neighbour.h"
+#include "../models/calibrate.h"
 
 typedef struct law_instance {
     const dem_law *law;
     law_coeffs coeffs;
     int binding; /* index in cfg.bindings */
+    bool calibrated;         /* its damping coefficient was solved for ... */
+    law_reference reference; /* ... in this binary collision */
 } law_instance;
 
 typedef struct sim {

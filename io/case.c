@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/calibrate.h"
 #include "particle_csv.h"
 #include "yaml_locator.h"
 
@@ -45,6 +46,7 @@ typedef struct raw_contact {
     char *materials[2];
     char *law;
     char *cohesion_removal;
+    char *calibrate;
     char **params; /* one slot per name of case_schema.param_names */
 } raw_contact;
 
@@ -130,6 +132,7 @@ static const cyaml_schema_field_t contact_fields_template[] = {
     TEXTS("materials", REQUIRED, raw_contact, materials, 2),
     TEXT("law", REQUIRED, raw_contact, law),
     TEXT("cohesion_removal", OPTIONAL, raw_contact, cohesion_removal),
+    TEXT("calibrate", OPTIONAL, raw_contact, calibrate),
     CYAML_FIELD_MAPPING_PTR("params", OPTIONAL, raw_contact, params, NULL),
     CYAML_FIELD_END};
 static const cyaml_schema_field_t param_field_template =
@@ -1039,7 +1042,7 @@ static int read_params(case_reader *c, const char *at, const raw_contact *r, law
         const char *text = given_param(c, r, p->name);
         if (text) {
             if (read_param(c, at, p, text, &b->params[k]) != 0) return -1;
-        } else if (isnan(p->default_value)) {
+        } else if (law_param_required(law, k, b->calibrate)) {
             return fail_at(c, at, "%s: law '%s' needs parameter '%s' (%s [%s]); add it under "
                                   "params:", at, law->name, p->name, p->help ? p->help : "",
                            p->unit ? p->unit : "-");
@@ -1075,6 +1078,8 @@ static int read_contact(case_reader *c, int i, law_binding *b)
     key_path cr = key("%s.cohesion_removal", at.s);
     if (r->cohesion_removal && read_bool(c, cr.s, r->cohesion_removal, &b->cohesion_removal))
         return -1;
+    key_path cal = key("%s.calibrate", at.s);
+    if (r->calibrate && read_bool(c, cal.s, r->calibrate, &b->calibrate)) return -1;
     return read_params(c, at.s, r, b);
 }
 

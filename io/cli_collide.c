@@ -14,14 +14,20 @@ static void usage(FILE *out)
             "usage: dempact collide --law NAME --velocity V0 [--restitution E]\n"
             "         [--radius R] [--density RHO] [--young Y] [--poisson NU]\n"
             "         [--param KEY=VALUE ...] [--cohesion-removal on|off] [--dt DT]\n"
-            "         [--sweep E1:E2:N] [--format json|csv]\n\n"
+            "         [--calibrate] [--sweep E1:E2:N] [--format json|csv]\n\n"
             "Runs two identical spheres head on at relative speed V0 through the engine (same\n"
             "neighbour search, contact list, law code and integrator as `run`) and prints the\n"
             "measured restitution (separation speed / V0), contact duration, peak normal force\n"
             "and largest overlap, in SI units. --sweep repeats it for N restitution values\n"
-            "evenly spaced from E1 to E2.\n\n"
+            "evenly spaced from E1 to E2. --calibrate solves the law's damping coefficient\n"
+            "(chi, eta, xi or alpha) so that the collision restitutes exactly E, and prints it.\n\n"
             "defaults: R = 0.01 m, steel (7800 kg/m^3, 2e11 Pa, 0.3), V0 = 1 m/s, cohesion\n"
             "removal on, DT = 1/4000 of the law's contact-time estimate, format json.\n");
+}
+
+static const char *calibrated_name(const collision_spec *sp)
+{
+    return sp->calibrate ? sp->law->calibration->coefficient : "";
 }
 
 static void print_row(FILE *out, int csv, const collision_spec *sp, double e_in,
@@ -30,10 +36,11 @@ static void print_row(FILE *out, int csv, const collision_spec *sp, double e_in,
     if (csv) {
         if (first)
             fprintf(out, "law,velocity,restitution_in,restitution_out,contact_time,peak_force,"
-                         "max_overlap,dt,steps\n");
-        fprintf(out, "%s,%.17g,%.12g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld\n", sp->law->name,
-                sp->velocity, e_in, r->restitution_out, r->contact_time, r->peak_force,
-                r->max_overlap, r->dt, r->steps);
+                         "max_overlap,dt,steps,calibrated_coefficient,calibrated_value\n");
+        fprintf(out, "%s,%.17g,%.12g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%s,%.17g\n",
+                sp->law->name, sp->velocity, e_in, r->restitution_out, r->contact_time,
+                r->peak_force, r->max_overlap, r->dt, r->steps, calibrated_name(sp),
+                r->calibrated_value);
         return;
     }
     if (first && many) fprintf(out, "[\n");
@@ -43,10 +50,13 @@ static void print_row(FILE *out, int csv, const collision_spec *sp, double e_in,
     fprintf(out,
             "%s{\"law\": \"%s\", \"velocity\": %.17g, \"restitution_in\": %s, "
             "\"restitution_out\": %.17g, \"contact_time\": %.17g, \"peak_force\": %.17g, "
-            "\"max_overlap\": %.17g, \"dt\": %.17g, \"steps\": %ld}%s\n",
+            "\"max_overlap\": %.17g, \"dt\": %.17g, \"steps\": %ld",
             many ? "  " : "", sp->law->name, sp->velocity, e_text, r->restitution_out,
-            r->contact_time, r->peak_force, r->max_overlap, r->dt, r->steps,
-            many && !last ? "," : "");
+            r->contact_time, r->peak_force, r->max_overlap, r->dt, r->steps);
+    if (sp->calibrate)
+        fprintf(out, ", \"calibrated\": {\"%s\": %.17g}", calibrated_name(sp),
+                r->calibrated_value);
+    fprintf(out, "}%s\n", many && !last ? "," : "");
     if (last && many) fprintf(out, "]\n");
 }
 
@@ -59,7 +69,8 @@ static int bad(const char *what, const char *value)
 int cli_collide(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
-    enum { O_LAW = 1, O_E, O_V, O_R, O_RHO, O_Y, O_NU, O_PARAM, O_COH, O_DT, O_FORMAT, O_SWEEP };
+    enum { O_LAW = 1, O_E, O_V, O_R, O_RHO, O_Y, O_NU, O_PARAM, O_COH, O_DT, O_FORMAT, O_SWEEP,
+           O_CAL };
     static const struct option opts[] = {
         {"law", required_argument, 0, O_LAW}, {"restitution", required_argument, 0, O_E},
         {"velocity", required_argument, 0, O_V}, {"radius", required_argument, 0, O_R},
@@ -67,10 +78,10 @@ int cli_collide(int argc, char **argv)
         {"poisson", required_argument, 0, O_NU}, {"param", required_argument, 0, O_PARAM},
         {"cohesion-removal", required_argument, 0, O_COH}, {"dt", required_argument, 0, O_DT},
         {"format", required_argument, 0, O_FORMAT}, {"sweep", required_argument, 0, O_SWEEP},
-        {0, 0, 0, 0}};
+        {"calibrate", no_argument, 0, O_CAL}, {0, 0, 0, 0}};
     const char *law_name = NULL, *format = "json", *sweep = NULL;
     const char *params[LAW_MAX_PARAMS * 2];
-    int n_params = 0, cohesion = 1;
+    int n_params = 0, cohesion = 1, calibrate = 0;
     double e = NAN, v = 1.0, radius = 0.01, rho = 7800, young = 2e11, nu = 0.3, dt = 0;
     int c;
     optind = 1;
@@ -95,6 +106,7 @@ int cli_collide(int argc, char **argv)
             continue;
         case O_FORMAT: format = optarg; continue;
         case O_SWEEP: sweep = optarg; continue;
+        case O_CAL: calibrate = 1; continue;
         default:
             fprintf(stderr, "dempact collide: unknown or incomplete option '%s'\n\n", argv[optind - 1]);
             usage(stderr);
@@ -115,7 +127,12 @@ int cli_collide(int argc, char **argv)
     collision_spec sp;
     collision_defaults(&sp, law);
     sp.velocity = v; sp.radius = radius; sp.density = rho; sp.young = young; sp.poisson = nu;
-    sp.dt = dt; sp.cohesion_removal = cohesion;
+    sp.dt = dt; sp.cohesion_removal = cohesion; sp.calibrate = calibrate;
+    if (calibrate && !law->calibration) {
+        fprintf(stderr, "dempact collide: law %s has no damping coefficient to calibrate\n",
+                law->name);
+        return EXIT_BAD_INPUT;
+    }
     for (int k = 0; k < n_params; k++) {
         char key[64];
         const char *eq = strchr(params[k], '=');
@@ -165,7 +182,7 @@ int cli_collide(int argc, char **argv)
         double e_in = n_runs > 1 ? e_from + (e_to - e_from) * k / (n_runs - 1) : e_from;
         if (e_index >= 0) {
             if (!isnan(e_in)) sp.params[e_index] = e_in;
-            e_in = sp.params[e_index];
+            e_in = sp.params[e_index] > 0 ? sp.params[e_index] : NAN; /* 0: unused target */
         }
         collision_result r;
         char err[512];

@@ -62,6 +62,22 @@ static void report_progress(progress *pr, const sim *s, int final)
     fflush(stderr);
 }
 
+/* What calibrate: true solved, so that a run's log says which damping it used. */
+static void print_calibrations(const sim *s)
+{
+    for (int k = 0; k < s->cfg.n_bindings; k++) {
+        const law_binding *b = &s->cfg.bindings[k];
+        if (!b->calibrate) continue;
+        const law_instance *li = &s->laws[b->material_a * s->n_materials + b->material_b];
+        fprintf(stderr, "contacts[%d] (%s, %s): %s calibrated to e = %g: %s = %.10g (reference "
+                        "collision R* = %.4g m, m* = %.4g kg, v0 = %.4g m/s)\n",
+                k, s->cfg.materials[b->material_a].name, s->cfg.materials[b->material_b].name,
+                b->law->name, law_target_restitution(b->law, b->params),
+                b->law->calibration->coefficient, li->coeffs.c[b->law->calibration->coeff],
+                li->reference.r_eff, li->reference.m_eff, li->reference.v0);
+    }
+}
+
 int cli_run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
@@ -118,6 +134,7 @@ int cli_run(int argc, char **argv)
         fprintf(stderr, "%s: %zu particles, %d walls, dt = %.4g s (stable limit %.4g s), %lld steps, "
                         "%d threads\n", cfg.name, s.p.n_local, cfg.n_walls, s.dt, s.dt_limit,
                 (long long)total_steps, omp_get_max_threads());
+    if (!quiet) print_calibrations(&s);
 
     snapshot_run_info info = {.case_name = cfg.name, .case_text = cfg.case_text,
                               .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s.dt};

@@ -17,16 +17,26 @@
 
 static const law_param no_params[] = {{0}};
 
+/* hertz_kk, hertz_lh and hertz_critical_ratio take their dashpot as given; restitution
+ * is only the target of calibrate: true, which then solves the dashpot instead. */
+#define PARAM_CALIBRATION_TARGET                                                      \
+    {"restitution", 0.0, "-",                                                         \
+     "e that calibrate: true makes a binary collision restitute (only with calibrate)", \
+     NULL, 0.0, 1.0}
+
 static const law_param critical_ratio_params[] = {
     {"xi", NAN, "-", "ratio of critical damping (0 elastic, 1 critically damped)", NULL, 0.0,
      HUGE_VAL},
+    PARAM_CALIBRATION_TARGET,
 };
 static const law_param tti_params[] = {PARAM_RESTITUTION(NAN)};
 static const law_param kk_params[] = {
     {"eta", NAN, "N s/m^(3/2)", "dashpot coefficient eta in eta d^(1/2) d'", NULL, 0.0, HUGE_VAL},
+    PARAM_CALIBRATION_TARGET,
 };
 static const law_param lh_params[] = {
     {"eta", NAN, "1/s", "dashpot coefficient eta in eta m* d'", NULL, 0.0, HUGE_VAL},
+    PARAM_CALIBRATION_TARGET,
 };
 
 static int copy_first_param(const double *p, const law_pair_props *pair, law_coeffs *out,
@@ -98,7 +108,11 @@ static double hertz_law_contact_time(const law_coeffs *c, double r_eff, double m
     return hertz_contact_time(c->young_eff, r_eff, m_eff, v0);
 }
 
-#define HERTZ_LAW(ident, lname, lsummary, lparams, nparams, lsetup, lforce)            \
+static const law_calibration xi_calibration = {"xi", 0, "xi", 0};
+static const law_calibration tti_calibration = {"eta/sqrt(m* K_hz)", 0, NULL, 0};
+static const law_calibration eta_calibration = {"eta", 0, "eta", 0};
+
+#define HERTZ_LAW(ident, lname, lsummary, lparams, nparams, lsetup, lforce, lcal)      \
     const dem_law ident = {                                                         \
         .name = lname,                                                              \
         .summary = lsummary,                                                        \
@@ -108,18 +122,19 @@ static double hertz_law_contact_time(const law_coeffs *c, double r_eff, double m
         .setup = lsetup,                                                            \
         .force = lforce,                                                            \
         .contact_time = hertz_law_contact_time,                                     \
+        .calibration = lcal,                                                        \
     }
 
 HERTZ_LAW(law_hertz, "hertz", "F = K_hz d^(3/2), K_hz = 4/3 E* sqrt(R*) (elastic)",
-          no_params, 0, copy_first_param, hertz_force);
+          no_params, 0, copy_first_param, hertz_force, NULL);
 HERTZ_LAW(law_hertz_critical_ratio, "hertz_critical_ratio",
-          "F = K_hz d^(3/2) + xi sqrt(8 m* E* sqrt(R*)) d^(1/4) d'", critical_ratio_params, 1,
-          copy_first_param, critical_ratio_force);
+          "F = K_hz d^(3/2) + xi sqrt(8 m* E* sqrt(R*)) d^(1/4) d'", critical_ratio_params, 2,
+          copy_first_param, critical_ratio_force, &xi_calibration);
 HERTZ_LAW(law_hertz_tti, "hertz_tti",
           "F = K_hz d^(3/2) + eta d^(1/4) d', eta = -2.2664 ln(e) sqrt(m* K_hz)/sqrt(ln(e)^2+10.1354) "
           "(Tsuji-Tanaka-Ishida)",
-          tti_params, 1, tti_setup, tti_force);
+          tti_params, 1, tti_setup, tti_force, &tti_calibration);
 HERTZ_LAW(law_hertz_kk, "hertz_kk", "F = K_hz d^(3/2) + eta d^(1/2) d' (Kuwabara-Kono)",
-          kk_params, 1, copy_first_param, kk_force);
+          kk_params, 2, copy_first_param, kk_force, &eta_calibration);
 HERTZ_LAW(law_hertz_lh, "hertz_lh", "F = K_hz d^(3/2) + eta m* d' (Lee-Herrmann)", lh_params,
-          1, copy_first_param, lh_force);
+          2, copy_first_param, lh_force, &eta_calibration);

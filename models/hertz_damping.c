@@ -108,20 +108,16 @@ static void hertzian_force(const law_coeffs *c, const law_batch *b)
     }
 }
 
-/* Damping shortens the compression, so the undamped time bounds the step. With K and n
- * at their defaults that is Hertz's 2 x 1.4716 d_max / v0; otherwise the first integral
- * of m* d'' = -K d^n gives t = 2 int_0^dmax dd / sqrt(v0^2 - 2K d^(n+1)/((n+1) m*))
- * = 2 (dmax/v0) sqrt(pi) Gamma(1 + 1/(n+1)) / Gamma(1/2 + 1/(n+1)),
- * dmax = ((n+1) m* v0^2 / (2K))^(1/(n+1)). */
+/* Damping shortens the compression, so the undamped time bounds the step. */
 static double hertzian_contact_time(const law_coeffs *c, double r_eff, double m_eff, double v0)
 {
     double k = c->c[C_STIFFNESS], n = c->c[C_EXPONENT];
     if (k == 0.0 && n == 1.5) return hertz_contact_time(c->young_eff, r_eff, m_eff, v0);
     if (k == 0.0) k = hertz_stiffness(c->young_eff, r_eff);
-    double p = n + 1.0;
-    double d_max = pow(p * m_eff * v0 * v0 / (2.0 * k), 1.0 / p);
-    return 2.0 * d_max / v0 * sqrt(M_PI) * tgamma(1.0 + 1.0 / p) / tgamma(0.5 + 1.0 / p);
+    return power_law_contact_time(k, n, m_eff, v0);
 }
+
+static const law_calibration chi_calibration = {"chi", C_CHI, NULL, 0};
 
 #define HERTZIAN_LAW(ident, lname, lsummary, lsource, lsetup)                           \
     const dem_law ident = {                                                             \
@@ -134,6 +130,7 @@ static double hertzian_contact_time(const law_coeffs *c, double r_eff, double m_
         .setup = lsetup,                                                                \
         .force = hertzian_force,                                                        \
         .contact_time = hertzian_contact_time,                                          \
+        .calibration = &chi_calibration,                                                \
     }
 
 HERTZIAN_LAW(law_hunt_crossley, "hunt_crossley", "chi = 3(1-e)/2 (Hunt-Crossley)",

@@ -66,6 +66,7 @@ typedef struct law_calibration {
     int coeff;               /* index in law_coeffs.c */
     const char *solved_param; /* a parameter that calibration replaces (so it is not
                                  required when calibrating), or NULL */
+    int raises_restitution;   /* 1 if a larger value means less damping (alpha), 0 if more */
 } law_calibration;
 
 typedef struct dem_law {
@@ -107,5 +108,7 @@ int law_param_index(const dem_law *law, const char *name);
 double hertz_stiffness(double young_eff, double r_eff); /* K_hz = 4/3 E* sqrt(R*) */
 double hertz_contact_time(double young_eff, double r_eff, double m_eff, double v0);
 double hertz_max_overlap(double k_hz, double m_eff, double v0);
+/* Duration of an undamped impact under F = K d^n. */
+double power_law_contact_time(double k, double n, double m_eff, double v0);
 
 #endif

@@ -16,7 +16,8 @@
 
 enum { P_RESTITUTION, P_STIFFNESS, P_FORMULA, P_DAMPING, P_VFLOOR };
 enum { FORMULA_ENERGY, FORMULA_OVERLAP, FORMULA_TIME };
-enum { C_INV_BETA, C_STIFFNESS, C_FORMULA, C_DAMPING, C_VFLOOR, C_FORMULA_FACTOR };
+enum { C_INV_BETA, C_STIFFNESS, C_FORMULA, C_DAMPING, C_VFLOOR, C_FORMULA_FACTOR,
+       C_DAMPING_SCALE };
 
 static const char *const formula_names[] = {"energy", "overlap", "time", NULL};
 
@@ -62,6 +63,7 @@ static int linear_setup(const double *p, const law_pair_props *pair, law_coeffs 
     out->c[C_DAMPING] = p[P_DAMPING];
     out->c[C_VFLOOR] = p[P_VFLOOR];
     out->c[C_FORMULA_FACTOR] = factor;
+    out->c[C_DAMPING_SCALE] = 1.0; /* what calibration solves for */
     return 0;
 }
 
@@ -75,9 +77,10 @@ static double linear_stiffness(const law_coeffs *c, double r_eff, double m_eff, 
 
 static double linear_damping(const law_coeffs *c, double k, double m_eff)
 {
-    if (c->c[C_DAMPING] >= 0.0) return c->c[C_DAMPING];
+    if (c->c[C_DAMPING] >= 0.0) return c->c[C_DAMPING_SCALE] * c->c[C_DAMPING];
     double ib2 = c->c[C_INV_BETA] * c->c[C_INV_BETA];
-    return sqrt(4.0 * m_eff * k * ib2 / (1.0 + ib2)); /* = sqrt(4 m K / (1 + beta^2)) */
+    /* = sqrt(4 m K / (1 + beta^2)) */
+    return c->c[C_DAMPING_SCALE] * sqrt(4.0 * m_eff * k * ib2 / (1.0 + ib2));
 }
 
 static void linear_force(const law_coeffs *c, const law_batch *b)
@@ -101,6 +104,9 @@ static double linear_contact_time(const law_coeffs *c, double r_eff, double m_ef
     return M_PI / (w0 * sqrt(1.0 - zeta * zeta));
 }
 
+/* Calibration scales eta (from e, or given) by a factor. */
+static const law_calibration linear_calibration = {"eta_scale", C_DAMPING_SCALE, NULL, 0};
+
 const dem_law law_linear = {
     .name = "linear",
     .summary = "F = K d + eta d'; K given or from the energy/overlap/time formula, eta given or from e",
@@ -112,4 +118,5 @@ const dem_law law_linear = {
     .setup = linear_setup,
     .force = linear_force,
     .contact_time = linear_contact_time,
+    .calibration = &linear_calibration,
 };

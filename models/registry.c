@@ -10,6 +10,7 @@ extern const dem_law law_hertz, law_hertz_critical_ratio, law_hertz_tti, law_her
 extern const dem_law law_hunt_crossley, law_lankarani_nikravesh, law_flores,
     law_gharib_hurmuzlu, law_hu_guo, law_safaeifar_farshidianfar,
     law_sheikhi_azqandi_safaeifar, law_hertzian_exact;
+extern const dem_law law_zhang;
 extern const dem_law law_kostek;
 
 static const dem_law *const registry[] = {
@@ -27,6 +28,7 @@ static const dem_law *const registry[] = {
     &law_safaeifar_farshidianfar,
     &law_sheikhi_azqandi_safaeifar,
     &law_hertzian_exact,
+    &law_zhang,
     &law_kostek,
 };
 
