@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# python3 runs tools/*.py (tests use them without plots); python3-matplotlib draws plots.
 packages=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libcyaml-dev libyaml-dev
-          libcmocka-dev valgrind)
+          libcmocka-dev valgrind python3 python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
