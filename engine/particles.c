@@ -25,6 +25,8 @@ int particles_reserve(particle_store *p, size_t capacity)
     GROW(wx, double); GROW(wy, double); GROW(wz, double);
     GROW(fx, double); GROW(fy, double); GROW(fz, double);
     GROW(tx, double); GROW(ty, double); GROW(tz, double);
+    GROW(fx0, double); GROW(fy0, double); GROW(fz0, double);
+    GROW(tx0, double); GROW(ty0, double); GROW(tz0, double);
     GROW(ghost_owner, size_t);
     void *q = realloc(p->ghost_shift, 3 * capacity * sizeof(double));
     if (!q) return -1;
@@ -43,7 +45,8 @@ void particles_free(particle_store *p)
 {
     void *fields[] = {p->id, p->type, p->radius, p->mass, p->inv_mass, p->inv_inertia,
                       p->x, p->y, p->z, p->vx, p->vy, p->vz, p->wx, p->wy, p->wz,
-                      p->fx, p->fy, p->fz, p->tx, p->ty, p->tz, p->ghost_owner,
+                      p->fx, p->fy, p->fz, p->tx, p->ty, p->tz, p->fx0, p->fy0, p->fz0,
+                      p->tx0, p->ty0, p->tz0, p->ghost_owner,
                       p->ghost_shift};
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) free(fields[k]);
     memset(p, 0, sizeof *p);

@@ -18,6 +18,8 @@ typedef struct particle_store {
     double *wx, *wy, *wz; /* angular velocity [rad/s] */
     double *fx, *fy, *fz; /* force [N] (local particles only) */
     double *tx, *ty, *tz; /* torque [N m] (local particles only) */
+    double *fx0, *fy0, *fz0, *tx0, *ty0, *tz0; /* the previous step's force and torque,
+                                                  kept while velocities are predicted */
     /* ghosts: owner index and the periodic shift added to the owner's position */
     size_t *ghost_owner;  /* length n_total; ghost_owner[i] = i for local particles */
     double *ghost_shift;  /* 3 per entry */

@@ -514,10 +514,46 @@ static void drift(const sim *s, particle_store *p, double dt)
     }
 }
 
+/* Velocity-dependent forces (dashpots) need v(n+1) at the new positions, which velocity
+ * Verlet knows only after those forces. Using the half-step velocity v(n+1/2) lags the
+ * dashpot by dt/2 and makes restitution, contact time and peak force first order in dt
+ * (a 10% error in e at e = 0.1 with 50 steps per contact). So the forces are computed
+ * with the prediction v(n+1/2) + dt/2 a(n), which is second order, and the kick is then
+ * corrected by dt/2 (a(n+1) - a(n)): the positions are exactly those of velocity Verlet,
+ * and so is the final velocity up to rounding. */
+static void predict_velocities(const sim *s, particle_store *p, double dt)
+{
+    double h = 0.5 * dt;
+    #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
+    for (size_t i = 0; i < p->n_local; i++) {
+        double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
+        p->vx[i] += a * p->fx[i]; p->vy[i] += a * p->fy[i]; p->vz[i] += a * p->fz[i];
+        p->wx[i] += b * p->tx[i]; p->wy[i] += b * p->ty[i]; p->wz[i] += b * p->tz[i];
+        p->fx0[i] = p->fx[i]; p->fy0[i] = p->fy[i]; p->fz0[i] = p->fz[i];
+        p->tx0[i] = p->tx[i]; p->ty0[i] = p->ty[i]; p->tz0[i] = p->tz[i];
+    }
+}
+
+static void correct_velocities(const sim *s, particle_store *p, double dt)
+{
+    double h = 0.5 * dt;
+    #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
+    for (size_t i = 0; i < p->n_local; i++) {
+        double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
+        p->vx[i] += a * (p->fx[i] - p->fx0[i]);
+        p->vy[i] += a * (p->fy[i] - p->fy0[i]);
+        p->vz[i] += a * (p->fz[i] - p->fz0[i]);
+        p->wx[i] += b * (p->tx[i] - p->tx0[i]);
+        p->wy[i] += b * (p->ty[i] - p->ty0[i]);
+        p->wz[i] += b * (p->tz[i] - p->tz0[i]);
+    }
+}
+
 void sim_step(sim *s)
 {
     half_kick(s, &s->p, s->dt);
     drift(s, &s->p, s->dt);
+    predict_velocities(s, &s->p, s->dt);
     if (needs_rebuild(s)) {
         if (rebuild(s) != 0) {
             fprintf(stderr, "dempact: out of memory in the neighbour rebuild\n");
@@ -527,7 +563,7 @@ void sim_step(sim *s)
         update_ghosts(s, &s->p);
     }
     compute_forces(s);
-    half_kick(s, &s->p, s->dt); /* ghosts follow at the next drift, before any force */
+    correct_velocities(s, &s->p, s->dt); /* ghosts follow at the next ghost update */
     s->step++;
     s->time = s->step * s->dt;
 }

@@ -160,9 +160,11 @@ static void engine_agrees(void **state)
             law_t = fmax(law_t, dt);
             law_f = fmax(law_f, df);
             law_d = fmax(law_d, dd);
-            assert_true(dt < 0.005);
-            assert_true(df < 0.005);
-            assert_true(dd < 0.005);
+            /* physics.md asks for 0.5%; the engine, second order with predicted
+             * velocities, stays within 2e-6 at its default 4000 steps per contact */
+            assert_true(dt < 1e-5);
+            assert_true(df < 1e-5);
+            assert_true(dd < 1e-5);
         }
         print_message("%-26s worst: contact time %.2e, peak force %.2e, max overlap %.2e\n",
                       family3[L], law_t, law_f, law_d);
