@@ -19,7 +19,9 @@ int cli_laws(int argc, char **argv)
         printf("usage: dempact laws [NAME]\n\n"
                "Lists every normal-force law (or the one named) with its formula, source,\n"
                "parameters, units, defaults and accepted ranges. Every law also takes the\n"
-               "switch cohesion_removal (default on: a negative normal force is set to 0).\n");
+               "switch cohesion_removal (default on: a negative normal force is set to 0)\n"
+               "and, where it has a damping coefficient, calibrate (default off: solve that\n"
+               "coefficient so that a binary collision restitutes exactly `restitution`).\n");
         return 0;
     }
     const char *only = argc > 1 ? argv[1] : NULL;
@@ -44,6 +46,10 @@ int cli_laws(int argc, char **argv)
             }
             printf("\n      %s\n", p->help);
         }
+        if (law->calibration)
+            printf("  calibrate: true solves %s for the restitution\n", law->calibration->coefficient);
+        else
+            printf("  calibrate: not available (no damping coefficient)\n");
         printf("  history per contact: impact velocity");
         for (int h = 0; h < law->n_history; h++) printf(", %s", law->history_names[h]);
         printf("\n\n");
