@@ -18,12 +18,29 @@ typedef struct material {
 } material;
 
 /* The contact law for one unordered pair of material types. */
+enum { TANGENTIAL_MINDLIN, TANGENTIAL_LINEAR };
+enum { ROLLING_NONE, ROLLING_CONSTANT, ROLLING_SPRING };
+
+/* Friction and rolling resistance of a pair of material types (engine/friction.h).
+ * All zero: frictionless. */
+typedef struct contact_friction {
+    double mu;                 /* Coulomb (dynamic) coefficient; 0: no tangential force */
+    double mu_static;          /* static coefficient; 0: equal to mu */
+    int tangential_model;      /* TANGENTIAL_MINDLIN (default) or TANGENTIAL_LINEAR */
+    double tangential_stiffness;   /* linear model's k_t [N/m] */
+    double tangential_restitution; /* e_t of the tangential dashpot; 0: the law's e */
+    int rolling_model;         /* ROLLING_NONE, ROLLING_CONSTANT or ROLLING_SPRING */
+    double mu_rolling;         /* rolling resistance coefficient */
+    double rolling_damping;    /* spring model's ratio of critical damping */
+} contact_friction;
+
 typedef struct law_binding {
     int material_a, material_b;
     const dem_law *law;
     double params[LAW_MAX_PARAMS]; /* in the order of law->params */
     bool cohesion_removal;
     bool calibrate; /* solve the damping coefficient so that restitution is exact */
+    contact_friction friction;
 } law_binding;
 
 typedef enum wall_kind {
@@ -63,6 +80,19 @@ typedef struct particle_source {
     double *list_radius;   /* n_list */
 } particle_source;
 
+/* What the numerical watchdog (engine/watchdog.h) checks and does; all zero: defaults. */
+typedef enum watchdog_action {
+    WATCHDOG_ACTION_STOP = 0,      /* write a last snapshot and stop the run (exit 4) */
+    WATCHDOG_ACTION_DROP_PARTICLE  /* remove the offending particle and go on */
+} watchdog_action;
+
+typedef struct watchdog_settings {
+    watchdog_action on_error;
+    double max_overlap_fraction; /* overlap / smaller radius allowed; 0: 0.5 */
+    int interval;                /* steps between checks; 0: 1 (every step) */
+    double energy_tolerance;     /* relative rise allowed above the start; 0: 0.01; < 0: off */
+} watchdog_settings;
+
 typedef struct sim_config {
     char name[NAME_LEN];
     material *materials;
@@ -82,8 +112,11 @@ typedef struct sim_config {
     bool dt_check;         /* refuse a dt above the stable limit (default true) */
     double end_time;
     double output_interval; /* simulated seconds between snapshots; 0: first and last only */
+    double timeseries_interval; /* s between time-series samples; 0: output_interval / 10 */
     double skin;           /* neighbour skin [m]; 0: 0.1 x largest diameter */
     double impact_speed_estimate; /* for the timestep; 0: from gravity, domain, velocities */
+
+    watchdog_settings watchdog; /* the case's watchdog: block (io/case.c) */
 
     char *case_path;       /* where it came from (may be NULL) */
     char *case_text;       /* the case file's full text, stored with the output (may be NULL) */

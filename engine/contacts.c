@@ -7,7 +7,10 @@ void contact_list_free(contact_list *c)
 {
     free(c->i); free(c->j); free(c->owner_j); free(c->touching); free(c->impact_velocity);
     for (int k = 0; k < LAW_MAX_HISTORY; k++) free(c->history[k]);
-    for (int a = 0; a < 3; a++) free(c->force[a]);
+    for (int a = 0; a < 3; a++) {
+        free(c->force[a]); free(c->tangential[a]); free(c->rolling[a]);
+    }
+    for (int a = 0; a < 6; a++) free(c->torque[a]);
     free(c->overlap); free(c->first_of_i); free(c->first_of_j); free(c->second_of);
     memset(c, 0, sizeof *c);
 }
@@ -26,7 +29,11 @@ int contact_list_reserve(contact_list *c, size_t capacity)
     GROW(c->i, capacity); GROW(c->j, capacity); GROW(c->owner_j, capacity);
     GROW(c->touching, capacity); GROW(c->impact_velocity, capacity);
     for (int k = 0; k < LAW_MAX_HISTORY; k++) GROW(c->history[k], capacity);
-    for (int a = 0; a < 3; a++) GROW(c->force[a], capacity);
+    for (int a = 0; a < 3; a++) {
+        GROW(c->force[a], capacity); GROW(c->tangential[a], capacity);
+        GROW(c->rolling[a], capacity);
+    }
+    for (int a = 0; a < 6; a++) GROW(c->torque[a], capacity);
     GROW(c->overlap, capacity);
     GROW(c->second_of, capacity);
     c->capacity = capacity;
@@ -54,6 +61,7 @@ void contact_clear_history(contact_list *c, size_t k)
     c->touching[k] = 0;
     c->impact_velocity[k] = 0.0;
     for (int h = 0; h < LAW_MAX_HISTORY; h++) c->history[h][k] = 0.0;
+    for (int a = 0; a < 3; a++) c->tangential[a][k] = c->rolling[a][k] = 0.0;
 }
 
 void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel)
@@ -68,6 +76,10 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
                 c->touching[k] = 1;
                 c->impact_velocity[k] = old->impact_velocity[m];
                 for (int h = 0; h < LAW_MAX_HISTORY; h++) c->history[h][k] = old->history[h][m];
+                for (int a = 0; a < 3; a++) {
+                    c->tangential[a][k] = old->tangential[a][m];
+                    c->rolling[a][k] = old->rolling[a][m];
+                }
                 break;
             }
         }

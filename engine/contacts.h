@@ -2,7 +2,8 @@
  * history record of the pairs that touch. Candidates are grouped by their first
  * particle i (CSR), so a particle's force is summed over its pairs in a fixed order.
  *
- * History (touching flag, impact velocity v0, the law's own slots) belongs to the pair
+ * History (touching flag, impact velocity v0, the law's own slots, the tangential and
+ * rolling springs) belongs to the pair
  * of particles, not to a slot in this list: contact_list_adopt_history() carries it
  * across rebuilds, and it is cleared the step a pair stops touching. */
 #ifndef DEMPACT_CONTACTS_H
@@ -21,7 +22,11 @@ typedef struct contact_list {
     uint8_t *touching;
     double *impact_velocity;            /* v0, stored at first touch */
     double *history[LAW_MAX_HISTORY];   /* the law's slots */
+    double *tangential[3];              /* tangential spring: displacement of j's contact
+                                           point relative to i's [m] (engine/friction.h) */
+    double *rolling[3];                 /* rolling spring: relative rotation [rad] */
     double *force[3];                   /* force on i from the last step (on j: minus) */
+    double *torque[6];                  /* torque on i (0-2) and on j (3-5), last step */
     double *overlap;                    /* overlap of the last step (<= 0: apart) */
     size_t *first_of_i;   /* n_first + 1: pairs of particle p are first_of_i[p]..[p+1] */
     /* pairs whose owner_j is p: second_of[first_of_j[p]..first_of_j[p+1]] (index order) */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fill.h"
+#include "friction.h"
 #include "timestep.h"
 
 #define CHUNK 256
@@ -97,6 +98,8 @@ static int setup_laws(sim *s, char *err, size_t err_len)
                               law_target_restitution(b->law, b->params), msg, sizeof msg) != 0)
                 goto fail;
         }
+        friction_setup(&b->friction, pp.young_eff, pp.shear_eff,
+                       law_target_restitution(b->law, b->params), &li.friction);
         *law_for(s, b->material_a, b->material_b) = li;
         *law_for(s, b->material_b, b->material_a) = li;
         continue;
@@ -268,6 +271,7 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
             list->owner_j[k] = is_wall ? list->j[k] : (uint32_t)s->p.ghost_owner[list->j[k]];
             list->overlap[k] = 0.0;
             for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
+            for (int a = 0; a < 6; a++) list->torque[a][k] = 0.0;
         }
     }
     contact_list_adopt_history(list, old, n > s->parallel_min);
@@ -329,6 +333,9 @@ typedef struct chunk_scratch {
     int law[CHUNK];        /* index into s->laws */
     double d[CHUNK], rate[CHUNK], v0[CHUNK], r_eff[CHUNK], m_eff[CHUNK];
     double nx[CHUNK], ny[CHUNK], nz[CHUNK];
+    /* for friction: lever arms (centre to contact point), velocity of j's contact point
+     * relative to i's, w_i - w_j, and the reduced rolling inertia */
+    double arm_i[CHUNK], arm_j[CHUNK], v_rel[3][CHUNK], w_rel[3][CHUNK], inertia_r[CHUNK];
 } chunk_scratch;
 
 typedef struct batch_scratch {
@@ -336,6 +343,41 @@ typedef struct batch_scratch {
     double h[LAW_MAX_HISTORY][CHUNK];
     uint32_t from[CHUNK];
 } batch_scratch;
+
+/* For friction: the contact point lies on the line of centres, arm = R - d/2 from each
+ * centre; walls are at rest. Fills the kinematics of contact m of the chunk. */
+static void contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i,
+                                 uint32_t j, int is_wall)
+{
+    const particle_store *p = &s->p;
+    double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]}, half = 0.5 * cs->d[m];
+    double arm_i = p->radius[i] - half;
+    double wi[3] = {p->wx[i], p->wy[i], p->wz[i]};
+    /* v_i + w_i x (arm_i n) */
+    double ci[3] = {p->vx[i] + arm_i * (wi[1] * n[2] - wi[2] * n[1]),
+                    p->vy[i] + arm_i * (wi[2] * n[0] - wi[0] * n[2]),
+                    p->vz[i] + arm_i * (wi[0] * n[1] - wi[1] * n[0])};
+    double cj[3] = {0.0, 0.0, 0.0}, wj[3] = {0.0, 0.0, 0.0}, arm_j = 0.0;
+    double inertia_i = 1.0 / p->inv_inertia[i] + p->mass[i] * arm_i * arm_i;
+    double inertia_r = inertia_i;
+    if (!is_wall) {
+        arm_j = p->radius[j] - half;
+        wj[0] = p->wx[j]; wj[1] = p->wy[j]; wj[2] = p->wz[j];
+        /* v_j + w_j x (-arm_j n) */
+        cj[0] = p->vx[j] - arm_j * (wj[1] * n[2] - wj[2] * n[1]);
+        cj[1] = p->vy[j] - arm_j * (wj[2] * n[0] - wj[0] * n[2]);
+        cj[2] = p->vz[j] - arm_j * (wj[0] * n[1] - wj[1] * n[0]);
+        double inertia_j = 1.0 / p->inv_inertia[j] + p->mass[j] * arm_j * arm_j;
+        inertia_r = inertia_i * inertia_j / (inertia_i + inertia_j);
+    }
+    cs->arm_i[m] = arm_i;
+    cs->arm_j[m] = arm_j;
+    cs->inertia_r[m] = inertia_r;
+    for (int a = 0; a < 3; a++) {
+        cs->v_rel[a][m] = cj[a] - ci[a];
+        cs->w_rel[a][m] = wi[a] - wj[a];
+    }
+}
 
 /* Geometry of the touching pairs in list[start, end); separated pairs lose their
  * history here. */
@@ -383,10 +425,36 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
         cs->d[m] = d; cs->rate[m] = rate; cs->v0[m] = c->impact_velocity[k];
         cs->r_eff[m] = r_eff; cs->m_eff[m] = m_eff;
         cs->nx[m] = nx; cs->ny[m] = ny; cs->nz[m] = nz;
+        cs->arm_i[m] = cs->arm_j[m] = 0.0;
+        if (s->laws[law].friction.active) contact_point_motion(s, cs, m, i, j, is_wall);
         continue;
     apart:
         if (c->touching[k]) contact_clear_history(c, k);
         c->force[0][k] = c->force[1][k] = c->force[2][k] = 0.0;
+        for (int a = 0; a < 6; a++) c->torque[a][k] = 0.0;
+    }
+}
+
+/* Tangential force and rolling torque on i of contact k (slot m of the chunk), from
+ * its normal force; updates the contact's springs. */
+static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *cs, size_t m,
+                           size_t k, double f_normal, double f_t[3], double m_r[3])
+{
+    contact_kinematics kin = {.n = {cs->nx[m], cs->ny[m], cs->nz[m]}, .d = cs->d[m],
+                              .r_eff = cs->r_eff[m], .m_eff = cs->m_eff[m],
+                              .inertia_r = cs->inertia_r[m], .f_normal = f_normal,
+                              .dt = s->dt};
+    double xi[3], theta[3];
+    for (int a = 0; a < 3; a++) {
+        kin.v_rel[a] = cs->v_rel[a][m];
+        kin.w_rel[a] = cs->w_rel[a][m];
+        xi[a] = c->tangential[a][k];
+        theta[a] = c->rolling[a][k];
+    }
+    friction_force(&s->laws[cs->law[m]].friction, &kin, xi, theta, f_t, m_r);
+    for (int a = 0; a < 3; a++) {
+        c->tangential[a][k] = xi[a];
+        c->rolling[a][k] = theta[a];
     }
 }
 
@@ -421,9 +489,17 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
             uint32_t k = cs->slot[m];
             double f = bs->f[q];
             if (li->coeffs.cohesion_removal && f < 0.0) f = 0.0;
-            c->force[0][k] = -f * cs->nx[m];
-            c->force[1][k] = -f * cs->ny[m];
-            c->force[2][k] = -f * cs->nz[m];
+            double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
+            double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
+            if (li->friction.active) apply_friction(s, c, cs, m, k, fmax(f, 0.0), f_t, m_r);
+            for (int a = 0; a < 3; a++) c->force[a][k] = -f * n[a] + f_t[a];
+            /* torque of the tangential force about each centre, plus the rolling torque */
+            double nxf[3] = {n[1] * f_t[2] - n[2] * f_t[1], n[2] * f_t[0] - n[0] * f_t[2],
+                             n[0] * f_t[1] - n[1] * f_t[0]};
+            for (int a = 0; a < 3; a++) {
+                c->torque[a][k] = cs->arm_i[m] * nxf[a] + m_r[a];
+                c->torque[3 + a][k] = cs->arm_j[m] * nxf[a] - m_r[a];
+            }
             for (int h = 0; h < nh; h++) c->history[h][k] = bs->h[h][q];
         }
     }
@@ -454,15 +530,24 @@ static void sum_forces(sim *s)
     #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
         double f[3] = {p->mass[i] * g[0], p->mass[i] * g[1], p->mass[i] * g[2]};
+        double t[3] = {0.0, 0.0, 0.0};
         for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
-            for (int a = 0; a < 3; a++) f[a] += c->force[a][k];
+            for (int a = 0; a < 3; a++) {
+                f[a] += c->force[a][k];
+                t[a] += c->torque[a][k];
+            }
         for (size_t q = c->first_of_j[i]; q < c->first_of_j[i + 1]; q++)
-            for (int a = 0; a < 3; a++) f[a] -= c->force[a][c->second_of[q]];
+            for (int a = 0; a < 3; a++) {
+                f[a] -= c->force[a][c->second_of[q]];
+                t[a] += c->torque[3 + a][c->second_of[q]];
+            }
         for (size_t k = w->first_of_i[i]; k < w->first_of_i[i + 1]; k++)
-            for (int a = 0; a < 3; a++) f[a] += w->force[a][k];
+            for (int a = 0; a < 3; a++) {
+                f[a] += w->force[a][k];
+                t[a] += w->torque[a][k];
+            }
         p->fx[i] = f[0]; p->fy[i] = f[1]; p->fz[i] = f[2];
-        /* normal forces act through the centres: no torque yet */
-        p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
+        p->tx[i] = t[0]; p->ty[i] = t[1]; p->tz[i] = t[2];
     }
 }
 
@@ -642,4 +727,165 @@ void sim_free(sim *s)
     free(s->laws);
     free(s->x_at_rebuild);
     memset(s, 0, sizeof *s);
+}
+
+/* ---- restart support ---- */
+/* (io/restart.c reads a snapshot into a sim_restart_state; see sim.h.) */
+#include <stddef.h>
+
+const pair_history_field sim_pair_history[] = {
+    {"impact_velocity", offsetof(contact_list, impact_velocity), 1},
+    {"law_history", offsetof(contact_list, history), LAW_MAX_HISTORY},
+    {"tangential_spring", offsetof(contact_list, tangential), 3},
+    {"rolling_spring", offsetof(contact_list, rolling), 3},
+};
+const int sim_n_pair_history = (int)(sizeof sim_pair_history / sizeof sim_pair_history[0]);
+
+double *sim_pair_history_array(const contact_list *c, const pair_history_field *f, int comp)
+{
+    double *const *arrays = (double *const *)(const void *)((const char *)c + f->offset);
+    return arrays[comp];
+}
+
+/* The pair of list c whose first particle is i and whose other end is j (the owner of
+ * a ghost, or a wall index); c->n if there is none. */
+static size_t find_pair(const contact_list *c, size_t i, uint32_t j, int is_wall)
+{
+    for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
+        if ((is_wall ? c->j[k] : c->owner_j[k]) == j) return k;
+    return c->n;
+}
+
+static int restore_particles(sim *s, const sim_restart_state *st, size_t *row_of_id,
+                             int64_t max_id, char *err, size_t err_len)
+{
+    const particle_store *p = &s->p;
+    particle_store q;
+    if (particles_init(&q, st->n) != 0) goto oom;
+    for (size_t r = 0; r < st->n; r++) {
+        int64_t id = st->id[r];
+        size_t i = id >= 0 && id <= max_id ? row_of_id[id] : SIZE_MAX;
+        if (i == SIZE_MAX) {
+            snprintf(err, err_len, "particle id %lld of the snapshot is not a particle the case "
+                                   "creates (or appears twice)", (long long)id);
+            particles_free(&q);
+            return -1;
+        }
+        row_of_id[id] = SIZE_MAX; /* each id once */
+        if (p->type[i] != st->type[r] || memcmp(&p->radius[i], &st->radius[r], sizeof(double)) ||
+            memcmp(&p->mass[i], &st->mass[r], sizeof(double))) {
+            snprintf(err, err_len, "particle id %lld: the case makes it material %d, radius %.17g m, "
+                                   "mass %.17g kg; the snapshot has material %d, radius %.17g m, "
+                                   "mass %.17g kg (the case's particles changed)",
+                     (long long)id, p->type[i], p->radius[i], p->mass[i], st->type[r],
+                     st->radius[r], st->mass[r]);
+            particles_free(&q);
+            return -1;
+        }
+        q.id[r] = id;
+        q.type[r] = p->type[i];
+        q.radius[r] = p->radius[i];
+        q.mass[r] = p->mass[i];
+        q.inv_mass[r] = p->inv_mass[i];
+        q.inv_inertia[r] = p->inv_inertia[i];
+        /* positions of the last rebuild first: the rebuild below replays it */
+        q.x[r] = st->position_at_rebuild[3 * r];
+        q.y[r] = st->position_at_rebuild[3 * r + 1];
+        q.z[r] = st->position_at_rebuild[3 * r + 2];
+        q.vx[r] = st->velocity[3 * r]; q.vy[r] = st->velocity[3 * r + 1]; q.vz[r] = st->velocity[3 * r + 2];
+        q.wx[r] = st->angular_velocity[3 * r]; q.wy[r] = st->angular_velocity[3 * r + 1];
+        q.wz[r] = st->angular_velocity[3 * r + 2];
+        q.fx[r] = st->force[3 * r]; q.fy[r] = st->force[3 * r + 1]; q.fz[r] = st->force[3 * r + 2];
+        q.tx[r] = st->torque[3 * r]; q.ty[r] = st->torque[3 * r + 1]; q.tz[r] = st->torque[3 * r + 2];
+        q.fx0[r] = q.fy0[r] = q.fz0[r] = q.tx0[r] = q.ty0[r] = q.tz0[r] = 0.0;
+        q.ghost_owner[r] = r;
+        q.ghost_shift[3 * r] = q.ghost_shift[3 * r + 1] = q.ghost_shift[3 * r + 2] = 0.0;
+    }
+    q.n_local = q.n_total = st->n;
+    double *xr = realloc(s->x_at_rebuild, 3 * (st->n ? st->n : 1) * sizeof *xr);
+    if (!xr) {
+        particles_free(&q);
+        goto oom;
+    }
+    s->x_at_rebuild = xr;
+    particles_free(&s->p);
+    s->p = q;
+    return 0;
+oom:
+    snprintf(err, err_len, "out of memory");
+    return -1;
+}
+
+static int restore_history(sim *s, const sim_restart_state *st, const size_t *row_of_id,
+                           int64_t max_id, char *err, size_t err_len)
+{
+    contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
+    for (int L = 0; L < 2; L++)
+        for (size_t k = 0; k < lists[L]->n; k++) contact_clear_history(lists[L], k);
+    for (size_t m = 0; m < st->n_contacts; m++) {
+        int64_t a = st->contact_id[2 * m], b = st->contact_id[2 * m + 1];
+        int is_wall = st->contact_wall[m] != 0;
+        size_t i = a >= 0 && a <= max_id ? row_of_id[a] : SIZE_MAX;
+        size_t j = is_wall ? (b >= 0 && (size_t)b < s->walls.n ? (size_t)b : SIZE_MAX)
+                           : (b >= 0 && b <= max_id ? row_of_id[b] : SIZE_MAX);
+        contact_list *c = is_wall ? &s->wall_pairs : &s->pairs;
+        size_t k = i == SIZE_MAX || j == SIZE_MAX || (!is_wall && j <= i)
+                       ? c->n
+                       : find_pair(c, i, (uint32_t)j, is_wall);
+        if (k == c->n) {
+            snprintf(err, err_len, "contact %zu of the snapshot (particle %lld with %s %lld) is not "
+                                   "in the rebuilt neighbour list", m, (long long)a,
+                     is_wall ? "wall" : "particle", (long long)b);
+            return -1;
+        }
+        c->touching[k] = 1;
+        for (int f = 0; f < sim_n_pair_history; f++) {
+            const pair_history_field *hf = &sim_pair_history[f];
+            for (int comp = 0; comp < hf->count; comp++)
+                sim_pair_history_array(c, hf, comp)[k] = st->history[f][m * hf->count + comp];
+        }
+    }
+    return 0;
+}
+
+int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
+{
+    if (st->n == 0 || st->n > UINT32_MAX / 2) {
+        snprintf(err, err_len, "the snapshot has %zu particles", st->n);
+        return -1;
+    }
+    /* where each id is now: the case's particles, then the snapshot's rows */
+    int64_t max_id = -1;
+    for (size_t i = 0; i < s->p.n_local; i++)
+        if (s->p.id[i] > max_id) max_id = s->p.id[i];
+    size_t *row_of_id = malloc((size_t)(max_id + 1) * sizeof *row_of_id);
+    if (!row_of_id) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    for (int64_t k = 0; k <= max_id; k++) row_of_id[k] = SIZE_MAX;
+    for (size_t i = 0; i < s->p.n_local; i++) row_of_id[s->p.id[i]] = i;
+    int rc = restore_particles(s, st, row_of_id, max_id, err, err_len);
+    if (rc == 0) {
+        s->dt = st->dt;
+        s->step = st->step;
+        s->time = st->time;
+        if (rebuild(s) != 0) {
+            snprintf(err, err_len, "out of memory");
+            rc = -1;
+        }
+    }
+    if (rc == 0) {
+        particle_store *p = &s->p;
+        for (size_t r = 0; r < st->n; r++) {
+            p->x[r] = st->position[3 * r];
+            p->y[r] = st->position[3 * r + 1];
+            p->z[r] = st->position[3 * r + 2];
+            row_of_id[p->id[r]] = r;
+        }
+        update_ghosts(s, p);
+        rc = restore_history(s, st, row_of_id, max_id, err, err_len);
+    }
+    free(row_of_id);
+    return rc;
 }

@@ -31,22 +31,36 @@ typedef struct raw_domain {
 } raw_domain;
 
 typedef struct raw_time {
-    char *end, *step, *check_step, *output_interval;
+    char *end, *step, *check_step, *output_interval, *timeseries_interval;
 } raw_time;
 
 typedef struct raw_neighbour {
     char *skin;
 } raw_neighbour;
 
+typedef struct raw_watchdog {
+    char *on_error, *max_overlap_fraction, *interval, *energy_tolerance;
+} raw_watchdog;
+
 typedef struct raw_material {
     char *name, *density, *young, *poisson;
 } raw_material;
+
+typedef struct raw_friction {
+    char *coefficient, *static_coefficient, *model, *stiffness, *restitution;
+} raw_friction;
+
+typedef struct raw_rolling {
+    char *model, *coefficient, *damping;
+} raw_rolling;
 
 typedef struct raw_contact {
     char *materials[2];
     char *law;
     char *cohesion_removal;
     char *calibrate;
+    raw_friction *friction;
+    raw_rolling *rolling;
     char **params; /* one slot per name of case_schema.param_names */
 } raw_contact;
 
@@ -76,6 +90,7 @@ typedef struct raw_case {
     char *gravity[3];
     raw_time time;
     raw_neighbour *neighbour;
+    raw_watchdog *watchdog;
     raw_material *materials;
     unsigned materials_count;
     raw_contact *contacts;
@@ -112,10 +127,18 @@ static const cyaml_schema_field_t time_fields[] = {
     TEXT("step", OPTIONAL, raw_time, step),
     TEXT("check_step", OPTIONAL, raw_time, check_step),
     TEXT("output_interval", OPTIONAL, raw_time, output_interval),
+    TEXT("timeseries_interval", OPTIONAL, raw_time, timeseries_interval),
     CYAML_FIELD_END};
 
 static const cyaml_schema_field_t neighbour_fields[] = {
     TEXT("skin", OPTIONAL, raw_neighbour, skin),
+    CYAML_FIELD_END};
+
+static const cyaml_schema_field_t watchdog_fields[] = {
+    TEXT("on_error", OPTIONAL, raw_watchdog, on_error),
+    TEXT("max_overlap_fraction", OPTIONAL, raw_watchdog, max_overlap_fraction),
+    TEXT("interval", OPTIONAL, raw_watchdog, interval),
+    TEXT("energy_tolerance", OPTIONAL, raw_watchdog, energy_tolerance),
     CYAML_FIELD_END};
 
 static const cyaml_schema_field_t material_fields[] = {
@@ -127,12 +150,27 @@ static const cyaml_schema_field_t material_fields[] = {
 static const cyaml_schema_value_t material_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_material, material_fields)};
 
+static const cyaml_schema_field_t friction_fields[] = {
+    TEXT("coefficient", REQUIRED, raw_friction, coefficient),
+    TEXT("static", OPTIONAL, raw_friction, static_coefficient),
+    TEXT("model", OPTIONAL, raw_friction, model),
+    TEXT("stiffness", OPTIONAL, raw_friction, stiffness),
+    TEXT("restitution", OPTIONAL, raw_friction, restitution),
+    CYAML_FIELD_END};
+static const cyaml_schema_field_t rolling_fields[] = {
+    TEXT("model", REQUIRED, raw_rolling, model),
+    TEXT("coefficient", REQUIRED, raw_rolling, coefficient),
+    TEXT("damping", OPTIONAL, raw_rolling, damping),
+    CYAML_FIELD_END};
+
 /* The params mapping's fields are made at run time from the law registry. */
 static const cyaml_schema_field_t contact_fields_template[] = {
     TEXTS("materials", REQUIRED, raw_contact, materials, 2),
     TEXT("law", REQUIRED, raw_contact, law),
     TEXT("cohesion_removal", OPTIONAL, raw_contact, cohesion_removal),
     TEXT("calibrate", OPTIONAL, raw_contact, calibrate),
+    CYAML_FIELD_MAPPING_PTR("friction", OPTIONAL, raw_contact, friction, friction_fields),
+    CYAML_FIELD_MAPPING_PTR("rolling", OPTIONAL, raw_contact, rolling, rolling_fields),
     CYAML_FIELD_MAPPING_PTR("params", OPTIONAL, raw_contact, params, NULL),
     CYAML_FIELD_END};
 static const cyaml_schema_field_t param_field_template =
@@ -175,6 +213,7 @@ static const cyaml_schema_field_t top_fields_template[] = {
     TEXTS("gravity", OPTIONAL, raw_case, gravity, 3),
     CYAML_FIELD_MAPPING("time", REQUIRED, raw_case, time, time_fields),
     CYAML_FIELD_MAPPING_PTR("neighbour", OPTIONAL, raw_case, neighbour, neighbour_fields),
+    CYAML_FIELD_MAPPING_PTR("watchdog", OPTIONAL, raw_case, watchdog, watchdog_fields),
     CYAML_FIELD_SEQUENCE("materials", REQUIRED | CYAML_FLAG_POINTER, raw_case, materials,
                          &material_entry, 1, CYAML_UNLIMITED),
     CYAML_FIELD_SEQUENCE("contacts", REQUIRED | CYAML_FLAG_POINTER, raw_case, contacts,
@@ -872,9 +911,64 @@ static int read_time(case_reader *c)
     if (t->output_interval && read_non_negative(c, "time.output_interval", t->output_interval,
                                                 &cfg->output_interval) != 0)
         return -1;
+    if (t->timeseries_interval &&
+        read_non_negative(c, "time.timeseries_interval", t->timeseries_interval,
+                          &cfg->timeseries_interval) != 0)
+        return -1;
     const raw_neighbour *nb = c->raw->neighbour;
     if (nb && nb->skin && read_non_negative(c, "neighbour.skin", nb->skin, &cfg->skin) != 0)
         return -1;
+    return 0;
+}
+
+/* watchdog: {on_error: stop|drop_particle, max_overlap_fraction, interval,
+ * energy_tolerance} (engine/watchdog.h); absent keys keep the defaults (zero). */
+static int read_watchdog(case_reader *c)
+{
+    const raw_watchdog *r = c->raw->watchdog;
+    watchdog_settings *w = &c->cfg->watchdog;
+    if (!r) return 0;
+    if (r->on_error) {
+        if (strcmp(r->on_error, "stop") == 0) {
+            w->on_error = WATCHDOG_ACTION_STOP;
+        } else if (strcmp(r->on_error, "drop_particle") == 0) {
+            w->on_error = WATCHDOG_ACTION_DROP_PARTICLE;
+        } else {
+            name_list known = {0};
+            names_add(&known, "stop");
+            names_add(&known, "drop_particle");
+            fail_at(c, "watchdog.on_error", "watchdog.on_error: expected stop or drop_particle, "
+                    "got %s%s", show(r->on_error).s,
+                    did_you_mean(&known, r->on_error, TYPO_DISTANCE).s);
+            names_free(&known);
+            return -1;
+        }
+    }
+    const char *f = "watchdog.max_overlap_fraction";
+    if (r->max_overlap_fraction) {
+        if (read_positive(c, f, r->max_overlap_fraction, &w->max_overlap_fraction) != 0)
+            return -1;
+        if (w->max_overlap_fraction > 1.0)
+            return fail_at(c, f, "%s = %s is out of range (0, 1]", f, r->max_overlap_fraction);
+    }
+    if (r->interval) {
+        long n = 0;
+        if (read_count(c, "watchdog.interval", r->interval, &n) != 0) return -1;
+        if (n < 1 || n > 1000000)
+            return fail_at(c, "watchdog.interval", "watchdog.interval = %s must be from 1 to "
+                           "1000000 (steps between checks)", r->interval);
+        w->interval = (int)n;
+    }
+    if (r->energy_tolerance) {
+        const char *e = "watchdog.energy_tolerance";
+        if (strcmp(r->energy_tolerance, "off") == 0) {
+            w->energy_tolerance = -1.0;
+        } else {
+            if (read_positive(c, e, r->energy_tolerance, &w->energy_tolerance) != 0) return -1;
+            if (w->energy_tolerance > 1e3)
+                return fail_at(c, e, "%s = %s must be <= 1000 (or off)", e, r->energy_tolerance);
+        }
+    }
     return 0;
 }
 
@@ -1053,6 +1147,82 @@ static int read_params(case_reader *c, const char *at, const raw_contact *r, law
     return 0;
 }
 
+/* One of a fixed list of names; its index in *out. */
+static int read_keyword(const case_reader *c, const char *path, const char *text,
+                        const char *const *names, int *out)
+{
+    name_list known = {0};
+    for (int k = 0; names[k]; k++) {
+        if (text && strcmp(names[k], text) == 0) {
+            names_free(&known);
+            *out = k;
+            return 0;
+        }
+        names_add(&known, names[k]);
+    }
+    fail_at(c, path, "%s = %s: expected one of: %s%s", path, show(text).s, join(&known).s,
+            text ? did_you_mean(&known, text, TYPO_DISTANCE).s : "");
+    names_free(&known);
+    return -1;
+}
+
+/* friction: {coefficient, static, model: mindlin|linear, stiffness, restitution} */
+static int read_friction(case_reader *c, const char *at, const raw_friction *r,
+                         contact_friction *f)
+{
+    static const char *const models[] = {"mindlin", "linear", NULL};
+    key_path p = key("%s.friction.coefficient", at);
+    if (read_non_negative(c, p.s, r->coefficient, &f->mu) != 0) return -1;
+    if (r->static_coefficient) {
+        p = key("%s.friction.static", at);
+        if (read_non_negative(c, p.s, r->static_coefficient, &f->mu_static) != 0) return -1;
+        if (f->mu_static < f->mu)
+            return fail_at(c, p.s, "%s = %g is below the (dynamic) coefficient %g", p.s,
+                           f->mu_static, f->mu);
+    }
+    f->tangential_model = TANGENTIAL_MINDLIN;
+    p = key("%s.friction.model", at);
+    if (r->model && read_keyword(c, p.s, r->model, models, &f->tangential_model) != 0)
+        return -1;
+    p = key("%s.friction.stiffness", at);
+    if (f->tangential_model == TANGENTIAL_LINEAR) {
+        if (!r->stiffness)
+            return fail_at(c, key("%s.friction", at).s, "%s.friction: model linear needs "
+                           "stiffness (the tangential spring k_t, N/m)", at);
+        if (read_positive(c, p.s, r->stiffness, &f->tangential_stiffness) != 0) return -1;
+    } else if (r->stiffness) {
+        return fail_at(c, p.s, "%s: only model linear takes a stiffness (mindlin's is "
+                       "8 G* sqrt(R* d))", p.s);
+    }
+    if (r->restitution) {
+        p = key("%s.friction.restitution", at);
+        if (read_number(c, p.s, r->restitution, &f->tangential_restitution) != 0) return -1;
+        if (!(f->tangential_restitution > 0.0 && f->tangential_restitution <= 1.0))
+            return fail_at(c, p.s, "%s = %s is out of range (0, 1]", p.s, r->restitution);
+    }
+    return 0;
+}
+
+/* rolling: {model: constant|spring, coefficient, damping} */
+static int read_rolling(case_reader *c, const char *at, const raw_rolling *r,
+                        contact_friction *f)
+{
+    static const char *const models[] = {"constant", "spring", NULL};
+    key_path p = key("%s.rolling.model", at);
+    int model;
+    if (read_keyword(c, p.s, r->model, models, &model) != 0) return -1;
+    f->rolling_model = model == 0 ? ROLLING_CONSTANT : ROLLING_SPRING;
+    p = key("%s.rolling.coefficient", at);
+    if (read_non_negative(c, p.s, r->coefficient, &f->mu_rolling) != 0) return -1;
+    p = key("%s.rolling.damping", at);
+    f->rolling_damping = 0.3;
+    if (r->damping && f->rolling_model == ROLLING_CONSTANT)
+        return fail_at(c, p.s, "%s: only model spring has a dashpot", p.s);
+    if (r->damping && read_non_negative(c, p.s, r->damping, &f->rolling_damping) != 0)
+        return -1;
+    return 0;
+}
+
 static int read_contact(case_reader *c, int i, law_binding *b)
 {
     const raw_contact *r = &c->raw->contacts[i];
@@ -1080,6 +1250,8 @@ static int read_contact(case_reader *c, int i, law_binding *b)
         return -1;
     key_path cal = key("%s.calibrate", at.s);
     if (r->calibrate && read_bool(c, cal.s, r->calibrate, &b->calibrate)) return -1;
+    if (r->friction && read_friction(c, at.s, r->friction, &b->friction) != 0) return -1;
+    if (r->rolling && read_rolling(c, at.s, r->rolling, &b->friction) != 0) return -1;
     return read_params(c, at.s, r, b);
 }
 
@@ -1573,6 +1745,7 @@ int case_load(const char *path, sim_config *cfg, char *err, size_t err_len)
     if (rc == 0) rc = read_header(&c);
     if (rc == 0) rc = read_domain(&c);
     if (rc == 0) rc = read_time(&c);
+    if (rc == 0) rc = read_watchdog(&c);
     if (rc == 0) rc = read_materials(&c);
     if (rc == 0) rc = read_contacts(&c);
     if (rc == 0) rc = read_walls(&c);
