@@ -45,17 +45,44 @@ typedef struct law_binding {
 
 typedef enum wall_kind {
     WALL_PLANE,     /* infinite, one-sided: particles live on the side `normal` points to */
-    WALL_RECTANGLE  /* bounded plane: centre, normal, in-plane axis u, half sizes along u, v */
+    WALL_RECTANGLE, /* bounded plane: centre, normal, in-plane axis u, half sizes along u, v */
+    WALL_CYLINDER,  /* open tube: `point` is the centre of one end, `axis` points to the
+                       other end `length` away, radii[0] == radii[1] is the radius */
+    WALL_CONE,      /* open frustum: as a cylinder, radius radii[0] at `point` and radii[1]
+                       at point + length axis */
+    WALL_STL        /* triangulated surface, two-sided: `mesh` holds its triangles */
 } wall_kind;
+
+typedef enum wall_side {
+    WALL_SIDE_INNER, /* cylinder, cone: particles live inside (a drum, a hopper) */
+    WALL_SIDE_OUTER  /* particles live outside (a pillar) */
+} wall_side;
 
 typedef struct wall_spec {
     char name[NAME_LEN];
     wall_kind kind;
     int material;
-    double point[3];  /* a point on the plane (the centre for a rectangle) */
+    double point[3];  /* a point on the plane (the centre for a rectangle); cylinder and
+                         cone: centre of the first end; STL: the torque's reference point */
     double normal[3]; /* unit normal (normalised by the reader) */
     double axis_u[3]; /* rectangle only: unit in-plane axis, v = normal x u */
     double half_size[2];
+    /* cylinder and cone */
+    double axis[3];   /* unit axis, from the first end to the second */
+    double radii[2];  /* radius at the first and at the second end [m] */
+    double length;    /* distance between the ends [m] */
+    wall_side side;
+    /* STL: 9 doubles per triangle (three vertices, in case coordinates: scaled and
+     * translated by the reader); owned by the config (sim_config_free frees it) */
+    double *mesh;
+    long n_triangles;
+    /* prescribed motion, all zero for a wall at rest: a point x0 of the wall is at
+     *   x(t) = c + R(w t) (x0 - c) + v t
+     * with c = rotation_point, R(w t) the rotation by the angle w t about rotation_axis. */
+    double velocity[3];        /* v [m/s] */
+    double rotation_point[3];  /* c [m] */
+    double rotation_axis[3];   /* unit (zero when the wall does not rotate) */
+    double angular_velocity;   /* w [rad/s], right-handed about rotation_axis */
 } wall_spec;
 
 typedef enum source_kind {
@@ -73,12 +100,34 @@ typedef struct particle_source {
     double velocity[3];          /* initial velocity of every particle */
     double gap;                  /* lattice: extra spacing as a fraction of 2 r_max */
     uint64_t seed;
-    /* SOURCE_LIST: n_list particles, arrays of length n_list (velocity may be NULL) */
+    /* SOURCE_LIST: n_list particles, arrays of length n_list (velocities may be NULL) */
     long n_list;
     double *list_position; /* 3 n_list */
     double *list_velocity; /* 3 n_list or NULL */
+    double *list_angular_velocity; /* 3 n_list or NULL (rad/s) */
     double *list_radius;   /* n_list */
 } particle_source;
+
+/* An inlet: particles inserted into a box region at a steady rate, never overlapping
+ * what is there (engine/population.h). */
+typedef struct inlet_spec {
+    char name[NAME_LEN];
+    int material;
+    double region_min[3], region_max[3];
+    double rate;                   /* particles per second (from mass_rate if given) */
+    double mass_rate;              /* kg/s, or 0 */
+    double radius_min, radius_max; /* uniform distribution */
+    double velocity[3];
+    double start, stop;            /* active while start <= t < stop (stop 0: forever) */
+    double interval;               /* s between insertions; 0: 100 steps */
+    uint64_t seed;
+} inlet_spec;
+
+/* An outlet: particles whose centre enters the box region are removed and counted. */
+typedef struct outlet_spec {
+    char name[NAME_LEN];
+    double region_min[3], region_max[3];
+} outlet_spec;
 
 /* What the numerical watchdog (engine/watchdog.h) checks and does; all zero: defaults. */
 typedef enum watchdog_action {
@@ -103,6 +152,10 @@ typedef struct sim_config {
     int n_walls;
     particle_source *sources;
     int n_sources;
+    inlet_spec *inlets;
+    int n_inlets;
+    outlet_spec *outlets;
+    int n_outlets;
 
     double domain_min[3], domain_max[3]; /* the box; periodic axes wrap at its faces */
     bool periodic[3];

@@ -85,3 +85,40 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
         }
     }
 }
+
+/* Moves entry `from` to `to` (to <= from), every per-pair array. */
+static void move_entry(contact_list *c, size_t to, size_t from)
+{
+    c->i[to] = c->i[from]; c->j[to] = c->j[from]; c->owner_j[to] = c->owner_j[from];
+    c->touching[to] = c->touching[from];
+    c->impact_velocity[to] = c->impact_velocity[from];
+    c->overlap[to] = c->overlap[from];
+    for (int h = 0; h < LAW_MAX_HISTORY; h++) c->history[h][to] = c->history[h][from];
+    for (int a = 0; a < 3; a++) {
+        c->tangential[a][to] = c->tangential[a][from];
+        c->rolling[a][to] = c->rolling[a][from];
+        c->force[a][to] = c->force[a][from];
+    }
+    for (int a = 0; a < 6; a++) c->torque[a][to] = c->torque[a][from];
+}
+
+void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_particles,
+                        int is_wall)
+{
+    size_t kept = 0;
+    for (size_t k = 0; k < c->n; k++) {
+        int64_t i = new_index[c->i[k]];
+        int64_t j = is_wall ? (int64_t)c->owner_j[k] : new_index[c->owner_j[k]];
+        if (i < 0 || j < 0) continue;
+        if (kept != k) move_entry(c, kept, k);
+        c->i[kept] = (uint32_t)i;
+        c->owner_j[kept] = (uint32_t)j;
+        kept++;
+    }
+    c->n = kept;
+    /* i is still non-decreasing (removal keeps the particles' order): recount */
+    for (size_t p = 0; p <= n_particles; p++) c->first_of_i[p] = 0;
+    for (size_t k = 0; k < c->n; k++) c->first_of_i[c->i[k] + 1]++;
+    for (size_t p = 0; p < n_particles; p++) c->first_of_i[p + 1] += c->first_of_i[p];
+    c->n_first = n_particles;
+}

@@ -45,6 +45,13 @@ int contact_list_index_second(contact_list *c, size_t n_particles);
  * by (i, owner_j)) into c. Both lists must be grouped by i (first_of_i valid). */
 void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel);
 
+/* After particles were removed or renumbered: maps i and owner_j through new_index
+ * (-1: removed; the pair is dropped), keeping the list's order, and recomputes
+ * first_of_i for n_particles particles. For a wall list owner_j is a wall index and
+ * stays. j (a ghost index) is left stale: only a rebuild may follow. */
+void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_particles,
+                        int is_wall);
+
 /* Clears pair k's history (the pair has separated). */
 void contact_clear_history(contact_list *c, size_t k);
 

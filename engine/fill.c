@@ -157,10 +157,15 @@ static int fill_list(particle_store *p, const particle_source *src, const materi
 {
     for (long k = 0; k < src->n_list; k++) {
         const double *v = src->list_velocity ? src->list_velocity + 3 * k : src->velocity;
-        if (particles_add(p, src->material, src->list_radius[k], mat->density,
-                          src->list_position + 3 * k, v) < 0) {
+        long i = particles_add(p, src->material, src->list_radius[k], mat->density,
+                               src->list_position + 3 * k, v);
+        if (i < 0) {
             snprintf(err, err_len, "particles[%d]: out of memory", index);
             return -1;
+        }
+        if (src->list_angular_velocity) { /* initial spin, rad/s */
+            const double *w = src->list_angular_velocity + 3 * k;
+            p->wx[i] = w[0]; p->wy[i] = w[1]; p->wz[i] = w[2];
         }
     }
     return 0;

@@ -7,7 +7,8 @@
  * that rolls around each other keeps its stored force. The trial force on i is
  * F = k_t xi + eta_t v_t (v_t: tangential velocity of j's contact point relative to i's);
  * if |F| exceeds mu_s F_n the contact slides, F = mu_d F_n F/|F|, and xi is reset to
- * (F - eta_t v_t) / k_t so that the spring holds exactly what the slider allows.
+ * F / k_t: the spring holds the whole sliding force (not the dashpot's share), so the
+ * contact slides, passing exactly mu_d F_n, for as long as its surfaces slip.
  *   Mindlin (no slip):  k_t = 8 G* sqrt(R* d),
  *                       eta_t = 2 sqrt(5/6) beta sqrt(k_t m*)
  *   linear:             k_t given, eta_t = 2 beta sqrt(k_t m*)
@@ -59,8 +60,14 @@ void friction_setup(const contact_friction *spec, double young_eff, double shear
 
 /* Updates the springs xi and theta (in: state at the step start; out: new state) and
  * returns the tangential force on i (f_t, in the tangent plane) and the rolling torque
- * on i (m_r). */
+ * on i (m_r). power[0] and power[1] receive the power the contact takes from the
+ * particles' relative motion through them [W]: f_t . v_t and -m_r . w_r. */
 void friction_force(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
-                    double theta[3], double f_t[3], double m_r[3]);
+                    double theta[3], double f_t[3], double m_r[3], double power[2]);
+
+/* Energy [J] held by the tangential and rolling springs (energy[0], energy[1]) of a
+ * contact with overlap d and effective radius r_eff. */
+void friction_spring_energy(const friction_coeffs *fc, double d, double r_eff,
+                            const double xi[3], const double theta[3], double energy[2]);
 
 #endif

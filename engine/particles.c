@@ -61,7 +61,7 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
     size_t i = p->n_local++;
     p->n_total = p->n_local;
     double mass = density * 4.0 / 3.0 * M_PI * radius * radius * radius;
-    p->id[i] = (int64_t)i;
+    p->id[i] = p->next_id++;
     p->type[i] = type;
     p->radius[i] = radius;
     p->mass[i] = mass;
@@ -75,4 +75,28 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
     p->ghost_owner[i] = i;
     p->ghost_shift[3 * i] = p->ghost_shift[3 * i + 1] = p->ghost_shift[3 * i + 2] = 0.0;
     return (long)i;
+}
+
+size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_index)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < p->n_local; i++) {
+        if (remove[i]) { new_index[i] = -1; continue; }
+        new_index[i] = (int64_t)kept;
+        if (kept != i) {
+#define MOVE(field) p->field[kept] = p->field[i]
+            MOVE(id); MOVE(type); MOVE(radius); MOVE(mass); MOVE(inv_mass); MOVE(inv_inertia);
+            MOVE(x); MOVE(y); MOVE(z); MOVE(vx); MOVE(vy); MOVE(vz);
+            MOVE(wx); MOVE(wy); MOVE(wz); MOVE(fx); MOVE(fy); MOVE(fz);
+            MOVE(tx); MOVE(ty); MOVE(tz); MOVE(fx0); MOVE(fy0); MOVE(fz0);
+            MOVE(tx0); MOVE(ty0); MOVE(tz0);
+#undef MOVE
+            p->ghost_owner[kept] = kept;
+            for (int a = 0; a < 3; a++) p->ghost_shift[3 * kept + a] = 0.0;
+        }
+        kept++;
+    }
+    size_t removed = p->n_local - kept;
+    p->n_local = p->n_total = kept;
+    return removed;
 }

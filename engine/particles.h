@@ -10,7 +10,8 @@
 
 typedef struct particle_store {
     size_t n_local, n_total, capacity;
-    int64_t *id;          /* stable identifier, 0..N-1 at creation */
+    int64_t next_id;      /* the id the next added particle gets */
+    int64_t *id;          /* stable identifier: 0..N-1 at creation, never reused */
     int32_t *type;        /* material index */
     double *radius, *mass, *inv_mass, *inv_inertia;
     double *x, *y, *z;    /* position [m] */
@@ -33,5 +34,10 @@ void particles_free(particle_store *p);
  * follow from radius and density. Returns the index or -1 on allocation failure. */
 long particles_add(particle_store *p, int32_t type, double radius, double density,
                    const double pos[3], const double vel[3]);
+
+/* Removes the local particles with remove[i] != 0 (only valid while there are no
+ * ghosts), keeping the others in order. new_index[i] receives particle i's new index,
+ * or -1 if it was removed. Returns how many were removed. */
+size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_index);
 
 #endif

@@ -23,6 +23,8 @@
  * run small systems on several threads. */
 #define PARALLEL_MIN_DEFAULT 4096
 
+static int reserve_chunk_work(sim *s);
+
 static law_instance *law_for(const sim *s, int a, int b)
 {
     return &s->laws[a * s->n_materials + b];
@@ -232,15 +234,21 @@ static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j)
     return count;
 }
 
+/* Every wall within radius + skin of particle i, where the walls are now (moving walls
+ * force rebuilds often enough for this to hold until the next one: walls.c). An STL
+ * wall gets one entry per contact the particle may have with it (walls_slots); the
+ * entries' history keys tell them apart (walls_pair_key in build_list). */
 static size_t wall_candidates(const sim *s, uint32_t i, uint32_t *out_w)
 {
     const particle_store *p = &s->p;
-    double c[3] = {p->x[i], p->y[i], p->z[i]}, n[3];
+    double c[3] = {p->x[i], p->y[i], p->z[i]};
     size_t count = 0;
     for (size_t w = 0; w < s->walls.n; w++) {
-        if (wall_distance(&s->walls.walls[w], c, n) >= p->radius[i] + s->skin) continue;
-        if (out_w) out_w[count] = (uint32_t)w;
-        count++;
+        size_t slots = walls_slots(&s->walls, w, c, p->radius[i] + s->skin);
+        for (size_t q = 0; q < slots; q++) {
+            if (out_w) out_w[count] = (uint32_t)w;
+            count++;
+        }
     }
     return count;
 }
@@ -268,7 +276,8 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
         find(s, (uint32_t)i, list->j + first[i]);
         for (size_t k = first[i]; k < first[i + 1]; k++) {
             list->i[k] = (uint32_t)i;
-            list->owner_j[k] = is_wall ? list->j[k] : (uint32_t)s->p.ghost_owner[list->j[k]];
+            list->owner_j[k] = is_wall ? walls_pair_key(list->j, first[i], k, s->walls.n)
+                                       : (uint32_t)s->p.ghost_owner[list->j[k]];
             list->overlap[k] = 0.0;
             for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
             for (int a = 0; a < 6; a++) list->torque[a][k] = 0.0;
@@ -299,9 +308,13 @@ static int rebuild(sim *s)
 
     if (refresh_list(s, &s->pairs, &s->spare, particle_candidates, 0) != 0 ||
         contact_list_index_second(&s->pairs, s->p.n_local) != 0 ||
-        refresh_list(s, &s->wall_pairs, &s->wall_spare, wall_candidates, 1) != 0)
+        refresh_list(s, &s->wall_pairs, &s->wall_spare, wall_candidates, 1) != 0 ||
+        reserve_chunk_work(s) != 0)
         return -1;
 
+    double *xr = realloc(s->x_at_rebuild, 3 * (s->p.n_local + 1) * sizeof *xr);
+    if (!xr) return -1;
+    s->x_at_rebuild = xr;
     for (size_t i = 0; i < s->p.n_local; i++) {
         s->x_at_rebuild[3 * i] = s->p.x[i];
         s->x_at_rebuild[3 * i + 1] = s->p.y[i];
@@ -314,6 +327,10 @@ static int rebuild(sim *s)
 static int needs_rebuild(const sim *s)
 {
     const particle_store *p = &s->p;
+    /* moving walls: the step from s->time to s->time + dt (walls.c) */
+    if (walls_need_rebuild(&s->walls, (double)s->step * s->dt, (double)(s->step + 1) * s->dt,
+                           s->skin))
+        return 1;
     double limit = 0.25 * s->skin * s->skin, worst = 0.0;
     #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
@@ -345,7 +362,8 @@ typedef struct batch_scratch {
 } batch_scratch;
 
 /* For friction: the contact point lies on the line of centres, arm = R - d/2 from each
- * centre; walls are at rest. Fills the kinematics of contact m of the chunk. */
+ * centre; a wall's point there moves with the wall (walls_point_velocity) and turns
+ * with the wall's angular velocity. Fills the kinematics of contact m of the chunk. */
 static void contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i,
                                  uint32_t j, int is_wall)
 {
@@ -369,6 +387,11 @@ static void contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint
         cj[2] = p->vz[j] - arm_j * (wj[0] * n[1] - wj[1] * n[0]);
         double inertia_j = 1.0 / p->inv_inertia[j] + p->mass[j] * arm_j * arm_j;
         inertia_r = inertia_i * inertia_j / (inertia_i + inertia_j);
+    } else if (s->walls.state[j].moves) {
+        double x[3] = {p->x[i] + arm_i * n[0], p->y[i] + arm_i * n[1], p->z[i] + arm_i * n[2]};
+        walls_point_velocity(&s->walls, j, x, cj);
+        const double *omega = walls_omega(&s->walls, j);
+        for (int a = 0; a < 3; a++) wj[a] = omega[a];
     }
     cs->arm_i[m] = arm_i;
     cs->arm_j[m] = arm_j;
@@ -385,6 +408,10 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
                           int is_wall, chunk_scratch *cs)
 {
     const particle_store *p = &s->p;
+    /* an STL wall's contacts with one particle, shared by its consecutive entries */
+    uint32_t mesh_i = UINT32_MAX, mesh_w = UINT32_MAX;
+    int mesh_n = 0;
+    wall_contact mesh_c[WALL_MAX_SLOTS];
     cs->n = 0;
     for (size_t k = start; k < end; k++) {
         uint32_t i = c->i[k], j = c->j[k];
@@ -404,12 +431,35 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
             law = p->type[i] * s->n_materials + p->type[j];
         } else {
             const wall_spec *w = &s->walls.walls[j];
-            double centre[3] = {p->x[i], p->y[i], p->z[i]}, n[3];
-            d = p->radius[i] - wall_distance(w, centre, n);
+            double centre[3] = {p->x[i], p->y[i], p->z[i]}, n[3], dist;
+            if (w->kind == WALL_STL) { /* entry slot takes the slot-th closest contact */
+                if (mesh_i != i || mesh_w != j) {
+                    mesh_n = walls_mesh_contacts(&s->walls, j, centre, p->radius[i], mesh_c,
+                                                 WALL_MAX_SLOTS);
+                    mesh_i = i;
+                    mesh_w = j;
+                }
+                size_t slot = c->owner_j[k] / s->walls.n;
+                if ((int)slot >= mesh_n) {
+                    c->overlap[k] = -p->radius[i];
+                    goto apart;
+                }
+                dist = mesh_c[slot].distance;
+                for (int a = 0; a < 3; a++) n[a] = mesh_c[slot].n[a];
+            } else {
+                dist = walls_distance(&s->walls, j, centre, n);
+            }
+            d = p->radius[i] - dist;
             c->overlap[k] = d;
             if (d <= 0.0) goto apart;
             nx = n[0]; ny = n[1]; nz = n[2];
-            rate = p->vx[i] * nx + p->vy[i] * ny + p->vz[i] * nz; /* walls are at rest */
+            rate = p->vx[i] * nx + p->vy[i] * ny + p->vz[i] * nz;
+            if (s->walls.state[j].moves) { /* minus the wall's velocity at the contact point */
+                double arm = p->radius[i] - 0.5 * d, vw[3];
+                double x[3] = {centre[0] + arm * nx, centre[1] + arm * ny, centre[2] + arm * nz};
+                walls_point_velocity(&s->walls, j, x, vw);
+                rate -= vw[0] * nx + vw[1] * ny + vw[2] * nz;
+            }
             r_eff = p->radius[i];
             m_eff = p->mass[i];
             law = p->type[i] * s->n_materials + w->material;
@@ -438,7 +488,8 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
 /* Tangential force and rolling torque on i of contact k (slot m of the chunk), from
  * its normal force; updates the contact's springs. */
 static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *cs, size_t m,
-                           size_t k, double f_normal, double f_t[3], double m_r[3])
+                           size_t k, double f_normal, double f_t[3], double m_r[3],
+                           double power[2])
 {
     contact_kinematics kin = {.n = {cs->nx[m], cs->ny[m], cs->nz[m]}, .d = cs->d[m],
                               .r_eff = cs->r_eff[m], .m_eff = cs->m_eff[m],
@@ -451,16 +502,17 @@ static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *c
         xi[a] = c->tangential[a][k];
         theta[a] = c->rolling[a][k];
     }
-    friction_force(&s->laws[cs->law[m]].friction, &kin, xi, theta, f_t, m_r);
+    friction_force(&s->laws[cs->law[m]].friction, &kin, xi, theta, f_t, m_r, power);
     for (int a = 0; a < 3; a++) {
         c->tangential[a][k] = xi[a];
         c->rolling[a][k] = theta[a];
     }
 }
 
-/* Calls each law once for its contacts in the chunk and stores the force on i. */
+/* Calls each law once for its contacts in the chunk and stores the force on i; adds
+ * the work done on the chunk's contacts during this step to work[] (SIM_WORK_*). */
 static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
-                         batch_scratch *bs)
+                         batch_scratch *bs, double work[SIM_WORK_KINDS])
 {
     size_t done = 0;
     int n_laws = s->n_materials * s->n_materials;
@@ -490,8 +542,13 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
             double f = bs->f[q];
             if (li->coeffs.cohesion_removal && f < 0.0) f = 0.0;
             double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
-            double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
-            if (li->friction.active) apply_friction(s, c, cs, m, k, fmax(f, 0.0), f_t, m_r);
+            double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0}, power[2] = {0.0, 0.0};
+            if (li->friction.active)
+                apply_friction(s, c, cs, m, k, fmax(f, 0.0), f_t, m_r, power);
+            work[li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL] +=
+                f * cs->rate[m] * s->dt;
+            work[SIM_WORK_TANGENTIAL] += power[0] * s->dt;
+            work[SIM_WORK_ROLLING] += power[1] * s->dt;
             for (int a = 0; a < 3; a++) c->force[a][k] = -f * n[a] + f_t[a];
             /* torque of the tangential force about each centre, plus the rolling torque */
             double nxf[3] = {n[1] * f_t[2] - n[2] * f_t[1], n[2] * f_t[0] - n[0] * f_t[2],
@@ -508,6 +565,7 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
 static void contact_forces(sim *s, contact_list *c, int is_wall)
 {
     size_t n_chunks = (c->n + CHUNK - 1) / CHUNK;
+    double *chunk_work = s->chunk_work;
     #pragma omp parallel if (c->n > s->parallel_min)
     {
         chunk_scratch cs;
@@ -515,8 +573,69 @@ static void contact_forces(sim *s, contact_list *c, int is_wall)
         #pragma omp for schedule(dynamic, 8)
         for (size_t ch = 0; ch < n_chunks; ch++) {
             size_t start = ch * CHUNK, end = start + CHUNK < c->n ? start + CHUNK : c->n;
+            double *work = &chunk_work[SIM_WORK_KINDS * ch];
+            for (int q = 0; q < SIM_WORK_KINDS; q++) work[q] = 0.0;
             pair_geometry(s, c, start, end, is_wall, &cs);
-            chunk_forces(s, c, &cs, &bs);
+            chunk_forces(s, c, &cs, &bs, work);
+        }
+    }
+    /* summed in chunk order: the same result for any number of threads */
+    for (size_t ch = 0; ch < n_chunks; ch++)
+        for (int q = 0; q < SIM_WORK_KINDS; q++) {
+            s->work[q] += chunk_work[SIM_WORK_KINDS * ch + q];
+            s->work_step[q] += chunk_work[SIM_WORK_KINDS * ch + q];
+        }
+}
+
+/* The work so far by the trapezoidal rule: each step added P(t_n) dt, which runs ahead
+ * of the trapezoid by half of the last step's P dt (P vanishes at first touch). */
+void sim_contact_work(const sim *s, double work[SIM_WORK_KINDS])
+{
+    for (int q = 0; q < SIM_WORK_KINDS; q++) work[q] = s->work[q] - 0.5 * s->work_step[q];
+}
+
+/* Room for the per-chunk work sums of the longer contact list. */
+static int reserve_chunk_work(sim *s)
+{
+    size_t n = s->pairs.n > s->wall_pairs.n ? s->pairs.n : s->wall_pairs.n;
+    size_t need = SIM_WORK_KINDS * ((n + CHUNK - 1) / CHUNK + 1);
+    if (need <= s->chunk_work_capacity) return 0;
+    double *w = realloc(s->chunk_work, need * sizeof *w);
+    if (!w) return -1;
+    s->chunk_work = w;
+    s->chunk_work_capacity = need;
+    return 0;
+}
+
+void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
+{
+    for (int q = 0; q < SIM_WORK_KINDS; q++) stored[q] = 0.0;
+    const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
+    const particle_store *p = &s->p;
+    for (int L = 0; L < 2; L++) {
+        const contact_list *c = lists[L];
+        for (size_t k = 0; k < c->n; k++) {
+            if (!c->touching[k] || c->overlap[k] <= 0.0) continue;
+            uint32_t i = c->i[k], j = c->j[k];
+            double r_eff;
+            int other;
+            if (L == 0) {
+                r_eff = p->radius[i] * p->radius[j] / (p->radius[i] + p->radius[j]);
+                other = p->type[j];
+            } else {
+                r_eff = p->radius[i];
+                other = s->walls.walls[j].material;
+            }
+            const law_instance *li = &s->laws[p->type[i] * s->n_materials + other];
+            double h[LAW_MAX_HISTORY], springs[2], xi[3], theta[3];
+            for (int q = 0; q < LAW_MAX_HISTORY; q++) h[q] = c->history[q][k];
+            for (int a = 0; a < 3; a++) { xi[a] = c->tangential[a][k]; theta[a] = c->rolling[a][k]; }
+            double e = li->law->elastic_energy
+                           ? li->law->elastic_energy(&li->coeffs, c->overlap[k], r_eff, h) : 0.0;
+            stored[li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL] += e;
+            friction_spring_energy(&li->friction, c->overlap[k], r_eff, xi, theta, springs);
+            stored[SIM_WORK_TANGENTIAL] += springs[0];
+            stored[SIM_WORK_ROLLING] += springs[1];
         }
     }
 }
@@ -551,6 +670,73 @@ static void sum_forces(sim *s)
     }
 }
 
+/* The load on each wall (s->walls.force, .torque): minus the force of each of its
+ * contacts, and the torque about the wall's reference point O,
+ *   (x_i - O) x (-F) - T,
+ * with T the contact's torque on particle i about its centre (what the particle gains
+ * about O the wall loses: the tangential force acts at the contact point, and the
+ * rolling torque is a couple). Each block of WALL_LOAD_BLOCK list entries is summed in
+ * list order (blocks in parallel), then the blocks in order: the same bits for any
+ * number of threads. A moving wall's work on the particles grows by -(F.v + T.w) dt
+ * (v: the velocity of O, w: the wall's angular velocity), summed like the contacts' work
+ * (sim_contact_work). */
+#define WALL_LOAD_BLOCK 2048
+static void sum_wall_loads(sim *s)
+{
+    wall_set *ws = &s->walls;
+    const contact_list *c = &s->wall_pairs;
+    const particle_store *p = &s->p;
+    size_t block = ws->load_block ? ws->load_block : WALL_LOAD_BLOCK;
+    size_t nw = ws->n, n_blocks = (c->n + block - 1) / block;
+    if (nw == 0) return;
+    size_t need = 6 * nw * (n_blocks + 1);
+    if (need > ws->partial_cap) {
+        double *q = realloc(ws->partial, need * sizeof *q);
+        if (!q) {
+            fprintf(stderr, "dempact: out of memory summing the wall loads\n");
+            exit(3);
+        }
+        ws->partial = q;
+        ws->partial_cap = need;
+    }
+    #pragma omp parallel for schedule(static) if (c->n > s->parallel_min)
+    for (size_t b = 0; b < n_blocks; b++) {
+        double *part = ws->partial + 6 * nw * b;
+        for (size_t q = 0; q < 6 * nw; q++) part[q] = 0.0;
+        size_t end = (b + 1) * block < c->n ? (b + 1) * block : c->n;
+        for (size_t k = b * block; k < end; k++) {
+            if (!(c->overlap[k] > 0.0)) continue;
+            uint32_t i = c->i[k], w = c->j[k];
+            const double *o = ws->ref_point + 3 * w;
+            double r[3] = {p->x[i] - o[0], p->y[i] - o[1], p->z[i] - o[2]};
+            double f[3] = {c->force[0][k], c->force[1][k], c->force[2][k]};
+            double rxf[3] = {r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2],
+                             r[0] * f[1] - r[1] * f[0]};
+            for (int a = 0; a < 3; a++) {
+                part[6 * w + a] -= f[a];
+                part[6 * w + 3 + a] -= rxf[a] + c->torque[a][k];
+            }
+        }
+    }
+    for (size_t w = 0; w < nw; w++)
+        for (int a = 0; a < 3; a++) ws->force[3 * w + a] = ws->torque[3 * w + a] = 0.0;
+    for (size_t b = 0; b < n_blocks; b++)
+        for (size_t w = 0; w < nw; w++)
+            for (int a = 0; a < 3; a++) {
+                ws->force[3 * w + a] += ws->partial[6 * nw * b + 6 * w + a];
+                ws->torque[3 * w + a] += ws->partial[6 * nw * b + 6 * w + 3 + a];
+            }
+    for (size_t w = 0; w < nw; w++) {
+        if (!ws->state[w].moves) continue;
+        const double *v = ws->walls[w].velocity, *omega = walls_omega(ws, w);
+        double power = 0.0;
+        for (int a = 0; a < 3; a++)
+            power -= ws->force[3 * w + a] * v[a] + ws->torque[3 * w + a] * omega[a];
+        ws->work_sum[w] += power * s->dt;
+        ws->work[w] = ws->work_sum[w] - 0.5 * power * s->dt; /* trapezoidal, as the contacts' */
+    }
+}
+
 static void contact_stats(sim *s)
 {
     size_t touching = 0;
@@ -572,9 +758,11 @@ static void contact_stats(sim *s)
 
 static void compute_forces(sim *s)
 {
+    for (int q = 0; q < SIM_WORK_KINDS; q++) s->work_step[q] = 0.0;
     contact_forces(s, &s->pairs, 0);
     contact_forces(s, &s->wall_pairs, 1);
     sum_forces(s);
+    sum_wall_loads(s);
     contact_stats(s);
 }
 
@@ -634,11 +822,44 @@ static void correct_velocities(const sim *s, particle_store *p, double dt)
     }
 }
 
+/* Inlets and outlets: removes the particles that entered an outlet, inserts what the
+ * inlets owe, and rebuilds the neighbour list if anything changed (contact histories
+ * follow their particles through the renumbering). Returns 0 or -1 (out of memory). */
+static int change_population(sim *s)
+{
+    population_accrue(s);
+    size_t leaving = 0;
+    if (s->cfg.n_outlets > 0) {
+        uint8_t *flags = realloc(s->leaving, s->p.n_local + 1);
+        if (!flags) return -1;
+        s->leaving = flags;
+        leaving = population_mark_outgoing(s, flags);
+    }
+    int inserting = population_changes_due(s);
+    if (leaving == 0 && !inserting) return 0;
+    s->p.n_total = s->p.n_local; /* ghosts are remade by the rebuild */
+    if (leaving > 0) {
+        int64_t *new_index = malloc((s->p.n_local + 1) * sizeof *new_index);
+        if (!new_index) return -1;
+        particles_remove(&s->p, s->leaving, new_index);
+        contact_list_remap(&s->pairs, new_index, s->p.n_local, 0);
+        contact_list_remap(&s->wall_pairs, new_index, s->p.n_local, 1);
+        free(new_index);
+    }
+    if (inserting && population_insert(s) < 0) return -1;
+    return rebuild(s);
+}
+
 void sim_step(sim *s)
 {
+    if ((s->cfg.n_inlets > 0 || s->cfg.n_outlets > 0) && change_population(s) != 0) {
+        fprintf(stderr, "dempact: out of memory while inserting or removing particles\n");
+        exit(3);
+    }
     half_kick(s, &s->p, s->dt);
     drift(s, &s->p, s->dt);
     predict_velocities(s, &s->p, s->dt);
+    walls_move(&s->walls, (double)(s->step + 1) * s->dt); /* to where they are at the step's end */
     if (needs_rebuild(s)) {
         if (rebuild(s) != 0) {
             fprintf(stderr, "dempact: out of memory in the neighbour rebuild\n");
@@ -686,13 +907,20 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
         if (fill_source(&s->p, src, &cfg->materials[src->material], k, err, err_len) != 0)
             return -1;
     }
-    if (s->p.n_local == 0) { snprintf(err, err_len, "particles: the case creates no particles"); return -1; }
+    if (s->p.n_local == 0 && cfg->n_inlets == 0) {
+        snprintf(err, err_len, "particles: the case creates no particles (and has no inlet)");
+        return -1;
+    }
     if (s->p.n_local > UINT32_MAX / 2) { snprintf(err, err_len, "particles: too many particles"); return -1; }
-    s->walls.walls = cfg->walls;
-    s->walls.n = (size_t)cfg->n_walls;
+    if (walls_init(&s->walls, cfg->walls, (size_t)cfg->n_walls, err, err_len) != 0 ||
+        walls_check_particles(&s->walls, &s->p, err, err_len) != 0)
+        return -1;
     if (setup_laws(s, err, err_len) != 0 || check_laws_cover(s, err, err_len) != 0) return -1;
 
     double r_max = largest_radius(&s->p);
+    for (int k = 0; k < cfg->n_inlets; k++) r_max = fmax(r_max, cfg->inlets[k].radius_max);
+    s->largest_radius = r_max;
+    if (population_init(s, err, err_len) != 0) return -1;
     s->skin = cfg->skin > 0.0 ? cfg->skin : 0.1 * 2.0 * r_max;
     s->cutoff = 2.0 * r_max + s->skin;
     for (int a = 0; a < 3; a++) {
@@ -707,8 +935,7 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
     }
     if (choose_timestep(s, err, err_len) != 0) return -1;
 
-    s->x_at_rebuild = malloc(3 * s->p.n_local * sizeof *s->x_at_rebuild);
-    if (!s->x_at_rebuild || rebuild(s) != 0) goto oom;
+    if (rebuild(s) != 0) goto oom;
     compute_forces(s);
     return 0;
 oom:
@@ -725,7 +952,11 @@ void sim_free(sim *s)
     contact_list_free(&s->wall_pairs);
     contact_list_free(&s->wall_spare);
     free(s->laws);
+    walls_free(&s->walls);
     free(s->x_at_rebuild);
+    free(s->leaving);
+    free(s->chunk_work);
+    population_free(s);
     memset(s, 0, sizeof *s);
 }
 
@@ -747,47 +978,85 @@ double *sim_pair_history_array(const contact_list *c, const pair_history_field *
     return arrays[comp];
 }
 
-/* The pair of list c whose first particle is i and whose other end is j (the owner of
- * a ghost, or a wall index); c->n if there is none. */
-static size_t find_pair(const contact_list *c, size_t i, uint32_t j, int is_wall)
+/* Particle ids to rows, sorted (ids may be sparse: no table as long as the largest id). */
+typedef struct id_row {
+    int64_t id;
+    size_t row;
+} id_row;
+
+static int by_id(const void *a, const void *b)
 {
-    for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
-        if ((is_wall ? c->j[k] : c->owner_j[k]) == j) return k;
-    return c->n;
+    int64_t x = ((const id_row *)a)->id, y = ((const id_row *)b)->id;
+    return (x > y) - (x < y);
 }
 
-static int restore_particles(sim *s, const sim_restart_state *st, size_t *row_of_id,
-                             int64_t max_id, char *err, size_t err_len)
+/* A sorted index of ids[0..n-1]; NULL if out of memory. *dup: an id present twice, or -1. */
+static id_row *id_index(const int64_t *ids, size_t n, int64_t *dup)
+{
+    id_row *x = malloc((n ? n : 1) * sizeof *x);
+    if (!x) return NULL;
+    for (size_t r = 0; r < n; r++) x[r] = (id_row){ids[r], r};
+    qsort(x, n, sizeof *x, by_id);
+    *dup = -1;
+    for (size_t r = 1; r < n && *dup < 0; r++)
+        if (x[r].id == x[r - 1].id) *dup = x[r].id;
+    return x;
+}
+
+static size_t id_find(const id_row *x, size_t n, int64_t id)
+{
+    id_row key = {id, 0};
+    const id_row *hit = bsearch(&key, x, n, sizeof *x, by_id);
+    return hit ? hit->row : SIZE_MAX;
+}
+
+/* The snapshot's particles, in its order: the case's particles matched by id, and those
+ * an inlet inserted made again the way the inlet did (particles_add). */
+static int restore_particles(sim *s, const sim_restart_state *st, const id_row *fresh,
+                             char *err, size_t err_len)
 {
     const particle_store *p = &s->p;
-    particle_store q;
+    particle_store q, made;
     if (particles_init(&q, st->n) != 0) goto oom;
+    if (particles_init(&made, 1) != 0) {
+        particles_free(&q);
+        goto oom;
+    }
+    int rc = -1;
     for (size_t r = 0; r < st->n; r++) {
         int64_t id = st->id[r];
-        size_t i = id >= 0 && id <= max_id ? row_of_id[id] : SIZE_MAX;
-        if (i == SIZE_MAX) {
-            snprintf(err, err_len, "particle id %lld of the snapshot is not a particle the case "
-                                   "creates (or appears twice)", (long long)id);
-            particles_free(&q);
-            return -1;
+        size_t i = id_find(fresh, p->n_local, id);
+        const particle_store *from = p;
+        if (i == SIZE_MAX) { /* not one of the case's: inserted during the run */
+            int32_t t = st->type[r];
+            if (id < 0 || t < 0 || t >= s->cfg.n_materials ||
+                (st->next_id >= 0 && id >= st->next_id)) {
+                snprintf(err, err_len, "particle id %lld (material %d) of the snapshot is not "
+                                       "one the case creates", (long long)id, t);
+                goto done;
+            }
+            double zero[3] = {0.0, 0.0, 0.0};
+            made.n_local = made.n_total = 0;
+            if (particles_add(&made, t, st->radius[r], s->cfg.materials[t].density, zero, zero) != 0)
+                goto oom_done;
+            from = &made;
+            i = 0;
         }
-        row_of_id[id] = SIZE_MAX; /* each id once */
-        if (p->type[i] != st->type[r] || memcmp(&p->radius[i], &st->radius[r], sizeof(double)) ||
-            memcmp(&p->mass[i], &st->mass[r], sizeof(double))) {
+        if (from->type[i] != st->type[r] || memcmp(&from->radius[i], &st->radius[r], sizeof(double)) ||
+            memcmp(&from->mass[i], &st->mass[r], sizeof(double))) {
             snprintf(err, err_len, "particle id %lld: the case makes it material %d, radius %.17g m, "
                                    "mass %.17g kg; the snapshot has material %d, radius %.17g m, "
                                    "mass %.17g kg (the case's particles changed)",
-                     (long long)id, p->type[i], p->radius[i], p->mass[i], st->type[r],
+                     (long long)id, from->type[i], from->radius[i], from->mass[i], st->type[r],
                      st->radius[r], st->mass[r]);
-            particles_free(&q);
-            return -1;
+            goto done;
         }
         q.id[r] = id;
-        q.type[r] = p->type[i];
-        q.radius[r] = p->radius[i];
-        q.mass[r] = p->mass[i];
-        q.inv_mass[r] = p->inv_mass[i];
-        q.inv_inertia[r] = p->inv_inertia[i];
+        q.type[r] = from->type[i];
+        q.radius[r] = from->radius[i];
+        q.mass[r] = from->mass[i];
+        q.inv_mass[r] = from->inv_mass[i];
+        q.inv_inertia[r] = from->inv_inertia[i];
         /* positions of the last rebuild first: the rebuild below replays it */
         q.x[r] = st->position_at_rebuild[3 * r];
         q.y[r] = st->position_at_rebuild[3 * r + 1];
@@ -802,39 +1071,60 @@ static int restore_particles(sim *s, const sim_restart_state *st, size_t *row_of
         q.ghost_shift[3 * r] = q.ghost_shift[3 * r + 1] = q.ghost_shift[3 * r + 2] = 0.0;
     }
     q.n_local = q.n_total = st->n;
-    double *xr = realloc(s->x_at_rebuild, 3 * (st->n ? st->n : 1) * sizeof *xr);
-    if (!xr) {
-        particles_free(&q);
-        goto oom;
-    }
+    q.next_id = st->next_id >= 0 ? st->next_id : p->next_id;
+    double *xr = realloc(s->x_at_rebuild, 3 * (st->n + 1) * sizeof *xr);
+    if (!xr) goto oom_done;
     s->x_at_rebuild = xr;
     particles_free(&s->p);
     s->p = q;
-    return 0;
+    rc = 0;
+    goto done;
+oom_done:
+    snprintf(err, err_len, "out of memory");
+done:
+    if (rc != 0) particles_free(&q);
+    particles_free(&made);
+    return rc;
 oom:
     snprintf(err, err_len, "out of memory");
     return -1;
 }
 
-static int restore_history(sim *s, const sim_restart_state *st, const size_t *row_of_id,
-                           int64_t max_id, char *err, size_t err_len)
+/* by_place: the list is the run's own (replayed), find each pair at its saved place;
+ * else (the run had invalidated its list, so the next step rebuilds it and only the set
+ * of pairs matters) by its other end: the particle, or the how-manieth entry with the
+ * same wall (an STL wall's touching entries are its first ones). */
+static int restore_history(sim *s, const sim_restart_state *st, const id_row *rows,
+                           int by_place, char *err, size_t err_len)
 {
     contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
     for (int L = 0; L < 2; L++)
         for (size_t k = 0; k < lists[L]->n; k++) contact_clear_history(lists[L], k);
     for (size_t m = 0; m < st->n_contacts; m++) {
-        int64_t a = st->contact_id[2 * m], b = st->contact_id[2 * m + 1];
+        int64_t a = st->contact_id[2 * m], b = st->contact_id[2 * m + 1], slot = st->contact_slot[m];
         int is_wall = st->contact_wall[m] != 0;
-        size_t i = a >= 0 && a <= max_id ? row_of_id[a] : SIZE_MAX;
-        size_t j = is_wall ? (b >= 0 && (size_t)b < s->walls.n ? (size_t)b : SIZE_MAX)
-                           : (b >= 0 && b <= max_id ? row_of_id[b] : SIZE_MAX);
         contact_list *c = is_wall ? &s->wall_pairs : &s->pairs;
-        size_t k = i == SIZE_MAX || j == SIZE_MAX || (!is_wall && j <= i)
-                       ? c->n
-                       : find_pair(c, i, (uint32_t)j, is_wall);
+        size_t i = id_find(rows, st->n, a), k = c->n;
+        /* the same place in the replayed list, holding the same other end */
+        if (by_place && i < s->p.n_local && slot >= 0 &&
+            (size_t)slot < c->first_of_i[i + 1] - c->first_of_i[i]) {
+            k = c->first_of_i[i] + (size_t)slot;
+            int same = is_wall ? (int64_t)c->j[k] == b : s->p.id[c->owner_j[k]] == b;
+            if (!same) k = c->n;
+        }
+        if (!by_place && i < s->p.n_local) {
+            size_t seen = 0; /* earlier saved contacts of i with the same wall */
+            for (size_t q = m; is_wall && q-- > 0 && st->contact_id[2 * q] == a;)
+                seen += st->contact_wall[q] && st->contact_id[2 * q + 1] == b;
+            for (size_t q = c->first_of_i[i]; q < c->first_of_i[i + 1] && k == c->n; q++) {
+                if (is_wall ? (int64_t)c->j[q] != b : s->p.id[c->owner_j[q]] != b) continue;
+                if (is_wall && seen-- > 0) continue;
+                k = q;
+            }
+        }
         if (k == c->n) {
             snprintf(err, err_len, "contact %zu of the snapshot (particle %lld with %s %lld) is not "
-                                   "in the rebuilt neighbour list", m, (long long)a,
+                                   "where the replayed neighbour list has it", m, (long long)a,
                      is_wall ? "wall" : "particle", (long long)b);
             return -1;
         }
@@ -848,32 +1138,72 @@ static int restore_history(sim *s, const sim_restart_state *st, const size_t *ro
     return 0;
 }
 
+/* Inlets, outlets and the work accumulators. */
+static int restore_engine(sim *s, const sim_restart_state *st, char *err, size_t err_len)
+{
+    if (st->work)
+        for (int q = 0; q < SIM_WORK_KINDS; q++) s->work[q] = st->work[q];
+    if (st->wall_work && s->walls.work)
+        for (size_t w = 0; w < s->walls.n; w++) s->walls.work[w] = st->wall_work[w];
+    size_t ni = (size_t)s->cfg.n_inlets * sizeof *s->inlets, no = (size_t)s->cfg.n_outlets * sizeof *s->outlets;
+    if ((ni && (!st->inlets || st->inlets_bytes != ni)) || (no && (!st->outlets || st->outlets_bytes != no))) {
+        snprintf(err, err_len, "the snapshot's inlet and outlet states do not fit the case's %d inlets "
+                               "and %d outlets (written by another version of dempact?)",
+                 s->cfg.n_inlets, s->cfg.n_outlets);
+        return -1;
+    }
+    if (ni) memcpy(s->inlets, st->inlets, ni);
+    if (no) memcpy(s->outlets, st->outlets, no);
+    return 0;
+}
+
 int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
 {
     if (st->n == 0 || st->n > UINT32_MAX / 2) {
         snprintf(err, err_len, "the snapshot has %zu particles", st->n);
         return -1;
     }
-    /* where each id is now: the case's particles, then the snapshot's rows */
-    int64_t max_id = -1;
-    for (size_t i = 0; i < s->p.n_local; i++)
-        if (s->p.id[i] > max_id) max_id = s->p.id[i];
-    size_t *row_of_id = malloc((size_t)(max_id + 1) * sizeof *row_of_id);
-    if (!row_of_id) {
-        snprintf(err, err_len, "out of memory");
+    if (!(st->dt > 0.0) || !isfinite(st->dt) || !isfinite(st->time) || st->step < 0) {
+        snprintf(err, err_len, "the snapshot's time %g s, step %lld or timestep %g s is not valid",
+                 st->time, (long long)st->step, st->dt);
         return -1;
     }
-    for (int64_t k = 0; k <= max_id; k++) row_of_id[k] = SIZE_MAX;
-    for (size_t i = 0; i < s->p.n_local; i++) row_of_id[s->p.id[i]] = i;
-    int rc = restore_particles(s, st, row_of_id, max_id, err, err_len);
+    int64_t dup = -1, fresh_dup = -1;
+    id_row *rows = id_index(st->id, st->n, &dup), *fresh = id_index(s->p.id, s->p.n_local, &fresh_dup);
+    int rc = -1;
+    if (!rows || !fresh) {
+        snprintf(err, err_len, "out of memory");
+        goto done;
+    }
+    if (dup >= 0) {
+        snprintf(err, err_len, "particle id %lld appears twice in the snapshot", (long long)dup);
+        goto done;
+    }
+    int invalid = 0;
+    for (size_t k = 0; k < 3 * st->n; k++) invalid |= !isfinite(st->position_at_rebuild[k]);
+    rc = restore_particles(s, st, fresh, err, err_len);
+    if (rc == 0) rc = restore_engine(s, st, err, err_len);
     if (rc == 0) {
         s->dt = st->dt;
         s->step = st->step;
         s->time = st->time;
+        /* A run that changed its particles outside a rebuild (the watchdog dropping one)
+         * marks its list stale with a non-finite position_at_rebuild: the next step
+         * rebuilds it. Then build the list from the current positions (every touching
+         * pair is in it), and keep the mark. */
+        if (invalid)
+            for (size_t r = 0; r < st->n; r++) {
+                s->p.x[r] = st->position[3 * r];
+                s->p.y[r] = st->position[3 * r + 1];
+                s->p.z[r] = st->position[3 * r + 2];
+            }
+        walls_move(&s->walls, isnan(st->rebuild_wall_time) || invalid ? st->time : st->rebuild_wall_time);
         if (rebuild(s) != 0) {
             snprintf(err, err_len, "out of memory");
             rc = -1;
         }
+        walls_move(&s->walls, st->time);
+        if (invalid) memcpy(s->x_at_rebuild, st->position_at_rebuild, 3 * st->n * sizeof(double));
     }
     if (rc == 0) {
         particle_store *p = &s->p;
@@ -881,11 +1211,12 @@ int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
             p->x[r] = st->position[3 * r];
             p->y[r] = st->position[3 * r + 1];
             p->z[r] = st->position[3 * r + 2];
-            row_of_id[p->id[r]] = r;
         }
         update_ghosts(s, p);
-        rc = restore_history(s, st, row_of_id, max_id, err, err_len);
+        rc = restore_history(s, st, rows, !invalid, err, err_len);
     }
-    free(row_of_id);
+done:
+    free(rows);
+    free(fresh);
     return rc;
 }

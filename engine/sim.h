@@ -11,6 +11,7 @@
 #include "walls.h"
 #include "neighbour.h"
 #include "friction.h"
+#include "population.h"
 #include "../models/calibrate.h"
 
 typedef struct law_instance {
@@ -21,6 +22,10 @@ typedef struct law_instance {
     bool calibrated;         /* its damping coefficient was solved for ... */
     law_reference reference; /* ... in this binary collision */
 } law_instance;
+
+/* Kinds of contact work and stored energy (sim.work, sim_stored_energy). */
+enum { SIM_WORK_NORMAL, SIM_WORK_PLASTIC, SIM_WORK_TANGENTIAL, SIM_WORK_ROLLING,
+       SIM_WORK_KINDS };
 
 typedef struct sim {
     sim_config cfg;           /* shallow copy: the caller keeps the config alive */
@@ -43,6 +48,20 @@ typedef struct sim {
 
     contact_list spare, wall_spare; /* the previous lists, refilled at the next rebuild */
 
+    /* Work done on the contacts since t = 0 [J], by kind (SIM_WORK_*): what the normal
+     * force of dashpot and plastic laws, the tangential force and the rolling torque took
+     * from the particles' relative motion. Minus what the contacts store now
+     * (sim_stored_energy) it is what they dissipated. */
+    double work[4];
+    double work_step[4];      /* what the last step added to work */
+    double *chunk_work;       /* per-chunk partial sums, combined in chunk order */
+    size_t chunk_work_capacity;
+
+    double largest_radius;    /* of the particles and of what the inlets insert */
+    inlet_state *inlets;      /* cfg.n_inlets (engine/population.h) */
+    outlet_state *outlets;    /* cfg.n_outlets */
+    uint8_t *leaving;         /* scratch: particles an outlet removes this step */
+
     /* diagnostics of the last step */
     size_t n_contacts;        /* touching pairs (particle-particle + particle-wall) */
     double max_overlap;
@@ -60,15 +79,24 @@ int sim_set_timestep(sim *s, double dt, char *err, size_t err_len);
 /* One velocity-Verlet step. */
 void sim_step(sim *s);
 
+/* Energy [J] the touching contacts hold now, by kind (SIM_WORK_*): the normal law's
+ * elastic energy (split as dashpot or plastic law) and the tangential and rolling
+ * springs. Serial, in list order. */
+void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS]);
+
+/* Work done on the contacts since t = 0 [J], by kind, by the trapezoidal rule in time
+ * (sim.work is the running rectangle sum). */
+void sim_contact_work(const sim *s, double work[SIM_WORK_KINDS]);
+
 /* Kinetic energy (translational + rotational) of the local particles. */
 double sim_kinetic_energy(const sim *s);
 
 /* ---- restart support ---- */
 /* A restart rebuilds the neighbour list exactly as the run last built it (from the
  * positions of its last rebuild, which snapshots keep), then puts the particles back
- * where they were and restores each touching pair's history by particle ids. The
- * contact list then has the same pairs in the same order as in the run that wrote the
- * snapshot, so the continuation is bit-identical to a run that never stopped. */
+ * where they were and restores each touching pair's history. The contact lists then
+ * hold the same pairs in the same order as in the run that wrote the snapshot, so the
+ * continuation is bit-identical to a run that never stopped. */
 
 /* The per-pair history arrays of contact_list that a restart restores (all that
  * contact_clear_history resets, besides the touching flag): the name of the dataset
@@ -98,14 +126,25 @@ typedef struct sim_restart_state {
     size_t n_contacts;            /* touching pairs */
     const int64_t *contact_id;    /* 2 per contact: particle id, then particle id or wall index */
     const uint8_t *contact_wall;  /* 1: the second is a wall index */
+    const int64_t *contact_slot;  /* the pair's place among its first particle's entries
+                                     of its list (pairs or walls) */
     const double *history[SIM_MAX_HISTORY_FIELDS]; /* per sim_pair_history field: count
                                                       values per contact */
+    /* the rest of the engine's state (NULL / NaN: not in the snapshot) */
+    int64_t next_id;              /* -1: unknown */
+    const double *work;           /* SIM_WORK_KINDS */
+    const double *wall_work;      /* walls.n */
+    const void *inlets, *outlets; /* the inlet_state and outlet_state arrays, as bytes */
+    size_t inlets_bytes, outlets_bytes;
+    double rebuild_wall_time;     /* where the walls were at the last rebuild (NaN: at
+                                     `time`; only matters for moving walls) */
 } sim_restart_state;
 
 /* Replaces the state of s (just made by sim_create from the same case) with st: the
- * particles (the case's particles matched by id: type, radius and mass must be the
- * same), time, step and dt, the neighbour list of the last rebuild and the contact
- * history. Returns 0, or -1 with a message. */
+ * particles (matched by id to the case's; particles an inlet inserted are made again
+ * from their material and radius: type, radius and mass must agree), time, step and dt,
+ * the neighbour list of the last rebuild, the contact history and the engine's
+ * accumulators. Returns 0, or -1 with a message. */
 int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len);
 
 #endif

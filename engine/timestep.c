@@ -6,7 +6,8 @@
 
 #include "sim.h"
 
-/* Smallest radius of each material among the particles (HUGE_VAL if absent). */
+/* Smallest radius of each material among the particles and what the inlets will
+ * insert (HUGE_VAL if absent). */
 static double *smallest_radius_per_material(const sim *s)
 {
     double *r = malloc((size_t)s->n_materials * sizeof *r);
@@ -14,6 +15,10 @@ static double *smallest_radius_per_material(const sim *s)
     for (int m = 0; m < s->n_materials; m++) r[m] = HUGE_VAL;
     for (size_t i = 0; i < s->p.n_local; i++)
         r[s->p.type[i]] = fmin(r[s->p.type[i]], s->p.radius[i]);
+    for (int k = 0; k < s->cfg.n_inlets; k++) {
+        const inlet_spec *in = &s->cfg.inlets[k];
+        r[in->material] = fmin(r[in->material], in->radius_min);
+    }
     return r;
 }
 
@@ -63,14 +68,18 @@ double timestep_contact_time(const sim *s, double v)
     return t;
 }
 
-/* The largest impact speed to expect: the given estimate, or the fastest initial speed
- * plus a free fall across the whole domain, and at least 0.1 m/s. */
+/* The largest impact speed to expect: the given estimate, or the fastest initial (or
+ * inlet) speed plus a free fall across the whole domain, and at least 0.1 m/s. */
 double timestep_impact_speed(const sim *s)
 {
     if (s->cfg.impact_speed_estimate > 0.0) return s->cfg.impact_speed_estimate;
     double v2 = 0.0, g2 = 0.0, h = 0.0;
     for (size_t i = 0; i < s->p.n_local; i++)
         v2 = fmax(v2, s->p.vx[i] * s->p.vx[i] + s->p.vy[i] * s->p.vy[i] + s->p.vz[i] * s->p.vz[i]);
+    for (int k = 0; k < s->cfg.n_inlets; k++) {
+        const double *u = s->cfg.inlets[k].velocity;
+        v2 = fmax(v2, u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    }
     for (int a = 0; a < 3; a++) {
         g2 += s->cfg.gravity[a] * s->cfg.gravity[a];
         h = fmax(h, s->cfg.domain_max[a] - s->cfg.domain_min[a]);

@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "models/calibrate.h"
 #include "particle_csv.h"
+#include "stl.h"
 #include "yaml_locator.h"
 
 #define MAX_CASE_BYTES (16u << 20)
@@ -64,10 +66,18 @@ typedef struct raw_contact {
     char **params; /* one slot per name of case_schema.param_names */
 } raw_contact;
 
+typedef struct raw_wall_rotation {
+    char *axis_point[3], *axis[3], *angular_velocity;
+} raw_wall_rotation;
+
 typedef struct raw_wall {
     char *name, *type, *material;
     char *point[3], *normal[3], *axis[3];
     char *half_size[2];
+    char *radius, *radii[2], *length, *side;      /* cylinder, cone */
+    char *file, *scale, *translation[3];          /* stl */
+    char *velocity[3];                            /* motion, any wall */
+    raw_wall_rotation *rotation;
 } raw_wall;
 
 typedef struct raw_region {
@@ -84,6 +94,20 @@ typedef struct raw_source {
      * key and read_radius reads it from the locator. */
 } raw_source;
 
+typedef struct raw_inlet {
+    char *name, *material;
+    raw_region *region;
+    char *rate, *mass_rate;
+    char *velocity[3];
+    char *start, *stop, *interval, *seed;
+    /* radius: a number or {min, max}, read from the locator as for sources */
+} raw_inlet;
+
+typedef struct raw_outlet {
+    char *name;
+    raw_region *region;
+} raw_outlet;
+
 typedef struct raw_case {
     char *name;
     raw_domain domain;
@@ -99,6 +123,10 @@ typedef struct raw_case {
     unsigned walls_count;
     raw_source *particles;
     unsigned particles_count;
+    raw_inlet *inlets;
+    unsigned inlets_count;
+    raw_outlet *outlets;
+    unsigned outlets_count;
 } raw_case;
 
 /* ------------------------------------------------------------------------------------
@@ -176,14 +204,29 @@ static const cyaml_schema_field_t contact_fields_template[] = {
 static const cyaml_schema_field_t param_field_template =
     TEXT("(param)", OPTIONAL, raw_contact, law);
 
+static const cyaml_schema_field_t wall_rotation_fields[] = {
+    TEXTS("axis_point", REQUIRED, raw_wall_rotation, axis_point, 3),
+    TEXTS("axis", REQUIRED, raw_wall_rotation, axis, 3),
+    TEXT("angular_velocity", REQUIRED, raw_wall_rotation, angular_velocity),
+    CYAML_FIELD_END};
+/* Which keys each type needs and takes is checked in read_wall. */
 static const cyaml_schema_field_t wall_fields[] = {
     TEXT("name", OPTIONAL, raw_wall, name),
     TEXT("type", REQUIRED, raw_wall, type),
     TEXT("material", REQUIRED, raw_wall, material),
-    TEXTS("point", REQUIRED, raw_wall, point, 3),
-    TEXTS("normal", REQUIRED, raw_wall, normal, 3),
+    TEXTS("point", OPTIONAL, raw_wall, point, 3),
+    TEXTS("normal", OPTIONAL, raw_wall, normal, 3),
     TEXTS("axis", OPTIONAL, raw_wall, axis, 3),
     TEXTS("half_size", OPTIONAL, raw_wall, half_size, 2),
+    TEXT("radius", OPTIONAL, raw_wall, radius),
+    TEXTS("radii", OPTIONAL, raw_wall, radii, 2),
+    TEXT("length", OPTIONAL, raw_wall, length),
+    TEXT("side", OPTIONAL, raw_wall, side),
+    TEXT("file", OPTIONAL, raw_wall, file),
+    TEXT("scale", OPTIONAL, raw_wall, scale),
+    TEXTS("translation", OPTIONAL, raw_wall, translation, 3),
+    TEXTS("velocity", OPTIONAL, raw_wall, velocity, 3),
+    CYAML_FIELD_MAPPING_PTR("rotation", OPTIONAL, raw_wall, rotation, wall_rotation_fields),
     CYAML_FIELD_END};
 static const cyaml_schema_value_t wall_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_wall, wall_fields)};
@@ -207,6 +250,28 @@ static const cyaml_schema_field_t source_fields[] = {
 static const cyaml_schema_value_t source_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_source, source_fields)};
 
+static const cyaml_schema_field_t inlet_fields[] = {
+    TEXT("name", OPTIONAL, raw_inlet, name),
+    TEXT("material", REQUIRED, raw_inlet, material),
+    CYAML_FIELD_MAPPING_PTR("region", REQUIRED, raw_inlet, region, region_fields),
+    TEXT("rate", OPTIONAL, raw_inlet, rate),
+    TEXT("mass_rate", OPTIONAL, raw_inlet, mass_rate),
+    CYAML_FIELD_IGNORE("radius", OPTIONAL),
+    TEXTS("velocity", OPTIONAL, raw_inlet, velocity, 3),
+    TEXT("start", OPTIONAL, raw_inlet, start),
+    TEXT("stop", OPTIONAL, raw_inlet, stop),
+    TEXT("interval", OPTIONAL, raw_inlet, interval),
+    TEXT("seed", OPTIONAL, raw_inlet, seed),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t inlet_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_inlet, inlet_fields)};
+static const cyaml_schema_field_t outlet_fields[] = {
+    TEXT("name", OPTIONAL, raw_outlet, name),
+    CYAML_FIELD_MAPPING_PTR("region", REQUIRED, raw_outlet, region, region_fields),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t outlet_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_outlet, outlet_fields)};
+
 static const cyaml_schema_field_t top_fields_template[] = {
     TEXT("name", OPTIONAL, raw_case, name),
     CYAML_FIELD_MAPPING("domain", REQUIRED, raw_case, domain, domain_fields),
@@ -220,8 +285,12 @@ static const cyaml_schema_field_t top_fields_template[] = {
                          NULL, 1, CYAML_UNLIMITED),
     CYAML_FIELD_SEQUENCE("walls", OPTIONAL | CYAML_FLAG_POINTER, raw_case, walls,
                          &wall_entry, 0, CYAML_UNLIMITED),
-    CYAML_FIELD_SEQUENCE("particles", REQUIRED | CYAML_FLAG_POINTER, raw_case, particles,
-                         &source_entry, 1, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("particles", OPTIONAL | CYAML_FLAG_POINTER, raw_case, particles,
+                         &source_entry, 0, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("inlets", OPTIONAL | CYAML_FLAG_POINTER, raw_case, inlets,
+                         &inlet_entry, 0, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("outlets", OPTIONAL | CYAML_FLAG_POINTER, raw_case, outlets,
+                         &outlet_entry, 0, CYAML_UNLIMITED),
     CYAML_FIELD_END};
 
 #define N_FIELDS(a) (sizeof(a) / sizeof((a)[0]))
@@ -866,7 +935,15 @@ static int read_header(case_reader *c)
 {
     const raw_case *raw = c->raw;
     sim_config *cfg = c->cfg;
-    if (raw->name) return read_name(c, "name", raw->name, cfg->name);
+    if (raw->name) {
+        if (read_name(c, "name", raw->name, cfg->name) != 0) return -1;
+        /* it names the output files DIR/NAME.h5 and .xmf (XDMF splits at a colon) */
+        if (strpbrk(cfg->name, "/:\\") || strcmp(cfg->name, ".") == 0 ||
+            strcmp(cfg->name, "..") == 0)
+            return fail_at(c, "name", "name: %s names the output files, so it may not hold "
+                           "'/', ':' or '\\' nor be '.' or '..'", show(raw->name).s);
+        return 0;
+    }
     default_name(c->path, cfg->name);
     return 0;
 }
@@ -1272,6 +1349,9 @@ static int read_contacts(case_reader *c)
  * Walls.
  * ---------------------------------------------------------------------------------- */
 
+static char *csv_path(const char *case_path, const char *file);
+static int check_regular_file(const case_reader *c, const char *key_at, const char *path);
+
 static int read_direction(const case_reader *c, const char *path, char *const *text,
                           double *out)
 {
@@ -1284,9 +1364,71 @@ static int read_direction(const case_reader *c, const char *path, char *const *t
     return 0;
 }
 
+/* The keys each wall type takes besides name, type, material, velocity and rotation. */
+static const char *const wall_types[] = {"plane", "rectangle", "cylinder", "cone", "stl"};
+static const char *const wall_keys[][6] = {
+    {"point", "normal"},
+    {"point", "normal", "axis", "half_size"},
+    {"point", "axis", "radius", "length", "side"},
+    {"point", "axis", "radii", "length", "side"},
+    {"file", "scale", "translation", "point"},
+};
+
+/* Refuses a key given to a wall type that does not take it. */
+static int refuse_wall_keys(const case_reader *c, const char *at, const raw_wall *r, int type)
+{
+    const struct {
+        const char *key;
+        bool given;
+    } keys[] = {
+        {"point", r->point[0]},       {"normal", r->normal[0]}, {"axis", r->axis[0]},
+        {"half_size", r->half_size[0]}, {"radius", r->radius},  {"radii", r->radii[0]},
+        {"length", r->length},        {"side", r->side},        {"file", r->file},
+        {"scale", r->scale},          {"translation", r->translation[0]},
+    };
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        if (!keys[k].given) continue;
+        bool taken = false;
+        for (int q = 0; q < 6 && wall_keys[type][q]; q++)
+            taken = taken || strcmp(wall_keys[type][q], keys[k].key) == 0;
+        if (taken) continue;
+        key_path extra = key("%s.%s", at, keys[k].key);
+        char list[128] = "";
+        for (int q = 0; q < 6 && wall_keys[type][q]; q++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", q ? ", " : "", wall_keys[type][q]);
+        }
+        return fail_at(c, extra.s, "%s: a %s wall does not take '%s' (its shape keys: %s)",
+                       extra.s, wall_types[type], keys[k].key, list);
+    }
+    return 0;
+}
+
+/* Fails naming the first of the type's required keys that is missing. */
+static int require_wall_key(const case_reader *c, const char *at, bool given, const char *type,
+                            const char *name, const char *what)
+{
+    if (given) return 0;
+    return fail_at(c, at, "%s: a %s wall needs '%s' (%s)", at, type, name, what);
+}
+
+static int read_plane(case_reader *c, const char *at, const raw_wall *r, wall_spec *w,
+                      const char *type)
+{
+    key_path point = key("%s.point", at), normal = key("%s.normal", at);
+    if (require_wall_key(c, at, r->point[0], type, "point", "a point on it") != 0 ||
+        require_wall_key(c, at, r->normal[0], type, "normal",
+                         "the direction the particles' side faces") != 0 ||
+        read_vector(c, point.s, r->point, 3, w->point) != 0 ||
+        read_direction(c, normal.s, r->normal, w->normal) != 0)
+        return -1;
+    return 0;
+}
+
 static int read_rectangle(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
 {
     key_path axis = key("%s.axis", at), half = key("%s.half_size", at);
+    if (read_plane(c, at, r, w, "rectangle") != 0) return -1;
     if (!r->axis[0])
         return fail_at(c, at, "%s: a rectangle wall needs 'axis' (its in-plane u direction)",
                        at);
@@ -1306,40 +1448,168 @@ static int read_rectangle(case_reader *c, const char *at, const raw_wall *r, wal
     return 0;
 }
 
+/* cylinder: point (centre of one end), axis (towards the other), radius, length, side;
+ * cone: the same with radii: [at point, at the other end]. */
+static int read_round(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
+{
+    bool cone = w->kind == WALL_CONE;
+    const char *type = cone ? "cone" : "cylinder";
+    key_path point = key("%s.point", at), axis = key("%s.axis", at),
+             length = key("%s.length", at), side = key("%s.side", at);
+    if (require_wall_key(c, at, r->point[0], type, "point", "the centre of its first end") != 0 ||
+        require_wall_key(c, at, r->axis[0], type, "axis", "from the first end to the other") != 0 ||
+        require_wall_key(c, at, cone ? r->radii[0] != NULL : r->radius != NULL, type,
+                         cone ? "radii" : "radius",
+                         cone ? "[radius at point, radius at the other end]" : "in m") != 0 ||
+        require_wall_key(c, at, r->length, type, "length", "between its ends, in m") != 0)
+        return -1;
+    if (read_vector(c, point.s, r->point, 3, w->point) != 0 ||
+        read_direction(c, axis.s, r->axis, w->axis) != 0 ||
+        read_positive(c, length.s, r->length, &w->length) != 0)
+        return -1;
+    if (cone) {
+        for (int k = 0; k < 2; k++) {
+            key_path item = key("%s.radii[%d]", at, k);
+            if (read_non_negative(c, item.s, r->radii[k], &w->radii[k]) != 0) return -1;
+        }
+        if (w->radii[0] == 0.0 && w->radii[1] == 0.0) {
+            key_path radii = key("%s.radii", at);
+            return fail_at(c, radii.s, "%s: at least one radius must be > 0", radii.s);
+        }
+    } else {
+        key_path radius = key("%s.radius", at);
+        if (read_positive(c, radius.s, r->radius, &w->radii[0]) != 0) return -1;
+        w->radii[1] = w->radii[0];
+    }
+    w->side = WALL_SIDE_INNER;
+    if (r->side) {
+        if (strcmp(r->side, "inner") == 0) {
+            w->side = WALL_SIDE_INNER;
+        } else if (strcmp(r->side, "outer") == 0) {
+            w->side = WALL_SIDE_OUTER;
+        } else {
+            name_list sides = {0};
+            names_add(&sides, "inner");
+            names_add(&sides, "outer");
+            fail_at(c, side.s, "%s: expected inner (particles inside, a drum or a hopper) or "
+                    "outer (particles outside, a pillar), got %s%s", side.s, show(r->side).s,
+                    did_you_mean(&sides, r->side, TYPO_DISTANCE).s);
+            names_free(&sides);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* stl: file (relative to the case file's folder), scale (default 1), translation
+ * (default 0): the case coordinates of a vertex x are scale x + translation. */
+static int read_stl(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
+{
+    key_path file = key("%s.file", at), scale_key = key("%s.scale", at),
+             translation = key("%s.translation", at), point = key("%s.point", at);
+    if (require_wall_key(c, at, r->file, "stl", "file", "an STL file, ASCII or binary") != 0)
+        return -1;
+    double scale = 1.0, shift[3] = {0.0, 0.0, 0.0};
+    if (r->scale && read_positive(c, scale_key.s, r->scale, &scale) != 0) return -1;
+    if (r->translation[0] && read_vector(c, translation.s, r->translation, 3, shift) != 0)
+        return -1;
+    if (r->point[0]) {
+        if (read_vector(c, point.s, r->point, 3, w->point) != 0) return -1;
+    } else {
+        for (int a = 0; a < 3; a++) w->point[a] = shift[a];
+    }
+    if (!r->file[0]) return fail_at(c, file.s, "%s: must not be empty", file.s);
+    char *path = csv_path(c->path, r->file);
+    if (!path) return fail_at(c, file.s, "out of memory");
+    if (check_regular_file(c, file.s, path) != 0) {
+        free(path);
+        return -1;
+    }
+    char stl_err[512];
+    double *tri = NULL;
+    long n = 0;
+    int rc = stl_read(path, &tri, &n, stl_err, sizeof stl_err);
+    free(path);
+    if (rc != 0) return fail_at(c, file.s, "%s: %s", file.s, stl_err);
+    for (long k = 0; k < 9 * n; k++) {
+        tri[k] = scale * tri[k] + shift[k % 3];
+        if (!isfinite(tri[k])) {
+            free(tri);
+            return fail_at(c, scale_key.s, "%s: scaled and translated, triangle %ld of %s has "
+                           "a coordinate that is not finite", at, k / 9 + 1, r->file);
+        }
+    }
+    w->mesh = tri;
+    w->n_triangles = n;
+    return 0;
+}
+
+/* velocity: [vx, vy, vz]; rotation: {axis_point: [..], axis: [..], angular_velocity: w}. */
+static int read_motion(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
+{
+    key_path velocity = key("%s.velocity", at);
+    if (r->velocity[0] && read_vector(c, velocity.s, r->velocity, 3, w->velocity) != 0)
+        return -1;
+    const raw_wall_rotation *rot = r->rotation;
+    if (!rot) return 0;
+    key_path point = key("%s.rotation.axis_point", at), axis = key("%s.rotation.axis", at),
+             rate = key("%s.rotation.angular_velocity", at);
+    if (read_vector(c, point.s, rot->axis_point, 3, w->rotation_point) != 0 ||
+        read_direction(c, axis.s, rot->axis, w->rotation_axis) != 0 ||
+        read_number(c, rate.s, rot->angular_velocity, &w->angular_velocity) != 0)
+        return -1;
+    if (w->kind == WALL_PLANE && w->angular_velocity != 0.0) {
+        const double *u = w->rotation_axis, *n = w->normal;
+        double x[3] = {u[1] * n[2] - u[2] * n[1], u[2] * n[0] - u[0] * n[2],
+                       u[0] * n[1] - u[1] * n[0]};
+        if (sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) > 1e-12)
+            return fail_at(c, axis.s, "%s: an infinite plane can only turn about its normal; "
+                           "use a rectangle or an STL surface for a turning flat wall", axis.s);
+    }
+    return 0;
+}
+
 static int read_wall(case_reader *c, int i, wall_spec *w)
 {
     const raw_wall *r = &c->raw->walls[i];
     key_path at = key("walls[%d]", i);
-    key_path name = key("%s.name", at.s), type = key("%s.type", at.s),
-             point = key("%s.point", at.s), normal = key("%s.normal", at.s);
+    key_path name = key("%s.name", at.s), type = key("%s.type", at.s);
     if (r->name) {
         if (read_name(c, name.s, r->name, w->name) != 0) return -1;
     } else {
         snprintf(w->name, NAME_LEN, "wall%d", i);
     }
-    if (strcmp(r->type, "plane") == 0) {
-        w->kind = WALL_PLANE;
-    } else if (strcmp(r->type, "rectangle") == 0) {
-        w->kind = WALL_RECTANGLE;
-    } else {
-        return fail_at(c, type.s, "%s: expected plane or rectangle, got %s", type.s,
-                       show(r->type).s);
+    static const wall_kind kinds[] = {WALL_PLANE, WALL_RECTANGLE, WALL_CYLINDER, WALL_CONE,
+                                      WALL_STL};
+    int t = -1;
+    for (int k = 0; k < 5 && t < 0; k++)
+        if (strcmp(r->type, wall_types[k]) == 0) t = k;
+    if (t < 0) {
+        name_list known = {0};
+        for (int k = 0; k < 5; k++) names_add(&known, wall_types[k]);
+        fail_at(c, type.s, "%s: expected plane, rectangle, cylinder, cone or stl, got %s%s",
+                type.s, show(r->type).s, did_you_mean(&known, r->type, TYPO_DISTANCE).s);
+        names_free(&known);
+        return -1;
     }
+    w->kind = kinds[t];
     key_path mat = key("%s.material", at.s);
     if (resolve_material(c, mat.s, r->material, &w->material) != 0 ||
-        read_vector(c, point.s, r->point, 3, w->point) != 0 ||
-        read_direction(c, normal.s, r->normal, w->normal) != 0)
+        refuse_wall_keys(c, at.s, r, t) != 0)
         return -1;
-    if (w->kind == WALL_RECTANGLE) return read_rectangle(c, at.s, r, w);
-    if (r->axis[0] || r->half_size[0]) {
-        key_path extra = key("%s.%s", at.s, r->axis[0] ? "axis" : "half_size");
-        return fail_at(c, extra.s, "%s: only rectangle walls take '%s'", extra.s,
-                       r->axis[0] ? "axis" : "half_size");
+    int rc;
+    switch (w->kind) {
+    case WALL_PLANE: rc = read_plane(c, at.s, r, w, "plane"); break;
+    case WALL_RECTANGLE: rc = read_rectangle(c, at.s, r, w); break;
+    case WALL_STL: rc = read_stl(c, at.s, r, w); break;
+    default: rc = read_round(c, at.s, r, w); break;
     }
-    return 0;
+    if (rc != 0) return -1;
+    return read_motion(c, at.s, r, w);
 }
 
 static int read_walls(case_reader *c)
+
 {
     sim_config *cfg = c->cfg;
     int n = (int)c->raw->walls_count;
@@ -1470,6 +1740,16 @@ static int read_generated_source(case_reader *c, const char *at, const raw_sourc
     return 0;
 }
 
+/* A file a case names (CSV, STL) must be a regular file: a device, FIFO or folder
+ * (/dev/zero, /dev/stdin) would be read without end or not at all. A missing file is
+ * left to the reader, which says it cannot open it. */
+static int check_regular_file(const case_reader *c, const char *key_at, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) return 0;
+    return fail_at(c, key_at, "%s: %s is not a regular file", key_at, path);
+}
+
 /* The CSV's path: as given when absolute, else relative to the case file's folder. */
 static char *csv_path(const char *case_path, const char *file)
 {
@@ -1515,6 +1795,10 @@ static int read_file_source(case_reader *c, const char *at, const raw_source *r,
                               "radius and optionally vx, vy, vz)", at);
     char *path = csv_path(c->path, r->file);
     if (!path) return fail_at(c, file_key.s, "out of memory");
+    if (check_regular_file(c, file_key.s, path) != 0) {
+        free(path);
+        return -1;
+    }
     char csv_err[512];
     int rc = particle_csv_read(path, s, csv_err, sizeof csv_err);
     if (rc == -2)
@@ -1573,11 +1857,175 @@ static int read_sources(case_reader *c)
 {
     sim_config *cfg = c->cfg;
     int n = (int)c->raw->particles_count;
-    if (!(cfg->sources = calloc((size_t)n, sizeof *cfg->sources)))
+    if (!(cfg->sources = calloc((size_t)n + 1, sizeof *cfg->sources)))
         return fail_line(c, 1, "out of memory");
     cfg->n_sources = n;
     for (int i = 0; i < n; i++)
         if (read_source(c, i, &cfg->sources[i]) != 0) return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Inlets and outlets (engine/population.h).
+ * ---------------------------------------------------------------------------------- */
+
+static int read_inlet(case_reader *c, int i, inlet_spec *in)
+{
+    const raw_inlet *r = &c->raw->inlets[i];
+    key_path at = key("inlets[%d]", i);
+    if (r->name && read_name(c, key("%s.name", at.s).s, r->name, in->name) != 0) return -1;
+    if (!r->name) snprintf(in->name, sizeof in->name, "inlet%d", i);
+    if (resolve_material(c, key("%s.material", at.s).s, r->material, &in->material) != 0)
+        return -1;
+    particle_source box = {0};
+    if (read_region(c, at.s, r->region, &box) != 0 || read_radius(c, at.s, &box) != 0)
+        return -1;
+    for (int a = 0; a < 3; a++) {
+        in->region_min[a] = box.region_min[a];
+        in->region_max[a] = box.region_max[a];
+        if (2.0 * box.radius_max > box.region_max[a] - box.region_min[a])
+            return fail_at(c, key("%s.region", at.s).s, "%s.region: %c spans %g m, less than "
+                           "the largest diameter %g m", at.s, "xyz"[a],
+                           box.region_max[a] - box.region_min[a], 2.0 * box.radius_max);
+    }
+    in->radius_min = box.radius_min;
+    in->radius_max = box.radius_max;
+    if ((r->rate != NULL) == (r->mass_rate != NULL))
+        return fail_at(c, at.s, "%s: give exactly one of rate (particles/s) and mass_rate "
+                       "(kg/s)", at.s);
+    if (r->rate && read_positive(c, key("%s.rate", at.s).s, r->rate, &in->rate) != 0)
+        return -1;
+    if (r->mass_rate &&
+        read_positive(c, key("%s.mass_rate", at.s).s, r->mass_rate, &in->mass_rate) != 0)
+        return -1;
+    if (r->velocity[0] &&
+        read_vector(c, key("%s.velocity", at.s).s, r->velocity, 3, in->velocity) != 0)
+        return -1;
+    if (r->start && read_non_negative(c, key("%s.start", at.s).s, r->start, &in->start) != 0)
+        return -1;
+    if (r->stop && read_positive(c, key("%s.stop", at.s).s, r->stop, &in->stop) != 0)
+        return -1;
+    if (r->stop && in->stop <= in->start)
+        return fail_at(c, key("%s.stop", at.s).s, "%s.stop = %g must be after start = %g",
+                       at.s, in->stop, in->start);
+    if (r->interval &&
+        read_positive(c, key("%s.interval", at.s).s, r->interval, &in->interval) != 0)
+        return -1;
+    in->seed = 1 + (uint64_t)i;
+    if (r->seed && read_seed(c, key("%s.seed", at.s).s, r->seed, &in->seed) != 0) return -1;
+    return 0;
+}
+
+static int read_outlet(case_reader *c, int i, outlet_spec *o)
+{
+    const raw_outlet *r = &c->raw->outlets[i];
+    key_path at = key("outlets[%d]", i);
+    if (r->name && read_name(c, key("%s.name", at.s).s, r->name, o->name) != 0) return -1;
+    if (!r->name) snprintf(o->name, sizeof o->name, "outlet%d", i);
+    particle_source box = {0};
+    if (read_region(c, at.s, r->region, &box) != 0) return -1;
+    for (int a = 0; a < 3; a++) {
+        o->region_min[a] = box.region_min[a];
+        o->region_max[a] = box.region_max[a];
+    }
+    return 0;
+}
+
+static int read_population(case_reader *c)
+{
+    sim_config *cfg = c->cfg;
+    int n_in = (int)c->raw->inlets_count, n_out = (int)c->raw->outlets_count;
+    if (c->raw->particles_count == 0 && n_in == 0)
+        return fail_line(c, 1, "the case has no particles: add particles: (a source) or "
+                               "inlets:");
+    cfg->inlets = calloc((size_t)n_in + 1, sizeof *cfg->inlets);
+    cfg->outlets = calloc((size_t)n_out + 1, sizeof *cfg->outlets);
+    if (!cfg->inlets || !cfg->outlets) return fail_line(c, 1, "out of memory");
+    for (int i = 0; i < n_in; i++) {
+        cfg->n_inlets = i + 1;
+        if (read_inlet(c, i, &cfg->inlets[i]) != 0) return -1;
+    }
+    for (int i = 0; i < n_out; i++) {
+        cfg->n_outlets = i + 1;
+        if (read_outlet(c, i, &cfg->outlets[i]) != 0) return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Walls must hold the particles: a wall faces gravity along every closed axis it acts
+ * on, and every source starts on the inner side of every plane wall.
+ * ---------------------------------------------------------------------------------- */
+
+static double plane_distance(const wall_spec *w, const double x[3])
+{
+    return (x[0] - w->point[0]) * w->normal[0] + (x[1] - w->point[1]) * w->normal[1] +
+           (x[2] - w->point[2]) * w->normal[2];
+}
+
+static int check_gravity_walls(case_reader *c)
+{
+    static const char axis[] = "xyz";
+    const sim_config *cfg = c->cfg;
+    for (int a = 0; a < 3; a++) {
+        double g = cfg->gravity[a];
+        if (g == 0.0 || cfg->periodic[a]) continue;
+        /* a plane or rectangle facing gravity holds; a cylinder, cone or STL surface may
+         * (a drum, a hopper); an outlet takes what falls out on purpose */
+        bool held = cfg->n_outlets > 0;
+        for (int k = 0; k < cfg->n_walls && !held; k++) {
+            const wall_spec *w = &cfg->walls[k];
+            held = (w->kind != WALL_PLANE && w->kind != WALL_RECTANGLE) || w->normal[a] * g < 0.0;
+        }
+        if (!held)
+            return fail_at(c, "gravity", "gravity: pulls along %c%c, but no wall faces it "
+                           "(a wall whose normal has a %c%c component): the particles would "
+                           "fall out of the domain; add one (walls: - {type: plane, normal: "
+                           "...}) or make the axis periodic", g < 0 ? '-' : '+', axis[a],
+                           g < 0 ? '+' : '-', axis[a]);
+    }
+    return 0;
+}
+
+static int check_source_sides(case_reader *c, int i)
+{
+    const sim_config *cfg = c->cfg;
+    const particle_source *s = &cfg->sources[i];
+    for (int k = 0; k < cfg->n_walls; k++) {
+        const wall_spec *w = &cfg->walls[k];
+        if (w->kind != WALL_PLANE) continue;
+        if (s->kind == SOURCE_LIST) {
+            for (long q = 0; q < s->n_list; q++) {
+                const double *x = s->list_position + 3 * q;
+                if (plane_distance(w, x) >= 0.0) continue;
+                key_path f = key("particles[%d].file", i);
+                return fail_at(c, f.s, "%s: particle %ld at (%g, %g, %g) lies behind wall "
+                               "%s (walls[%d]): particles start on the side its normal "
+                               "points to", f.s, q + 1, x[0], x[1], x[2], w->name, k);
+            }
+            continue;
+        }
+        double size = 0.0;
+        for (int a = 0; a < 3; a++) size = fmax(size, s->region_max[a] - s->region_min[a]);
+        for (int corner = 0; corner < 8; corner++) {
+            double x[3];
+            for (int a = 0; a < 3; a++)
+                x[a] = corner >> a & 1 ? s->region_max[a] : s->region_min[a];
+            if (plane_distance(w, x) >= -1e-12 * size) continue;
+            key_path r = key("particles[%d].region", i);
+            return fail_at(c, r.s, "%s: its corner (%g, %g, %g) lies behind wall %s "
+                           "(walls[%d]): a region must lie on the side the wall's normal "
+                           "points to", r.s, x[0], x[1], x[2], w->name, k);
+        }
+    }
+    return 0;
+}
+
+static int check_walls_hold(case_reader *c)
+{
+    if (check_gravity_walls(c) != 0) return -1;
+    for (int i = 0; i < c->cfg->n_sources; i++)
+        if (check_source_sides(c, i) != 0) return -1;
     return 0;
 }
 
@@ -1750,6 +2198,8 @@ int case_load(const char *path, sim_config *cfg, char *err, size_t err_len)
     if (rc == 0) rc = read_contacts(&c);
     if (rc == 0) rc = read_walls(&c);
     if (rc == 0) rc = read_sources(&c);
+    if (rc == 0) rc = read_population(&c);
+    if (rc == 0) rc = check_walls_hold(&c);
     if (rc == 0) rc = check_contact_pairs(&c);
     if (rc == 0) rc = keep_source_text(&c);
     free_raw(&c);

@@ -1,14 +1,27 @@
 /* The `dempact` command line: one function per subcommand. Exit statuses:
- * 0 success, 1 a run failed while running (I/O error, ...), 2 bad input or usage. */
+ * 0 success, 1 a run failed while running (I/O error, ...), 2 bad input or usage,
+ * 3 out of memory while running, 4 stopped by the numerical watchdog, 128 + N stopped
+ * by signal N (run: SIGINT, SIGTERM). */
 #ifndef DEMPACT_CLI_H
 #define DEMPACT_CLI_H
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 1
+#define EXIT_WATCHDOG 4 /* the numerical watchdog stopped the run (engine/watchdog.h) */
 
 int cli_run(int argc, char **argv);
 int cli_laws(int argc, char **argv);
 int cli_collide(int argc, char **argv);
+int cli_info(int argc, char **argv);
+int cli_bench(int argc, char **argv);
+int cli_check(int argc, char **argv);
+
+/* What run and check do before the first step: reads the case, builds the simulation
+ * and checks the state it starts from. Returns 0, or EXIT_BAD_INPUT after printing the
+ * error (FILE:LINE: ...) on stderr. Free *s and *cfg afterwards in both cases. */
+struct sim_config;
+struct sim;
+int cli_check_case(const char *case_path, struct sim_config *cfg, struct sim *s);
 
 /* Parses "KEY=VALUE" law parameters and "on"/"off" switches (shared helpers). */
 int cli_parse_double(const char *text, double *out);

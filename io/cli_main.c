@@ -12,6 +12,9 @@ static const struct {
     {"run", cli_run, "run a case file and write snapshots"},
     {"collide", cli_collide, "head-on collision of two spheres through the engine: restitution, contact time, peak force"},
     {"laws", cli_laws, "list every normal-force law with its parameters and defaults"},
+    {"info", cli_info, "what an output file holds: case, snapshots, times, particle counts"},
+    {"bench", cli_bench, "time the engine on a settled bed of spheres (built, or read from a LAMMPS data file)"},
+    {"check", cli_check, "check a case file and the simulation it builds, without running it"},
 };
 
 static void usage(FILE *out)
@@ -21,7 +24,9 @@ static void usage(FILE *out)
             DEMPACT_VERSION);
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         fprintf(out, "  %-9s %s\n", commands[k].name, commands[k].summary);
-    fprintf(out, "\nexit status: 0 success, 1 a run failed while running, 2 bad input or usage\n");
+    fprintf(out, "\nexit status: 0 success, 1 a run failed while running, 2 bad input or usage\n"
+                 "(nothing written), 3 out of memory while running, 4 stopped by the numerical\n"
+                 "watchdog, 128 + N stopped by signal N (130: SIGINT, 143: SIGTERM)\n");
 }
 
 int main(int argc, char **argv)

@@ -1,27 +1,111 @@
 /* dempact run: reads a case, checks everything, then steps and writes snapshots. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <hdf5.h>
 
 #include "cli.h"
 #include "case.h"
 #include "case_errors.h"
 #include "engine/sim.h"
+#include "engine/observables.h"
+#include "engine/watchdog.h"
+#include "restart.h"
 #include "snapshot.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: dempact run CASE.yaml [--output DIR] [--threads N] [--quiet]\n\n"
-            "Runs the case and writes DIR/NAME.h5 (snapshots) and DIR/NAME.xmf (open it in\n"
-            "ParaView), NAME being the case's name. Progress (step, simulated time,\n"
-            "particle-steps per second, time left) goes to stderr.\n\n"
+            "usage: dempact run CASE.yaml [--output DIR] [--threads N] [--end-time T]\n"
+            "                   [--restart FILE.h5 [--from-step N]] [--quiet]\n\n"
+            "Runs the case and writes DIR/NAME.h5 (snapshots, contact network, time series)\n"
+            "and DIR/NAME.xmf (open it in ParaView), NAME being the case's name. Progress\n"
+            "(step, simulated time, particle-steps per second, time left) goes to stderr.\n\n"
+            "--end-time T replaces the case's time.end (s).\n"
+            "--restart FILE.h5 continues from the last snapshot of FILE.h5 (--from-step N: from\n"
+            "the snapshot at step N), bit-identically to a run that never stopped. The case must\n"
+            "be the one FILE.h5 was written with; only name, time.end, time.output_interval\n"
+            "and time.timeseries_interval may differ. If DIR/NAME.h5 is FILE.h5 the run goes\n"
+            "on in that file (snapshots after the restart point are dropped); otherwise\n"
+            "DIR/NAME.h5 starts with a copy of FILE.h5 up to the restart point.\n\n"
+            "The file is crash-safe: killed at any moment, it keeps every complete snapshot.\n"
+            "SIGINT (Ctrl-C) and SIGTERM write a last snapshot and stop (exit 130 and 143).\n\n"
             "defaults: DIR = output, N = all cores (OMP_NUM_THREADS if set).\n"
-            "exit status: 0 done, 1 failed while running, 2 bad case file or options.\n");
+            "exit status: 0 done, 1 failed while running (e.g. disk full), 2 bad case file,\n"
+            "options, restart file or output folder (nothing written), 3 out of memory,\n"
+            "4 stopped by the watchdog (a last snapshot is written), 128 + signal number\n"
+            "after SIGINT or SIGTERM (a last snapshot is written).\n");
+}
+
+/* SIGINT and SIGTERM only set this flag; the step loop checks it after each step, writes
+ * a last snapshot and stops. A second signal kills the process (SA_RESETHAND): the file
+ * stays valid anyway. */
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The folder exists (or is created) and a file can be created in it. Prints the reason
+ * and returns -1 otherwise. */
+static int check_output_folder(const char *dir, const char *name)
+{
+    const char *d = dir && dir[0] ? dir : ".";
+    struct stat st;
+    if (stat(d, &st) != 0) return 0; /* snapshot_create makes it, and says why it cannot */
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "dempact run: cannot write to the output folder '%s': it is not a folder\n", d);
+        return -1;
+    }
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/.%s.probe.%ld", d, name, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) {
+        fprintf(stderr, "dempact run: cannot write to the output folder '%s': %s\n", d, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(probe);
+    return 0;
+}
+
+/* Warns when the snapshots still to come will not fit on the output's file system. */
+static void check_free_space(const char *h5_path, uint64_t snapshot_bytes, int64_t snapshots_left)
+{
+    struct statvfs v;
+    if (snapshot_bytes == 0 || snapshots_left <= 0 || statvfs(h5_path, &v) != 0) return;
+    double need = (double)snapshot_bytes * (double)snapshots_left, have = (double)v.f_bavail * v.f_frsize;
+    if (need > have)
+        fprintf(stderr, "dempact run: warning: the %lld snapshots to come need about %.3g MB and "
+                        "only %.3g MB are free where %s is\n",
+                (long long)snapshots_left, need / 1e6, have / 1e6, h5_path);
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
 static double wall_seconds(void)
@@ -78,15 +162,44 @@ static void print_calibrations(const sim *s)
     }
 }
 
+/* Everything one snapshot records, from the simulation. */
+static snapshot_state state_of(const sim *s)
+{
+    return (snapshot_state){.p = &s->p, .pairs = &s->pairs, .wall_pairs = &s->wall_pairs,
+                            .walls = &s->walls, .position_at_rebuild = s->x_at_rebuild,
+                            .engine = s, .time = s->time, .step = s->step};
+}
+
+static int write_snapshot(snapshot_file *out, const sim *s, char *err, size_t err_len)
+{
+    snapshot_state st = state_of(s);
+    return snapshot_write(out, &st, err, err_len);
+}
+
+static int add_sample(snapshot_file *out, const sim *s, double *wall_force, char *err, size_t err_len)
+{
+    sim_observables o = {.wall_force = wall_force};
+    sim_observe(s, &o);
+    return snapshot_add_sample(out, &o, err, err_len);
+}
+
 int cli_run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
+    /* HDF5 1.10 leaks internal objects when a write fails (a full disk), and its clean-up
+     * at exit then loops or crashes. Every file is closed explicitly; skip that clean-up. */
+    H5dont_atexit();
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"threads", required_argument, 0, 't'},
                                          {"quiet", no_argument, 0, 'q'},
+                                         {"end-time", required_argument, 0, 'e'},
+                                         {"restart", required_argument, 0, 'r'},
+                                         {"from-step", required_argument, 0, 'f'},
                                          {0, 0, 0, 0}};
-    const char *out_dir = "output";
+    const char *out_dir = "output", *restart_path = NULL;
     int threads = 0, quiet = 0, c;
+    double end_time = 0.0;
+    int64_t from_step = -1;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -94,6 +207,20 @@ int cli_run(int argc, char **argv)
         switch (c) {
         case 'o': out_dir = optarg; break;
         case 'q': quiet = 1; break;
+        case 'r': restart_path = optarg; break;
+        case 'f':
+            if (cli_parse_double(optarg, &v) || v < 0 || v != floor(v) || v > 9e18) {
+                fprintf(stderr, "dempact run: --from-step takes a step number >= 0, not '%s'\n", optarg);
+                return EXIT_BAD_INPUT;
+            }
+            from_step = (int64_t)v;
+            break;
+        case 'e':
+            if (cli_parse_double(optarg, &end_time) || !(end_time > 0.0) || !isfinite(end_time)) {
+                fprintf(stderr, "dempact run: --end-time takes a time > 0 in s, not '%s'\n", optarg);
+                return EXIT_BAD_INPUT;
+            }
+            break;
         case 't':
             if (cli_parse_double(optarg, &v) || v < 1 || v != floor(v) || v > 1024) {
                 fprintf(stderr, "dempact run: --threads takes a whole number >= 1, not '%s'\n", optarg);
@@ -108,21 +235,26 @@ int cli_run(int argc, char **argv)
         }
     }
     if (optind != argc - 1) { usage(stderr); return EXIT_BAD_INPUT; }
+    if (from_step >= 0 && !restart_path) {
+        fprintf(stderr, "dempact run: --from-step needs --restart FILE.h5\n");
+        return EXIT_BAD_INPUT;
+    }
     if (threads > 0) omp_set_num_threads(threads);
 
     const char *case_path = argv[optind];
     sim_config cfg = {0};
     char err[4096];
-    if (case_load(case_path, &cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    sim s;
+    if (cli_check_case(case_path, &cfg, &s) != 0) { /* as `dempact check` */
+        sim_free(&s);
         sim_config_free(&cfg);
         return EXIT_BAD_INPUT;
     }
-    sim s;
-    if (sim_create(&s, &cfg, err, sizeof err) != 0) {
-        char located[sizeof err + 512];
-        case_locate_error(&cfg, err, located, sizeof located);
-        fprintf(stderr, "%s\n", located);
+    if (end_time > 0.0) cfg.end_time = s.cfg.end_time = end_time;
+    restart_point rp = {0};
+    if (restart_path &&
+        restart_from_file(restart_path, from_step, cfg.case_text, &s, &rp, err, sizeof err) != 0) {
+        fprintf(stderr, "dempact run: %s\n", err);
         sim_free(&s);
         sim_config_free(&cfg);
         return EXIT_BAD_INPUT;
@@ -130,40 +262,114 @@ int cli_run(int argc, char **argv)
     int64_t total_steps = (int64_t)ceil(cfg.end_time / s.dt - 1e-9);
     int64_t every = cfg.output_interval > 0 ? (int64_t)llround(cfg.output_interval / s.dt) : total_steps;
     if (every < 1) every = 1;
+    /* time series: time.timeseries_interval, by default ten samples per snapshot interval
+     * (a hundred over the run when there are only the first and last snapshots) */
+    int64_t ts_every = cfg.timeseries_interval > 0 ? (int64_t)llround(cfg.timeseries_interval / s.dt)
+                       : cfg.output_interval > 0 ? every / 10 : total_steps / 100;
+    if (ts_every < 1) ts_every = 1;
     if (!quiet)
         fprintf(stderr, "%s: %zu particles, %d walls, dt = %.4g s (stable limit %.4g s), %lld steps, "
                         "%d threads\n", cfg.name, s.p.n_local, cfg.n_walls, s.dt, s.dt_limit,
                 (long long)total_steps, omp_get_max_threads());
+    if (!quiet && restart_path) {
+        fprintf(stderr, "restarting from snapshot %d of %d in %s: step %lld, t = %.6g s\n", rp.index,
+                rp.count, restart_path, (long long)rp.step, rp.time);
+        if (rp.case_dt != rp.dt)
+            fprintf(stderr, "note: the file's timestep %.17g s is kept (the case now gives %.17g s)\n",
+                    rp.dt, rp.case_dt);
+    }
     if (!quiet) print_calibrations(&s);
 
     snapshot_run_info info = {.case_name = cfg.name, .case_text = cfg.case_text,
-                              .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s.dt};
-    snapshot_file *out = snapshot_create(out_dir, cfg.name, &info, err, sizeof err);
+                              .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s.dt,
+                              .walls = &s.walls};
     int status = 0;
-    if (!out) {
-        fprintf(stderr, "dempact run: %s\n", err);
-        status = EXIT_RUN_FAILED;
+    snapshot_file *out = NULL;
+    double *wall_force = calloc(3 * (s.walls.n ? s.walls.n : 1), sizeof *wall_force);
+    if (check_output_folder(out_dir, cfg.name) != 0 || !wall_force) {
+        status = EXIT_BAD_INPUT;
         goto done;
     }
-    if (snapshot_write(out, &s.p, s.time, s.step, err, sizeof err) != 0) goto write_failed;
+    char out_h5[4096];
+    snprintf(out_h5, sizeof out_h5, "%s%s%s.h5", out_dir ? out_dir : "",
+             out_dir && out_dir[0] && out_dir[strlen(out_dir) - 1] != '/' ? "/" : "", cfg.name);
+    if (restart_path && same_file(restart_path, out_h5)) {
+        out = snapshot_reopen(out_h5, rp.index, rp.step, &info, err, sizeof err);
+    } else {
+        out = snapshot_create(out_dir, cfg.name, &info, err, sizeof err);
+        if (out && restart_path && snapshot_import(out, restart_path, rp.index, rp.step, err, sizeof err) != 0) {
+            snapshot_close(out);
+            out = NULL;
+        }
+    }
+    if (!out) {
+        fprintf(stderr, "dempact run: %s\n", err);
+        status = EXIT_BAD_INPUT;
+        goto done;
+    }
+    catch_stop_signals();
+    if (!restart_path) {
+        if (add_sample(out, &s, wall_force, err, sizeof err) != 0 ||
+            write_snapshot(out, &s, err, sizeof err) != 0)
+            goto write_failed;
+    }
     progress pr = {.started = wall_seconds(), .first_step = s.step, .total_steps = total_steps,
                    .on_terminal = isatty(STDERR_FILENO)};
-    while (s.step < total_steps) {
+    watchdog_state wd;
+    watchdog_start(&wd, &s, stderr); /* drops are announced even when quiet */
+    /* the free-space check uses the size of a typical snapshot: the second of a new
+     * file (the first also allocates the file's shared datasets) */
+    int written = restart_path ? 1 : 0;
+    while (s.step < total_steps && !stop_signal) {
         sim_step(&s);
-        if ((s.step % every == 0 || s.step == total_steps) &&
-            snapshot_write(out, &s.p, s.time, s.step, err, sizeof err) != 0)
+        watchdog_report wr;
+        if (watchdog_guard(&s, &wd, &wr) != WATCHDOG_OK) {
+            watchdog_format(&wr, &s, err, sizeof err);
+            fprintf(stderr, "dempact run: %s\n", err);
+            if (write_snapshot(out, &s, err, sizeof err) != 0) goto write_failed;
+            fprintf(stderr, "dempact run: stopped; the last snapshot (step %lld) is in %s\n",
+                    (long long)s.step, snapshot_h5_path(out));
+            status = EXIT_WATCHDOG;
+            goto done;
+        }
+        int last = s.step == total_steps;
+        if ((s.step % ts_every == 0 || last) && add_sample(out, &s, wall_force, err, sizeof err) != 0)
             goto write_failed;
-        if (!quiet) report_progress(&pr, &s, s.step == total_steps);
+        if (s.step % every == 0 || last || stop_signal) {
+            if (write_snapshot(out, &s, err, sizeof err) != 0) goto write_failed;
+            if (++written == 2)
+                check_free_space(snapshot_h5_path(out), snapshot_last_size(out),
+                                 (total_steps - s.step) / every + 1);
+        }
+        if (!quiet) report_progress(&pr, &s, last);
+    }
+    if (snapshot_flush(out, err, sizeof err) != 0) goto write_failed;
+    if (stop_signal) {
+        if (!quiet && pr.on_terminal) fputc('\n', stderr);
+        fprintf(stderr, "dempact run: stopped by %s at step %lld (t = %.6g s); the last snapshot is "
+                        "in %s; continue with: dempact run %s --restart %s\n",
+                stop_signal == SIGINT ? "SIGINT" : "SIGTERM", (long long)s.step, s.time,
+                snapshot_h5_path(out), case_path, snapshot_h5_path(out));
+        status = 128 + stop_signal;
+        goto done;
     }
     if (!quiet)
         fprintf(stderr, "wrote %d snapshots to %s and %s\n", snapshot_count(out),
                 snapshot_h5_path(out), snapshot_xmf_path(out));
     goto done;
 write_failed:
+    if (!quiet && isatty(STDERR_FILENO)) fputc('\n', stderr);
     fprintf(stderr, "dempact run: %s\n", err);
+    if (snapshot_count(out) > 0)
+        fprintf(stderr, "dempact run: stopped at step %lld; %s keeps its %d complete snapshots, up to "
+                        "step %lld; continue with: dempact run %s --restart %s\n",
+                (long long)s.step, snapshot_h5_path(out), snapshot_count(out),
+                (long long)snapshot_last_step(out), case_path,
+                snapshot_h5_path(out));
     status = EXIT_RUN_FAILED;
 done:
     if (snapshot_close(out) != 0 && status == 0) status = EXIT_RUN_FAILED;
+    free(wall_force);
     sim_free(&s);
     sim_config_free(&cfg);
     return status;

@@ -8,9 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COL_X, COL_Y, COL_Z, COL_RADIUS, COL_VX, COL_VY, COL_VZ, N_COLUMNS };
+enum { COL_X, COL_Y, COL_Z, COL_RADIUS, COL_VX, COL_VY, COL_VZ, COL_WX, COL_WY, COL_WZ,
+       N_COLUMNS };
 
-static const char *const column_names[N_COLUMNS] = {"x", "y", "z", "radius", "vx", "vy", "vz"};
+static const char *const column_names[N_COLUMNS] = {"x",  "y",  "z",  "radius", "vx",
+                                                    "vy", "vz", "wx", "wy",     "wz"};
+
+#define COLUMN_LIST "x, y, z, radius and optionally vx, vy, vz and wx, wy, wz"
 
 /* The parts of a line: fields separated by commas, each trimmed. */
 typedef struct csv_fields {
@@ -26,9 +30,9 @@ typedef struct csv_reader {
     int line; /* of the line last returned */
     int column_of_field[N_COLUMNS]; /* which quantity each field holds */
     int n_fields;
-    bool has_velocity;
+    bool has_velocity, has_spin;
     long n, cap;
-    double *position, *radius, *velocity;
+    double *position, *radius, *velocity, *spin;
     char *err;
     size_t err_len;
 } csv_reader;
@@ -123,14 +127,13 @@ static int read_header(csv_reader *r)
     int seen[N_COLUMNS] = {0};
     for (int k = 0; k < h.n; k++) {
         if (k >= N_COLUMNS)
-            return fail(r, "too many columns (%d): the columns are x, y, z, radius and "
-                           "optionally vx, vy, vz", h.n);
+            return fail(r, "too many columns (%d): the columns are " COLUMN_LIST, h.n);
         if (h.len[k] == 0)
             return fail(r, "empty column name in field %d of the header", k + 1);
         int c = column_named(h.start[k], h.len[k]);
         if (c < 0)
-            return fail(r, "unknown column '%.*s': the columns are x, y, z, radius and "
-                           "optionally vx, vy, vz", (int)h.len[k], h.start[k]);
+            return fail(r, "unknown column '%.*s': the columns are " COLUMN_LIST, (int)h.len[k],
+                        h.start[k]);
         if (seen[c]++) return fail(r, "column '%s' appears twice", column_names[c]);
         r->column_of_field[k] = c;
     }
@@ -139,8 +142,12 @@ static int read_header(csv_reader *r)
     int n_velocity = seen[COL_VX] + seen[COL_VY] + seen[COL_VZ];
     if (n_velocity != 0 && n_velocity != 3)
         return fail(r, "velocity columns must be all of vx, vy, vz or none");
+    int n_spin = seen[COL_WX] + seen[COL_WY] + seen[COL_WZ];
+    if (n_spin != 0 && n_spin != 3)
+        return fail(r, "angular velocity columns must be all of wx, wy, wz or none");
     r->n_fields = h.n;
     r->has_velocity = n_velocity == 3;
+    r->has_spin = n_spin == 3;
     return 0;
 }
 
@@ -151,12 +158,17 @@ static int grow(csv_reader *r)
     if (p) r->position = p;
     double *rad = p ? realloc(r->radius, (size_t)cap * sizeof *rad) : NULL;
     if (rad) r->radius = rad;
-    double *v = NULL;
+    double *v = NULL, *w = NULL;
     if (rad && r->has_velocity) {
         v = realloc(r->velocity, 3 * (size_t)cap * sizeof *v);
         if (v) r->velocity = v;
     }
-    if (!p || !rad || (r->has_velocity && !v)) return fail(r, "out of memory");
+    if (rad && (v || !r->has_velocity) && r->has_spin) {
+        w = realloc(r->spin, 3 * (size_t)cap * sizeof *w);
+        if (w) r->spin = w;
+    }
+    if (!p || !rad || (r->has_velocity && !v) || (r->has_spin && !w))
+        return fail(r, "out of memory");
     r->cap = cap;
     return 0;
 }
@@ -197,6 +209,7 @@ static int read_row(csv_reader *r, const csv_fields *f)
     for (int d = 0; d < 3; d++) {
         r->position[3 * i + d] = value[COL_X + d];
         if (r->has_velocity) r->velocity[3 * i + d] = value[COL_VX + d];
+        if (r->has_spin) r->spin[3 * i + d] = value[COL_WX + d];
     }
     r->radius[i] = value[COL_RADIUS];
     return 0;
@@ -219,6 +232,7 @@ int particle_csv_read(const char *path, particle_source *src, char *err, size_t 
 {
     csv_reader r = {.path = path, .err = err, .err_len = err_len};
     src->list_position = src->list_velocity = src->list_radius = NULL;
+    src->list_angular_velocity = NULL;
     src->n_list = 0;
     int rc = read_whole_file(&r);
     if (rc == 0) rc = read_header(&r);
@@ -228,6 +242,7 @@ int particle_csv_read(const char *path, particle_source *src, char *err, size_t 
         free(r.position);
         free(r.radius);
         free(r.velocity);
+        free(r.spin);
         return rc;
     }
     src->kind = SOURCE_LIST;
@@ -235,5 +250,6 @@ int particle_csv_read(const char *path, particle_source *src, char *err, size_t 
     src->list_position = r.position;
     src->list_radius = r.radius;
     src->list_velocity = r.velocity;
+    src->list_angular_velocity = r.spin;
     return 0;
 }

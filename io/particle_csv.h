@@ -1,7 +1,9 @@
 /* Explicit particles from a CSV file.
  *
- *   x,y,z,radius,vx,vy,vz        <- header: x, y, z, radius required; vx, vy, vz optional
- *   0.01,0.02,0.05,0.002,0,0,-1     (all three or none), any order, nothing else
+ *   x,y,z,radius,vx,vy,vz,wx,wy,wz   <- header: x, y, z, radius required; vx, vy, vz
+ *   0.01,0.02,0.05,0.002,0,0,-1,0,50,0  (velocity) and wx, wy, wz (angular velocity, rad/s)
+ *                                       optional, each all three or none; any order,
+ *                                       nothing else
  *   ...
  *
  * Fields may be padded with spaces; blank lines and lines starting with '#' are skipped;
@@ -12,8 +14,9 @@
 #include <stddef.h>
 #include "../engine/config.h"
 
-/* Fills src->n_list, list_position, list_radius and list_velocity (NULL without
- * velocity columns) and sets src->kind = SOURCE_LIST; other fields are left alone.
+/* Fills src->n_list, list_position, list_radius, list_velocity (NULL without velocity
+ * columns) and list_angular_velocity (NULL without wx, wy, wz) and sets
+ * src->kind = SOURCE_LIST; other fields are left alone.
  * Returns 0; -2 when the file cannot be opened (err: "PATH: cannot open: <reason>");
  * -1 for bad content (err: "PATH:LINE: <what>"). On failure src's list fields are NULL. */
 int particle_csv_read(const char *path, particle_source *src, char *err, size_t err_len);

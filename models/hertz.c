@@ -108,6 +108,13 @@ static double hertz_law_contact_time(const law_coeffs *c, double r_eff, double m
     return hertz_contact_time(c->young_eff, r_eff, m_eff, v0);
 }
 
+/* The Hertz spring stores 2/5 K_hz d^(5/2); the dashpots store nothing. */
+static double hertz_elastic_energy(const law_coeffs *c, double d, double r_eff,
+                                   const double *history)
+{
+    return 0.4 * hertz_stiffness(c->young_eff, r_eff) * d * d * sqrt(d);
+}
+
 static const law_calibration xi_calibration = {"xi", 0, "xi", 0};
 static const law_calibration tti_calibration = {"eta/sqrt(m* K_hz)", 0, NULL, 0};
 static const law_calibration eta_calibration = {"eta", 0, "eta", 0};
@@ -123,6 +130,7 @@ static const law_calibration eta_calibration = {"eta", 0, "eta", 0};
         .force = lforce,                                                            \
         .contact_time = hertz_law_contact_time,                                     \
         .calibration = lcal,                                                        \
+        .elastic_energy = hertz_elastic_energy,                                     \
     }
 
 HERTZ_LAW(law_hertz, "hertz", "F = K_hz d^(3/2), K_hz = 4/3 E* sqrt(R*) (elastic)",

@@ -117,6 +117,15 @@ static double hertzian_contact_time(const law_coeffs *c, double r_eff, double m_
     return power_law_contact_time(k, n, m_eff, v0);
 }
 
+/* The spring K d^n stores K d^(n+1) / (n+1). */
+static double hertzian_elastic_energy(const law_coeffs *c, double d, double r_eff,
+                                      const double *history)
+{
+    double k = c->c[C_STIFFNESS] > 0.0 ? c->c[C_STIFFNESS] : hertz_stiffness(c->young_eff, r_eff);
+    double n = c->c[C_EXPONENT];
+    return k * pow(d, n + 1.0) / (n + 1.0);
+}
+
 static const law_calibration chi_calibration = {"chi", C_CHI, NULL, 0};
 
 #define HERTZIAN_LAW(ident, lname, lsummary, lsource, lsetup)                           \
@@ -131,6 +140,7 @@ static const law_calibration chi_calibration = {"chi", C_CHI, NULL, 0};
         .force = hertzian_force,                                                        \
         .contact_time = hertzian_contact_time,                                          \
         .calibration = &chi_calibration,                                                \
+        .elastic_energy = hertzian_elastic_energy,                                      \
     }
 
 HERTZIAN_LAW(law_hunt_crossley, "hunt_crossley", "chi = 3(1-e)/2 (Hunt-Crossley)",

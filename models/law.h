@@ -94,6 +94,15 @@ typedef struct dem_law {
     /* The damping coefficient restitution calibration solves for; NULL for a law
      * without one (elastic or rate-independent laws). */
     const law_calibration *calibration;
+
+    /* Energy [J] the contact would give back if unloaded now, from its overlap d, R*
+     * and its history slots (the law's own; LAW_MAX_HISTORY values). The engine's
+     * energy balance subtracts it from the work done on the contact to get what was
+     * dissipated. */
+    double (*elastic_energy)(const law_coeffs *coeffs, double d, double r_eff,
+                             const double *history);
+    /* 1 if the law dissipates by plastic deformation (kostek), 0 by a dashpot. */
+    int plastic;
 } dem_law;
 
 /* The registry: every law the build knows (models/registry.c). */

@@ -104,6 +104,13 @@ static double linear_contact_time(const law_coeffs *c, double r_eff, double m_ef
     return M_PI / (w0 * sqrt(1.0 - zeta * zeta));
 }
 
+/* The spring stores K d^2 / 2 (K is fixed at first touch, in history slot 0). */
+static double linear_elastic_energy(const law_coeffs *c, double d, double r_eff,
+                                    const double *history)
+{
+    return 0.5 * history[0] * d * d;
+}
+
 /* Calibration scales eta (from e, or given) by a factor. */
 static const law_calibration linear_calibration = {"eta_scale", C_DAMPING_SCALE, NULL, 0};
 
@@ -119,4 +126,5 @@ const dem_law law_linear = {
     .force = linear_force,
     .contact_time = linear_contact_time,
     .calibration = &linear_calibration,
+    .elastic_energy = linear_elastic_energy,
 };

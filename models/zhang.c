@@ -112,6 +112,14 @@ static int zhang_setup(const double *p, const law_pair_props *pair, law_coeffs *
     return 0;
 }
 
+/* The spring K d^n stores K d^(n+1) / (n+1). */
+static double zhang_elastic_energy(const law_coeffs *c, double d, double r_eff,
+                                   const double *history)
+{
+    double n = c->c[C_N];
+    return stiffness_of(c, r_eff) * pow(d, n + 1.0) / (n + 1.0);
+}
+
 static const law_calibration alpha_calibration = {"alpha", C_ALPHA, NULL, 1};
 
 const dem_law law_zhang = {
@@ -128,4 +136,5 @@ const dem_law law_zhang = {
     .force = zhang_force,
     .contact_time = zhang_contact_time,
     .calibration = &alpha_calibration,
+    .elastic_energy = zhang_elastic_energy,
 };

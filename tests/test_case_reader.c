@@ -2,6 +2,7 @@
  * sources load, and every bad file fails with a message that names its line and key. */
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,7 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "engine/sim.h"
+#include "engine/watchdog.h"
 #include "io/case.h"
+#include "io/case_errors.h"
 
 #define TOL 1e-12
 
@@ -241,7 +245,101 @@ static const bad_case bad_cases[] = {
     {"bad_source_key.yaml", {"bad_source_key.yaml:21: ", "particles[0].gap",
                              "does not take 'gap'"}},
     {"bad_seed.yaml", {"bad_seed.yaml:21: ", "particles[0].seed", "got '-1'"}},
+    /* issue 8: the malformed corpus (tests/e2e/malformed_corpus.sh runs them through
+     * `dempact check` and `dempact run` as well) */
+    {"bad_time_typo.yaml", {"bad_time_typo.yaml:7: ", "unknown key 'ened' in time",
+                            "did you mean 'end'"}},
+    {"bad_watchdog_action.yaml", {"bad_watchdog_action.yaml:6: ", "watchdog.on_error",
+                                  "did you mean 'drop_particle'"}},
+    {"bad_watchdog_overlap.yaml", {"bad_watchdog_overlap.yaml:6: ",
+                                   "watchdog.max_overlap_fraction = 2", "(0, 1]"}},
+    {"bad_watchdog_interval.yaml", {"bad_watchdog_interval.yaml:7: ", "watchdog.interval",
+                                    "whole number"}},
+    {"bad_watchdog_key.yaml", {"bad_watchdog_key.yaml:7: ", "unknown key 'on_eror' in watchdog",
+                               "did you mean 'on_error'"}},
+    {"bad_energy_tolerance.yaml", {"bad_energy_tolerance.yaml:7: ",
+                                   "watchdog.energy_tolerance = -0.5", "must be > 0"}},
+    {"bad_density_zero.yaml", {"bad_density_zero.yaml:9: ", "materials[0].density = 0",
+                               "must be > 0"}},
+    {"bad_young_negative.yaml", {"bad_young_negative.yaml:9: ", "materials[0].young",
+                                 "must be > 0"}},
+    {"bad_poisson_half.yaml", {"bad_poisson_half.yaml:9: ", "materials[0].poisson = 0.5",
+                               "(-1, 0.5)"}},
+    {"bad_restitution_zero.yaml", {"bad_restitution_zero.yaml:11: ",
+                                   "contacts[0].params.restitution = 0", "out of range"}},
+    {"bad_end_nan.yaml", {"bad_end_nan.yaml:7: ", "time.end", "finite number"}},
+    {"bad_huge_number.yaml", {"bad_huge_number.yaml:9: ", "materials[0].young", "'1e999'"}},
+    {"bad_output_interval.yaml", {"bad_output_interval.yaml:8: ", "time.output_interval",
+                                  "must be >= 0"}},
+    {"bad_skin_negative.yaml", {"bad_skin_negative.yaml:6: ", "neighbour.skin",
+                                "must be >= 0"}},
+    {"bad_gap_negative.yaml", {"bad_gap_negative.yaml:15: ", "particles[0].gap",
+                               "must be >= 0"}},
+    {"bad_region_behind_wall.yaml", {"bad_region_behind_wall.yaml:15: ",
+                                     "particles[0].region", "behind wall floor"}},
+    {"bad_no_floor.yaml", {"bad_no_floor.yaml:5: ", "gravity: pulls along -z",
+                           "no wall faces it"}},
+    {"bad_upside_down_floor.yaml", {"bad_upside_down_floor.yaml:5: ", "gravity",
+                                    "no wall faces it"}},
+    {"bad_unclosed_bracket.yaml", {"bad_unclosed_bracket.yaml:5: ", "YAML syntax error",
+                                   "flow sequence"}},
+    {"bad_unclosed_quote.yaml", {"bad_unclosed_quote.yaml:17: ", "YAML syntax error",
+                                 "quoted scalar"}},
+    {"bad_tab_indent.yaml", {"bad_tab_indent.yaml:7: ", "YAML syntax error"}},
+    {"bad_materials_empty.yaml", {"bad_materials_empty.yaml:8: ", "materials",
+                                  "at least 1 entry"}},
+    {"bad_gravity_mapping.yaml", {"bad_gravity_mapping.yaml:5: ", "gravity",
+                                  "got a mapping"}},
+    {"bad_count_text.yaml", {"bad_count_text.yaml:15: ", "particles[0].count", "'many'"}},
+    {"bad_periodic_number.yaml", {"bad_periodic_number.yaml:5: ", "domain.periodic[0]",
+                                  "true or false"}},
+    {"bad_missing_time.yaml", {"bad_missing_time.yaml:2: ", "missing required top-level key 'time'"}},
+    {"bad_missing_domain_min.yaml", {"bad_missing_domain_min.yaml:2: ", "domain",
+                                     "missing required key 'min'"}},
+    {"bad_name_slash.yaml", {"bad_name_slash.yaml:2: ", "name: '../pour'", "'/'"}},
+    {"bad_name_long.yaml", {"bad_name_long.yaml:2: ", "name", "longer than 63"}},
+    {"bad_wall_material.yaml", {"bad_wall_material.yaml:13: ", "walls[0].material",
+                                "did you mean 'glass'"}},
+    {"bad_wall_type.yaml", {"bad_wall_type.yaml:13: ", "walls[0].type", "'plain'"}},
+    {"bad_param_text.yaml", {"bad_param_text.yaml:11: ", "contacts[0].params.restitution",
+                             "'high'"}},
+    {"bad_step_text.yaml", {"bad_step_text.yaml:8: ", "time.step", "'fast'"}},
+    {"bad_kostek_param.yaml", {"bad_kostek_param.yaml:11: ", "contacts[0].params.e_e = -1",
+                               "out of range"}},
+    {"bad_csv_overlap.yaml", {"bad_csv_overlap.yaml:14: ", "particle 0 overlaps particle 1",
+                              "law hertz_tti"}},
+    {"bad_csv_behind_wall.yaml", {"bad_csv_behind_wall.yaml:15: ", "particles[0].file",
+                                  "behind wall floor"}},
+    {"bad_deep_nesting.yaml", {"bad_deep_nesting.yaml:5: ", "nesting deeper than 64"}},
+    {"bad_calibrate_kostek.yaml", {"bad_calibrate_kostek.yaml:11: ", "contacts[0].calibrate",
+                                   "cannot be calibrated"}},
+    {"bad_lattice_too_small.yaml", {"bad_lattice_too_small.yaml:15: ", "particles[0]",
+                                    "too small for one sphere"}},
+    {"bad_junk.yaml", {"bad_junk.yaml:1: ", "not a text file"}},
+    {"bad_nul.yaml", {"bad_nul.yaml:9: ", "not a text file", "control characters"}},
+    {"bad_utf8.yaml", {"bad_utf8.yaml:9: ", "not valid UTF-8"}},
+    {"bad_csv_device.yaml", {"bad_csv_device.yaml:15: ", "particles[0].file",
+                              "/dev/zero is not a regular file"}},
 };
+
+/* What `dempact check` does after reading: build the simulation and look at the state
+ * it starts from. Returns 0 or -1 with the located message in err. */
+static int build_and_check(sim_config *cfg, char *err, size_t err_len)
+{
+    sim s;
+    char msg[2048];
+    int rc = sim_create(&s, cfg, msg, sizeof msg);
+    if (rc == 0) {
+        watchdog_report r;
+        if (watchdog_check_start(&s, &r) != WATCHDOG_OK) {
+            watchdog_format(&r, &s, msg, sizeof msg);
+            rc = -1;
+        }
+    }
+    if (rc != 0) case_locate_error(cfg, msg, err, err_len);
+    sim_free(&s);
+    return rc;
+}
 
 static void test_bad_cases(void **state)
 {
@@ -250,9 +348,10 @@ static void test_bad_cases(void **state)
         sim_config cfg;
         char err[2048];
         int rc = case_load(case_file(b->file), &cfg, err, sizeof err);
-        if (rc == 0) {
+        bool loaded = rc == 0; /* refused only once the simulation is built */
+        if (loaded && build_and_check(&cfg, err, sizeof err) == 0) {
             sim_config_free(&cfg);
-            fail_msg("%s loaded, but it should fail", b->file);
+            fail_msg("%s loaded and built, but it should fail", b->file);
         }
         for (int k = 0; k < 3 && b->expect[k]; k++)
             if (!strstr(err, b->expect[k]))
@@ -261,10 +360,20 @@ static void test_bad_cases(void **state)
         /* the message starts with the path as given */
         if (strncmp(err, case_dir, strlen(case_dir)) != 0)
             fail_msg("%s: the message does not start with the path:\n%s", b->file, err);
+        if (loaded) {
+            sim_config_free(&cfg);
+            continue;
+        }
         assert_null(cfg.materials);
         assert_null(cfg.sources);
         assert_null(cfg.case_text);
     }
+}
+
+/* The corpus the issue asks for: at least 50 malformed files, each in the table. */
+static void test_corpus_size(void **state)
+{
+    assert_true(sizeof bad_cases / sizeof bad_cases[0] >= 50);
 }
 
 static void test_missing_file(void **state)
@@ -285,6 +394,69 @@ static void test_small_error_buffer(void **state)
     assert_int_equal(case_load(case_file("bad_typo.yaml"), &cfg, NULL, 0), -1);
 }
 
+#include <unistd.h>
+#include "engine/fill.h"
+#include "io/particle_csv.h"
+
+/* Optional wx, wy, wz columns give each particle an initial angular velocity (rad/s), in
+ * any order with the others; fill_source() puts them on the particles; two of three are
+ * refused. */
+static void test_csv_angular_velocity(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/dempact_csv_spin_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/spin.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("wy,x,y,z,radius,wz,vx,vy,vz,wx\n-80,0,0,0.01,0.002,3,1,0,-1,0.5\n"
+          "1e2,0.1,0,0.01,0.001,0,0,0,0,-2\n", f);
+    fclose(f);
+    particle_source src = {.material = 0};
+    char err[512];
+    assert_int_equal(particle_csv_read(path, &src, err, sizeof err), 0);
+    assert_int_equal(src.n_list, 2);
+    assert_non_null(src.list_velocity);
+    assert_non_null(src.list_angular_velocity);
+    static const double w[] = {0.5, -80, 3, -2, 100, 0};
+    for (int k = 0; k < 6; k++) assert_near(src.list_angular_velocity[k], w[k], TOL);
+    assert_near(src.list_velocity[2], -1.0, TOL);
+    material mat = {"m", 2500, 1e9, 0.3};
+    particle_store p = {0};
+    assert_int_equal(fill_source(&p, &src, &mat, 0, err, sizeof err), 0);
+    assert_int_equal(p.n_local, 2);
+    assert_near(p.wx[0], 0.5, TOL);
+    assert_near(p.wy[0], -80, TOL);
+    assert_near(p.wz[0], 3, TOL);
+    assert_near(p.wy[1], 100, TOL);
+    assert_near(p.vx[0], 1.0, TOL);
+    particles_free(&p);
+    free(src.list_position);
+    free(src.list_velocity);
+    free(src.list_radius);
+    free(src.list_angular_velocity);
+
+    f = fopen(path, "w"); /* without spin columns: NULL, spin starts at 0 */
+    assert_non_null(f);
+    fputs("x,y,z,radius\n0,0,0.01,0.002\n", f);
+    fclose(f);
+    assert_int_equal(particle_csv_read(path, &src, err, sizeof err), 0);
+    assert_null(src.list_angular_velocity);
+    free(src.list_position);
+    free(src.list_radius);
+
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("x,y,z,radius,wx,wz\n0,0,0.01,0.002,1,2\n", f);
+    fclose(f);
+    assert_int_equal(particle_csv_read(path, &src, err, sizeof err), -1);
+    assert_non_null(strstr(err, "spin.csv:1: "));
+    assert_non_null(strstr(err, "all of wx, wy, wz or none"));
+    assert_null(src.list_angular_velocity);
+    remove(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,8 +464,10 @@ int main(void)
         cmocka_unit_test(test_csv_source),
         cmocka_unit_test(test_defaults_and_csv_velocities),
         cmocka_unit_test(test_bad_cases),
+        cmocka_unit_test(test_corpus_size),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_small_error_buffer),
+        cmocka_unit_test(test_csv_angular_velocity),
     };
     return cmocka_run_group_tests(tests, find_data, NULL);
 }

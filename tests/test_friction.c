@@ -100,11 +100,20 @@ static void test_constant_rolling_torque_stops_sphere(void **state)
     double t1 = v0 / (G * (3.5 * mu - 2.5 * mu_r)), v1 = v0 - mu * G * t1;
     double distance = v0 * t1 - 0.5 * mu * G * t1 * t1 + v1 * v1 / (10.0 / 7.0 * mu_r * G);
     double t_stop = t1 + v1 / (5.0 / 7.0 * mu_r * G);
+    double e0 = sim_kinetic_energy(&s);
     while (s.time < 1.5 * t_stop && s.p.vx[0] > 1e-4 * v0) sim_step(&s);
     print_message("stops at x = %.5f m after %.4f s (theory %.5f m after %.4f s)\n", s.p.x[0],
                   s.time, distance, t_stop);
     assert_true(fabs(s.p.x[0] - distance) / distance < 0.01);
     assert_true(fabs(s.time - t_stop) / t_stop < 0.01);
+    /* the energy balance: sliding friction took what the sliding phase lost, rolling
+     * resistance the rest (the sphere stays on the floor, so gravity does no work) */
+    double work[SIM_WORK_KINDS], lost = e0 - sim_kinetic_energy(&s);
+    sim_contact_work(&s, work);
+    double slide_loss = e0 - 0.5 * (7.0 / 5.0) * (4.0 / 3.0 * M_PI * 1e-6 * 7800) * v1 * v1;
+    print_message("energy lost %.6e J: friction %.6e J (sliding phase lost %.6e), rolling "
+                  "%.6e J\n", lost, work[SIM_WORK_TANGENTIAL], slide_loss, work[SIM_WORK_ROLLING]);
+    assert_true(fabs(work[SIM_WORK_TANGENTIAL] + work[SIM_WORK_ROLLING] - lost) < 0.01 * lost);
     sim_free(&s);
 }
 

@@ -1,0 +1,60 @@
+#include "observables.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim.h"
+
+void sim_observe(const sim *s, sim_observables *o)
+{
+    const particle_store *p = &s->p;
+    const double *g = s->cfg.gravity;
+    double ek = 0.0, er = 0.0, eg = 0.0;
+    for (size_t i = 0; i < p->n_local; i++) {
+        double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
+        double w2 = p->wx[i] * p->wx[i] + p->wy[i] * p->wy[i] + p->wz[i] * p->wz[i];
+        ek += 0.5 * p->mass[i] * v2;
+        er += 0.5 * w2 / p->inv_inertia[i];
+        eg -= p->mass[i] * (g[0] * p->x[i] + g[1] * p->y[i] + g[2] * p->z[i]);
+    }
+    o->time = s->time;
+    o->step = s->step;
+    o->kinetic_energy = ek;
+    o->rotational_energy = er;
+    o->gravitational_energy = eg;
+    /* the engine's energy balance: work done on the contacts minus what they hold */
+    double work[SIM_WORK_KINDS], stored[SIM_WORK_KINDS];
+    sim_contact_work(s, work);
+    sim_stored_energy(s, stored);
+    o->elastic_energy = stored[SIM_WORK_NORMAL] + stored[SIM_WORK_PLASTIC] +
+                        stored[SIM_WORK_TANGENTIAL] + stored[SIM_WORK_ROLLING];
+    o->dissipated_damping = work[SIM_WORK_NORMAL] - stored[SIM_WORK_NORMAL];
+    o->dissipated_plasticity = work[SIM_WORK_PLASTIC] - stored[SIM_WORK_PLASTIC];
+    o->dissipated_friction = work[SIM_WORK_TANGENTIAL] - stored[SIM_WORK_TANGENTIAL];
+    o->dissipated_rolling = work[SIM_WORK_ROLLING] - stored[SIM_WORK_ROLLING];
+
+    double worst = 0.0;
+    int64_t n = 0;
+    const contact_list *c = &s->pairs;
+    for (size_t k = 0; k < c->n; k++) {
+        if (!(c->overlap[k] > 0.0)) continue;
+        n++;
+        if (c->overlap[k] > worst) worst = c->overlap[k];
+    }
+    o->n_contacts = n;
+    const contact_list *w = &s->wall_pairs;
+    n = 0;
+    for (size_t k = 0; k < w->n; k++) {
+        if (!(w->overlap[k] > 0.0)) continue;
+        n++;
+        if (w->overlap[k] > worst) worst = w->overlap[k];
+    }
+    /* the load on each wall, as the force computation summed it from the wall contacts'
+     * stored forces (walls.force: minus the force on the particles) */
+    o->n_walls = s->walls.n;
+    if (o->wall_force)
+        for (size_t k = 0; k < 3 * s->walls.n; k++)
+            o->wall_force[k] = s->walls.force ? s->walls.force[k] : NAN;
+    o->n_wall_contacts = n;
+    o->max_overlap = worst;
+}

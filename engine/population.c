@@ -1,0 +1,176 @@
+#include "population.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sim.h"
+
+/* Mean mass of a sphere with radius uniform in [a, b]: rho 4/3 pi E[r^3]. */
+static double mean_mass(double density, double a, double b)
+{
+    double r3 = b > a ? (b * b * b * b - a * a * a * a) / (4.0 * (b - a)) : a * a * a;
+    return density * 4.0 / 3.0 * M_PI * r3;
+}
+
+int population_init(sim *s, char *err, size_t err_len)
+{
+    const sim_config *cfg = &s->cfg;
+    s->inlets = calloc((size_t)cfg->n_inlets + 1, sizeof *s->inlets);
+    s->outlets = calloc((size_t)cfg->n_outlets + 1, sizeof *s->outlets);
+    if (!s->inlets || !s->outlets) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    for (int k = 0; k < cfg->n_inlets; k++) {
+        const inlet_spec *in = &cfg->inlets[k];
+        inlet_state *st = &s->inlets[k];
+        st->random.state = in->seed;
+        st->next_time = in->start;
+        st->rate = in->mass_rate > 0.0
+            ? in->mass_rate / mean_mass(cfg->materials[in->material].density, in->radius_min,
+                                        in->radius_max)
+            : in->rate;
+    }
+    return 0;
+}
+
+void population_free(sim *s)
+{
+    free(s->inlets);
+    free(s->outlets);
+    s->inlets = NULL;
+    s->outlets = NULL;
+}
+
+static int inside_box(const double x[3], const double lo[3], const double hi[3])
+{
+    return x[0] >= lo[0] && x[0] <= hi[0] && x[1] >= lo[1] && x[1] <= hi[1] &&
+           x[2] >= lo[2] && x[2] <= hi[2];
+}
+
+/* The particles near an inlet's region (within reach of a new sphere), as indices. */
+static size_t neighbours_of_region(const sim *s, const inlet_spec *in, double reach,
+                                   size_t *out)
+{
+    double lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        lo[a] = in->region_min[a] - reach;
+        hi[a] = in->region_max[a] + reach;
+    }
+    size_t n = 0;
+    const particle_store *p = &s->p;
+    for (size_t i = 0; i < p->n_local; i++) {
+        double x[3] = {p->x[i], p->y[i], p->z[i]};
+        if (inside_box(x, lo, hi)) out[n++] = i;
+    }
+    return n;
+}
+
+static int overlaps(const particle_store *p, const size_t *near, size_t n_near,
+                    const double x[3], double r)
+{
+    for (size_t q = 0; q < n_near; q++) {
+        size_t i = near[q];
+        double dx = p->x[i] - x[0], dy = p->y[i] - x[1], dz = p->z[i] - x[2];
+        double gap = p->radius[i] + r;
+        if (dx * dx + dy * dy + dz * dz < gap * gap) return 1;
+    }
+    return 0;
+}
+
+#define ATTEMPTS_PER_PARTICLE 50
+
+/* Places `count` spheres of inlet k at random free positions (each inside the region).
+ * Returns how many were placed, or -1 on out of memory. */
+static long place(sim *s, int k, long count)
+{
+    const inlet_spec *in = &s->cfg.inlets[k];
+    inlet_state *st = &s->inlets[k];
+    particle_store *p = &s->p;
+    size_t *near = malloc((p->n_local + (size_t)count + 1) * sizeof *near);
+    if (!near) return -1;
+    size_t n_near = neighbours_of_region(s, in, in->radius_max + s->largest_radius, near);
+    const material *mat = &s->cfg.materials[in->material];
+    long placed = 0;
+    for (long q = 0; q < count; q++) {
+        double r = rng_range(&st->random, in->radius_min, in->radius_max), x[3];
+        int ok = 0;
+        for (int t = 0; t < ATTEMPTS_PER_PARTICLE && !ok; t++) {
+            for (int a = 0; a < 3; a++) {
+                double lo = in->region_min[a] + r, hi = in->region_max[a] - r;
+                x[a] = hi > lo ? rng_range(&st->random, lo, hi)
+                               : 0.5 * (in->region_min[a] + in->region_max[a]);
+            }
+            ok = !overlaps(p, near, n_near, x, r);
+        }
+        if (!ok) { st->failed++; continue; }
+        long i = particles_add(p, in->material, r, mat->density, x, in->velocity);
+        if (i < 0) { free(near); return -1; }
+        near[n_near++] = (size_t)i;
+        st->inserted++;
+        st->mass_inserted += p->mass[i];
+        placed++;
+    }
+    free(near);
+    return placed;
+}
+
+int population_changes_due(const sim *s)
+{
+    for (int k = 0; k < s->cfg.n_inlets; k++) {
+        const inlet_spec *in = &s->cfg.inlets[k];
+        const inlet_state *st = &s->inlets[k];
+        int active = s->time >= in->start && (in->stop <= 0.0 || s->time < in->stop);
+        if (active && s->time >= st->next_time && st->due >= 1.0) return 1;
+    }
+    return 0;
+}
+
+long population_insert(sim *s)
+{
+    long added = 0;
+    for (int k = 0; k < s->cfg.n_inlets; k++) {
+        const inlet_spec *in = &s->cfg.inlets[k];
+        inlet_state *st = &s->inlets[k];
+        int active = s->time >= in->start && (in->stop <= 0.0 || s->time < in->stop);
+        if (!active || s->time < st->next_time || st->due < 1.0) continue;
+        double interval = in->interval > 0.0 ? in->interval : 100.0 * s->dt;
+        st->next_time = s->time + interval;
+        long count = (long)floor(st->due);
+        st->due -= (double)count; /* what cannot be placed now is counted as failed */
+        long placed = place(s, k, count);
+        if (placed < 0) return -1;
+        added += placed;
+    }
+    return added;
+}
+
+void population_accrue(sim *s)
+{
+    for (int k = 0; k < s->cfg.n_inlets; k++) {
+        const inlet_spec *in = &s->cfg.inlets[k];
+        if (s->time >= in->start && (in->stop <= 0.0 || s->time < in->stop))
+            s->inlets[k].due += s->inlets[k].rate * s->dt;
+    }
+}
+
+size_t population_mark_outgoing(sim *s, uint8_t *remove)
+{
+    const particle_store *p = &s->p;
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_local; i++) {
+        remove[i] = 0;
+        double x[3] = {p->x[i], p->y[i], p->z[i]};
+        for (int k = 0; k < s->cfg.n_outlets; k++) {
+            const outlet_spec *o = &s->cfg.outlets[k];
+            if (!inside_box(x, o->region_min, o->region_max)) continue;
+            remove[i] = 1;
+            s->outlets[k].removed++;
+            s->outlets[k].mass_removed += p->mass[i];
+            n++;
+            break;
+        }
+    }
+    return n;
+}

@@ -1,0 +1,50 @@
+/* Particles coming in and going out during a run: inlets insert particles into a
+ * region at a steady rate without overlapping anything there; outlets remove the
+ * particles whose centre enters their region and count what left.
+ *
+ * Both run between steps on one thread, in a fixed order, from seeded generators, so a
+ * run stays reproducible and bit-identical for any thread count. Particle ids are never
+ * reused. A change of population makes the engine rebuild its neighbour list; contact
+ * histories are carried over by particle, through the renumbering. */
+#ifndef DEMPACT_POPULATION_H
+#define DEMPACT_POPULATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rng.h"
+
+struct sim;
+
+typedef struct inlet_state {
+    rng random;
+    double rate;          /* particles per second */
+    double due;           /* particles owed so far and not yet placed */
+    double next_time;     /* next insertion attempt */
+    long inserted, failed;
+    double mass_inserted; /* kg */
+} inlet_state;
+
+typedef struct outlet_state {
+    long removed;
+    double mass_removed;  /* kg, since the start */
+} outlet_state;
+
+/* Allocates and seeds the states of the case's inlets and outlets. Returns 0 or -1. */
+int population_init(struct sim *s, char *err, size_t err_len);
+void population_free(struct sim *s);
+
+/* Adds what each active inlet owes for this step (rate x dt). */
+void population_accrue(struct sim *s);
+
+/* Inserts what the inlets owe at this time (particles are appended). Returns how many
+ * were added. Ghosts must have been dropped (n_total == n_local). -1 on out of memory. */
+long population_insert(struct sim *s);
+
+/* Marks the particles inside an outlet region in remove[] (n_local entries) and counts
+ * them per outlet. Returns how many are marked. */
+size_t population_mark_outgoing(struct sim *s, uint8_t *remove);
+
+/* Whether an inlet is due to insert now (cheap: called every step). */
+int population_changes_due(const struct sim *s);
+
+#endif

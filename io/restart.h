@@ -1,0 +1,42 @@
+/* Restarting a run from a snapshot: `dempact run CASE --restart FILE [--from-step N]`.
+ *
+ * The snapshot's particles (matched to the case's by id), their velocities, forces and
+ * torques, the positions of the engine's last neighbour rebuild and the history of
+ * every touching pair are put back into a simulation freshly built from the case, with
+ * the file's time, step and timestep; the run then continues bit-identically to one
+ * that never stopped (engine/sim.h, "restart support").
+ *
+ * The case must be the one the file was written with: its YAML document must equal the
+ * file's /case_text except for `name`, `time.end`, `time.output_interval` and
+ * `time.timeseries_interval` (comments, layout and the spelling of numbers do not
+ * matter: 0.5 and 5e-1 are equal). Particles read from a CSV file are checked one by
+ * one: material, radius and mass must be the same. */
+#ifndef DEMPACT_RESTART_H
+#define DEMPACT_RESTART_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../engine/sim.h"
+
+typedef struct restart_point {
+    int index;       /* the snapshot restarted from: /snapshots/NNNNNN */
+    int count;       /* snapshots in the file */
+    int64_t step;
+    double time;
+    double dt;       /* the file's timestep, now s->dt */
+    double case_dt;  /* the timestep the case chose by itself */
+} restart_point;
+
+/* Replays a journal left by a crash, then finds the snapshot at step from_step (the last
+ * one if from_step < 0), checks case_text against the file's, and restores the snapshot
+ * into s (made by sim_create from that case). Returns 0, or -1 with a message (a step
+ * that has no snapshot lists the steps that have one). */
+int restart_from_file(const char *h5_path, int64_t from_step, const char *case_text, sim *s,
+                      restart_point *rp, char *err, size_t err_len);
+
+/* Compares two case texts as YAML documents, ignoring the keys a restart may change.
+ * Returns 0 if they match, 1 with the first difference in why, -1 if one does not
+ * parse. */
+int restart_compare_cases(const char *stored, const char *given, char *why, size_t why_len);
+
+#endif

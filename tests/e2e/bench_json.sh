@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Usage: bench_json.sh DEMPACT
+# `dempact bench` on a tiny bed (a few seconds): the JSON has every promised key with a
+# sane value (never a speed check), the bed written with --write-data and read back with
+# --load is the same bed (same spheres, same contacts), and bad requests are refused with
+# exit status 2 and a clear message. Soft spheres (E = 1e6 Pa) allow a long step, so the
+# bed settles in few steps.
+set -u
+dempact=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+tiny=(--particles 120 --depth 4 --young 1e6 --seed 3)
+
+"$dempact" bench "${tiny[@]}" --steps 20 --threads 2 --format json --quiet \
+  --write-data "$work/bed.data" > "$work/built.json" || fail "bench on a built bed: exit $?"
+cat "$work/built.json"
+"$dempact" bench --load "$work/bed.data" --young 1e6 --steps 5 --threads 1 --format json --quiet \
+  > "$work/loaded.json" || fail "bench --load: exit $?"
+cat "$work/loaded.json"
+
+python3 - "$work/built.json" "$work/loaded.json" <<'EOF' || exit 1
+import json, sys
+built, loaded = (json.load(open(p)) for p in sys.argv[1:3])
+def check(ok, what):
+    if not ok:
+        print("FAIL:", what); sys.exit(1)
+for r in (built, loaded):
+    for key in ("particles", "contacts_per_particle", "particle_steps_per_second",
+                "seconds_per_step", "threads", "peak_memory_bytes_per_particle", "steps",
+                "wall_seconds", "neighbour_rebuilds", "pair_contacts_per_particle",
+                "fastest_sphere_start", "fastest_sphere_end", "solid_fraction", "bed", "settings"):
+        check(key in r, "key %s missing" % key)
+    check(r["particles"] == 120, "particles = %r" % r["particles"])
+    check(r["particle_steps_per_second"] > 0 and r["seconds_per_step"] > 0, "rates not positive")
+    check(r["peak_memory_bytes_per_particle"] > 0, "memory not positive")
+    # settled: a random packing of frictionless spheres, nothing moving
+    check(3.5 < r["contacts_per_particle"] < 7.5, "contacts per particle %r" % r["contacts_per_particle"])
+    check(r["fastest_sphere_start"] < 1e-3, "not settled: fastest sphere %r m/s" % r["fastest_sphere_start"])
+    check(0.45 < r["solid_fraction"] < 0.66, "solid fraction %r" % r["solid_fraction"])
+    for key in ("law", "params", "cohesion_removal", "young", "poisson", "density", "dt", "skin",
+                "gravity", "friction"):
+        check(key in r["settings"], "settings.%s missing" % key)
+check(built["threads"] == 2 and loaded["threads"] == 1, "threads not as asked")
+check(built["settings"]["law"] == "hertz_tti" and built["settings"]["params"]["restitution"] == 0.5,
+      "default law is not hertz_tti with e = 0.5")
+check(built["bed"]["source"] == "built" and built["bed"]["settle_steps"] > 0, "bed not built")
+# the file carries the bed exactly: same contacts, same step, same box
+check(loaded["contacts_per_particle"] == built["contacts_per_particle"], "contacts differ after --load")
+check(loaded["settings"]["dt"] == built["settings"]["dt"], "step differs after --load")
+check(loaded["bed"]["box_max"] == built["bed"]["box_max"], "box differs after --load")
+print("bench JSON keys and values as promised")
+EOF
+
+expect_refusal() { # PATTERN ARGS...
+  local pattern=$1; shift
+  "$dempact" bench "$@" > /dev/null 2> "$work/err"
+  local status=$?
+  [ "$status" -eq 2 ] || fail "bench $* exited $status, expected 2"
+  grep -Eq -- "$pattern" "$work/err" || fail "bench $*: message '$(cat "$work/err")' lacks /$pattern/"
+  echo "refused: $(cat "$work/err")"
+}
+expect_refusal "friction >= 0" --load "$work/bed.data" --friction -0.5 --steps 1
+# the Hertz-Mindlin workload runs on the same bed, which stays at rest
+"$dempact" bench --load "$work/bed.data" --young 1e6 --friction 0.5 --steps 5 --format json --quiet \
+  > "$work/friction.json" || fail "bench --friction 0.5: exit $?"
+python3 - "$work/friction.json" <<'EOF2' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+if r["settings"]["friction"] != 0.5 or not r["fastest_sphere_end"] < 1e-3 or r["particles"] != 120:
+    print("FAIL: --friction 0.5 run:", r); sys.exit(1)
+print("friction 0.5: runs, the bed stays at rest")
+EOF2
+expect_refusal "not both" --load "$work/bed.data" --particles 10
+expect_refusal "unknown law" --load "$work/bed.data" --law hertz_ttl
+expect_refusal "--format takes text or json" --load "$work/bed.data" --format xml
+printf 'title\n\n1 atoms\n1 atom types\n0 1 xlo xhi\n0 1 ylo yhi\n0 1 zlo zhi\n\nAtoms\n\n1 1 0.1 2500 0.5 0.5\n' > "$work/bad.data"
+expect_refusal "bad.data:11: an atom line has 6 fields" --load "$work/bad.data"
+echo "bench: JSON, --write-data/--load and refusals as promised"

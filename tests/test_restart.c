@@ -1,0 +1,371 @@
+/* Restart (io/restart.c, engine/sim.c "restart support"): a run restored from a
+ * snapshot continues bit-identically; every per-pair history array of contact_list is
+ * saved; the case comparison accepts what a restart may change and refuses the rest. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "engine/sim.h"
+#include "engine/watchdog.h"
+#include "io/case.h"
+#include "io/restart.h"
+#include "io/snapshot.h"
+
+static char out_dir[PATH_MAX];
+
+/* ------------------------------------------------ the history table is complete */
+
+/* Every array that contact_clear_history resets (a pair's history) must be one the
+ * restart saves (sim_pair_history), besides the touching flag. Found generically: fill
+ * the first bytes of every array of a contact_list, clear pair 0, and see which arrays
+ * changed. A new history array added to contact_list and to contact_clear_history
+ * without a line in sim_pair_history fails here, naming its offset. */
+static void test_history_table_is_complete(void **state)
+{
+    (void)state;
+    contact_list c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(contact_list_reserve(&c, 16), 0);
+    size_t first = offsetof(contact_list, i), slots = (sizeof c - first) / sizeof(void *);
+    unsigned char **slot = (unsigned char **)(void *)((char *)&c + first);
+    for (size_t k = 0; k < slots; k++)
+        if (slot[k]) memset(slot[k], 0xAB, c.capacity); /* >= 1 byte per element */
+    contact_clear_history(&c, 0);
+    int covered_count = 0;
+    for (size_t k = 0; k < slots; k++) {
+        size_t off = first + k * sizeof(void *);
+        int cleared = slot[k] && slot[k][0] == 0;
+        int covered = off == offsetof(contact_list, touching);
+        for (int f = 0; f < sim_n_pair_history; f++)
+            for (int comp = 0; comp < sim_pair_history[f].count; comp++)
+                if (sim_pair_history[f].offset + (size_t)comp * sizeof(double *) == off) covered = 1;
+        if (cleared != covered)
+            fail_msg("contact_list member at offset %zu is %s by contact_clear_history but %s in "
+                     "sim_pair_history (engine/sim.c, restart support)", off,
+                     cleared ? "cleared" : "not cleared", covered ? "listed" : "not listed");
+        covered_count += covered;
+    }
+    int listed = 1;
+    for (int f = 0; f < sim_n_pair_history; f++) listed += sim_pair_history[f].count;
+    assert_int_equal(covered_count, listed);
+    contact_list_free(&c);
+}
+
+/* ------------------------------------------------------------ case comparison */
+
+static const char *base_case =
+    "name: a\n"
+    "time: {end: 1.0, output_interval: 0.1}\n"
+    "materials:\n"
+    "  - {name: glass, density: 2500, young: 1.0e7, poisson: 0.25}\n"
+    "contacts:\n"
+    "  - {materials: [glass, glass], law: hertz_tti, params: {restitution: 0.5}}\n";
+
+static void test_compare_cases(void **state)
+{
+    (void)state;
+    char why[512];
+    /* what may change: name, end, intervals; layout, comments and number spelling */
+    const char *same =
+        "# the same case, written differently\n"
+        "name: b\n"
+        "time:\n"
+        "  end: 2.0\n"
+        "  timeseries_interval: 0.01\n"
+        "materials:\n"
+        "  - name: glass\n"
+        "    density: 2.5e3\n"
+        "    young: 10000000\n"
+        "    poisson: 0.25\n"
+        "contacts:\n"
+        "  - materials: [glass, glass]\n"
+        "    law: hertz_tti\n"
+        "    params: {restitution: 5e-1}\n";
+    assert_int_equal(restart_compare_cases(base_case, same, why, sizeof why), 0);
+    struct {
+        const char *from, *to, *where;
+    } changes[] = {
+        {"restitution: 0.5", "restitution: 0.6", "contacts[0].params.restitution"},
+        {"law: hertz_tti", "law: hertz", "contacts[0].law"},
+        {"density: 2500", "density: 2600", "materials[0].density"},
+        {"output_interval: 0.1}", "output_interval: 0.1, step: 1e-6}", "time.step"},
+        {"[glass, glass]", "[glass, glass, glass]", "contacts[0].materials"},
+    };
+    for (size_t k = 0; k < sizeof changes / sizeof changes[0]; k++) {
+        char text[1024];
+        const char *at = strstr(base_case, changes[k].from);
+        assert_non_null(at);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(at - base_case), base_case, changes[k].to,
+                 at + strlen(changes[k].from));
+        why[0] = '\0';
+        assert_int_equal(restart_compare_cases(base_case, text, why, sizeof why), 1);
+        if (!strstr(why, changes[k].where)) fail_msg("'%s' does not name %s", why, changes[k].where);
+    }
+    /* a key removed, a key added */
+    assert_int_equal(restart_compare_cases(base_case, "name: a\n", why, sizeof why), 1);
+    assert_non_null(strstr(why, "time is (a mapping) in the file's case and (missing) in this one"));
+    assert_int_equal(restart_compare_cases("a: 1\n", "a: 1\nb: 2\n", why, sizeof why), 1);
+    assert_non_null(strstr(why, "b is (missing)"));
+    assert_int_equal(restart_compare_cases("a: [1\n", "a: 1\n", why, sizeof why), -1);
+}
+
+/* ------------------------------------------------------- bit-identical restart */
+
+static void load_case(const char *name, sim_config *cfg, sim *s)
+{
+    const char *src = getenv("DEMPACT_SOURCE_DIR");
+    char path[PATH_MAX], err[2048];
+    snprintf(path, sizeof path, "%s/tests/data/e2e/%s", src ? src : ".", name);
+    if (case_load(path, cfg, err, sizeof err) != 0) fail_msg("%s", err);
+    if (sim_create(s, cfg, err, sizeof err) != 0) fail_msg("%s", err);
+}
+
+static snapshot_state state_of(const sim *s)
+{
+    return (snapshot_state){.p = &s->p, .pairs = &s->pairs, .wall_pairs = &s->wall_pairs,
+                            .walls = &s->walls, .position_at_rebuild = s->x_at_rebuild,
+                            .engine = s, .time = s->time, .step = s->step};
+}
+
+#define SAME(a, b, n) assert_memory_equal((a), (b), (n) * sizeof *(a))
+
+static void same_state(const sim *a, const sim *b)
+{
+    assert_int_equal(a->step, b->step);
+    assert_true(a->time == b->time && a->dt == b->dt);
+    size_t n = a->p.n_local;
+    assert_int_equal(n, b->p.n_local);
+    SAME(a->p.id, b->p.id, n);
+    SAME(a->p.x, b->p.x, n); SAME(a->p.y, b->p.y, n); SAME(a->p.z, b->p.z, n);
+    SAME(a->p.vx, b->p.vx, n); SAME(a->p.vy, b->p.vy, n); SAME(a->p.vz, b->p.vz, n);
+    SAME(a->p.wx, b->p.wx, n); SAME(a->p.wy, b->p.wy, n); SAME(a->p.wz, b->p.wz, n);
+    SAME(a->p.fx, b->p.fx, n); SAME(a->p.fy, b->p.fy, n); SAME(a->p.fz, b->p.fz, n);
+    SAME(a->p.tx, b->p.tx, n); SAME(a->p.ty, b->p.ty, n); SAME(a->p.tz, b->p.tz, n);
+    SAME(a->x_at_rebuild, b->x_at_rebuild, 3 * n);
+    SAME(a->work, b->work, SIM_WORK_KINDS);
+    assert_int_equal(a->p.next_id, b->p.next_id);
+    const contact_list *la[2] = {&a->pairs, &a->wall_pairs}, *lb[2] = {&b->pairs, &b->wall_pairs};
+    for (int L = 0; L < 2; L++) {
+        size_t m = la[L]->n;
+        assert_int_equal(m, lb[L]->n);
+        SAME(la[L]->i, lb[L]->i, m);
+        SAME(la[L]->j, lb[L]->j, m);
+        SAME(la[L]->owner_j, lb[L]->owner_j, m);
+        SAME(la[L]->touching, lb[L]->touching, m);
+        for (int f = 0; f < sim_n_pair_history; f++)
+            for (int comp = 0; comp < sim_pair_history[f].count; comp++)
+                SAME(sim_pair_history_array(la[L], &sim_pair_history[f], comp),
+                     sim_pair_history_array(lb[L], &sim_pair_history[f], comp), m);
+    }
+}
+
+/* small_pour.yaml: periodic along x (ghosts), plane and rectangle walls, friction and
+ * both rolling models. Run A writes snapshots at steps 2500 (between neighbour
+ * rebuilds, off any schedule) and 4000 and goes on to 6000; B restarts from each and
+ * must be bit-identical to A at 6000. */
+static void test_restart_is_bit_identical(void **state)
+{
+    (void)state;
+    sim a, b;
+    sim_config ca, cb;
+    load_case("small_pour.yaml", &ca, &a);
+    char dir[PATH_MAX], err[2048] = "";
+    snprintf(dir, sizeof dir, "%s/bit", out_dir);
+    snapshot_run_info info = {.case_name = ca.name, .case_text = ca.case_text, .dt = a.dt,
+                              .walls = &a.walls};
+    snapshot_file *f = snapshot_create(dir, "small_pour", &info, err, sizeof err);
+    assert_non_null(f);
+    int64_t rebuilds_at_2500 = -1;
+    while (a.step < 6000) {
+        sim_step(&a);
+        if (a.step == 2500 || a.step == 4000) {
+            snapshot_state st = state_of(&a);
+            assert_int_equal(snapshot_write(f, &st, err, sizeof err), 0);
+            if (a.step == 2500) rebuilds_at_2500 = a.n_rebuilds;
+        }
+    }
+    assert_true(a.n_rebuilds > rebuilds_at_2500); /* the list was rebuilt after the snapshot */
+    char h5[PATH_MAX];
+    snprintf(h5, sizeof h5, "%s", snapshot_h5_path(f));
+    assert_int_equal(snapshot_close(f), 0);
+    size_t touching = 0;
+    for (size_t k = 0; k < a.pairs.n; k++) touching += a.pairs.touching[k];
+    assert_true(touching > 5); /* the test means something */
+
+    const int64_t from[2] = {2500, -1}; /* -1: the last snapshot (4000) */
+    for (int k = 0; k < 2; k++) {
+        load_case("small_pour.yaml", &cb, &b);
+        restart_point rp;
+        if (restart_from_file(h5, from[k], cb.case_text, &b, &rp, err, sizeof err) != 0) fail_msg("%s", err);
+        assert_int_equal(rp.step, k == 0 ? 2500 : 4000);
+        assert_int_equal(rp.index, k == 0 ? 0 : 1);
+        assert_int_equal(rp.count, 2);
+        while (b.step < 6000) sim_step(&b);
+        same_state(&a, &b);
+        sim_free(&b);
+        sim_config_free(&cb);
+    }
+    sim_free(&a);
+    sim_config_free(&ca);
+}
+
+/* Particles inserted by an inlet and removed by an outlet before the snapshot: the
+ * restart makes the inserted ones again, and the inlet goes on with its generator. */
+static void test_restart_with_inlet_and_outlet(void **state)
+{
+    (void)state;
+    sim a, b;
+    sim_config ca, cb;
+    load_case("inlet_restart.yaml", &ca, &a);
+    char dir[PATH_MAX], err[2048] = "";
+    snprintf(dir, sizeof dir, "%s/inlet", out_dir);
+    snapshot_run_info info = {.case_name = ca.name, .case_text = ca.case_text, .dt = a.dt,
+                              .walls = &a.walls};
+    snapshot_file *f = snapshot_create(dir, "inlet", &info, err, sizeof err);
+    assert_non_null(f);
+    while (a.step < 24000) {
+        sim_step(&a);
+        if (a.step == 16001) {
+            assert_true(a.inlets[0].inserted > 50 && a.outlets[0].removed > 0);
+            snapshot_state st = state_of(&a);
+            assert_int_equal(snapshot_write(f, &st, err, sizeof err), 0);
+        }
+    }
+    char h5[PATH_MAX];
+    snprintf(h5, sizeof h5, "%s", snapshot_h5_path(f));
+    assert_int_equal(snapshot_close(f), 0);
+    load_case("inlet_restart.yaml", &cb, &b);
+    restart_point rp;
+    if (restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err) != 0) fail_msg("%s", err);
+    while (b.step < 24000) sim_step(&b);
+    same_state(&a, &b);
+    assert_memory_equal(a.inlets, b.inlets, sizeof *a.inlets);
+    assert_memory_equal(a.outlets, b.outlets, sizeof *a.outlets);
+    sim_free(&b);
+    sim_config_free(&cb);
+    sim_free(&a);
+    sim_config_free(&ca);
+}
+
+/* A snapshot taken right after the watchdog dropped a particle (its list is remapped,
+ * marked stale, and rebuilt at the next step): the restart restores the same pairs. */
+static void test_restart_after_a_drop(void **state)
+{
+    (void)state;
+    sim a, b;
+    sim_config ca, cb;
+    load_case("small_pour.yaml", &ca, &a);
+    char dir[PATH_MAX], err[2048] = "";
+    snprintf(dir, sizeof dir, "%s/drop", out_dir);
+    snapshot_run_info info = {.case_name = ca.name, .case_text = ca.case_text, .dt = a.dt,
+                              .walls = &a.walls};
+    snapshot_file *f = snapshot_create(dir, "drop", &info, err, sizeof err);
+    assert_non_null(f);
+    while (a.step < 4000) sim_step(&a);
+    size_t touching = 0, victim = a.pairs.i[0];
+    for (size_t k = 0; k < a.pairs.n; k++) touching += a.pairs.touching[k];
+    for (size_t k = 0; k < a.pairs.n; k++)
+        if (a.pairs.touching[k]) { victim = (a.pairs.i[k] + 1) % a.p.n_local; break; }
+    assert_true(touching > 0);
+    watchdog_drop_particle(&a, victim);
+    snapshot_state st = state_of(&a);
+    assert_int_equal(snapshot_write(f, &st, err, sizeof err), 0);
+    char h5[PATH_MAX];
+    snprintf(h5, sizeof h5, "%s", snapshot_h5_path(f));
+    assert_int_equal(snapshot_close(f), 0);
+    while (a.step < 5000) sim_step(&a);
+    load_case("small_pour.yaml", &cb, &b);
+    restart_point rp;
+    if (restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err) != 0) fail_msg("%s", err);
+    while (b.step < 5000) sim_step(&b);
+    same_state(&a, &b);
+    sim_free(&b);
+    sim_config_free(&cb);
+    sim_free(&a);
+    sim_config_free(&ca);
+}
+
+static void test_restart_refusals(void **state)
+{
+    (void)state;
+    sim a, b;
+    sim_config ca, cb;
+    load_case("memcheck_pour.yaml", &ca, &a);
+    char dir[PATH_MAX], err[2048] = "";
+    snprintf(dir, sizeof dir, "%s/refuse", out_dir);
+    snapshot_run_info info = {.case_name = ca.name, .case_text = ca.case_text, .dt = a.dt,
+                              .walls = &a.walls};
+    snapshot_file *f = snapshot_create(dir, "r", &info, err, sizeof err);
+    assert_non_null(f);
+    for (int k = 0; k < 3; k++) {
+        for (int q = 0; q < 10; q++) sim_step(&a);
+        snapshot_state st = state_of(&a);
+        assert_int_equal(snapshot_write(f, &st, err, sizeof err), 0);
+    }
+    char h5[PATH_MAX];
+    snprintf(h5, sizeof h5, "%s", snapshot_h5_path(f));
+    assert_int_equal(snapshot_close(f), 0);
+    restart_point rp;
+
+    /* a step without a snapshot: the message lists the steps that have one */
+    load_case("memcheck_pour.yaml", &cb, &b);
+    assert_int_equal(restart_from_file(h5, 15, cb.case_text, &b, &rp, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no snapshot at that step"));
+    assert_non_null(strstr(err, "10, 20, 30"));
+    /* another case */
+    char *changed = malloc(strlen(cb.case_text) + 64);
+    const char *at = strstr(cb.case_text, "restitution: 0.5");
+    assert_non_null(at);
+    sprintf(changed, "%.*srestitution: 0.4%s", (int)(at - cb.case_text), cb.case_text,
+            at + strlen("restitution: 0.5"));
+    assert_int_equal(restart_from_file(h5, -1, changed, &b, &rp, err, sizeof err), -1);
+    assert_non_null(strstr(err, "contacts[0].params.restitution is 0.5 in the file's case and 0.4"));
+    free(changed);
+    /* a particle whose radius differs from the case's */
+    b.p.radius[7] *= 1.0 + 1e-15;
+    assert_int_equal(restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err), -1);
+    assert_non_null(strstr(err, "particle id 7"));
+    sim_free(&b);
+    sim_config_free(&cb);
+    /* not a file */
+    load_case("memcheck_pour.yaml", &cb, &b);
+    assert_int_equal(restart_from_file("/nonexistent.h5", -1, cb.case_text, &b, &rp, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent.h5"));
+    /* and the good one works */
+    assert_int_equal(restart_from_file(h5, 20, cb.case_text, &b, &rp, err, sizeof err), 0);
+    assert_int_equal(b.step, 20);
+    sim_free(&b);
+    sim_config_free(&cb);
+    sim_free(&a);
+    sim_config_free(&ca);
+}
+
+int main(void)
+{
+    const char *bin = getenv("DEMPACT_BINARY_DIR");
+    snprintf(out_dir, sizeof out_dir, "%s/test_output/restart", bin && bin[0] ? bin : "/tmp");
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s/test_output", bin && bin[0] ? bin : "/tmp");
+    mkdir(parent, 0777);
+    mkdir(out_dir, 0777);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_history_table_is_complete),
+        cmocka_unit_test(test_compare_cases),
+        cmocka_unit_test(test_restart_is_bit_identical),
+        cmocka_unit_test(test_restart_with_inlet_and_outlet),
+        cmocka_unit_test(test_restart_after_a_drop),
+        cmocka_unit_test(test_restart_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,292 @@
+/* The numerical watchdog (engine/watchdog.h): quiet runs pass, each kind of problem is
+ * found and named, dropping a particle leaves the run it would have been without it,
+ * and the energy sum does not depend on the number of threads. */
+#include <math.h>
+#include <omp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "engine/rng.h"
+#include "engine/sim.h"
+#include "engine/watchdog.h"
+
+#define MAX_BALLS 6000
+
+typedef struct world {
+    material mat;
+    law_binding bind;
+    wall_spec floor;
+    particle_source src;
+    double pos[3 * MAX_BALLS], vel[3 * MAX_BALLS], rad[MAX_BALLS];
+    sim_config cfg;
+} world;
+
+/* n glass balls of radius 5 mm in a row along x, at heights 10, 12, 14 ... mm, with a
+ * floor at z = 0, gravity, hertz_tti (e = 0.5). `skip` leaves one ball out (-1: none). */
+static world *balls(int n, int skip, const char *law)
+{
+    world *w = calloc(1, sizeof *w);
+    int m = 0;
+    for (int k = 0; k < n; k++) {
+        if (k == skip) continue;
+        w->pos[3 * m] = 0.02 * k + 0.01;
+        w->pos[3 * m + 1] = 0.05;
+        w->pos[3 * m + 2] = 0.01 + 0.002 * k;
+        w->rad[m] = 0.005;
+        m++;
+    }
+    w->mat = (material){"glass", 2500.0, 1e7, 0.25};
+    w->bind = (law_binding){.law = law_find(law), .cohesion_removal = true};
+    int e = law_param_index(w->bind.law, "restitution");
+    if (e >= 0) w->bind.params[e] = 0.5;
+    w->floor = (wall_spec){.name = "floor", .kind = WALL_PLANE, .normal = {0, 0, 1}};
+    w->src = (particle_source){.kind = SOURCE_LIST, .n_list = m, .list_position = w->pos,
+                               .list_velocity = w->vel, .list_radius = w->rad};
+    sim_config *c = &w->cfg;
+    c->materials = &w->mat; c->n_materials = 1;
+    c->bindings = &w->bind; c->n_bindings = 1;
+    c->sources = &w->src; c->n_sources = 1;
+    c->walls = &w->floor; c->n_walls = 1;
+    c->dt_check = true;
+    c->gravity[2] = -9.81;
+    for (int a = 0; a < 3; a++) c->domain_max[a] = a == 0 ? 0.02 * n : 0.1;
+    return w;
+}
+
+static void create(sim *s, const world *w)
+{
+    char err[512];
+    if (sim_create(s, &w->cfg, err, sizeof err) != 0) fail_msg("sim_create: %s", err);
+}
+
+/* Falling, bouncing and settling balls never alarm the watchdog; neither does an
+ * elastic law, whose energy is conserved only up to the integrator's error, nor
+ * friction and rolling resistance on balls sliding along the floor. */
+static void run_quietly(const char *law, double mu)
+{
+    world *w = balls(5, -1, law);
+    w->bind.friction.mu = mu; /* Mindlin and a Coulomb slider */
+    if (mu > 0.0) {
+        w->bind.friction.rolling_model = ROLLING_CONSTANT;
+        w->bind.friction.mu_rolling = 0.1;
+        for (int k = 0; k < 5; k++) w->vel[3 * k] = 0.3; /* sliding along the floor, */
+        w->cfg.periodic[0] = true;                          /* round and round */
+    }
+    sim s;
+    create(&s, w);
+    watchdog_state st;
+    watchdog_start(&st, &s, NULL);
+    assert_true(isfinite(st.energy_budget));
+    size_t touched = 0;
+    for (int k = 0; k < 40000; k++) {
+        sim_step(&s);
+        watchdog_report r;
+        if (watchdog_guard(&s, &st, &r) != WATCHDOG_OK) {
+            char msg[1024];
+            watchdog_format(&r, &s, msg, sizeof msg);
+            fail_msg("%s: %s", law, msg);
+        }
+        touched += s.n_contacts;
+    }
+    assert_true(touched > 0); /* the balls did bounce */
+    sim_free(&s);
+    free(w);
+}
+
+static void test_quiet_runs(void **state)
+{
+    run_quietly("hertz_tti", 0.0);
+    run_quietly("hertz", 0.0);
+    run_quietly("linear", 0.0);
+    run_quietly("hertz_tti", 0.5);
+}
+
+static void test_not_finite(void **state)
+{
+    world *w = balls(5, -1, "hertz_tti");
+    sim s;
+    create(&s, w);
+    s.p.vy[3] = NAN;
+    watchdog_state st;
+    watchdog_start(&st, &s, NULL);
+    watchdog_report r;
+    assert_int_equal(watchdog_check(&s, &st, false, &r), WATCHDOG_NOT_FINITE);
+    assert_int_equal(r.particle_id, 3);
+    assert_string_equal(r.quantity, "velocity");
+    char msg[1024];
+    watchdog_format(&r, &s, msg, sizeof msg);
+    assert_non_null(strstr(msg, "watchdog: step 0"));
+    assert_non_null(strstr(msg, "the velocity of particle 3 is not finite"));
+    sim_free(&s);
+    free(w);
+}
+
+static void test_overlap(void **state)
+{
+    world *w = balls(3, -1, "hertz_tti");
+    w->pos[3 * 1 + 0] = w->pos[0] + 0.007; /* ball 1 into ball 0: 3 mm = 0.6 r */
+    w->pos[3 * 1 + 2] = w->pos[2];
+    sim s;
+    create(&s, w);
+    watchdog_report r;
+    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_OVERLAP);
+    assert_true(r.contact.found);
+    assert_int_equal(r.contact.wall, -1);
+    assert_true((r.particle_id == 0 && r.contact.other_id == 1) ||
+                (r.particle_id == 1 && r.contact.other_id == 0));
+    assert_string_equal(r.contact.law, "hertz_tti");
+    assert_true(fabs(r.contact.fraction - 0.6) < 1e-9);
+    char msg[1024];
+    watchdog_format(&r, &s, msg, sizeof msg);
+    assert_non_null(strstr(msg, "particles: as created"));
+    assert_non_null(strstr(msg, "law hertz_tti (glass on glass)"));
+    /* a higher limit lets it through */
+    s.cfg.watchdog.max_overlap_fraction = 0.7;
+    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_OK);
+    sim_free(&s);
+    free(w);
+}
+
+static void test_left_domain(void **state)
+{
+    world *w = balls(4, -1, "hertz_tti");
+    sim s;
+    create(&s, w);
+    s.p.z[2] = 0.1001;
+    watchdog_state st;
+    watchdog_start(&st, &s, NULL);
+    watchdog_report r;
+    assert_int_equal(watchdog_check(&s, &st, false, &r), WATCHDOG_LEFT_DOMAIN);
+    assert_int_equal(r.particle_id, 2);
+    assert_int_equal(r.axis, 2);
+    assert_int_equal(r.side, 1);
+    /* along a periodic axis it is no problem */
+    s.cfg.periodic[2] = true;
+    st.energy_budget = NAN;
+    assert_int_equal(watchdog_check(&s, &st, true, &r), WATCHDOG_OK);
+    sim_free(&s);
+    free(w);
+}
+
+static void test_energy_rise(void **state)
+{
+    world *w = balls(4, -1, "hertz_tti");
+    for (int k = 0; k < 4; k++) w->vel[3 * k] = 0.1;
+    sim s;
+    create(&s, w);
+    watchdog_state st;
+    watchdog_start(&st, &s, NULL);
+    watchdog_report r;
+    assert_int_equal(watchdog_check(&s, &st, true, &r), WATCHDOG_OK);
+    s.p.vx[1] = 0.2; /* + 0.5 m (0.04 - 0.01) = 0.015 m of J: above 1% */
+    /* a light check does not sum the energy, and no ball alone holds the budget */
+    assert_int_equal(watchdog_check(&s, &st, false, &r), WATCHDOG_OK);
+    assert_int_equal(watchdog_check(&s, &st, true, &r), WATCHDOG_ENERGY_RISE);
+    assert_int_equal(r.particle_id, 1);
+    assert_true(r.energy > r.energy_budget * 1.01);
+    /* one ball with more kinetic energy than the whole budget: every check sees it */
+    s.p.vx[2] = 10.0;
+    assert_int_equal(watchdog_check(&s, &st, false, &r), WATCHDOG_ENERGY_RISE);
+    assert_int_equal(r.particle_id, 2);
+    /* gravity along a periodic axis: no energy check */
+    s.cfg.periodic[2] = true;
+    assert_false(watchdog_energy_applies(&s));
+    sim_free(&s);
+    free(w);
+}
+
+/* A run that drops ball 2 at once matches, ball by ball, the run that never had it. */
+static void test_drop_particle(void **state)
+{
+    world *wa = balls(6, -1, "hertz_tti"), *wb = balls(6, 2, "hertz_tti");
+    wa->cfg.watchdog.on_error = WATCHDOG_ACTION_DROP_PARTICLE;
+    sim a, b;
+    create(&a, wa);
+    create(&b, wb);
+    a.p.x[2] = NAN;
+    watchdog_state st;
+    watchdog_start(&st, &a, NULL);
+    watchdog_report r;
+    assert_int_equal(watchdog_guard(&a, &st, &r), WATCHDOG_OK);
+    assert_int_equal(st.dropped, 1);
+    assert_int_equal(a.p.n_local, 5);
+    for (int k = 0; k < 30000; k++) {
+        sim_step(&a);
+        sim_step(&b);
+        assert_int_equal(watchdog_guard(&a, &st, &r), WATCHDOG_OK);
+    }
+    assert_int_equal(a.p.n_local, b.p.n_local);
+    for (size_t i = 0; i < a.p.n_local; i++) {
+        assert_int_equal(a.p.id[i], i < 2 ? (int64_t)i : (int64_t)i + 1);
+        assert_true(a.p.z[i] == b.p.z[i] && a.p.vz[i] == b.p.vz[i]);
+    }
+    sim_free(&a);
+    sim_free(&b);
+    free(wa);
+    free(wb);
+}
+
+/* Dropping one of two touching balls takes its push back from the other. */
+static void test_drop_in_contact(void **state)
+{
+    world *w = balls(3, -1, "hertz_tti");
+    w->cfg.gravity[2] = 0.0;
+    w->cfg.n_walls = 0;
+    w->pos[3 * 1 + 0] = w->pos[0] + 0.0095; /* 0.5 mm overlap with ball 0 */
+    w->pos[3 * 1 + 2] = w->pos[2];
+    sim s;
+    create(&s, w);
+    assert_true(fabs(s.p.fx[0]) > 0.0);
+    watchdog_drop_particle(&s, 1);
+    assert_true(s.p.fx[0] == 0.0 && s.p.fy[0] == 0.0 && s.p.fz[0] == 0.0);
+    sim_step(&s);
+    assert_int_equal(s.n_contacts, 0);
+    sim_free(&s);
+    free(w);
+}
+
+/* The energy is summed over fixed blocks: 1 and 3 threads give the same bits. */
+static void test_energy_threads(void **state)
+{
+    world *w = balls(1, -1, "hertz");
+    rng g = {7};
+    int n = MAX_BALLS;
+    for (int i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++) {
+            w->pos[3 * i + a] = rng_range(&g, 0.001, 0.099);
+            w->vel[3 * i + a] = rng_range(&g, -1.0, 1.0);
+        }
+        w->rad[i] = 0.0005;
+    }
+    w->src.n_list = n;
+    for (int a = 0; a < 3; a++) w->cfg.domain_max[a] = 0.1;
+    w->cfg.watchdog.max_overlap_fraction = 1.0;
+    sim s;
+    create(&s, w);
+    s.parallel_min = 0;
+    omp_set_num_threads(1);
+    double e1 = watchdog_energy(&s);
+    omp_set_num_threads(3);
+    double e3 = watchdog_energy(&s);
+    assert_true(e1 == e3);
+    sim_free(&s);
+    free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quiet_runs),
+        cmocka_unit_test(test_not_finite),    cmocka_unit_test(test_overlap),
+        cmocka_unit_test(test_left_domain),   cmocka_unit_test(test_energy_rise),
+        cmocka_unit_test(test_drop_particle), cmocka_unit_test(test_drop_in_contact),
+        cmocka_unit_test(test_energy_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

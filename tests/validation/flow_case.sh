@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Usage: flow_case.sh DEMPACT SOURCE_DIR heap|heap_frictionless|drum|hopper
+# Runs a flow case from cases/ and checks the issue's criteria with the tools/ that
+# measure it (label validation: minutes to tens of minutes each; run by hand).
+#   heap: angle of repose in [25, 40] degrees; heap_frictionless: below 5 degrees
+#   drum: a dynamic angle of repose in [15, 45] degrees, steady (spread below 3 degrees)
+#   hopper: Beverloo's C in [0.55, 0.65] and k in [1.3, 2.9] over three orifices
+set -eu
+dempact=$1 src=$2 which=$3
+py=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+case $which in
+  heap)
+    "$dempact" run "$src/cases/heap.yaml" --output "$work" --quiet
+    out=$("$py" "$src/tools/angle_of_repose.py" "$work/heap.h5"); echo "$out"
+    angle=$(sed -n 's/^angle of repose: \([-0-9.]*\) degrees.*/\1/p' <<<"$out")
+    awk -v a="$angle" 'BEGIN { exit !(a >= 25 && a <= 40) }' ;;
+  heap_frictionless)
+    sed -e 's/    friction: {coefficient: 0.5}/    friction: {coefficient: 0.0}/' \
+        -e 's/    rolling: {model: constant, coefficient: 0.2}/    rolling: {model: constant, coefficient: 0.0}/' \
+        "$src/cases/heap.yaml" > "$work/heap.yaml"
+    grep -q "coefficient: 0.0}" "$work/heap.yaml"
+    "$dempact" run "$work/heap.yaml" --output "$work" --quiet
+    out=$("$py" "$src/tools/angle_of_repose.py" "$work/heap.h5"); echo "$out"
+    angle=$(sed -n 's/^angle of repose: \([-0-9.]*\) degrees.*/\1/p' <<<"$out")
+    awk -v a="$angle" 'BEGIN { exit !(a < 5 && a > -5) }' ;;
+  drum)
+    "$dempact" run "$src/cases/drum.yaml" --output "$work" --quiet
+    out=$("$py" "$src/tools/drum_angle.py" "$work/drum.h5" --from 1.5); echo "$out"
+    read -r angle spread < <(sed -n 's/^dynamic angle of repose: \([0-9.]*\) +- \([0-9.]*\).*/\1 \2/p' <<<"$out")
+    awk -v a="$angle" -v s="$spread" 'BEGIN { exit !(a >= 15 && a <= 45 && s < 3) }' ;;
+  hopper)
+    out=$("$py" "$src/tools/beverloo.py" --dempact "$dempact" --work "$work" \
+          --diameters 0.0225,0.027,0.0315); echo "$out"
+    read -r c k < <(sed -n 's/^Beverloo fit.*C = \([0-9.]*\), k = \([-0-9.]*\).*/\1 \2/p' <<<"$out")
+    awk -v c="$c" -v k="$k" 'BEGIN { exit !(c >= 0.55 && c <= 0.65 && k >= 1.3 && k <= 2.9) }' ;;
+  *) echo "unknown flow case $which"; exit 2 ;;
+esac

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Beverloo's law from dempact hopper runs: W = C rho_b sqrt(g) (D - k d)^(5/2).
+
+For each orifice diameter D it writes a copy of cases/hopper.yaml with that orifice
+(the cone keeps its 60-degree half-angle), runs it with `dempact run` (or reuses a run
+already in --work), and measures from the snapshots:
+  - the mass left in the hopper (above the orifice) against time, and the steady
+    discharge rate W as the slope of a straight line fitted while between 15% and 60%
+    of the initial mass has left (after the start-up, before the bin runs low);
+  - the bulk density rho_b of the bed: the mass of the particles whose centres lie in a
+    cylinder of radius 0.6 R_bin between 1 and 3 cm above the cone's top (always inside
+    the bed during the steady window), over its volume, averaged over that window.
+Then it fits W^(2/5) = a D + b (a straight line: Beverloo's law with the 2/5 power),
+so k = -b / (a d) and C = a^(5/2) / (rho_b sqrt(g)), d the mean particle diameter.
+
+usage: beverloo.py --dempact build/dempact [--diameters 0.018,0.0225,0.027]
+                   [--work DIR] [--threads N] [--plot PNG]
+
+Needs Debian's python3-h5py and python3-numpy (/usr/bin/python3).
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+
+try:
+    import h5py
+    import numpy as np
+except ImportError as missing:  # pragma: no cover
+    sys.exit(f"beverloo: {missing}; run with /usr/bin/python3 (apt-get install python3-h5py "
+             "python3-numpy)")
+
+G = 9.81
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASE = os.path.join(HERE, "..", "cases", "hopper.yaml")
+R_BIN = 0.035
+ORIFICE_Z = 0.02
+HALF_ANGLE = math.radians(60.0)
+
+
+def write_case(d_orifice, folder):
+    text = open(CASE).read()
+    length = (R_BIN - d_orifice / 2) / math.tan(HALF_ANGLE)
+    text, n1 = re.subn(r"radii: \[[^\]]*\]", f"radii: [{d_orifice / 2!r}, {R_BIN!r}]", text)
+    text, n2 = re.subn(r"length: 0\.013712\b", f"length: {length!r}", text)
+    text = re.sub(r"^name: hopper", f"name: hopper_{d_orifice * 1e3:.1f}mm", text,
+                  flags=re.M)
+    if n1 != 1 or n2 != 1:
+        sys.exit("beverloo: cases/hopper.yaml no longer has the cone lines this tool edits")
+    path = os.path.join(folder, f"hopper_{d_orifice * 1e3:.1f}mm.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path, length
+
+
+def run(dempact, case, folder, threads):
+    name = os.path.splitext(os.path.basename(case))[0]
+    h5 = os.path.join(folder, name + ".h5")
+    if os.path.exists(h5):
+        return h5
+    cmd = [dempact, "run", case, "--output", folder, "--quiet"]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    print("beverloo: running", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+    return h5
+
+
+def measure(h5, cone_length):
+    times, masses, densities = [], [], []
+    top = ORIFICE_Z + cone_length
+    with h5py.File(h5, "r") as f:
+        diameters = None
+        for name in sorted(f["snapshots"].keys()):
+            s = f["snapshots"][name]
+            x, m = np.asarray(s["position"]), np.asarray(s["mass"])
+            r = np.asarray(s["radius"])
+            if diameters is None:
+                diameters = 2 * r
+            times.append(float(s.attrs["time"]))
+            masses.append(m[x[:, 2] > ORIFICE_Z].sum())
+            rr = np.hypot(x[:, 0], x[:, 1])
+            probe = (rr < 0.6 * R_BIN) & (x[:, 2] > top + 0.01) & (x[:, 2] < top + 0.03)
+            volume = math.pi * (0.6 * R_BIN) ** 2 * 0.02
+            densities.append(m[probe].sum() / volume)
+    t, mass, rho = np.array(times), np.array(masses), np.array(densities)
+    left = (mass[0] - mass) / mass[0]
+    window = (left >= 0.15) & (left <= 0.60)
+    if window.sum() < 3:
+        sys.exit(f"beverloo: {h5}: too few snapshots in the steady window "
+                 f"(discharged fraction reached {left.max():.2f})")
+    slope = np.polyfit(t[window], mass[window], 1)[0]
+    return -slope, rho[window].mean(), diameters.mean(), (t, mass, window)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dempact", required=True)
+    ap.add_argument("--diameters", default="0.018,0.0225,0.027")
+    ap.add_argument("--work", default="beverloo_runs")
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--plot")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    rows = []
+    for d_orifice in [float(v) for v in a.diameters.split(",")]:
+        case, length = write_case(d_orifice, a.work)
+        h5 = run(a.dempact, case, a.work, a.threads)
+        w, rho_b, d, series = measure(h5, length)
+        rows.append((d_orifice, w, rho_b, d, series))
+        print(f"D = {d_orifice * 1e3:5.1f} mm: W = {w * 1e3:7.2f} g/s, rho_b = {rho_b:6.0f} "
+              f"kg/m^3, d = {d * 1e3:.2f} mm", flush=True)
+    D = np.array([r[0] for r in rows])
+    W = np.array([r[1] for r in rows])
+    rho_b = np.mean([r[2] for r in rows])
+    d = np.mean([r[3] for r in rows])
+    a_fit, b_fit = np.polyfit(D, W ** 0.4, 1)
+    k = -b_fit / (a_fit * d)
+    C = a_fit ** 2.5 / (rho_b * math.sqrt(G))
+    predicted = C * rho_b * math.sqrt(G) * np.clip(D - k * d, 0, None) ** 2.5
+    print(f"Beverloo fit over {len(D)} orifices: C = {C:.3f}, k = {k:.2f} "
+          f"(rho_b = {rho_b:.0f} kg/m^3, d = {d * 1e3:.2f} mm); "
+          f"largest misfit {np.max(np.abs(predicted / W - 1)) * 100:.1f}%")
+    if a.plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+        for d_o, w, _, _, (t, mass, window) in rows:
+            ax1.plot(t, mass * 1e3, label=f"D = {d_o * 1e3:.1f} mm")
+            ax1.plot(t[window], mass[window] * 1e3, "k.", ms=3)
+        ax1.set_xlabel("time [s]")
+        ax1.set_ylabel("mass in the hopper [g]")
+        ax1.legend()
+        dd = np.linspace(D.min() * 0.9, D.max() * 1.1, 50)
+        ax2.plot(D * 1e3, W * 1e3, "o", label="dempact")
+        ax2.plot(dd * 1e3, C * rho_b * math.sqrt(G) * np.clip(dd - k * d, 0, None) ** 2.5 * 1e3,
+                 "-", label=f"Beverloo C = {C:.2f}, k = {k:.2f}")
+        ax2.set_xlabel("orifice diameter D [mm]")
+        ax2.set_ylabel("discharge rate W [g/s]")
+        ax2.legend()
+        fig.tight_layout()
+        fig.savefig(a.plot, dpi=120)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

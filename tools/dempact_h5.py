@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Read a dempact output file (DIR/NAME.h5) into numpy arrays.
+
+    import sys; sys.path.insert(0, "tools")      # or copy this file next to your script
+    import dempact_h5
+
+    run = dempact_h5.Run("output/pour.h5")
+    print(run.case_name, run.dt, len(run))       # case, timestep, number of snapshots
+    print(run.steps, run.times)                  # step and time of every snapshot
+    snap = run.snapshot(time=0.2)                # the snapshot nearest t = 0.2 s
+    snap = run.snapshot(step=40000)              # ... at exactly that step
+    snap = run.snapshot()                        # ... the last one (index=-1)
+    snap.position.shape, snap.radius.max()       # (N, 3) and (N,) numpy arrays
+    snap.contacts.normal_force                   # (M,): the force network
+    snap.contacts.id                             # (M, 2): particle ids (wall index if wall)
+    ts = run.timeseries()                        # dict: time, kinetic_energy, ..., wall_force
+    print(run.case_text)                         # the case file the run was made with
+
+Every dataset of docs/output.md is an attribute of the snapshot (per particle) or of its
+`contacts` (per contact). Needs h5py and numpy (Debian: python3-h5py, python3-numpy;
+use /usr/bin/python3).
+
+From the command line, `dempact_h5.py FILE.h5 [--time T | --step N | --index K]` prints
+the file's snapshots and a summary of one of them.
+
+A crash in the middle of a commit (a few microseconds per snapshot) can leave FILE.h5
+waiting for FILE.h5.journal to be replayed: Run() replays it first, as `dempact info`
+does (it needs write access to the folder).
+"""
+
+import os
+import struct
+import sys
+
+import numpy as np
+
+try:
+    import h5py
+except ImportError as exc:  # pragma: no cover - message for users without h5py
+    raise ImportError("dempact_h5 needs h5py (Debian: apt-get install python3-h5py; run it "
+                      "with /usr/bin/python3)") from exc
+
+PAGE = 4096
+_HEADER = 8 + 4 * 8
+_TRAILER = 16
+
+
+def _fnv1a(data, h=0xCBF29CE484222325):
+    # 64-bit FNV-1a, as io/snapshot_journal.c
+    for b in data:
+        h ^= b
+        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def recover(path):
+    """Replays FILE.journal left by a crash in the middle of a commit. Returns True if a
+    journal was replayed, False if there was none (or an incomplete one, which is
+    dropped: the file is then at its previous commit). Raises OSError if the journal
+    belongs to another file or cannot be applied."""
+    jpath = path + ".journal"
+    try:
+        with open(jpath, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return False
+    complete = (len(data) >= _HEADER + _TRAILER and data[:8] == b"DMPJRNL1"
+                and data[-8:] == b"DMPJEND1")
+    if complete:
+        _, dev, ino, page, n = struct.unpack_from("<8sQQQQ", data, 0)
+        complete = (page == PAGE and len(data) == _HEADER + n * (8 + PAGE) + _TRAILER
+                    and struct.unpack_from("<Q", data, len(data) - _TRAILER)[0]
+                    == _fnv1a(data[:len(data) - _TRAILER]))
+    if not complete:
+        if not _being_written(path):  # else the live run is writing it right now
+            try:
+                os.unlink(jpath)
+            except OSError:
+                pass
+        return False
+    st = os.stat(path)
+    if st.st_dev != dev or st.st_ino != ino:
+        raise OSError(f"{jpath} belongs to another file than {path}")
+    if _being_written(path):  # a live run owns its journal
+        return False
+    with open(path, "r+b") as f:
+        for k in range(n):
+            off = _HEADER + k * (8 + PAGE)
+            (page_no,) = struct.unpack_from("<Q", data, off)
+            f.seek(page_no * PAGE)
+            f.write(data[off + 8:off + 8 + PAGE])
+        f.flush()
+        os.fsync(f.fileno())
+    os.unlink(jpath)
+    return True
+
+
+def _being_written(path):
+    """True if a dempact run holds the file's writer lock (an fcntl lock, which the
+    writer's open-file-description lock conflicts with)."""
+    import fcntl
+    with open(path, "rb") as f:
+        try:
+            fcntl.lockf(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.lockf(f, fcntl.LOCK_UN)
+    return False
+
+
+class _Table:
+    """Named numpy arrays, as attributes and as a dict."""
+
+    def __init__(self, arrays, attrs):
+        self.arrays = arrays
+        self.attrs = attrs
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["arrays"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, name):
+        return self.arrays[name]
+
+    def keys(self):
+        return self.arrays.keys()
+
+    def __len__(self):
+        ids = self.arrays.get("id")  # one row per particle, or per contact
+        return 0 if ids is None else len(ids)
+
+
+class Snapshot(_Table):
+    """One snapshot: per-particle arrays as attributes (id, type, radius, mass, position,
+    velocity, angular_velocity, force, torque, n_contacts, kinetic_energy,
+    rotational_energy, position_at_rebuild), `contacts` (a table of per-contact arrays,
+    None if the snapshot has none), `time`, `step`, `index`."""
+
+    def __init__(self, group, index):
+        arrays = {k: np.asarray(v[()]) for k, v in group.items() if isinstance(v, h5py.Dataset)}
+        super().__init__(arrays, dict(group.attrs))
+        self.index = index
+        self.time = float(group.attrs["time"])
+        self.step = int(group.attrs["step"])
+        self.contacts = None
+        if "contacts" in group:
+            c = group["contacts"]
+            self.contacts = _Table({k: np.asarray(v[()]) for k, v in c.items()}, dict(c.attrs))
+
+    def __repr__(self):
+        m = "no" if self.contacts is None else len(self.contacts)
+        return (f"<Snapshot {self.index}: step {self.step}, t = {self.time:g} s, "
+                f"{len(self)} particles, {m} contacts>")
+
+
+class Run:
+    """A dempact output file. Snapshots are read on demand."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        recover(self.path)
+        with self._open() as f:
+            self.version = _text(f.attrs.get("dempact_version", ""))
+            self.case_name = _text(f.attrs.get("case_name", ""))
+            self.dt = float(f.attrs.get("dt", float("nan")))
+            self.format = int(f.attrs.get("format", 1))
+            self.wall_names = [_text(w) for w in f.attrs.get("wall_names", [])]
+            self.case_text = _text(f["case_text"][()]) if "case_text" in f else None
+            names = []
+            if "snapshots" in f:
+                k = 0
+                while f"{k:06d}" in f["snapshots"]:
+                    names.append(f"{k:06d}")
+                    k += 1
+            self._names = names
+            self.steps = np.array([int(f["snapshots"][n].attrs["step"]) for n in names], dtype=np.int64)
+            self.times = np.array([float(f["snapshots"][n].attrs["time"]) for n in names])
+            self.n_particles = np.array([int(f["snapshots"][n].attrs["n_particles"]) for n in names],
+                                        dtype=np.int64)
+
+    def _open(self):
+        return h5py.File(self.path, "r", locking=False)
+
+    def __len__(self):
+        return len(self._names)
+
+    def index_of(self, step=None, time=None, index=None):
+        """The snapshot index for a step (exact), a time (nearest) or an index."""
+        if len(self) == 0:
+            raise LookupError(f"{self.path} holds no snapshot")
+        given = [x is not None for x in (step, time, index)]
+        if sum(given) > 1:
+            raise ValueError("give one of step, time and index")
+        if step is not None:
+            hit = np.nonzero(self.steps == step)[0]
+            if len(hit) == 0:
+                raise LookupError(f"no snapshot at step {step}; steps: {self.steps.tolist()}")
+            return int(hit[0])
+        if time is not None:
+            return int(np.argmin(np.abs(self.times - time)))
+        k = -1 if index is None else int(index)
+        if not -len(self) <= k < len(self):
+            raise IndexError(f"snapshot index {k} out of range ({len(self)} snapshots)")
+        return k % len(self)
+
+    def snapshot(self, step=None, time=None, index=None):
+        """Loads a snapshot: by step (exact), time (nearest) or index (default: the last)."""
+        k = self.index_of(step, time, index)
+        with self._open() as f:
+            return Snapshot(f["snapshots"][self._names[k]], k)
+
+    def __iter__(self):
+        for k in range(len(self)):
+            yield self.snapshot(index=k)
+
+    def timeseries(self):
+        """The global values sampled during the run: a dict of numpy arrays (T,), and
+        wall_force (T, W, 3) when there are walls. NaN columns are not computed yet."""
+        with self._open() as f:
+            if "timeseries" not in f:
+                return {}
+            return {k: np.asarray(v[()]) for k, v in f["timeseries"].items()}
+
+
+def _text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def main(argv):
+    import argparse
+
+    p = argparse.ArgumentParser(description="Summarise a dempact output file.")
+    p.add_argument("file")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--time", type=float)
+    g.add_argument("--step", type=int)
+    g.add_argument("--index", type=int)
+    a = p.parse_args(argv)
+    run = Run(a.file)
+    print(f"{a.file}: case {run.case_name}, dempact {run.version}, dt = {run.dt:g} s, "
+          f"{len(run)} snapshots")
+    for k in range(len(run)):
+        print(f"  {k:4d}  step {run.steps[k]:10d}  t = {run.times[k]:.8g} s  "
+              f"{run.n_particles[k]} particles")
+    if len(run) == 0:
+        return 0
+    s = run.snapshot(step=a.step, time=a.time, index=a.index)
+    print(s)
+    print(f"  radius {s.radius.min():.4g} .. {s.radius.max():.4g} m, "
+          f"kinetic energy {s.kinetic_energy.sum():.6g} J")
+    if s.contacts is not None and len(s.contacts):
+        fn = s.contacts.normal_force
+        print(f"  normal force {fn.min():.4g} .. {fn.max():.4g} N, largest overlap "
+              f"{s.contacts.overlap.max():.4g} m")
+    ts = run.timeseries()
+    if "time" in ts and len(ts["time"]):
+        print(f"  time series: {len(ts['time'])} samples, t = {ts['time'][0]:g} .. "
+              f"{ts['time'][-1]:g} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
