@@ -57,4 +57,7 @@ void sim_observe(const sim *s, sim_observables *o)
             o->wall_force[k] = s->walls.force ? s->walls.force[k] : NAN;
     o->n_wall_contacts = n;
     o->max_overlap = worst;
+    o->inserted_mass = o->discharged_mass = 0.0;
+    for (int k = 0; k < s->cfg.n_inlets; k++) o->inserted_mass += s->inlets[k].mass_inserted;
+    for (int k = 0; k < s->cfg.n_outlets; k++) o->discharged_mass += s->outlets[k].mass_removed;
 }

@@ -27,6 +27,8 @@ typedef struct sim_observables {
     int64_t n_contacts;         /* touching particle-particle pairs */
     int64_t n_wall_contacts;    /* touching particle-wall pairs */
     double max_overlap;         /* largest overlap of any contact, m (0 if none) */
+    double inserted_mass;       /* kg put in by the inlets since t = 0 */
+    double discharged_mass;     /* kg taken out by the outlets since t = 0 */
     size_t n_walls;
     double *wall_force;         /* 3 per wall, N: the force the particles exert on it
                                    (caller's buffer of 3 n_walls doubles, may be NULL

@@ -68,6 +68,10 @@ static const ts_column ts_columns[] = {
      "touching particle-wall pairs"},
     {"max_overlap", offsetof(sim_observables, max_overlap), 0, "m",
      "largest overlap of any contact"},
+    {"inserted_mass", offsetof(sim_observables, inserted_mass), 0, "kg",
+     "mass the inlets put in since t = 0"},
+    {"discharged_mass", offsetof(sim_observables, discharged_mass), 0, "kg",
+     "mass the outlets took out since t = 0"},
 };
 #define N_TS_COLUMNS (sizeof ts_columns / sizeof ts_columns[0])
 
