@@ -764,6 +764,7 @@ static int particle_extras(const snapshot_state *st, int32_t *n_contacts, double
 {
     const particle_store *p = st->p;
     size_t n = p->n_local;
+    if (n == 0) return 0; /* no particles (yet): nothing to count, and no buffers */
     memset(n_contacts, 0, n * sizeof *n_contacts);
     const contact_list *lists[2] = {st->pairs, st->walls ? st->wall_pairs : NULL};
     for (int L = 0; L < 2; L++) {
