@@ -58,17 +58,20 @@ Note what the mapping of hertz_tti shows: LAMMPS's tsuji fit alpha(cor) is about
 f(cor) / sqrt(2), so LAMMPS's `tsuji 0.5` damps like dempact's `hertz_tti` at e = 0.616 and
 restitutes 0.646 (limit_damping) where hertz_tti 0.5 restitutes 0.550.
 
-MINDLIN (friction) -- the place for it, once the engine has friction:
+MINDLIN (friction) -- the place for it: the engine has friction (engine/friction.h), but
+`dempact collide` cannot set it yet, so there is no Mindlin case below. What it takes:
 an oblique collision (same spheres, a tangential relative speed at impact) against LAMMPS's
     hertz/material E eta_n0 nu damping tsuji tangential mindlin NULL XGAMMAT MU
 (NULL: k_t = 8 G* a, a = sqrt(R* d), 1/G* = 2 (2 - nu) / G, G = E / (2 (1 + nu)); the
 tangential dashpot is XGAMMAT times the normal one, eta_t = XGAMMAT alpha(cor) sqrt(m* K_hz)
 d^(1/4); the Coulomb limit is MU |F_n|, F_n the total normal force, with one coefficient for
-sticking and sliding). dempact's planned Mindlin (engine/friction.h) uses
+sticking and sliding). dempact's Mindlin (engine/friction.h) uses
 eta_t = 2 sqrt(5/6) beta sqrt(k_t m*), beta = -ln e_t / sqrt(ln^2 e_t + pi^2), so
 XGAMMAT = 2 sqrt(5/6) beta sqrt(8 G*) / (alpha(cor) sqrt(4/3 E*)) maps it exactly for a pair
-of one material. It needs from `dempact collide`: a friction coefficient and an impact
-angle (or tangential speed) on the command line, and the rebound's tangential velocity
+of one material (both cap the tangential force at mu times the normal force after the
+clamp, LAMMPS with limit_damping). It needs from `dempact collide`: a friction coefficient
+and an impact angle (or tangential speed) on the command line, and the rebound's tangential
+velocity
 and angular velocity in its JSON (the quantities to compare, with the contact time and
 peak normal and tangential forces); and here: a case with "mindlin": True whose LAMMPS
 trace also prints vy and omegaz of both atoms. See MINDLIN_TODO below.
