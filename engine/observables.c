@@ -55,6 +55,9 @@ void sim_observe(const sim *s, sim_observables *o)
     if (o->wall_force)
         for (size_t k = 0; k < 3 * s->walls.n; k++)
             o->wall_force[k] = s->walls.force ? s->walls.force[k] : NAN;
+    if (o->wall_torque)
+        for (size_t k = 0; k < 3 * s->walls.n; k++)
+            o->wall_torque[k] = s->walls.torque ? s->walls.torque[k] : NAN;
     o->n_wall_contacts = n;
     o->max_overlap = worst;
     o->inserted_mass = o->discharged_mass = 0.0;

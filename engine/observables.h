@@ -33,9 +33,13 @@ typedef struct sim_observables {
     double *wall_force;         /* 3 per wall, N: the force the particles exert on it
                                    (caller's buffer of 3 n_walls doubles, may be NULL
                                    when there are no walls) */
+    double *wall_torque;        /* 3 per wall, N m: the torque the particles exert on it
+                                   about its reference point (walls.ref_point); caller's
+                                   buffer like wall_force, may be NULL */
 } sim_observables;
 
-/* Fills o from s (o->wall_force must point to 3 * s->walls.n doubles). Uses the
+/* Fills o from s (o->wall_force and o->wall_torque, where not NULL, must point to
+ * 3 * s->walls.n doubles). Uses the
  * contact lists as left by the last force computation. */
 void sim_observe(const struct sim *s, sim_observables *o);
 

@@ -176,9 +176,10 @@ static int write_snapshot(snapshot_file *out, const sim *s, char *err, size_t er
     return snapshot_write(out, &st, err, err_len);
 }
 
-static int add_sample(snapshot_file *out, const sim *s, double *wall_force, char *err, size_t err_len)
+/* wall_load: 6 per wall, the forces (3 per wall) then the torques */
+static int add_sample(snapshot_file *out, const sim *s, double *wall_load, char *err, size_t err_len)
 {
-    sim_observables o = {.wall_force = wall_force};
+    sim_observables o = {.wall_force = wall_load, .wall_torque = wall_load + 3 * s->walls.n};
     sim_observe(s, &o);
     return snapshot_add_sample(out, &o, err, err_len);
 }
@@ -285,8 +286,8 @@ int cli_run(int argc, char **argv)
                               .walls = &s.walls};
     int status = 0;
     snapshot_file *out = NULL;
-    double *wall_force = calloc(3 * (s.walls.n ? s.walls.n : 1), sizeof *wall_force);
-    if (check_output_folder(out_dir, cfg.name) != 0 || !wall_force) {
+    double *wall_load = calloc(6 * (s.walls.n ? s.walls.n : 1), sizeof *wall_load);
+    if (check_output_folder(out_dir, cfg.name) != 0 || !wall_load) {
         status = EXIT_BAD_INPUT;
         goto done;
     }
@@ -309,7 +310,7 @@ int cli_run(int argc, char **argv)
     }
     catch_stop_signals();
     if (!restart_path) {
-        if (add_sample(out, &s, wall_force, err, sizeof err) != 0 ||
+        if (add_sample(out, &s, wall_load, err, sizeof err) != 0 ||
             write_snapshot(out, &s, err, sizeof err) != 0)
             goto write_failed;
     }
@@ -333,7 +334,7 @@ int cli_run(int argc, char **argv)
             goto done;
         }
         int last = s.step == total_steps;
-        if ((s.step % ts_every == 0 || last) && add_sample(out, &s, wall_force, err, sizeof err) != 0)
+        if ((s.step % ts_every == 0 || last) && add_sample(out, &s, wall_load, err, sizeof err) != 0)
             goto write_failed;
         if (s.step % every == 0 || last || stop_signal) {
             if (write_snapshot(out, &s, err, sizeof err) != 0) goto write_failed;
@@ -369,7 +370,7 @@ write_failed:
     status = EXIT_RUN_FAILED;
 done:
     if (snapshot_close(out) != 0 && status == 0) status = EXIT_RUN_FAILED;
-    free(wall_force);
+    free(wall_load);
     sim_free(&s);
     sim_config_free(&cfg);
     return status;

@@ -75,6 +75,15 @@ static const ts_column ts_columns[] = {
 };
 #define N_TS_COLUMNS (sizeof ts_columns / sizeof ts_columns[0])
 
+/* The per-wall time series, (T, W, 3) each, in the order of sim_observables' buffers. */
+static const struct { const char *name, *unit, *meaning; } wall_series[] = {
+    {"wall_force", "N", "force the particles exert on each wall (order of wall_names)"},
+    {"wall_torque", "N m", "torque the particles exert on each wall about its reference "
+                           "point: a rotating wall's rotation point, else the wall's point, "
+                           "carried with the wall's translation"},
+};
+#define N_WALL_SERIES 2
+
 struct snapshot_file {
     hid_t file;
     char *h5_path, *xmf_path, *xmf_tmp_path;
@@ -87,7 +96,7 @@ struct snapshot_file {
     size_t n_walls;
     int64_t ts_rows;    /* samples in the file */
     sim_observables *samples; /* buffered samples */
-    double *sample_walls;     /* 3 n_walls per buffered sample */
+    double *sample_walls[N_WALL_SERIES]; /* 3 n_walls per buffered sample, per series */
     size_t n_samples, cap_samples;
     int failed;         /* a write failed: refuse further writes */
     int xmf_pending;    /* snapshots committed since the .xmf was last rewritten */
@@ -467,7 +476,7 @@ static void free_file(snapshot_file *f)
     free(f->meta);
     free(f->scratch);
     free(f->samples);
-    free(f->sample_walls);
+    for (int k = 0; k < N_WALL_SERIES; k++) free(f->sample_walls[k]);
     free(f);
 }
 
@@ -517,11 +526,11 @@ static int write_header(snapshot_file *f, const snapshot_run_info *info)
             return -1;
         }
     }
-    if (f->n_walls > 0) {
+    for (int k = 0; k < N_WALL_SERIES && f->n_walls > 0; k++) {
         hsize_t rest[2] = {f->n_walls, 3};
         hsize_t rows = 4096 / (3 * f->n_walls) + 1;
-        if (create_extendible(g, "wall_force", H5T_IEEE_F64LE, 3, rest, rows, "N",
-                              "force the particles exert on each wall (order of wall_names)") < 0) {
+        if (create_extendible(g, wall_series[k].name, H5T_IEEE_F64LE, 3, rest, rows,
+                              wall_series[k].unit, wall_series[k].meaning) < 0) {
             H5Gclose(g);
             return -1;
         }
@@ -891,9 +900,10 @@ static int write_samples(snapshot_file *f)
                        (hsize_t)f->ts_rows, n, col) < 0)
             goto done;
     }
-    if (f->n_walls > 0 &&
-        write_rows(g, "wall_force", H5T_NATIVE_DOUBLE, (hsize_t)f->ts_rows, n, f->sample_walls) < 0)
-        goto done;
+    for (int k = 0; k < N_WALL_SERIES && f->n_walls > 0; k++)
+        if (write_rows(g, wall_series[k].name, H5T_NATIVE_DOUBLE, (hsize_t)f->ts_rows, n,
+                       f->sample_walls[k]) < 0)
+            goto done;
     rc = 0;
 done:
     free(col);
@@ -920,20 +930,25 @@ int snapshot_add_sample(snapshot_file *f, const sim_observables *o, char *err, s
         size_t cap = f->cap_samples ? 2 * f->cap_samples : 64;
         sim_observables *s = realloc(f->samples, cap * sizeof *s);
         if (s) f->samples = s;
-        double *w = f->n_walls ? realloc(f->sample_walls, 3 * f->n_walls * cap * sizeof *w) : NULL;
-        if (w) f->sample_walls = w;
-        if (!s || (f->n_walls && !w)) {
+        int walls_ok = 1;
+        for (int k = 0; k < N_WALL_SERIES && f->n_walls; k++) {
+            double *w = realloc(f->sample_walls[k], 3 * f->n_walls * cap * sizeof *w);
+            if (w) f->sample_walls[k] = w;
+            else walls_ok = 0;
+        }
+        if (!s || !walls_ok) {
             set_err(err, err_len, "out of memory for the time series");
             return -1;
         }
         f->cap_samples = cap;
     }
     f->samples[f->n_samples] = *o;
-    f->samples[f->n_samples].wall_force = NULL;
-    if (f->n_walls) {
-        double *dst = f->sample_walls + 3 * f->n_walls * f->n_samples;
-        if (o->wall_force && o->n_walls == f->n_walls) memcpy(dst, o->wall_force, 3 * f->n_walls * sizeof *dst);
-        else for (size_t k = 0; k < 3 * f->n_walls; k++) dst[k] = NAN;
+    f->samples[f->n_samples].wall_force = f->samples[f->n_samples].wall_torque = NULL;
+    const double *load[N_WALL_SERIES] = {o->wall_force, o->wall_torque};
+    for (int k = 0; k < N_WALL_SERIES && f->n_walls; k++) {
+        double *dst = f->sample_walls[k] + 3 * f->n_walls * f->n_samples;
+        if (load[k] && o->n_walls == f->n_walls) memcpy(dst, load[k], 3 * f->n_walls * sizeof *dst);
+        else for (size_t i = 0; i < 3 * f->n_walls; i++) dst[i] = NAN;
     }
     f->n_samples++;
     return 0;
@@ -1127,7 +1142,11 @@ snapshot_file *snapshot_reopen(const char *h5_path, int keep_index, int64_t keep
         snprintf(path, sizeof path, TS_GROUP "/%s", ts_columns[c].name);
         if (set_rows(f->file, path, (hsize_t)trows) < 0) goto h5_fail;
     }
-    if (f->n_walls > 0 && set_rows(f->file, TS_GROUP "/wall_force", (hsize_t)trows) < 0) goto h5_fail;
+    for (int k = 0; k < N_WALL_SERIES && f->n_walls > 0; k++) {
+        char path[128];
+        snprintf(path, sizeof path, TS_GROUP "/%s", wall_series[k].name);
+        if (set_rows(f->file, path, (hsize_t)trows) < 0) goto h5_fail;
+    }
     f->ts_rows = trows;
     if (info && info->case_text && write_case_text(f->file, info->case_text) < 0) goto h5_fail;
     if (flush_and_commit(f, err, err_len) != 0) goto fail;
@@ -1218,19 +1237,25 @@ int snapshot_import(snapshot_file *f, const char *src_path, int keep_index, int6
         for (int64_t k = 0; k < rows; k++)
             memcpy((char *)&f->samples[k] + ts_columns[c].offset, (char *)col + 8 * k, 8);
     }
-    if (f->n_walls > 0 && rows > 0) {
-        hid_t d = H5Dopen2(src, TS_GROUP "/wall_force", H5P_DEFAULT), fs = d >= 0 ? H5Dget_space(d) : -1, ms = -1;
+    for (int k = 0; k < N_WALL_SERIES && f->n_walls > 0 && rows > 0; k++) {
+        char path[128];
+        snprintf(path, sizeof path, TS_GROUP "/%s", wall_series[k].name);
+        if (H5Lexists(src, path, H5P_DEFAULT) <= 0) { /* written before this series existed */
+            for (size_t i = 0; i < (size_t)rows * 3 * f->n_walls; i++) f->sample_walls[k][i] = NAN;
+            continue;
+        }
+        hid_t d = H5Dopen2(src, path, H5P_DEFAULT), fs = d >= 0 ? H5Dget_space(d) : -1, ms = -1;
         hsize_t start[3] = {0, 0, 0}, count[3] = {(hsize_t)rows, f->n_walls, 3};
         herr_t r = -1;
         if (fs >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
             (ms = H5Screate_simple(3, count, NULL)) >= 0)
-            r = H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, f->sample_walls);
+            r = H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, f->sample_walls[k]);
         if (r < 0) capture_h5_error();
         if (ms >= 0) H5Sclose(ms);
         if (fs >= 0) H5Sclose(fs);
         if (d >= 0) H5Dclose(d);
         if (r < 0) {
-            set_err(err, err_len, "cannot read the wall forces of '%s': %s", src_path, h5_last_error);
+            set_err(err, err_len, "cannot read %s of '%s': %s", path, src_path, h5_last_error);
             goto done;
         }
     }

@@ -723,12 +723,13 @@ static void test_timeseries_and_continuing(void **state)
     /* samples at steps 0..9, snapshots at steps 0, 4, 8; a flush at the end */
     for (int64_t step = 0; step < 10; step++) {
         double wf[6] = {(double)step, 1, 2, 3, 4, -(double)step};
+        double wt[6] = {-1, (double)step, 7, 8, 9, 10.0 * (double)step};
         sim_observables o = {.time = 0.5 * (double)step, .step = step, .kinetic_energy = 1.0 / (double)(step + 1),
                              .rotational_energy = 2.0, .gravitational_energy = -1.0, .elastic_energy = NAN,
                              .dissipated_damping = NAN, .dissipated_friction = NAN,
                              .dissipated_rolling = NAN, .dissipated_plasticity = NAN,
                              .n_contacts = step * 3, .n_wall_contacts = 1, .max_overlap = 1e-6 * (double)step,
-                             .n_walls = 2, .wall_force = wf};
+                             .n_walls = 2, .wall_force = wf, .wall_torque = wt};
         assert_int_equal(snapshot_add_sample(f, &o, err, sizeof err), 0);
         if (step % 4 == 0) assert_int_equal(write_store(f, &p, 0.5 * (double)step, step, err, sizeof err), 0);
     }
@@ -742,6 +743,7 @@ static void test_timeseries_and_continuing(void **state)
     double *t = read_all(file, "/timeseries/time", &n), *ke = read_all(file, "/timeseries/kinetic_energy", &n);
     double *el = read_all(file, "/timeseries/elastic_energy", &n), *nc = read_all(file, "/timeseries/n_contacts", &n);
     double *wf = read_all(file, "/timeseries/wall_force", &n);
+    double *wt = read_all(file, "/timeseries/wall_torque", &n);
     assert_int_equal(n, 10);
     for (int k = 0; k < 10; k++) {
         assert_true(t[k] == 0.5 * k);
@@ -749,8 +751,9 @@ static void test_timeseries_and_continuing(void **state)
         assert_true(isnan(el[k]));
         assert_true(nc[k] == 3.0 * k);
         assert_true(wf[6 * k] == k && wf[6 * k + 5] == -k && wf[6 * k + 3] == 3.0);
+        assert_true(wt[6 * k + 1] == k && wt[6 * k + 5] == 10.0 * k && wt[6 * k + 3] == 8.0);
     }
-    free(t); free(ke); free(el); free(nc); free(wf);
+    free(t); free(ke); free(el); free(nc); free(wf); free(wt);
     assert_true(H5Fclose(file) >= 0);
 
     /* continue in place from snapshot 1 (step 4): snapshot 2 and samples 5..9 go */
@@ -780,9 +783,10 @@ static void test_timeseries_and_continuing(void **state)
     assert_int_equal(snapshot_close(f), 0);
     file = H5Fopen(copy_path, H5F_ACC_RDONLY, H5P_DEFAULT);
     wf = read_all(file, "/timeseries/wall_force", &n);
+    wt = read_all(file, "/timeseries/wall_torque", &n);
     assert_int_equal(n, 5);
-    assert_true(wf[6 * 4] == 4.0);
-    free(wf);
+    assert_true(wf[6 * 4] == 4.0 && wt[6 * 4 + 5] == 40.0);
+    free(wf); free(wt);
     check_snapshot(file, 1, &p, 2.0, 4);
     assert_true(H5Fclose(file) >= 0);
     particles_free(&p);

@@ -13,7 +13,7 @@
     snap.position.shape, snap.radius.max()       # (N, 3) and (N,) numpy arrays
     snap.contacts.normal_force                   # (M,): the force network
     snap.contacts.id                             # (M, 2): particle ids (wall index if wall)
-    ts = run.timeseries()                        # dict: time, kinetic_energy, ..., wall_force
+    ts = run.timeseries()                        # dict: time, kinetic_energy, ..., wall_force, wall_torque
     print(run.case_text)                         # the case file the run was made with
 
 Every dataset of docs/output.md is an attribute of the snapshot (per particle) or of its
@@ -217,7 +217,7 @@ class Run:
 
     def timeseries(self):
         """The global values sampled during the run: a dict of numpy arrays (T,), and
-        wall_force (T, W, 3) when there are walls. NaN columns are not computed yet."""
+        wall_force and wall_torque (T, W, 3) when there are walls. NaN columns are not computed yet."""
         with self._open() as f:
             if "timeseries" not in f:
                 return {}
