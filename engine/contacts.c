@@ -15,6 +15,14 @@ void contact_list_free(contact_list *c)
     memset(c, 0, sizeof *c);
 }
 
+void contact_list_configure(contact_list *c, int n_history, int friction, int rolling)
+{
+    c->configured = 1;
+    c->n_history = n_history;
+    c->has_friction = friction;
+    c->has_rolling = rolling;
+}
+
 #define GROW(ptr, count)                                                            \
     do {                                                                            \
         void *q = realloc(ptr, (count) * sizeof *(ptr));                            \
@@ -28,12 +36,14 @@ int contact_list_reserve(contact_list *c, size_t capacity)
     if (capacity < 16) capacity = 16;
     GROW(c->i, capacity); GROW(c->j, capacity); GROW(c->owner_j, capacity);
     GROW(c->touching, capacity); GROW(c->impact_velocity, capacity);
-    for (int k = 0; k < LAW_MAX_HISTORY; k++) GROW(c->history[k], capacity);
+    int all = !c->configured;
+    for (int k = 0; k < (all ? LAW_MAX_HISTORY : c->n_history); k++) GROW(c->history[k], capacity);
     for (int a = 0; a < 3; a++) {
-        GROW(c->force[a], capacity); GROW(c->tangential[a], capacity);
-        GROW(c->rolling[a], capacity);
+        GROW(c->force[a], capacity);
+        if (all || c->has_friction) GROW(c->tangential[a], capacity);
+        if (all || c->has_rolling) GROW(c->rolling[a], capacity);
     }
-    for (int a = 0; a < 6; a++) GROW(c->torque[a], capacity);
+    for (int a = 0; a < 6 && (all || c->has_friction); a++) GROW(c->torque[a], capacity);
     GROW(c->overlap, capacity);
     GROW(c->second_of, capacity);
     c->capacity = capacity;
@@ -60,8 +70,9 @@ void contact_clear_history(contact_list *c, size_t k)
 {
     c->touching[k] = 0;
     c->impact_velocity[k] = 0.0;
-    for (int h = 0; h < LAW_MAX_HISTORY; h++) c->history[h][k] = 0.0;
-    for (int a = 0; a < 3; a++) c->tangential[a][k] = c->rolling[a][k] = 0.0;
+    for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++) c->history[h][k] = 0.0;
+    for (int a = 0; a < 3 && c->tangential[0]; a++) c->tangential[a][k] = 0.0;
+    for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][k] = 0.0;
 }
 
 void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel)
@@ -75,11 +86,11 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
                 if (old->owner_j[m] != c->owner_j[k] || !old->touching[m]) continue;
                 c->touching[k] = 1;
                 c->impact_velocity[k] = old->impact_velocity[m];
-                for (int h = 0; h < LAW_MAX_HISTORY; h++) c->history[h][k] = old->history[h][m];
-                for (int a = 0; a < 3; a++) {
+                for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++)
+                    c->history[h][k] = old->history[h][m];
+                for (int a = 0; a < 3 && c->tangential[0]; a++)
                     c->tangential[a][k] = old->tangential[a][m];
-                    c->rolling[a][k] = old->rolling[a][m];
-                }
+                for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][k] = old->rolling[a][m];
                 break;
             }
         }
@@ -93,13 +104,11 @@ static void move_entry(contact_list *c, size_t to, size_t from)
     c->touching[to] = c->touching[from];
     c->impact_velocity[to] = c->impact_velocity[from];
     c->overlap[to] = c->overlap[from];
-    for (int h = 0; h < LAW_MAX_HISTORY; h++) c->history[h][to] = c->history[h][from];
-    for (int a = 0; a < 3; a++) {
-        c->tangential[a][to] = c->tangential[a][from];
-        c->rolling[a][to] = c->rolling[a][from];
-        c->force[a][to] = c->force[a][from];
-    }
-    for (int a = 0; a < 6; a++) c->torque[a][to] = c->torque[a][from];
+    for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++) c->history[h][to] = c->history[h][from];
+    for (int a = 0; a < 3; a++) c->force[a][to] = c->force[a][from];
+    for (int a = 0; a < 3 && c->tangential[0]; a++) c->tangential[a][to] = c->tangential[a][from];
+    for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][to] = c->rolling[a][from];
+    for (int a = 0; a < 6 && c->torque[0]; a++) c->torque[a][to] = c->torque[a][from];
 }
 
 void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_particles,

@@ -32,9 +32,19 @@ typedef struct contact_list {
     /* pairs whose owner_j is p: second_of[first_of_j[p]..first_of_j[p+1]] (index order) */
     size_t *first_of_j;
     uint32_t *second_of;
+    /* Which optional arrays the list holds (contact_list_configure, before the first
+     * reserve; a list never configured holds them all). The others stay NULL: a run
+     * without friction pays for no springs or torques, a law without history for no
+     * history slots. */
+    int configured;
+    int n_history;        /* history[0..n_history-1] */
+    int has_friction;     /* tangential[3] and torque[6] */
+    int has_rolling;      /* rolling[3] */
 } contact_list;
 
 void contact_list_free(contact_list *c);
+/* Chooses the optional arrays of an empty list (see contact_list.configured). */
+void contact_list_configure(contact_list *c, int n_history, int friction, int rolling);
 int contact_list_reserve(contact_list *c, size_t capacity);
 
 /* Builds the reverse index (first_of_j, second_of) for `n_particles` owners. Only for

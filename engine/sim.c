@@ -114,6 +114,23 @@ static int setup_laws(sim *s, char *err, size_t err_len)
     return 0;
 }
 
+/* The contact lists hold only the per-pair arrays some law needs: history slots for
+ * the law with the most, springs and torques only when some pair has friction or
+ * rolling resistance. */
+static void configure_lists(sim *s)
+{
+    int n_history = 0, friction = 0, rolling = 0;
+    for (int k = 0; k < s->n_materials * s->n_materials; k++) {
+        const law_instance *li = &s->laws[k];
+        if (!li->law) continue;
+        if (li->law->n_history > n_history) n_history = li->law->n_history;
+        friction |= li->friction.active;
+        rolling |= li->friction.active && li->friction.rolling_model != ROLLING_NONE;
+    }
+    contact_list *lists[4] = {&s->pairs, &s->spare, &s->wall_pairs, &s->wall_spare};
+    for (int L = 0; L < 4; L++) contact_list_configure(lists[L], n_history, friction, rolling);
+}
+
 /* Every pair of material types that can meet must have a law. */
 static int check_laws_cover(const sim *s, char *err, size_t err_len)
 {
@@ -280,7 +297,7 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
                                        : (uint32_t)s->p.ghost_owner[list->j[k]];
             list->overlap[k] = 0.0;
             for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
-            for (int a = 0; a < 6; a++) list->torque[a][k] = 0.0;
+            for (int a = 0; a < 6 && list->torque[0]; a++) list->torque[a][k] = 0.0;
         }
     }
     contact_list_adopt_history(list, old, n > s->parallel_min);
@@ -324,22 +341,16 @@ static int rebuild(sim *s)
     return 0;
 }
 
-static int needs_rebuild(const sim *s)
+/* worst_d2: the largest squared displacement of a particle since the last rebuild (from
+ * advance_positions). A rebuild is due when a sphere has moved half the skin, or a
+ * moving wall will have moved far enough during this step. */
+static int needs_rebuild(const sim *s, double worst_d2)
 {
-    const particle_store *p = &s->p;
     /* moving walls: the step from s->time to s->time + dt (walls.c) */
     if (walls_need_rebuild(&s->walls, (double)s->step * s->dt, (double)(s->step + 1) * s->dt,
                            s->skin))
         return 1;
-    double limit = 0.25 * s->skin * s->skin, worst = 0.0;
-    #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > s->parallel_min)
-    for (size_t i = 0; i < p->n_local; i++) {
-        double dx = p->x[i] - s->x_at_rebuild[3 * i], dy = p->y[i] - s->x_at_rebuild[3 * i + 1],
-               dz = p->z[i] - s->x_at_rebuild[3 * i + 2];
-        double d2 = dx * dx + dy * dy + dz * dz;
-        worst = fmax(worst, d2);
-    }
-    return !(worst <= limit);
+    return !(worst_d2 <= 0.25 * s->skin * s->skin);
 }
 
 /* ---- forces ----------------------------------------------------------------------- */
@@ -481,7 +492,7 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
     apart:
         if (c->touching[k]) contact_clear_history(c, k);
         c->force[0][k] = c->force[1][k] = c->force[2][k] = 0.0;
-        for (int a = 0; a < 6; a++) c->torque[a][k] = 0.0;
+        for (int a = 0; a < 6 && c->torque[0]; a++) c->torque[a][k] = 0.0;
     }
 }
 
@@ -495,17 +506,17 @@ static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *c
                               .r_eff = cs->r_eff[m], .m_eff = cs->m_eff[m],
                               .inertia_r = cs->inertia_r[m], .f_normal = f_normal,
                               .dt = s->dt};
-    double xi[3], theta[3];
+    double xi[3], theta[3] = {0.0, 0.0, 0.0};
     for (int a = 0; a < 3; a++) {
         kin.v_rel[a] = cs->v_rel[a][m];
         kin.w_rel[a] = cs->w_rel[a][m];
         xi[a] = c->tangential[a][k];
-        theta[a] = c->rolling[a][k];
+        if (c->rolling[0]) theta[a] = c->rolling[a][k];
     }
     friction_force(&s->laws[cs->law[m]].friction, &kin, xi, theta, f_t, m_r, power);
     for (int a = 0; a < 3; a++) {
         c->tangential[a][k] = xi[a];
-        c->rolling[a][k] = theta[a];
+        if (c->rolling[0]) c->rolling[a][k] = theta[a];
     }
 }
 
@@ -550,6 +561,8 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
             work[SIM_WORK_TANGENTIAL] += power[0] * s->dt;
             work[SIM_WORK_ROLLING] += power[1] * s->dt;
             for (int a = 0; a < 3; a++) c->force[a][k] = -f * n[a] + f_t[a];
+            for (int h = 0; h < nh; h++) c->history[h][k] = bs->h[h][q];
+            if (!c->torque[0]) continue; /* no pair has friction */
             /* torque of the tangential force about each centre, plus the rolling torque */
             double nxf[3] = {n[1] * f_t[2] - n[2] * f_t[1], n[2] * f_t[0] - n[0] * f_t[2],
                              n[0] * f_t[1] - n[1] * f_t[0]};
@@ -557,28 +570,35 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
                 c->torque[a][k] = cs->arm_i[m] * nxf[a] + m_r[a];
                 c->torque[3 + a][k] = cs->arm_j[m] * nxf[a] - m_r[a];
             }
-            for (int h = 0; h < nh; h++) c->history[h][k] = bs->h[h][q];
         }
     }
 }
 
+/* The forces of every touching contact in list c; also counts the touching contacts
+ * (into s->n_contacts) and finds the largest overlap (s->max_overlap). */
 static void contact_forces(sim *s, contact_list *c, int is_wall)
 {
     size_t n_chunks = (c->n + CHUNK - 1) / CHUNK;
     double *chunk_work = s->chunk_work;
+    size_t touching = 0;
+    double worst = s->max_overlap;
     #pragma omp parallel if (c->n > s->parallel_min)
     {
         chunk_scratch cs;
         batch_scratch bs;
-        #pragma omp for schedule(dynamic, 8)
+        #pragma omp for schedule(dynamic, 8) reduction(+ : touching) reduction(max : worst)
         for (size_t ch = 0; ch < n_chunks; ch++) {
             size_t start = ch * CHUNK, end = start + CHUNK < c->n ? start + CHUNK : c->n;
             double *work = &chunk_work[SIM_WORK_KINDS * ch];
             for (int q = 0; q < SIM_WORK_KINDS; q++) work[q] = 0.0;
             pair_geometry(s, c, start, end, is_wall, &cs);
             chunk_forces(s, c, &cs, &bs, work);
+            touching += cs.n;
+            for (size_t m = 0; m < cs.n; m++) worst = fmax(worst, cs.d[m]);
         }
     }
+    s->n_contacts += touching;
+    s->max_overlap = worst;
     /* summed in chunk order: the same result for any number of threads */
     for (size_t ch = 0; ch < n_chunks; ch++)
         for (int q = 0; q < SIM_WORK_KINDS; q++) {
@@ -627,9 +647,10 @@ void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
                 other = s->walls.walls[j].material;
             }
             const law_instance *li = &s->laws[p->type[i] * s->n_materials + other];
-            double h[LAW_MAX_HISTORY], springs[2], xi[3], theta[3];
-            for (int q = 0; q < LAW_MAX_HISTORY; q++) h[q] = c->history[q][k];
-            for (int a = 0; a < 3; a++) { xi[a] = c->tangential[a][k]; theta[a] = c->rolling[a][k]; }
+            double h[LAW_MAX_HISTORY] = {0}, springs[2], xi[3] = {0}, theta[3] = {0};
+            for (int q = 0; q < LAW_MAX_HISTORY && c->history[q]; q++) h[q] = c->history[q][k];
+            for (int a = 0; a < 3 && c->tangential[0]; a++) xi[a] = c->tangential[a][k];
+            for (int a = 0; a < 3 && c->rolling[0]; a++) theta[a] = c->rolling[a][k];
             double e = li->law->elastic_energy
                            ? li->law->elastic_energy(&li->coeffs, c->overlap[k], r_eff, h) : 0.0;
             stored[li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL] += e;
@@ -651,20 +672,19 @@ static void sum_forces(sim *s)
         double f[3] = {p->mass[i] * g[0], p->mass[i] * g[1], p->mass[i] * g[2]};
         double t[3] = {0.0, 0.0, 0.0};
         for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
-            for (int a = 0; a < 3; a++) {
-                f[a] += c->force[a][k];
-                t[a] += c->torque[a][k];
-            }
+            for (int a = 0; a < 3; a++) f[a] += c->force[a][k];
         for (size_t q = c->first_of_j[i]; q < c->first_of_j[i + 1]; q++)
-            for (int a = 0; a < 3; a++) {
-                f[a] -= c->force[a][c->second_of[q]];
-                t[a] += c->torque[3 + a][c->second_of[q]];
-            }
+            for (int a = 0; a < 3; a++) f[a] -= c->force[a][c->second_of[q]];
         for (size_t k = w->first_of_i[i]; k < w->first_of_i[i + 1]; k++)
-            for (int a = 0; a < 3; a++) {
-                f[a] += w->force[a][k];
-                t[a] += w->torque[a][k];
-            }
+            for (int a = 0; a < 3; a++) f[a] += w->force[a][k];
+        if (c->torque[0]) { /* some pair has friction (the wall list has torques too) */
+            for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
+                for (int a = 0; a < 3; a++) t[a] += c->torque[a][k];
+            for (size_t q = c->first_of_j[i]; q < c->first_of_j[i + 1]; q++)
+                for (int a = 0; a < 3; a++) t[a] += c->torque[3 + a][c->second_of[q]];
+            for (size_t k = w->first_of_i[i]; k < w->first_of_i[i + 1]; k++)
+                for (int a = 0; a < 3; a++) t[a] += w->torque[a][k];
+        }
         p->fx[i] = f[0]; p->fy[i] = f[1]; p->fz[i] = f[2];
         p->tx[i] = t[0]; p->ty[i] = t[1]; p->tz[i] = t[2];
     }
@@ -714,7 +734,7 @@ static void sum_wall_loads(sim *s)
                              r[0] * f[1] - r[1] * f[0]};
             for (int a = 0; a < 3; a++) {
                 part[6 * w + a] -= f[a];
-                part[6 * w + 3 + a] -= rxf[a] + c->torque[a][k];
+                part[6 * w + 3 + a] -= rxf[a] + (c->torque[0] ? c->torque[a][k] : 0.0);
             }
         }
     }
@@ -737,74 +757,52 @@ static void sum_wall_loads(sim *s)
     }
 }
 
-static void contact_stats(sim *s)
-{
-    size_t touching = 0;
-    double worst = 0.0;
-    const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
-    for (int L = 0; L < 2; L++) {
-        const contact_list *c = lists[L];
-        #pragma omp parallel for reduction(+ : touching) reduction(max : worst) schedule(static) \
-            if (c->n > s->parallel_min)
-        for (size_t k = 0; k < c->n; k++) {
-            if (c->overlap[k] <= 0.0) continue;
-            touching++;
-            if (c->overlap[k] > worst) worst = c->overlap[k];
-        }
-    }
-    s->n_contacts = touching;
-    s->max_overlap = worst;
-}
-
 static void compute_forces(sim *s)
 {
     for (int q = 0; q < SIM_WORK_KINDS; q++) s->work_step[q] = 0.0;
+    s->n_contacts = 0;
+    s->max_overlap = 0.0;
     contact_forces(s, &s->pairs, 0);
     contact_forces(s, &s->wall_pairs, 1);
     sum_forces(s);
     sum_wall_loads(s);
-    contact_stats(s);
 }
 
 /* ---- integration ------------------------------------------------------------------- */
 
-static void half_kick(const sim *s, particle_store *p, double dt)
-{
-    double h = 0.5 * dt;
-    #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
-    for (size_t i = 0; i < p->n_local; i++) {
-        double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
-        p->vx[i] += a * p->fx[i]; p->vy[i] += a * p->fy[i]; p->vz[i] += a * p->fz[i];
-        p->wx[i] += b * p->tx[i]; p->wy[i] += b * p->ty[i]; p->wz[i] += b * p->tz[i];
-    }
-}
-
-static void drift(const sim *s, particle_store *p, double dt)
-{
-    #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
-    for (size_t i = 0; i < p->n_local; i++) {
-        p->x[i] += dt * p->vx[i]; p->y[i] += dt * p->vy[i]; p->z[i] += dt * p->vz[i];
-    }
-}
-
-/* Velocity-dependent forces (dashpots) need v(n+1) at the new positions, which velocity
+/* One pass over the particles for the first half of the step: the half kick
+ * v(n+1/2) = v(n) + dt/2 a(n), the drift x(n+1) = x(n) + dt v(n+1/2), and the velocity
+ * prediction v(n+1/2) + dt/2 a(n) for the forces (below); a(n) is kept for the
+ * correction. Returns the largest squared displacement since the last rebuild.
+ *
+ * Velocity-dependent forces (dashpots) need v(n+1) at the new positions, which velocity
  * Verlet knows only after those forces. Using the half-step velocity v(n+1/2) lags the
  * dashpot by dt/2 and makes restitution, contact time and peak force first order in dt
  * (a 10% error in e at e = 0.1 with 50 steps per contact). So the forces are computed
  * with the prediction v(n+1/2) + dt/2 a(n), which is second order, and the kick is then
  * corrected by dt/2 (a(n+1) - a(n)): the positions are exactly those of velocity Verlet,
  * and so is the final velocity up to rounding. */
-static void predict_velocities(const sim *s, particle_store *p, double dt)
+static double advance_positions(const sim *s, particle_store *p, double dt)
 {
-    double h = 0.5 * dt;
-    #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
+    double h = 0.5 * dt, worst = 0.0;
+    const double *x0 = s->x_at_rebuild;
+    #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
         double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
-        p->vx[i] += a * p->fx[i]; p->vy[i] += a * p->fy[i]; p->vz[i] += a * p->fz[i];
-        p->wx[i] += b * p->tx[i]; p->wy[i] += b * p->ty[i]; p->wz[i] += b * p->tz[i];
-        p->fx0[i] = p->fx[i]; p->fy0[i] = p->fy[i]; p->fz0[i] = p->fz[i];
-        p->tx0[i] = p->tx[i]; p->ty0[i] = p->ty[i]; p->tz0[i] = p->tz[i];
+        double fx = p->fx[i], fy = p->fy[i], fz = p->fz[i];
+        double tx = p->tx[i], ty = p->ty[i], tz = p->tz[i];
+        double vx = p->vx[i] + a * fx, vy = p->vy[i] + a * fy, vz = p->vz[i] + a * fz;
+        double wx = p->wx[i] + b * tx, wy = p->wy[i] + b * ty, wz = p->wz[i] + b * tz;
+        double x = p->x[i] + dt * vx, y = p->y[i] + dt * vy, z = p->z[i] + dt * vz;
+        p->x[i] = x; p->y[i] = y; p->z[i] = z;
+        p->vx[i] = vx + a * fx; p->vy[i] = vy + a * fy; p->vz[i] = vz + a * fz;
+        p->wx[i] = wx + b * tx; p->wy[i] = wy + b * ty; p->wz[i] = wz + b * tz;
+        p->fx0[i] = fx; p->fy0[i] = fy; p->fz0[i] = fz;
+        p->tx0[i] = tx; p->ty0[i] = ty; p->tz0[i] = tz;
+        double dx = x - x0[3 * i], dy = y - x0[3 * i + 1], dz = z - x0[3 * i + 2];
+        worst = fmax(worst, dx * dx + dy * dy + dz * dz);
     }
+    return worst;
 }
 
 static void correct_velocities(const sim *s, particle_store *p, double dt)
@@ -856,11 +854,9 @@ void sim_step(sim *s)
         fprintf(stderr, "dempact: out of memory while inserting or removing particles\n");
         exit(3);
     }
-    half_kick(s, &s->p, s->dt);
-    drift(s, &s->p, s->dt);
-    predict_velocities(s, &s->p, s->dt);
+    double moved = advance_positions(s, &s->p, s->dt);
     walls_move(&s->walls, (double)(s->step + 1) * s->dt); /* to where they are at the step's end */
-    if (needs_rebuild(s)) {
+    if (needs_rebuild(s, moved)) {
         if (rebuild(s) != 0) {
             fprintf(stderr, "dempact: out of memory in the neighbour rebuild\n");
             exit(3);
@@ -916,6 +912,7 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
         walls_check_particles(&s->walls, &s->p, err, err_len) != 0)
         return -1;
     if (setup_laws(s, err, err_len) != 0 || check_laws_cover(s, err, err_len) != 0) return -1;
+    configure_lists(s);
 
     double r_max = largest_radius(&s->p);
     for (int k = 0; k < cfg->n_inlets; k++) r_max = fmax(r_max, cfg->inlets[k].radius_max);
@@ -972,6 +969,7 @@ const pair_history_field sim_pair_history[] = {
 };
 const int sim_n_pair_history = (int)(sizeof sim_pair_history / sizeof sim_pair_history[0]);
 
+/* NULL when the list does not hold it (contact_list_configure). */
 double *sim_pair_history_array(const contact_list *c, const pair_history_field *f, int comp)
 {
     double *const *arrays = (double *const *)(const void *)((const char *)c + f->offset);
@@ -1131,8 +1129,10 @@ static int restore_history(sim *s, const sim_restart_state *st, const id_row *ro
         c->touching[k] = 1;
         for (int f = 0; f < sim_n_pair_history; f++) {
             const pair_history_field *hf = &sim_pair_history[f];
-            for (int comp = 0; comp < hf->count; comp++)
-                sim_pair_history_array(c, hf, comp)[k] = st->history[f][m * hf->count + comp];
+            for (int comp = 0; comp < hf->count; comp++) {
+                double *dst = sim_pair_history_array(c, hf, comp);
+                if (dst) dst[k] = st->history[f][m * hf->count + comp]; /* else unused */
+            }
         }
     }
     return 0;

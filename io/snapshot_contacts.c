@@ -76,8 +76,10 @@ static void fill_row(contact_table *t, size_t r, const snapshot_state *st, const
     t->normal_force[r] = -fn; /* the force on i is -F n: F > 0 pushes apart */
     for (int h = 0; h < sim_n_pair_history; h++) {
         const pair_history_field *hf = &sim_pair_history[h];
-        for (int comp = 0; comp < hf->count; comp++)
-            t->history[h][r * hf->count + comp] = sim_pair_history_array(c, hf, comp)[k];
+        for (int comp = 0; comp < hf->count; comp++) {
+            const double *src = sim_pair_history_array(c, hf, comp); /* NULL: not in use */
+            t->history[h][r * hf->count + comp] = src ? src[k] : 0.0;
+        }
     }
 }
 
