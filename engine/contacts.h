@@ -27,7 +27,9 @@ typedef struct contact_list {
     double *rolling[3];                 /* rolling spring: relative rotation [rad] */
     double *force[3];                   /* force on i from the last step (on j: minus) */
     double *torque[6];                  /* torque on i (0-2) and on j (3-5), last step */
-    double *overlap;                    /* overlap of the last step (<= 0: apart) */
+    double *overlap;                    /* overlap of the last step, > 0 when touching
+                                           (<= 0: apart; for pairs apart it is 0, not the
+                                           gap) */
     size_t *first_of_i;   /* n_first + 1: pairs of particle p are first_of_i[p]..[p+1] */
     /* pairs whose owner_j is p: second_of[first_of_j[p]..first_of_j[p+1]] (index order) */
     size_t *first_of_j;

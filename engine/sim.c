@@ -357,6 +357,7 @@ static int needs_rebuild(const sim *s, double worst_d2)
 
 typedef struct chunk_scratch {
     size_t n;
+    int one_law;           /* the law of every contact in the chunk, or -1: several */
     uint32_t slot[CHUNK];  /* contact index */
     int law[CHUNK];        /* index into s->laws */
     double d[CHUNK], rate[CHUNK], v0[CHUNK], r_eff[CHUNK], m_eff[CHUNK];
@@ -419,27 +420,41 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
                           int is_wall, chunk_scratch *cs)
 {
     const particle_store *p = &s->p;
+    /* restrict locals: the stores below (overlap, scratch) cannot move the particles,
+     * so the compiler keeps these pointers in registers */
+    const double *restrict x = p->x, *restrict y = p->y, *restrict z = p->z;
+    const double *restrict vx = p->vx, *restrict vy = p->vy, *restrict vz = p->vz;
+    const double *restrict radius = p->radius, *restrict mass = p->mass;
+    const int32_t *restrict type = p->type;
+    const uint32_t *restrict list_i = c->i, *restrict list_j = c->j;
+    double *restrict overlap = c->overlap;
+    const int n_materials = s->n_materials;
     /* an STL wall's contacts with one particle, shared by its consecutive entries */
     uint32_t mesh_i = UINT32_MAX, mesh_w = UINT32_MAX;
     int mesh_n = 0;
     wall_contact mesh_c[WALL_MAX_SLOTS];
     cs->n = 0;
+    cs->one_law = -1;
     for (size_t k = start; k < end; k++) {
-        uint32_t i = c->i[k], j = c->j[k];
+        uint32_t i = list_i[k], j = list_j[k];
         double nx, ny, nz, d, rate, r_eff, m_eff;
         int law;
         if (!is_wall) {
-            double dx = p->x[j] - p->x[i], dy = p->y[j] - p->y[i], dz = p->z[j] - p->z[i];
-            double dist = sqrt(dx * dx + dy * dy + dz * dz);
-            d = p->radius[i] + p->radius[j] - dist;
-            c->overlap[k] = d;
+            double dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
+            double dist2 = dx * dx + dy * dy + dz * dz, sum_r = radius[i] + radius[j];
+            if (dist2 >= sum_r * sum_r) { /* apart (most candidates): no square root */
+                overlap[k] = 0.0;
+                goto apart;
+            }
+            double dist = sqrt(dist2), inv = 1.0 / dist;
+            d = sum_r - dist;
+            overlap[k] = d;
             if (d <= 0.0) goto apart;
-            nx = dx / dist; ny = dy / dist; nz = dz / dist;
-            rate = -((p->vx[j] - p->vx[i]) * nx + (p->vy[j] - p->vy[i]) * ny +
-                     (p->vz[j] - p->vz[i]) * nz);
-            r_eff = p->radius[i] * p->radius[j] / (p->radius[i] + p->radius[j]);
-            m_eff = p->mass[i] * p->mass[j] / (p->mass[i] + p->mass[j]);
-            law = p->type[i] * s->n_materials + p->type[j];
+            nx = dx * inv; ny = dy * inv; nz = dz * inv;
+            rate = -((vx[j] - vx[i]) * nx + (vy[j] - vy[i]) * ny + (vz[j] - vz[i]) * nz);
+            r_eff = radius[i] * radius[j] / sum_r;
+            m_eff = mass[i] * mass[j] / (mass[i] + mass[j]);
+            law = type[i] * n_materials + type[j];
         } else {
             const wall_spec *w = &s->walls.walls[j];
             double centre[3] = {p->x[i], p->y[i], p->z[i]}, n[3], dist;
@@ -481,6 +496,8 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
             c->impact_velocity[k] = rate;
         }
         size_t m = cs->n++;
+        if (m == 0) cs->one_law = law;
+        else if (cs->one_law != law) cs->one_law = -1;
         cs->slot[m] = (uint32_t)k;
         cs->law[m] = law;
         cs->d[m] = d; cs->rate[m] = rate; cs->v0[m] = c->impact_velocity[k];
@@ -528,23 +545,35 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
     size_t done = 0;
     int n_laws = s->n_materials * s->n_materials;
     for (int L = 0; L < n_laws && done < cs->n; L++) {
+        if (cs->one_law >= 0 && L != cs->one_law) continue;
         const law_instance *li = &s->laws[L];
         int nh = li->law ? li->law->n_history : 0;
         size_t n = 0;
-        for (size_t m = 0; m < cs->n; m++) {
-            if (cs->law[m] != L) continue;
-            uint32_t k = cs->slot[m];
-            bs->from[n] = (uint32_t)m;
-            bs->d[n] = cs->d[m]; bs->rate[n] = cs->rate[m]; bs->v0[n] = cs->v0[m];
-            bs->r_eff[n] = cs->r_eff[m]; bs->m_eff[n] = cs->m_eff[m];
-            for (int h = 0; h < nh; h++) bs->h[h][n] = c->history[h][k];
-            n++;
+        law_batch batch = {.force = bs->f};
+        if (cs->one_law >= 0) { /* the whole chunk: the law reads the chunk's arrays */
+            n = cs->n;
+            for (size_t m = 0; m < n; m++) {
+                bs->from[m] = (uint32_t)m;
+                for (int h = 0; h < nh; h++) bs->h[h][m] = c->history[h][cs->slot[m]];
+            }
+            batch.overlap = cs->d; batch.overlap_rate = cs->rate; batch.impact_velocity = cs->v0;
+            batch.r_eff = cs->r_eff; batch.m_eff = cs->m_eff;
+        } else { /* gather this law's contacts */
+            for (size_t m = 0; m < cs->n; m++) {
+                if (cs->law[m] != L) continue;
+                uint32_t k = cs->slot[m];
+                bs->from[n] = (uint32_t)m;
+                bs->d[n] = cs->d[m]; bs->rate[n] = cs->rate[m]; bs->v0[n] = cs->v0[m];
+                bs->r_eff[n] = cs->r_eff[m]; bs->m_eff[n] = cs->m_eff[m];
+                for (int h = 0; h < nh; h++) bs->h[h][n] = c->history[h][k];
+                n++;
+            }
+            batch.overlap = bs->d; batch.overlap_rate = bs->rate; batch.impact_velocity = bs->v0;
+            batch.r_eff = bs->r_eff; batch.m_eff = bs->m_eff;
         }
         if (n == 0) continue;
         done += n;
-        law_batch batch = {.n = n, .overlap = bs->d, .overlap_rate = bs->rate,
-                           .impact_velocity = bs->v0, .r_eff = bs->r_eff, .m_eff = bs->m_eff,
-                           .force = bs->f};
+        batch.n = n;
         for (int h = 0; h < LAW_MAX_HISTORY; h++) batch.history[h] = bs->h[h];
         li->law->force(&li->coeffs, &batch);
         for (size_t q = 0; q < n; q++) {
@@ -594,7 +623,7 @@ static void contact_forces(sim *s, contact_list *c, int is_wall)
             pair_geometry(s, c, start, end, is_wall, &cs);
             chunk_forces(s, c, &cs, &bs, work);
             touching += cs.n;
-            for (size_t m = 0; m < cs.n; m++) worst = fmax(worst, cs.d[m]);
+            for (size_t m = 0; m < cs.n; m++) worst = cs.d[m] > worst ? cs.d[m] : worst;
         }
     }
     s->n_contacts += touching;
@@ -800,7 +829,8 @@ static double advance_positions(const sim *s, particle_store *p, double dt)
         p->fx0[i] = fx; p->fy0[i] = fy; p->fz0[i] = fz;
         p->tx0[i] = tx; p->ty0[i] = ty; p->tz0[i] = tz;
         double dx = x - x0[3 * i], dy = y - x0[3 * i + 1], dz = z - x0[3 * i + 2];
-        worst = fmax(worst, dx * dx + dy * dy + dz * dz);
+        double d2 = dx * dx + dy * dy + dz * dz;
+        worst = d2 > worst ? d2 : worst; /* a NaN is skipped (the watchdog reports it) */
     }
     return worst;
 }

@@ -652,10 +652,12 @@ static void test_contacts(void **state)
                 assert_true(ends[6 * r + a] == xi_c[a]);
                 assert_true(fabs(point[3 * r + a] - (xi_c[a] + (s.p.radius[i] - 0.5 * overlap[r]) * nr[a])) < 1e-15);
                 if (!L) assert_true(ends[6 * r + 3 + a] == (a == 0 ? s.p.x : a == 1 ? s.p.y : s.p.z)[cl->j[k]]);
-                assert_true(xi[3 * r + a] == cl->tangential[a][k]);
+                /* a run without friction holds no springs: the file has zeros */
+                assert_true(xi[3 * r + a] == (cl->tangential[a] ? cl->tangential[a][k] : 0.0));
             }
             assert_true(v0[r] == cl->impact_velocity[k]);
-            for (int h = 0; h < LAW_MAX_HISTORY; h++) assert_true(hist[r * LAW_MAX_HISTORY + h] == cl->history[h][k]);
+            for (int h = 0; h < LAW_MAX_HISTORY; h++)
+                assert_true(hist[r * LAW_MAX_HISTORY + h] == (cl->history[h] ? cl->history[h][k] : 0.0));
             r++;
         }
     }
