@@ -68,8 +68,33 @@ double timestep_contact_time(const sim *s, double v)
     return t;
 }
 
+/* A bound on the speed of any material point of a moving wall inside the domain:
+ * |v| + |w| times the farthest corner of the domain from the rotation point (a drum's
+ * rim, a piston; a wall spinning about its own axis moves its material too). */
+static double wall_speed_bound(const sim *s)
+{
+    double fastest = 0.0;
+    for (int k = 0; k < s->cfg.n_walls; k++) {
+        const wall_spec *w = &s->cfg.walls[k];
+        double v = sqrt(w->velocity[0] * w->velocity[0] + w->velocity[1] * w->velocity[1] +
+                        w->velocity[2] * w->velocity[2]);
+        double reach = 0.0;
+        for (int corner = 0; corner < 8; corner++) {
+            double r2 = 0.0;
+            for (int a = 0; a < 3; a++) {
+                double c = (corner >> a & 1) ? s->cfg.domain_max[a] : s->cfg.domain_min[a];
+                r2 += (c - w->rotation_point[a]) * (c - w->rotation_point[a]);
+            }
+            reach = fmax(reach, sqrt(r2));
+        }
+        fastest = fmax(fastest, v + fabs(w->angular_velocity) * reach);
+    }
+    return fastest;
+}
+
 /* The largest impact speed to expect: the given estimate, or the fastest initial (or
- * inlet) speed plus a free fall across the whole domain, and at least 0.1 m/s. */
+ * inlet) speed plus the fastest wall's (wall_speed_bound) plus a free fall across the
+ * whole domain, and at least 0.1 m/s. */
 double timestep_impact_speed(const sim *s)
 {
     if (s->cfg.impact_speed_estimate > 0.0) return s->cfg.impact_speed_estimate;
@@ -84,7 +109,7 @@ double timestep_impact_speed(const sim *s)
         g2 += s->cfg.gravity[a] * s->cfg.gravity[a];
         h = fmax(h, s->cfg.domain_max[a] - s->cfg.domain_min[a]);
     }
-    return fmax(sqrt(v2) + sqrt(2.0 * sqrt(g2) * h), 0.1);
+    return fmax(sqrt(v2) + wall_speed_bound(s) + sqrt(2.0 * sqrt(g2) * h), 0.1);
 }
 
 int choose_timestep(sim *s, char *err, size_t err_len)

@@ -20,6 +20,7 @@
 
 #include "engine/rng.h"
 #include "engine/sim.h"
+#include "engine/timestep.h"
 #include "engine/walls.h"
 #include "io/case.h"
 #include "io/case_errors.h"
@@ -577,6 +578,36 @@ static void drum_carries_particle_round(void **state)
     world_free(&w);
 }
 
+/* The step is bounded by the fastest impact to expect; a spinning drum throws particles
+ * at its rim speed, even with no gravity and particles at rest: the estimate must be
+ * |w| times the farthest domain corner from the rotation point (plus a translation). */
+static void moving_walls_raise_the_impact_speed(void **state)
+{
+    double pos[3] = {0, 0, 0}, rad[1] = {0.005};
+    world w;
+    world_init(&w, 1, pos, rad, "hertz_tti", 0.5);
+    w.walls[0] = (wall_spec){.kind = WALL_CYLINDER, .point = {0, -0.02, 0},
+                             .axis = {0, 1, 0}, .radii = {0.05, 0.05}, .length = 0.04,
+                             .side = WALL_SIDE_INNER, .rotation_point = {0.1, 0, 0},
+                             .rotation_axis = {0, 1, 0}, .angular_velocity = -3.0};
+    w.walls[1] = (wall_spec){.kind = WALL_PLANE, .point = {0, 0, -0.9}, .normal = {0, 0, 1},
+                             .velocity = {0, 0.3, 0.4}};
+    w.cfg.n_walls = 2;
+    for (int a = 0; a < 3; a++) { w.cfg.domain_min[a] = -0.06; w.cfg.domain_max[a] = 0.06; }
+    w.cfg.domain_min[2] = -1.0;
+    sim s;
+    w.walls[0].point[0] = 0.0; /* inside the domain */
+    make(&s, &w);
+    /* farthest corner from (0.1, 0, 0): (-0.06, +-0.06, -1) */
+    double reach = sqrt(0.16 * 0.16 + 0.06 * 0.06 + 1.0), drum = 3.0 * reach, piston = 0.5;
+    double v = timestep_impact_speed(&s);
+    print_message("impact speed estimate %.9f m/s (drum rim bound %.9f, piston %.1f)\n", v,
+                  drum, piston);
+    assert_true(fabs(v - fmax(drum, piston)) < 1e-12);
+    sim_free(&s);
+    world_free(&w);
+}
+
 /* A bed settled in a box (floor and four frictionless side walls): the floor carries
  * the bed's weight (the side walls push sideways only), and the torques of all walls
  * about the origin balance the torque of gravity. */
@@ -946,6 +977,7 @@ int main(void)
         cmocka_unit_test(sphere_on_tilted_stl_settles_to_hertz),
         cmocka_unit_test(moving_piston_launches_sphere),
         cmocka_unit_test(drum_carries_particle_round),
+        cmocka_unit_test(moving_walls_raise_the_impact_speed),
         cmocka_unit_test(floor_carries_weight_of_settled_bed),
         cmocka_unit_test(wall_loads_identical_for_1_and_2_threads),
     };
