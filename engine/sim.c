@@ -377,7 +377,7 @@ typedef struct batch_scratch {
  * centre; a wall's point there moves with the wall (walls_point_velocity) and turns
  * with the wall's angular velocity. Fills the kinematics of contact m of the chunk. */
 static void contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i,
-                                 uint32_t j, int is_wall)
+                                 uint32_t j, int is_wall, int rolling_inertia)
 {
     const particle_store *p = &s->p;
     double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]}, half = 0.5 * cs->d[m];
@@ -388,7 +388,8 @@ static void contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint
                     p->vy[i] + arm_i * (wi[2] * n[0] - wi[0] * n[2]),
                     p->vz[i] + arm_i * (wi[0] * n[1] - wi[1] * n[0])};
     double cj[3] = {0.0, 0.0, 0.0}, wj[3] = {0.0, 0.0, 0.0}, arm_j = 0.0;
-    double inertia_i = 1.0 / p->inv_inertia[i] + p->mass[i] * arm_i * arm_i;
+    /* the reduced rolling inertia: only the rolling spring's dashpot needs it */
+    double inertia_i = rolling_inertia ? 1.0 / p->inv_inertia[i] + p->mass[i] * arm_i * arm_i : 0.0;
     double inertia_r = inertia_i;
     if (!is_wall) {
         arm_j = p->radius[j] - half;
@@ -397,8 +398,10 @@ static void contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint
         cj[0] = p->vx[j] - arm_j * (wj[1] * n[2] - wj[2] * n[1]);
         cj[1] = p->vy[j] - arm_j * (wj[2] * n[0] - wj[0] * n[2]);
         cj[2] = p->vz[j] - arm_j * (wj[0] * n[1] - wj[1] * n[0]);
-        double inertia_j = 1.0 / p->inv_inertia[j] + p->mass[j] * arm_j * arm_j;
-        inertia_r = inertia_i * inertia_j / (inertia_i + inertia_j);
+        if (rolling_inertia) {
+            double inertia_j = 1.0 / p->inv_inertia[j] + p->mass[j] * arm_j * arm_j;
+            inertia_r = inertia_i * inertia_j / (inertia_i + inertia_j);
+        }
     } else if (s->walls.state[j].moves) {
         double x[3] = {p->x[i] + arm_i * n[0], p->y[i] + arm_i * n[1], p->z[i] + arm_i * n[2]};
         walls_point_velocity(&s->walls, j, x, cj);
@@ -504,7 +507,9 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
         cs->r_eff[m] = r_eff; cs->m_eff[m] = m_eff;
         cs->nx[m] = nx; cs->ny[m] = ny; cs->nz[m] = nz;
         cs->arm_i[m] = cs->arm_j[m] = 0.0;
-        if (s->laws[law].friction.active) contact_point_motion(s, cs, m, i, j, is_wall);
+        const friction_coeffs *fc = &s->laws[law].friction;
+        if (fc->active)
+            contact_point_motion(s, cs, m, i, j, is_wall, fc->rolling_model == ROLLING_SPRING);
         continue;
     apart:
         if (c->touching[k]) contact_clear_history(c, k);
