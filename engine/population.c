@@ -79,6 +79,23 @@ static int overlaps(const particle_store *p, const size_t *near, size_t n_near,
     return 0;
 }
 
+/* Whether a sphere (centre x, radius r) would touch or cross a wall where it is now: an
+ * inlet region may reach through a wall (a hopper's cone, a drum), and a sphere placed
+ * into a wall would be shot out by the overlap. */
+static int touches_wall(const sim *s, const double x[3], double r)
+{
+    for (size_t w = 0; w < s->walls.n; w++) {
+        if (s->walls.walls[w].kind == WALL_STL) {
+            wall_contact c;
+            if (walls_mesh_contacts(&s->walls, w, x, r, &c, 1) > 0) return 1;
+            continue;
+        }
+        double n[3];
+        if (!(walls_distance(&s->walls, w, x, n) > r)) return 1;
+    }
+    return 0;
+}
+
 #define ATTEMPTS_PER_PARTICLE 50
 
 /* Places `count` spheres of inlet k at random free positions (each inside the region).
@@ -102,7 +119,7 @@ static long place(sim *s, int k, long count)
                 x[a] = hi > lo ? rng_range(&st->random, lo, hi)
                                : 0.5 * (in->region_min[a] + in->region_max[a]);
             }
-            ok = !overlaps(p, near, n_near, x, r);
+            ok = !overlaps(p, near, n_near, x, r) && !touches_wall(s, x, r);
         }
         if (!ok) { st->failed++; continue; }
         long i = particles_add(p, in->material, r, mat->density, x, in->velocity);

@@ -17,7 +17,7 @@
 typedef struct box_world {
     material mat;
     law_binding bind;
-    wall_spec walls[5];
+    wall_spec walls[6];
     inlet_spec inlet;
     outlet_spec outlet;
     sim_config cfg;
@@ -103,6 +103,36 @@ static void test_inlet_rate_and_no_overlap(void **state)
     assert_true(fabs((double)s.p.n_local - expected) <= batch + 1.0);
     assert_int_equal(s.inlets[0].failed, 0);
     for (size_t i = 0; i < s.p.n_local; i++) assert_int_equal(s.p.id[i], (int64_t)i);
+    sim_free(&s);
+}
+
+/* An inlet region that a tilted wall cuts through: no particle is placed touching or
+ * behind the wall (signed distance from the plane at least its radius, up to one step
+ * of motion). */
+static void test_inlet_keeps_out_of_walls(void **state)
+{
+    box_world w;
+    box_world_init(&w, 4000.0, 0);
+    double nz = 1.0 / sqrt(1.0 + 0.7 * 0.7);
+    w.walls[5] = (wall_spec){.kind = WALL_PLANE, .point = {0.02, 0.02, 0.09},
+                             .normal = {0.7 * nz, 0, nz}};
+    w.cfg.n_walls = 6;
+    sim s;
+    make(&s, &w);
+    size_t before = 0;
+    double closest = HUGE_VAL;
+    while (s.time < 0.02) {
+        sim_step(&s);
+        for (size_t i = before; i < s.p.n_local; i++) {
+            double d = (s.p.x[i] - 0.02) * 0.7 * nz + (s.p.z[i] - 0.09) * nz - s.p.radius[i];
+            closest = fmin(closest, d);
+        }
+        before = s.p.n_local;
+    }
+    print_message("%zu particles placed above the tilted wall (%ld attempts failed); smallest "
+                  "gap to it %.3e m\n", s.p.n_local, s.inlets[0].failed, closest);
+    assert_true(s.p.n_local > 20);
+    assert_true(closest > -1e-5); /* 1% of a radius: one step of motion */
     sim_free(&s);
 }
 
@@ -210,6 +240,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inlet_rate_and_no_overlap),
+        cmocka_unit_test(test_inlet_keeps_out_of_walls),
         cmocka_unit_test(test_outlet_counts_and_ids),
         cmocka_unit_test(test_population_thread_independent),
         cmocka_unit_test(test_history_survives_removal),
