@@ -11,6 +11,7 @@ void contact_list_free(contact_list *c)
         free(c->force[a]); free(c->tangential[a]); free(c->rolling[a]);
     }
     for (int a = 0; a < 6; a++) free(c->torque[a]);
+    for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) free(c->slip[h]);
     free(c->overlap); free(c->first_of_i); free(c->first_of_j); free(c->second_of);
     memset(c, 0, sizeof *c);
 }
@@ -34,6 +35,7 @@ int contact_list_reserve(contact_list *c, size_t capacity)
         GROW(c->rolling[a], capacity);
     }
     for (int a = 0; a < 6; a++) GROW(c->torque[a], capacity);
+    for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) GROW(c->slip[h], capacity);
     GROW(c->overlap, capacity);
     GROW(c->second_of, capacity);
     c->capacity = capacity;
@@ -62,6 +64,7 @@ void contact_clear_history(contact_list *c, size_t k)
     c->impact_velocity[k] = 0.0;
     for (int h = 0; h < LAW_MAX_HISTORY; h++) c->history[h][k] = 0.0;
     for (int a = 0; a < 3; a++) c->tangential[a][k] = c->rolling[a][k] = 0.0;
+    for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) c->slip[h][k] = 0.0;
 }
 
 void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel)
@@ -80,6 +83,7 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
                     c->tangential[a][k] = old->tangential[a][m];
                     c->rolling[a][k] = old->rolling[a][m];
                 }
+                for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) c->slip[h][k] = old->slip[h][m];
                 break;
             }
         }
@@ -100,6 +104,7 @@ static void move_entry(contact_list *c, size_t to, size_t from)
         c->force[a][to] = c->force[a][from];
     }
     for (int a = 0; a < 6; a++) c->torque[a][to] = c->torque[a][from];
+    for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) c->slip[h][to] = c->slip[h][from];
 }
 
 void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_particles,

@@ -495,18 +495,24 @@ static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *c
                               .r_eff = cs->r_eff[m], .m_eff = cs->m_eff[m],
                               .inertia_r = cs->inertia_r[m], .f_normal = f_normal,
                               .dt = s->dt};
-    double xi[3], theta[3];
+    double xi[3], theta[3], slip[CONTACT_SLIP_HISTORY];
+    const friction_coeffs *fc = &s->laws[cs->law[m]].friction;
+    int microslip = fc->tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ;
     for (int a = 0; a < 3; a++) {
         kin.v_rel[a] = cs->v_rel[a][m];
         kin.w_rel[a] = cs->w_rel[a][m];
         xi[a] = c->tangential[a][k];
         theta[a] = c->rolling[a][k];
     }
-    friction_force(&s->laws[cs->law[m]].friction, &kin, xi, theta, f_t, m_r, power);
+    if (microslip)
+        for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) slip[h] = c->slip[h][k];
+    friction_force(fc, &kin, xi, theta, slip, f_t, m_r, power);
     for (int a = 0; a < 3; a++) {
         c->tangential[a][k] = xi[a];
         c->rolling[a][k] = theta[a];
     }
+    if (microslip)
+        for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) c->slip[h][k] = slip[h];
 }
 
 /* Calls each law once for its contacts in the chunk and stores the force on i; adds
@@ -627,13 +633,14 @@ void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
                 other = s->walls.walls[j].material;
             }
             const law_instance *li = &s->laws[p->type[i] * s->n_materials + other];
-            double h[LAW_MAX_HISTORY], springs[2], xi[3], theta[3];
+            double h[LAW_MAX_HISTORY], springs[2], xi[3], theta[3], slip[CONTACT_SLIP_HISTORY];
             for (int q = 0; q < LAW_MAX_HISTORY; q++) h[q] = c->history[q][k];
             for (int a = 0; a < 3; a++) { xi[a] = c->tangential[a][k]; theta[a] = c->rolling[a][k]; }
+            for (int q = 0; q < CONTACT_SLIP_HISTORY; q++) slip[q] = c->slip[q][k];
             double e = li->law->elastic_energy
                            ? li->law->elastic_energy(&li->coeffs, c->overlap[k], r_eff, h) : 0.0;
             stored[li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL] += e;
-            friction_spring_energy(&li->friction, c->overlap[k], r_eff, xi, theta, springs);
+            friction_spring_energy(&li->friction, c->overlap[k], r_eff, xi, theta, slip, springs);
             stored[SIM_WORK_TANGENTIAL] += springs[0];
             stored[SIM_WORK_ROLLING] += springs[1];
         }
@@ -969,6 +976,7 @@ const pair_history_field sim_pair_history[] = {
     {"law_history", offsetof(contact_list, history), LAW_MAX_HISTORY},
     {"tangential_spring", offsetof(contact_list, tangential), 3},
     {"rolling_spring", offsetof(contact_list, rolling), 3},
+    {"tangential_slip", offsetof(contact_list, slip), CONTACT_SLIP_HISTORY},
 };
 const int sim_n_pair_history = (int)(sizeof sim_pair_history / sizeof sim_pair_history[0]);
 
