@@ -143,10 +143,13 @@ static double microslip(const friction_coeffs *fc, const contact_kinematics *k, 
             for (int a = 0; a < 3; a++) e[a] = dd[a] / l;
     }
     double dpar = dot(dd, e);
-    /* a falling normal force: Thornton's corrections (a rising one adds sticking area) */
+    /* a falling normal force: Thornton's corrections (a rising one adds sticking area);
+     * the turning points only mean something once the contact has turned */
     double dn_term = dN < 0.0 ? mu * dN : 0.0;
-    t_star += dn_term;
-    t_2star -= dn_term;
+    if (branch != MD_LOADING) {
+        t_star += dn_term;
+        t_2star -= dn_term;
+    }
     /* turning points */
     if (branch == MD_LOADING && dpar < 0.0 && T > 0.0) {
         branch = MD_UNLOADING;
