@@ -95,8 +95,8 @@ void friction_setup(const contact_friction *spec, double young_eff, double shear
 #define FRICTION_SLIP_HISTORY 4
 
 /* Updates the springs xi and theta and, for the Mindlin-Deresiewicz model, its state
- * slip (in: state at the step start, zeros for a new contact; out: new state; slip is
- * neither read nor written by the other models) and returns the tangential force on i
+ * slip (in: state at the step start, zeros for a new contact; out: new state; the
+ * other models neither read nor write it, and take NULL) and returns the tangential force on i
  * (f_t, in the tangent plane) and the rolling torque on i (m_r). power[0] and power[1]
  * receive the power the contact takes from the particles' relative motion through them
  * [W]: f_t . v_t and -m_r . w_r. */
