@@ -18,7 +18,7 @@ typedef struct material {
 } material;
 
 /* The contact law for one unordered pair of material types. */
-enum { TANGENTIAL_MINDLIN, TANGENTIAL_LINEAR };
+enum { TANGENTIAL_MINDLIN, TANGENTIAL_LINEAR, TANGENTIAL_MINDLIN_DERESIEWICZ };
 enum { ROLLING_NONE, ROLLING_CONSTANT, ROLLING_SPRING };
 
 /* Friction and rolling resistance of a pair of material types (engine/friction.h).
@@ -26,7 +26,8 @@ enum { ROLLING_NONE, ROLLING_CONSTANT, ROLLING_SPRING };
 typedef struct contact_friction {
     double mu;                 /* Coulomb (dynamic) coefficient; 0: no tangential force */
     double mu_static;          /* static coefficient; 0: equal to mu */
-    int tangential_model;      /* TANGENTIAL_MINDLIN (default) or TANGENTIAL_LINEAR */
+    int tangential_model;      /* TANGENTIAL_MINDLIN (default, no slip), TANGENTIAL_LINEAR
+                                  or TANGENTIAL_MINDLIN_DERESIEWICZ (microslip) */
     double tangential_stiffness;   /* linear model's k_t [N/m] */
     double tangential_restitution; /* e_t of the tangential dashpot; 0: the law's e */
     int rolling_model;         /* ROLLING_NONE, ROLLING_CONSTANT or ROLLING_SPRING */

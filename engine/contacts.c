@@ -11,16 +11,19 @@ void contact_list_free(contact_list *c)
         free(c->force[a]); free(c->tangential[a]); free(c->rolling[a]);
     }
     for (int a = 0; a < 6; a++) free(c->torque[a]);
+    for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) free(c->slip[h]);
     free(c->overlap); free(c->first_of_i); free(c->first_of_j); free(c->second_of);
     memset(c, 0, sizeof *c);
 }
 
-void contact_list_configure(contact_list *c, int n_history, int friction, int rolling)
+void contact_list_configure(contact_list *c, int n_history, int friction, int rolling,
+                            int slip)
 {
     c->configured = 1;
     c->n_history = n_history;
     c->has_friction = friction;
     c->has_rolling = rolling;
+    c->has_slip = slip;
 }
 
 #define GROW(ptr, count)                                                            \
@@ -44,6 +47,7 @@ int contact_list_reserve(contact_list *c, size_t capacity)
         if (all || c->has_rolling) GROW(c->rolling[a], capacity);
     }
     for (int a = 0; a < 6 && (all || c->has_friction); a++) GROW(c->torque[a], capacity);
+    for (int h = 0; h < CONTACT_SLIP_HISTORY && (all || c->has_slip); h++) GROW(c->slip[h], capacity);
     GROW(c->overlap, capacity);
     GROW(c->second_of, capacity);
     c->capacity = capacity;
@@ -73,6 +77,7 @@ void contact_clear_history(contact_list *c, size_t k)
     for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++) c->history[h][k] = 0.0;
     for (int a = 0; a < 3 && c->tangential[0]; a++) c->tangential[a][k] = 0.0;
     for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][k] = 0.0;
+    for (int h = 0; h < CONTACT_SLIP_HISTORY && c->slip[0]; h++) c->slip[h][k] = 0.0;
 }
 
 void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel)
@@ -91,6 +96,8 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
                 for (int a = 0; a < 3 && c->tangential[0]; a++)
                     c->tangential[a][k] = old->tangential[a][m];
                 for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][k] = old->rolling[a][m];
+                for (int h = 0; h < CONTACT_SLIP_HISTORY && c->slip[0]; h++)
+                    c->slip[h][k] = old->slip[h][m];
                 break;
             }
         }
@@ -109,6 +116,7 @@ static void move_entry(contact_list *c, size_t to, size_t from)
     for (int a = 0; a < 3 && c->tangential[0]; a++) c->tangential[a][to] = c->tangential[a][from];
     for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][to] = c->rolling[a][from];
     for (int a = 0; a < 6 && c->torque[0]; a++) c->torque[a][to] = c->torque[a][from];
+    for (int h = 0; h < CONTACT_SLIP_HISTORY && c->slip[0]; h++) c->slip[h][to] = c->slip[h][from];
 }
 
 void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_particles,

@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include "../models/law.h"
 
+/* Per-pair state of the Mindlin-Deresiewicz tangential model (engine/friction.h):
+ * branch, the two turning-point forces and the last step's normal force. */
+#define CONTACT_SLIP_HISTORY 4
+
 typedef struct contact_list {
     size_t n, capacity;
     size_t n_first;       /* particles indexed by first_of_i (n_local) */
@@ -25,6 +29,8 @@ typedef struct contact_list {
     double *tangential[3];              /* tangential spring: displacement of j's contact
                                            point relative to i's [m] (engine/friction.h) */
     double *rolling[3];                 /* rolling spring: relative rotation [rad] */
+    double *slip[CONTACT_SLIP_HISTORY]; /* Mindlin-Deresiewicz microslip state (only
+                                           that model has it: has_slip) */
     double *force[3];                   /* force on i from the last step (on j: minus) */
     double *torque[6];                  /* torque on i (0-2) and on j (3-5), last step */
     double *overlap;                    /* overlap of the last step, > 0 when touching
@@ -42,11 +48,13 @@ typedef struct contact_list {
     int n_history;        /* history[0..n_history-1] */
     int has_friction;     /* tangential[3] and torque[6] */
     int has_rolling;      /* rolling[3] */
+    int has_slip;         /* slip[CONTACT_SLIP_HISTORY] (the microslip model) */
 } contact_list;
 
 void contact_list_free(contact_list *c);
 /* Chooses the optional arrays of an empty list (see contact_list.configured). */
-void contact_list_configure(contact_list *c, int n_history, int friction, int rolling);
+void contact_list_configure(contact_list *c, int n_history, int friction, int rolling,
+                            int slip);
 int contact_list_reserve(contact_list *c, size_t capacity);
 
 /* Builds the reverse index (first_of_j, second_of) for `n_particles` owners. Only for

@@ -2,6 +2,11 @@
 
 #include <math.h>
 
+#include "contacts.h"
+
+_Static_assert(FRICTION_SLIP_HISTORY == CONTACT_SLIP_HISTORY,
+               "the contact list holds the Mindlin-Deresiewicz state");
+
 static double dot(const double a[3], const double b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -94,6 +99,110 @@ static double tangential(const friction_coeffs *fc, const contact_kinematics *k,
     return dot(f_t, v_t);
 }
 
+/* Mindlin-Deresiewicz branches (slip[0]) */
+enum { MD_LOADING = 0, MD_UNLOADING = 1, MD_RELOADING = 2 };
+
+/* theta = (1 - x)^(1/3), clamped to [0, 1] */
+static double md_theta(double x)
+{
+    if (x >= 1.0) return 0.0;
+    if (x <= 0.0) return 1.0;
+    return cbrt(1.0 - x);
+}
+
+/* Returns the power f_t . v_t. xi holds the elastic tangential force [N]. */
+static double microslip(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
+                        double slip[FRICTION_SLIP_HISTORY], double f_t[3])
+{
+    double v_t[3], dd[3], vn = dot(k->v_rel, k->n);
+    for (int a = 0; a < 3; a++) {
+        v_t[a] = k->v_rel[a] - vn * k->n[a];
+        dd[a] = v_t[a] * k->dt;
+    }
+    turn_into_plane(xi, k->n);
+    double mu = fc->mu, N = k->f_normal;
+    double dN = N - slip[3];
+    slip[3] = N;
+    int branch = (int)slip[0];
+    double t_star = slip[1], t_2star = slip[2];
+    double k0 = 8.0 * fc->shear_eff * sqrt(k->r_eff * k->d);
+    double eta_t = 2.0 * sqrt(5.0 / 6.0) * fc->beta_t * sqrt(k0 * k->m_eff);
+    double q = mu * N;
+    if (!(q > 0.0)) { /* no normal force: no friction, and the contact forgets */
+        for (int a = 0; a < 3; a++) xi[a] = f_t[a] = 0.0;
+        slip[0] = slip[1] = slip[2] = 0.0;
+        return 0.0;
+    }
+    /* T: magnitude of the force, the scalar the 1D law acts on, along e */
+    double T = sqrt(dot(xi, xi)), e[3] = {0.0, 0.0, 0.0};
+    if (T > 0.0) {
+        for (int a = 0; a < 3; a++) e[a] = xi[a] / T;
+    } else {
+        double l = sqrt(dot(dd, dd));
+        if (l > 0.0)
+            for (int a = 0; a < 3; a++) e[a] = dd[a] / l;
+    }
+    double dpar = dot(dd, e);
+    /* a falling normal force: Thornton's corrections (a rising one adds sticking area);
+     * the turning points only mean something once the contact has turned */
+    double dn_term = dN < 0.0 ? mu * dN : 0.0;
+    if (branch != MD_LOADING) {
+        t_star += dn_term;
+        t_2star -= dn_term;
+    }
+    /* turning points */
+    if (branch == MD_LOADING && dpar < 0.0 && T > 0.0) {
+        branch = MD_UNLOADING;
+        t_star = T;
+    } else if (branch == MD_RELOADING && dpar < 0.0) {
+        branch = MD_UNLOADING;
+        t_star = T;
+    } else if (branch == MD_UNLOADING && dpar > 0.0) {
+        branch = MD_RELOADING;
+        t_2star = T;
+    }
+    double theta, sign;
+    if (branch == MD_LOADING) {
+        theta = md_theta((T + dn_term) / q);
+        sign = 1.0;
+    } else if (branch == MD_UNLOADING) {
+        theta = md_theta((t_star - T + 2.0 * dn_term) / (2.0 * q));
+        sign = -1.0;
+    } else {
+        theta = md_theta((T - t_2star + 2.0 * dn_term) / (2.0 * q));
+        sign = 1.0;
+    }
+    double t_new = T + k0 * theta * dpar + sign * dn_term * (1.0 - theta);
+    /* the part of the step across the force turns it, at the no-slip stiffness (with
+     * k0 theta a fully slipping contact, theta = 0, could never change direction) */
+    for (int a = 0; a < 3; a++) xi[a] = t_new * e[a] + k0 * (dd[a] - dpar * e[a]);
+    if (t_new < 0.0) {
+        /* the force passed through zero: the frame turns with it (T >= 0 again) */
+        if (branch == MD_UNLOADING) {
+            branch = MD_RELOADING;
+            t_2star = -t_star;
+        } else {
+            for (int a = 0; a < 3; a++) xi[a] -= t_new * e[a];
+        }
+    } else if (branch == MD_RELOADING && t_new >= t_star) {
+        branch = MD_LOADING; /* back on the virgin curve */
+    }
+    double f2 = 0.0;
+    for (int a = 0; a < 3; a++) {
+        f_t[a] = xi[a] + eta_t * v_t[a];
+        f2 += f_t[a] * f_t[a];
+    }
+    if (f2 > q * q) { /* gross sliding: the spring holds the whole force, memory is lost */
+        double scale = q / sqrt(f2);
+        for (int a = 0; a < 3; a++) xi[a] = f_t[a] *= scale;
+        branch = MD_LOADING;
+    }
+    slip[0] = branch;
+    slip[1] = t_star;
+    slip[2] = t_2star;
+    return dot(f_t, v_t);
+}
+
 /* Returns the power -m_r . w_r. */
 static double rolling(const friction_coeffs *fc, const contact_kinematics *k, double theta[3],
                       double m_r[3])
@@ -129,19 +238,47 @@ static double rolling(const friction_coeffs *fc, const contact_kinematics *k, do
 }
 
 void friction_force(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
-                    double theta[3], double f_t[3], double m_r[3], double power[2])
+                    double theta[3], double slip[FRICTION_SLIP_HISTORY], double f_t[3],
+                    double m_r[3], double power[2])
 {
     for (int a = 0; a < 3; a++) f_t[a] = m_r[a] = 0.0;
     power[0] = power[1] = 0.0;
-    if (fc->mu > 0.0) power[0] = tangential(fc, k, xi, f_t);
+    if (fc->mu > 0.0)
+        power[0] = fc->tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ
+                       ? microslip(fc, k, xi, slip, f_t)
+                       : tangential(fc, k, xi, f_t);
     if (fc->rolling_model != ROLLING_NONE && fc->mu_r > 0.0)
         power[1] = rolling(fc, k, theta, m_r);
 }
 
-void friction_spring_energy(const friction_coeffs *fc, double d, double r_eff,
-                            const double xi[3], const double theta[3], double energy[2])
+/* Energy the tangential force T = |xi| gives back when it is unloaded to zero now, on
+ * a fresh unloading branch at the last step's normal force N:
+ *   U = 1/(8 G* a) int_0^T t / theta(t) dt,  theta^3 = 1 - (T - t)/(2 mu N)
+ *     = (T I1 - I2) / (8 G* a),  u = 1 - T/(2 mu N), q = 2 mu N,
+ *   I1 = 3q/2 (1 - u^(2/3)),  I2 = q^2 [3/2 (1 - u^(2/3)) - 3/5 (1 - u^(5/3))]. */
+static double microslip_energy(const friction_coeffs *fc, double d, double r_eff,
+                               const double xi[3], const double slip[FRICTION_SLIP_HISTORY])
 {
-    energy[0] = fc->mu > 0.0 ? 0.5 * tangential_stiffness(fc, d, r_eff) * dot(xi, xi) : 0.0;
+    double k0 = 8.0 * fc->shear_eff * sqrt(r_eff * d), T = sqrt(dot(xi, xi));
+    double q = 2.0 * fc->mu * slip[3];
+    if (!(k0 > 0.0) || T == 0.0) return 0.0;
+    if (!(q > 0.0) || T < 1e-6 * q) return 0.5 * T * T / k0; /* the series' first term */
+    double u = 1.0 - T / q;
+    if (u < 0.0) u = 0.0;
+    double u23 = cbrt(u * u), u53 = u * u23;
+    double i1 = 1.5 * q * (1.0 - u23);
+    double i2 = q * q * (1.5 * (1.0 - u23) - 0.6 * (1.0 - u53));
+    return (T * i1 - i2) / k0;
+}
+
+void friction_spring_energy(const friction_coeffs *fc, double d, double r_eff,
+                            const double xi[3], const double theta[3],
+                            const double slip[FRICTION_SLIP_HISTORY], double energy[2])
+{
+    if (fc->tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ)
+        energy[0] = fc->mu > 0.0 ? microslip_energy(fc, d, r_eff, xi, slip) : 0.0;
+    else
+        energy[0] = fc->mu > 0.0 ? 0.5 * tangential_stiffness(fc, d, r_eff) * dot(xi, xi) : 0.0;
     energy[1] = fc->rolling_model == ROLLING_SPRING && fc->mu_r > 0.0
                     ? 0.5 * rolling_stiffness(fc, d, r_eff) * dot(theta, theta)
                     : 0.0;

@@ -15,6 +15,38 @@
  * with beta = -ln e_t / sqrt(ln^2 e_t + pi^2) from the tangential restitution e_t (by
  * default the normal law's restitution, so the tangential dashpot follows the normal one).
  *
+ * Mindlin-Deresiewicz (microslip, model mindlin_deresiewicz): the no-slip spring above
+ * becomes the partial-slip law of Mindlin & Deresiewicz (J. Appl. Mech. 20, 1953), in
+ * the incremental form of Thornton (Geotechnique 41, 1991) and Thornton & Yin (Powder
+ * Technol. 65, 1991), as reviewed by Thornton, Cummins & Cleary (Powder Technol. 210,
+ * 2011). xi holds the elastic tangential force T [N] itself (not a displacement), and
+ * per contact the branch, the turning-point forces T*, T** and the last normal force
+ * (slip[], contacts.h). With a = sqrt(R* d), k0 = 8 G* a, a step dd along the force:
+ *   dT = k0 theta dd + s mu dN (1 - theta),   dN = N - N(last step)
+ *   loading (virgin), s = +1:          theta^3 = 1 - (T + mu dN) / (mu N)
+ *   unloading from T*, s = -1:         theta^3 = 1 - (T* - T + 2 mu dN) / (2 mu N)
+ *   reloading from T**, s = +1:        theta^3 = 1 - (T - T** + 2 mu dN) / (2 mu N)
+ * theta clamped to [0, 1]. A reversal of dd starts unloading (T* = T) or reloading
+ * (T** = T); reloading past T* is loading again (Masing's closure). As N changes,
+ * T* += mu dN and T** -= mu dN. The dN terms are applied only while N falls (dN < 0):
+ * a rising normal force adds a sticking annulus and must not grow T by itself (with them
+ * the first step, dN = N, would put T at mu N at once). At constant N this is exactly
+ * Mindlin & Deresiewicz (tests/test_friction.c): virgin loading
+ * T = mu N [1 - (1 - delta/delta_s)^(3/2)], delta_s = 3 mu N / (2 k0), slope k0 at 0,
+ * and a cycle between +-T* dissipates 6 mu^2 N^2 / (5 k0) [6 - 5t - (6 - t)(1 - t)^(2/3)],
+ * t = T* / (mu N) (Johnson, Contact Mechanics, 1985, eqs. 7.59-7.65).
+ * In 3D the law acts on T = |xi| along e = xi/|xi| (dd's direction when T = 0): the part
+ * of dd along e is dd above, the part across e turns the force at the stiffness k0; when
+ * T would pass through zero the frame turns with it (unloading becomes reloading from
+ * -T*). xi is turned into the tangent plane every step, as the spring above. The
+ * dashpot is the Mindlin model's (eta_t from k0), and the Coulomb cap is the same with
+ * one coefficient mu (no `static`): |xi + eta_t v_t| > mu N slides, the force is scaled
+ * to mu N, xi holds it and the loading history is forgotten (loading branch, theta 0).
+ * Its stored energy (friction_spring_energy) is what T gives back when unloaded to zero
+ * now on a fresh unloading branch at the last N: (T I1 - I2) / k0 with q = 2 mu N,
+ * u = 1 - T/q, I1 = 3q/2 (1 - u^(2/3)), I2 = q^2 [3/2 (1 - u^(2/3)) - 3/5 (1 - u^(5/3))]
+ * (exact on the virgin curve at constant N; T^2 / (2 k0) for small T).
+ *
  * Rolling resistance, torque on i (on j: minus), from the relative rolling velocity
  * w_r = (w_i - w_j) without its twist part along n:
  *   constant:  M = -mu_r R* F_n w_r / |w_r|   (Ai et al. 2011, model A)
@@ -31,7 +63,7 @@
 /* A pair of material types' friction, ready for the force loop. */
 typedef struct friction_coeffs {
     int active;            /* 0: frictionless and no rolling resistance */
-    int tangential_model;  /* TANGENTIAL_MINDLIN or TANGENTIAL_LINEAR */
+    int tangential_model;  /* TANGENTIAL_MINDLIN, _LINEAR or _MINDLIN_DERESIEWICZ */
     double mu, mu_static;  /* Coulomb: dynamic and static coefficients */
     double k_t;            /* linear model's stiffness [N/m] */
     double beta_t;         /* damping factor -ln e_t / sqrt(ln^2 e_t + pi^2) */
@@ -58,16 +90,25 @@ typedef struct contact_kinematics {
 void friction_setup(const contact_friction *spec, double young_eff, double shear_eff,
                     double law_restitution, friction_coeffs *fc);
 
-/* Updates the springs xi and theta (in: state at the step start; out: new state) and
- * returns the tangential force on i (f_t, in the tangent plane) and the rolling torque
- * on i (m_r). power[0] and power[1] receive the power the contact takes from the
- * particles' relative motion through them [W]: f_t . v_t and -m_r . w_r. */
+/* Number of values in the Mindlin-Deresiewicz state `slip` (contacts.h:
+ * CONTACT_SLIP_HISTORY): branch, T*, T**, the last step's normal force. */
+#define FRICTION_SLIP_HISTORY 4
+
+/* Updates the springs xi and theta and, for the Mindlin-Deresiewicz model, its state
+ * slip (in: state at the step start, zeros for a new contact; out: new state; the
+ * other models neither read nor write it, and take NULL) and returns the tangential force on i
+ * (f_t, in the tangent plane) and the rolling torque on i (m_r). power[0] and power[1]
+ * receive the power the contact takes from the particles' relative motion through them
+ * [W]: f_t . v_t and -m_r . w_r. */
 void friction_force(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
-                    double theta[3], double f_t[3], double m_r[3], double power[2]);
+                    double theta[3], double slip[FRICTION_SLIP_HISTORY], double f_t[3],
+                    double m_r[3], double power[2]);
 
 /* Energy [J] held by the tangential and rolling springs (energy[0], energy[1]) of a
- * contact with overlap d and effective radius r_eff. */
+ * contact with overlap d and effective radius r_eff (slip: the Mindlin-Deresiewicz
+ * state, read by that model only). */
 void friction_spring_energy(const friction_coeffs *fc, double d, double r_eff,
-                            const double xi[3], const double theta[3], double energy[2]);
+                            const double xi[3], const double theta[3],
+                            const double slip[FRICTION_SLIP_HISTORY], double energy[2]);
 
 #endif

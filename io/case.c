@@ -1243,11 +1243,13 @@ static int read_keyword(const case_reader *c, const char *path, const char *text
     return -1;
 }
 
-/* friction: {coefficient, static, model: mindlin|linear, stiffness, restitution} */
+/* friction: {coefficient, static, model: mindlin|linear|mindlin_deresiewicz, stiffness,
+ * restitution} */
 static int read_friction(case_reader *c, const char *at, const raw_friction *r,
                          contact_friction *f)
 {
-    static const char *const models[] = {"mindlin", "linear", NULL};
+    /* in the order of TANGENTIAL_* (engine/config.h) */
+    static const char *const models[] = {"mindlin", "linear", "mindlin_deresiewicz", NULL};
     key_path p = key("%s.friction.coefficient", at);
     if (read_non_negative(c, p.s, r->coefficient, &f->mu) != 0) return -1;
     if (r->static_coefficient) {
@@ -1268,9 +1270,15 @@ static int read_friction(case_reader *c, const char *at, const raw_friction *r,
                            "stiffness (the tangential spring k_t, N/m)", at);
         if (read_positive(c, p.s, r->stiffness, &f->tangential_stiffness) != 0) return -1;
     } else if (r->stiffness) {
-        return fail_at(c, p.s, "%s: only model linear takes a stiffness (mindlin's is "
-                       "8 G* sqrt(R* d))", p.s);
+        return fail_at(c, p.s, "%s: only model linear takes a stiffness (%s's is "
+                       "8 G* sqrt(R* d)%s)", p.s, models[f->tangential_model],
+                       f->tangential_model == TANGENTIAL_MINDLIN ? "" : " times the microslip "
+                       "factor theta");
     }
+    if (f->tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ && r->static_coefficient)
+        return fail_at(c, key("%s.friction.static", at).s, "%s.friction.static: model "
+                       "mindlin_deresiewicz has one coefficient (its partial slip grows "
+                       "into sliding at mu F_n); give only coefficient", at);
     if (r->restitution) {
         p = key("%s.friction.restitution", at);
         if (read_number(c, p.s, r->restitution, &f->tangential_restitution) != 0) return -1;

@@ -18,7 +18,8 @@
  *                          wall, point, normal, overlap, normal_force,
  *                          normal_force_vector, tangential_force, the pair history
  *                          (impact_velocity, law_history, tangential_spring,
- *                          rolling_spring), slot (restart data) and endpoints (2M, 3)
+ *                          rolling_spring, tangential_slip), slot (restart data) and
+ *                          endpoints (2M, 3)
  *   /vertex_index, /zeros  0, 1, 2, ... and 0.0, 0.0, ...: what the .xmf takes for the
  *                          cells' connectivity and the contact block's point radius
  * N and M may change from one snapshot to the next.

@@ -1,6 +1,7 @@
 /* Friction and rolling resistance (engine/friction.c) against rigid-body mechanics: a
  * sphere launched sliding without spin on a plane, and a binary oblique collision's
- * conservation laws. */
+ * conservation laws; the Mindlin-Deresiewicz microslip model against its closed forms
+ * at constant normal force. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "engine/friction.h"
 #include "engine/sim.h"
 
 #define G 9.81
@@ -117,11 +119,202 @@ static void test_constant_rolling_torque_stops_sphere(void **state)
     sim_free(&s);
 }
 
+/* ---- Mindlin-Deresiewicz microslip at constant normal force -------------------------
+ * One contact driven through friction_force() by a prescribed tangential displacement
+ * delta along x (normal z, overlap and normal force fixed, no dashpot). Mindlin &
+ * Deresiewicz (1953), in Johnson's "Contact Mechanics" (1985) section 7.3 notation with
+ * 1/G* = (2 - nu_1)/G_1 + (2 - nu_2)/G_2, a = sqrt(R* d), k0 = 8 G* a and the
+ * displacement at full slip delta_s = 3 mu N / (16 G* a) = 3 mu N / (2 k0):
+ *   virgin loading:   T = mu N [1 - (1 - delta/delta_s)^(3/2)]       (initial slope k0)
+ *   unloading from (delta*, T*):
+ *                     T = T* - 2 mu N [1 - (1 - (delta* - delta)/(2 delta_s))^(3/2)]
+ *   one cycle between +-T* (t = T* / (mu N)) dissipates
+ *     W = 6 mu^2 N^2 / (5 k0) [6 - 5t - (6 - t)(1 - t)^(2/3)]
+ *       = 9 mu^2 N^2/(10 a) * 1/(8 G*) * 1/6 [...]   (Johnson eq. 7.65 with "+" in the
+ *   last bracket; T*^3 / (36 a G* mu N) for small t, Johnson eq. 7.66). */
+typedef struct md_rig {
+    friction_coeffs fc;
+    contact_kinematics k;
+    double xi[3], theta[3], slip[FRICTION_SLIP_HISTORY];
+    double delta, work; /* x displacement so far; work of the force on it, trapezoidal */
+    double mu, N, k0, delta_s;
+} md_rig;
+
+static void md_rig_init(md_rig *r)
+{
+    memset(r, 0, sizeof *r);
+    double young_eff = 1.1e11, shear_eff = 3.0e10;
+    contact_friction spec = {.mu = 0.3, .tangential_model = TANGENTIAL_MINDLIN_DERESIEWICZ,
+                             .tangential_restitution = 1.0}; /* e_t = 1: no dashpot */
+    friction_setup(&spec, young_eff, shear_eff, NAN, &r->fc);
+    r->k = (contact_kinematics){.n = {0, 0, 1}, .d = 1e-6, .r_eff = 0.01, .m_eff = 1e-3,
+                                .f_normal = 10.0, .dt = 1.0};
+    r->mu = 0.3;
+    r->N = r->k.f_normal;
+    r->k0 = 8.0 * shear_eff * sqrt(r->k.r_eff * r->k.d);
+    r->delta_s = 3.0 * r->mu * r->N / (2.0 * r->k0);
+}
+
+/* Moves the contact by dx along x in one step; returns T = xi_x. */
+static double md_step(md_rig *r, double dx)
+{
+    double f_t[3], m_r[3], power[2], before = r->xi[0];
+    r->k.v_rel[0] = dx / r->k.dt; /* j's contact point moves by dx relative to i's */
+    friction_force(&r->fc, &r->k, r->xi, r->theta, r->slip, f_t, m_r, power);
+    assert_true(f_t[0] == r->xi[0] && f_t[1] == 0.0 && f_t[2] == 0.0); /* no dashpot */
+    r->delta += dx;
+    r->work += 0.5 * (before + r->xi[0]) * dx;
+    return r->xi[0];
+}
+
+static double md_loading(const md_rig *r, double delta)
+{
+    double u = 1.0 - delta / r->delta_s;
+    return u <= 0.0 ? r->mu * r->N : r->mu * r->N * (1.0 - pow(u, 1.5));
+}
+
+static double md_unloading(const md_rig *r, double delta_star, double t_star, double delta)
+{
+    double u = 1.0 - (delta_star - delta) / (2.0 * r->delta_s);
+    return t_star - 2.0 * r->mu * r->N * (1.0 - pow(u, 1.5));
+}
+
+/* Virgin loading: slope k0 at the start, Mindlin's curve, mu N from delta_s on. */
+static void test_microslip_loading_curve(void **state)
+{
+    md_rig r;
+    md_rig_init(&r);
+    int n = 20000;
+    double h = r.delta_s / n, worst = 0.0;
+    double t1 = md_step(&r, h);
+    double slope_err = fabs(t1 / h - r.k0) / r.k0;
+    for (int s = 1; s < n; s++) {
+        double t = md_step(&r, h);
+        worst = fmax(worst, fabs(t - md_loading(&r, r.delta)));
+    }
+    double at_slip = r.xi[0];
+    double beyond = 0.0;
+    for (int s = 0; s < n / 4; s++) beyond = fmax(beyond, fabs(md_step(&r, h) - r.mu * r.N));
+    print_message("k0 = %.6e N/m, delta_s = %.6e m: first-step slope error %.2e; loading "
+                  "curve within %.3e mu N; T(delta_s) = %.8f mu N; beyond: within %.2e mu N\n",
+                  r.k0, r.delta_s, slope_err, worst / (r.mu * r.N), at_slip / (r.mu * r.N),
+                  beyond / (r.mu * r.N));
+    assert_true(slope_err < 1e-12);
+    assert_true(worst < 1e-4 * r.mu * r.N);
+    assert_true(fabs(at_slip - r.mu * r.N) < 1e-4 * r.mu * r.N);
+    assert_true(beyond < 1e-12 * r.mu * r.N); /* full slip: the force stays at mu N */
+    assert_true(md_loading(&r, 0.5 * r.delta_s) < 0.7 * r.mu * r.N); /* the closed form bends */
+}
+
+/* Unloading follows the doubled curve from the turning point, reaches -T* where the
+ * symmetric loop closes (Masing), and a cycle dissipates the closed-form W. */
+static void test_microslip_cycle_dissipation(void **state)
+{
+    double fractions[] = {0.2, 0.6, 0.95};
+    for (int f = 0; f < 3; f++) {
+        md_rig r;
+        md_rig_init(&r);
+        double t = fractions[f], t_star = t * r.mu * r.N;
+        double delta_star = r.delta_s * (1.0 - pow(1.0 - t, 2.0 / 3.0));
+        int n = 40000;
+        for (int s = 0; s < n; s++) md_step(&r, delta_star / n);
+        double peak = r.xi[0];
+        r.work = 0.0;
+        double worst = 0.0;
+        for (int s = 0; s < 2 * n; s++) {
+            double tt = md_step(&r, -delta_star / n);
+            worst = fmax(worst, fabs(tt - md_unloading(&r, delta_star, peak, r.delta)));
+        }
+        double trough = r.xi[0];
+        for (int s = 0; s < 2 * n; s++) md_step(&r, delta_star / n);
+        double back = r.xi[0];
+        double w_theory = 6.0 * r.mu * r.mu * r.N * r.N / (5.0 * r.k0) *
+                          (6.0 - 5.0 * t - (6.0 - t) * pow(1.0 - t, 2.0 / 3.0));
+        print_message("T* = %.2f mu N: peak %.6f, after unloading %.6f, after reloading %.6f "
+                      "mu N; unloading curve within %.2e mu N; loop %.6e J (theory %.6e J, "
+                      "error %.2e)\n", t, peak / (r.mu * r.N), trough / (r.mu * r.N),
+                      back / (r.mu * r.N), worst / (r.mu * r.N), r.work, w_theory,
+                      fabs(r.work - w_theory) / w_theory);
+        assert_true(fabs(peak - t_star) < 1e-4 * r.mu * r.N);
+        assert_true(worst < 5e-5 * r.mu * r.N);
+        assert_true(fabs(trough + peak) < 5e-5 * r.mu * r.N);
+        assert_true(fabs(back - peak) < 5e-5 * r.mu * r.N);
+        assert_true(fabs(r.work - w_theory) < 5e-5 * w_theory);
+    }
+}
+
+/* The energy friction_spring_energy() reports is what the force gives back when
+ * unloaded to zero now: integrate the model's own unloading. */
+static void test_microslip_stored_energy(void **state)
+{
+    double fractions[] = {0.01, 0.5, 0.9};
+    for (int f = 0; f < 3; f++) {
+        md_rig r;
+        md_rig_init(&r);
+        double t = fractions[f];
+        double delta_star = r.delta_s * (1.0 - pow(1.0 - t, 2.0 / 3.0));
+        int n = 40000;
+        for (int s = 0; s < n; s++) md_step(&r, delta_star / n);
+        double energy[2];
+        friction_spring_energy(&r.fc, r.k.d, r.k.r_eff, r.xi, r.theta, r.slip, energy);
+        double peak = r.xi[0], spring = 0.5 * peak * peak / r.k0;
+        r.work = 0.0;
+        double h = delta_star / n;
+        while (r.xi[0] > 0.0) md_step(&r, -h);
+        /* the last step overshot zero: take back the part below it (linear) */
+        double last = r.xi[0], slope = r.k0; /* theta ~ its value there */
+        r.work -= 0.5 * last * (last / slope);
+        double given_back = -r.work;
+        print_message("T = %.2f mu N: stored %.6e J, the unloading gives back %.6e J "
+                      "(error %.2e); a no-slip spring would hold %.6e J\n", t, energy[0],
+                      given_back, fabs(energy[0] - given_back) / given_back, spring);
+        assert_true(fabs(energy[0] - given_back) < 5e-5 * given_back);
+        assert_true(energy[1] == 0.0);
+    }
+}
+
+/* 3D: a contact loaded along x and then moved along y turns its force towards y and
+ * slides there at mu N, never above it; turning the contact plane keeps |T|. */
+static void test_microslip_force_turns(void **state)
+{
+    md_rig r;
+    md_rig_init(&r);
+    int n = 20000;
+    for (int s = 0; s < n / 2; s++) md_step(&r, 0.5 * r.delta_s / n);
+    double worst = 0.0, f_t[3], m_r[3], power[2];
+    r.k.v_rel[0] = 0.0;
+    for (int s = 0; s < 4 * n; s++) {
+        r.k.v_rel[1] = r.delta_s / n;
+        friction_force(&r.fc, &r.k, r.xi, r.theta, r.slip, f_t, m_r, power);
+        worst = fmax(worst, sqrt(f_t[0] * f_t[0] + f_t[1] * f_t[1]) - r.mu * r.N);
+    }
+    double mag = sqrt(r.xi[0] * r.xi[0] + r.xi[1] * r.xi[1]);
+    double angle = atan2(fabs(r.xi[0]), r.xi[1]);
+    /* now tilt the normal by 0.1 rad about x, at rest: the force follows, same length */
+    r.k.v_rel[1] = 0.0;
+    r.k.n[1] = -sin(0.1); r.k.n[2] = cos(0.1);
+    friction_force(&r.fc, &r.k, r.xi, r.theta, r.slip, f_t, m_r, power);
+    double mag2 = sqrt(r.xi[0] * r.xi[0] + r.xi[1] * r.xi[1] + r.xi[2] * r.xi[2]);
+    double normal_part = r.xi[0] * r.k.n[0] + r.xi[1] * r.k.n[1] + r.xi[2] * r.k.n[2];
+    print_message("after sliding along y: |T| = %.9f mu N at %.2e rad from y (never above "
+                  "mu N by more than %.1e N); tilted: |T| changed by %.1e, normal part %.1e N\n",
+                  mag / (r.mu * r.N), angle, worst, fabs(mag2 - mag) / mag, normal_part);
+    assert_true(worst <= 1e-12 * r.mu * r.N);
+    assert_true(fabs(mag - r.mu * r.N) < 1e-9 * r.mu * r.N);
+    assert_true(angle < 1e-2);
+    assert_true(fabs(mag2 - mag) < 1e-12 * mag);
+    assert_true(fabs(normal_part) < 1e-12 * mag);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sliding_sphere_starts_rolling),
         cmocka_unit_test(test_constant_rolling_torque_stops_sphere),
+        cmocka_unit_test(test_microslip_loading_curve),
+        cmocka_unit_test(test_microslip_cycle_dissipation),
+        cmocka_unit_test(test_microslip_stored_energy),
+        cmocka_unit_test(test_microslip_force_turns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,17 +177,16 @@ static void same_state(const sim *a, const sim *b)
  * both rolling models. Run A writes snapshots at steps 2500 (between neighbour
  * rebuilds, off any schedule) and 4000 and goes on to 6000; B restarts from each and
  * must be bit-identical to A at 6000. */
-static void test_restart_is_bit_identical(void **state)
+static void restart_is_bit_identical(const char *case_file, int microslip)
 {
-    (void)state;
     sim a, b;
     sim_config ca, cb;
-    load_case("small_pour.yaml", &ca, &a);
+    load_case(case_file, &ca, &a);
     char dir[PATH_MAX], err[2048] = "";
-    snprintf(dir, sizeof dir, "%s/bit", out_dir);
+    snprintf(dir, sizeof dir, "%s/bit_%s", out_dir, ca.name);
     snapshot_run_info info = {.case_name = ca.name, .case_text = ca.case_text, .dt = a.dt,
                               .walls = &a.walls};
-    snapshot_file *f = snapshot_create(dir, "small_pour", &info, err, sizeof err);
+    snapshot_file *f = snapshot_create(dir, ca.name, &info, err, sizeof err);
     assert_non_null(f);
     int64_t rebuilds_at_2500 = -1;
     while (a.step < 6000) {
@@ -202,13 +201,24 @@ static void test_restart_is_bit_identical(void **state)
     char h5[PATH_MAX];
     snprintf(h5, sizeof h5, "%s", snapshot_h5_path(f));
     assert_int_equal(snapshot_close(f), 0);
-    size_t touching = 0;
+    size_t touching = 0, with_state = 0, turned = 0;
     for (size_t k = 0; k < a.pairs.n; k++) touching += a.pairs.touching[k];
+    const contact_list *lists[2] = {&a.pairs, &a.wall_pairs};
+    for (int L = 0; L < 2; L++)
+        for (size_t k = 0; k < lists[L]->n && lists[L]->slip[0]; k++) { /* NULL: no microslip */
+            with_state += lists[L]->slip[3][k] != 0.0;     /* normal force of the last step */
+            turned += lists[L]->slip[0][k] != 0.0;         /* past a turning point */
+        }
     assert_true(touching > 5); /* the test means something */
+    if (microslip) {
+        print_message("microslip state in %zu contacts, %zu of them past a turning point\n",
+                      with_state, turned);
+        assert_true(with_state > 5 && turned > 0);
+    }
 
     const int64_t from[2] = {2500, -1}; /* -1: the last snapshot (4000) */
     for (int k = 0; k < 2; k++) {
-        load_case("small_pour.yaml", &cb, &b);
+        load_case(case_file, &cb, &b);
         restart_point rp;
         if (restart_from_file(h5, from[k], cb.case_text, &b, &rp, err, sizeof err) != 0) fail_msg("%s", err);
         assert_int_equal(rp.step, k == 0 ? 2500 : 4000);
@@ -221,6 +231,20 @@ static void test_restart_is_bit_identical(void **state)
     }
     sim_free(&a);
     sim_config_free(&ca);
+}
+
+static void test_restart_is_bit_identical(void **state)
+{
+    (void)state;
+    restart_is_bit_identical("small_pour.yaml", 0);
+}
+
+/* The same with the Mindlin-Deresiewicz tangential model, whose per-pair state
+ * (contact_list.slip: branch, turning points, last normal force) must come back too. */
+static void test_restart_is_bit_identical_with_microslip(void **state)
+{
+    (void)state;
+    restart_is_bit_identical("microslip_pour.yaml", 1);
 }
 
 /* Particles inserted by an inlet and removed by an outlet before the snapshot: the
@@ -366,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_history_table_is_complete),
         cmocka_unit_test(test_compare_cases),
         cmocka_unit_test(test_restart_is_bit_identical),
+        cmocka_unit_test(test_restart_is_bit_identical_with_microslip),
         cmocka_unit_test(test_restart_with_inlet_and_outlet),
         cmocka_unit_test(test_restart_after_a_drop),
         cmocka_unit_test(test_restart_refusals),

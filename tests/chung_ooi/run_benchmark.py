@@ -22,8 +22,13 @@ Geometry: the plane is z = 0 with normal +z, the tangential direction is +x, spi
 about y. Two-sphere tests put sphere 1 at -x moving +x. Angular velocities are reported
 with the paper's sign (Kratos' axes): omega_paper = -omega_y.
 
+Friction runs with the tangential model of the theory behind each reference curve
+(PAPER_MODEL): Mindlin no-slip for test 4, Mindlin-Deresiewicz microslip
+(`model: mindlin_deresiewicz`) for tests 5, 6 and 8; --tangential runs every test with one.
+
 Usage: run_benchmark.py --dempact PATH [--subset fast|full] [--tests 1,4,6]
                         [--steps-per-contact N] [--work DIR] [--keep] [--png DIR]
+                        [--tangential paper|mindlin|mindlin_deresiewicz]
 """
 import argparse
 import math
@@ -212,6 +217,13 @@ TOL = {
 }
 GROSS_MARGIN = 1.1  # closed form applied where the slip exceeds the rigid threshold by 10 %
 
+# The tangential model each test runs with (None: the engine's default, Mindlin no-slip).
+# Test 4's reference is the no-slip Mindlin behaviour; the curves of tests 5, 6 and 8 are
+# Mindlin-Deresiewicz theory with microslip (see the README). Test 7 never loads its
+# tangential spring.
+PAPER_MODEL = {"4": None, "5": "mindlin_deresiewicz", "6": "mindlin_deresiewicz",
+               "8": "mindlin_deresiewicz"}
+
 
 # ---- running a case ------------------------------------------------------------------------
 class RunError(Exception):
@@ -224,8 +236,9 @@ def fmt(v):
 
 def write_case(folder, name, particles, contacts, end, step, output_interval=0.0,
                plane_material=None):
-    """particles: dicts with mat, x (3), r, v (3), w (3); contacts: (a, b, law, params, mu);
-    b = 'rigid' for the plane. Writes NAME.yaml and one CSV per material."""
+    """particles: dicts with mat, x (3), r, v (3), w (3); contacts: (a, b, law, params, mu,
+    model); b = 'rigid' for the plane, model the tangential model (None: the engine's
+    default, mindlin). Writes NAME.yaml and one CSV per material."""
     mats = []
     for p in particles:
         if p["mat"] not in mats:
@@ -248,12 +261,13 @@ def write_case(folder, name, particles, contacts, end, step, output_interval=0.0
         lines.append(f"  - {{name: rigid, density: {fmt(rho)}, young: {fmt(RIGID_YOUNG)}, "
                      f"poisson: {fmt(nu)}}}")
     lines.append("contacts:")
-    for a, b, law, params, mu in contacts:
+    for a, b, law, params, mu, model in contacts:
         entry = f"  - {{materials: [{a}, {b}], law: {law}"
         if params:
             entry += ", params: {" + ", ".join(f"{k}: {fmt(v)}" for k, v in params.items()) + "}"
         if mu > 0:
-            entry += f", friction: {{coefficient: {fmt(mu)}}}"
+            entry += f", friction: {{coefficient: {fmt(mu)}"
+            entry += f", model: {model}}}" if model else "}"
         lines.append(entry + "}")
     if plane_material:
         lines.append("walls:")
@@ -318,6 +332,13 @@ class Bench:
         self.count = 0
         self.run_seconds = 0.0
 
+    def model(self, test):
+        """The tangential model of a test: the paper's reference theory (PAPER_MODEL)
+        unless --tangential overrides it."""
+        if self.args.tangential == "paper":
+            return PAPER_MODEL.get(test)
+        return self.args.tangential
+
     def impact(self, tag, particles, contacts, v_n, r_eff, m_eff, e_star, plane_material=None,
                damped=True, dense=False, must_end=True):
         """Runs the particles until after they separate; returns the last snapshot (all of
@@ -343,18 +364,21 @@ class Bench:
         return snaps, t_c
 
     # a sphere above the plane z = 0, its lowest point a small gap above it
-    def sphere_on_plane(self, tag, mat, r, v, w, e, mu, dense=False, must_end=True):
+    def sphere_on_plane(self, tag, mat, r, v, w, e, mu, dense=False, must_end=True,
+                        model=None):
         law, params = ("hertz", None) if e is None else ("exact", {"restitution": e})
         gap = 1e-3 * r
         self.t_touch = gap / abs(v[2])
         p = {"mat": mat, "x": (0.0, 0.0, r + gap), "r": r, "v": v, "w": w}
         e_star, _ = pair_moduli(mat, None)
-        contacts = [(mat, mat, "hertz", None, 0.0), (mat, "rigid", law, params, mu)]
+        contacts = [(mat, mat, "hertz", None, 0.0, None),
+                    (mat, "rigid", law, params, mu, model)]
         return self.impact(tag, [p], contacts, abs(v[2]), r, sphere_mass(mat, r), e_star,
                            mat, damped=e is not None, dense=dense, must_end=must_end)
 
     # two spheres on the x axis touching at x = 0 after a small gap, 1 at -x moving +x
-    def two_spheres(self, tag, mat1, r1, v1, w1, mat2, r2, v2, w2, e, mu, dense=False):
+    def two_spheres(self, tag, mat1, r1, v1, w1, mat2, r2, v2, w2, e, mu, dense=False,
+                    model=None):
         law, params = ("hertz", None) if e is None else ("exact", {"restitution": e})
         gap = 1e-3 * min(r1, r2)
         v_n = v1[0] - v2[0]
@@ -362,7 +386,8 @@ class Bench:
         ps = [{"mat": mat1, "x": (-r1 - gap / 2, 0.0, 0.0), "r": r1, "v": v1, "w": w1},
               {"mat": mat2, "x": (r2 + gap / 2, 0.0, 0.0), "r": r2, "v": v2, "w": w2}]
         mats = [mat1] if mat1 == mat2 else [mat1, mat2]
-        contacts = [(a, b, law, params, mu) for i, a in enumerate(mats) for b in mats[i:]]
+        contacts = [(a, b, law, params, mu, model) for i, a in enumerate(mats)
+                    for b in mats[i:]]
         e_star, _ = pair_moduli(mat1, mat2)
         m1, m2 = sphere_mass(mat1, r1), sphere_mass(mat2, r2)
         return self.impact(tag, ps, contacts, v_n, r1 * r2 / (r1 + r2), m1 * m2 / (m1 + m2),
@@ -402,7 +427,8 @@ class Table:
 
 def pick(points, subset, keep):
     """The fast subset keeps only the abscissae nearest to the given ones: tests 5, 6 and 8
-    in gross sliding (where the closed form applies too), test 4 at 20 and 50 degrees."""
+    in gross sliding (where the closed form applies too) and test 6 at two partial-slip
+    points, test 4 at 20 and 50 degrees."""
     if subset == "full":
         return points
     chosen = []
@@ -493,7 +519,7 @@ def test4(b):
                     th = math.radians(theta)
                     snap, _ = b.sphere_on_plane(f"t4_{mat}_{theta:.4f}", mat, r,
                                                 (v * math.sin(th), 0.0, -v * math.cos(th)),
-                                                (0, 0, 0), e, mu)
+                                                (0, 0, 0), e, mu, model=b.model("4"))
                     vx, vz = snap["velocity"][0, 0], snap["velocity"][0, 2]
                     wy = snap["angular_velocity"][0, 1]
                     results[theta] = {"et": vx / (v * math.sin(th)), "w": -wy,
@@ -531,7 +557,8 @@ def test5(b):
             for x, y_ref in pick(ref, b.args.subset, [10.0]):
                 if x not in results:
                     snap, _ = b.sphere_on_plane(f"t5_{mat}_{x:.4f}", mat, r,
-                                                (x * mu * v_n, 0.0, -v_n), (0, 0, 0), e, mu)
+                                                (x * mu * v_n, 0.0, -v_n), (0, 0, 0), e, mu,
+                                                model=b.model("5"))
                     vx, vz = snap["velocity"][0, 0], snap["velocity"][0, 2]
                     wy = snap["angular_velocity"][0, 1]
                     results[x] = {"psi2": (vx - r * wy) / (mu * vz), "omega": -r * wy / (mu * v_n)}
@@ -560,7 +587,7 @@ def spinning(b, test, t, mat, keep_beta, keep_recoil):
                 # facing +x (sphere) at +v_s along z; the centre has no tangential speed
                 if test == "6":
                     snap, _ = b.sphere_on_plane(f"t6_{mat}_{v_s:.6g}", mat, r, (0, 0, -v_n),
-                                                (0, -v_s / r, 0), e, mu)
+                                                (0, -v_s / r, 0), e, mu, model=b.model("6"))
                     vx, vz = snap["velocity"][0, 0], snap["velocity"][0, 2]
                     wy = snap["angular_velocity"][0, 1]
                     slip_after, vn_after = vx - r * wy, vz
@@ -568,7 +595,7 @@ def spinning(b, test, t, mat, keep_beta, keep_recoil):
                     r2 = 0.5
                     snap, _ = b.two_spheres(f"t8_{mat}_{v_s:.6g}", mat, r, (v_n, 0, 0),
                                             (0, -v_s / r, 0), mat + "_heavy", r2, (0, 0, 0),
-                                            (0, 0, 0), e, mu)
+                                            (0, 0, 0), e, mu, model=b.model("8"))
                     v1, v2 = snap["velocity"]
                     w1, w2 = snap["angular_velocity"]
                     # contact points: +r x on sphere 1, -r2 x on sphere 2; tangential = z
@@ -589,7 +616,10 @@ def spinning(b, test, t, mat, keep_beta, keep_recoil):
 def test6(b):
     t = Table("Test 6: spinning sphere on a plane, v_n = 0.2 m/s (R = 0.1 m, mu = 0.4, e = 0.5)")
     for mat in ["al_alloy", "nylon"] if b.args.subset == "full" else ["al_alloy"]:
-        spinning(b, "6", t, mat, [0.18, 0.55], [5.7])
+        # fast: gross sliding (0.18, 0.55, 5.7) and the two partial-slip points near the
+        # peak of beta that the microslip model matches (1.19, 1.45; most of the
+        # partial-slip range does not, see the README)
+        spinning(b, "6", t, mat, [0.18, 0.55, 1.19, 1.45], [5.7])
     return t
 
 
@@ -664,6 +694,10 @@ def main():
     ap.add_argument("--work", default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--keep", action="store_true", help="keep cases and outputs")
     ap.add_argument("--png", default=None, help="draw one PNG per test into this folder")
+    ap.add_argument("--tangential", default="paper",
+                    choices=["paper", "mindlin", "mindlin_deresiewicz"],
+                    help="tangential model of every friction test (default: the one the "
+                         "paper's reference curve assumes, PAPER_MODEL)")
     args = ap.parse_args()
     if not os.access(args.dempact, os.X_OK):
         print(f"run_benchmark.py: {args.dempact} is not an executable", file=sys.stderr)
