@@ -110,10 +110,13 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
             if (++separated_steps == 3) { /* no force acts any more: speeds are final */
                 out->restitution_out = (s.p.vx[1] - s.p.vx[0]) / v0;
                 const double *vs[3] = {s.p.vx, s.p.vy, s.p.vz}, *ws[3] = {s.p.wx, s.p.wy, s.p.wz};
+                const double *xs[3] = {s.p.x, s.p.y, s.p.z};
                 for (int i = 0; i < 2; i++)
                     for (int a = 0; a < 3; a++) {
                         out->velocity_out[i][a] = vs[a][i];
                         out->spin_out[i][a] = ws[a][i];
+                        out->position_out[i][a] = xs[a][i];
+                        out->position_in[i][a] = pos[3 * i + a];
                     }
                 out->steps = n + 1;
                 out->sliding_fraction = contact_steps ? (double)sliding_steps / contact_steps : 0;

@@ -39,6 +39,8 @@ typedef struct collision_result {
     double peak_tangential_force; /* N, largest |F - (F . n) n| */
     double velocity_out[2][3];    /* spheres 0 and 1 after separation [m/s] */
     double spin_out[2][3];        /* their angular velocities [rad/s] */
+    double position_out[2][3];    /* their centres then [m] */
+    double position_in[2][3];     /* their centres at the start [m] */
     double sliding_fraction;      /* with friction: the fraction of the steps in contact
                                      at which |F_t| reached mu |F_n| (the contact slid) */
     double max_overlap;     /* m */
