@@ -50,12 +50,19 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
                         .calibrate = spec->calibrate};
     memcpy(bind.params, spec->params, sizeof bind.params);
     /* start one skin apart, so the first touch happens a few steps in */
-    double gap = 0.01 * R;
-    double pos[6] = {-R - gap / 2, 0, 0, R + gap / 2, 0, 0};
-    double vel[6] = {v0 / 2, 0, 0, -v0 / 2, 0, 0};
+    bind.friction = spec->friction;
+    double vt = spec->tangential_velocity;
+    /* start 0.01 R apart along x, and offset along y so that the centres line up on the
+     * x axis at first touch: x stays the normal at impact, VT its tangential speed */
+    double gap = 0.01 * R, y0 = 0.5 * vt * gap / v0;
+    double pos[6] = {-R - gap / 2, -y0, 0, R + gap / 2, y0, 0};
+    double vel[6] = {v0 / 2, vt / 2, 0, -v0 / 2, -vt / 2, 0};
+    double spin[6];
+    for (int a = 0; a < 3; a++) { spin[a] = spec->spin[0][a]; spin[3 + a] = spec->spin[1][a]; }
     double rad[2] = {R, R};
     particle_source src = {.kind = SOURCE_LIST, .material = 0, .n_list = 2,
-                           .list_position = pos, .list_velocity = vel, .list_radius = rad};
+                           .list_position = pos, .list_velocity = vel,
+                           .list_angular_velocity = spin, .list_radius = rad};
     sim_config cfg = {.materials = &mat, .n_materials = 1, .bindings = &bind, .n_bindings = 1,
                       .sources = &src, .n_sources = 1, .dt_check = true,
                       .impact_speed_estimate = v0,
@@ -76,6 +83,7 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
                                 ? s.laws[0].coeffs.c[spec->law->calibration->coeff] : NAN;
     double t_start = NAN, t_prev = 0.0, d_prev = overlap_now(&s);
     int separated_steps = 0;
+    long contact_steps = 0, sliding_steps = 0;
     /* the approach takes gap / v0; the contact about t_c; allow a slow, sticky one 50 t_c */
     long max_steps = (long)((gap / v0 + 50.0 * t_c) / dt) + 100;
     for (long n = 0; n < max_steps; n++) {
@@ -86,13 +94,32 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
             out->rebuilds_in_contact += s.n_rebuilds - rebuilds;
             if (isnan(t_start)) t_start = crossing(t_prev, d_prev, s.time, d);
             out->max_overlap = fmax(out->max_overlap, d);
-            double f = sqrt(s.p.fx[0] * s.p.fx[0] + s.p.fy[0] * s.p.fy[0] + s.p.fz[0] * s.p.fz[0]);
-            out->peak_force = fmax(out->peak_force, f);
+            double f[3] = {s.p.fx[0], s.p.fy[0], s.p.fz[0]};
+            double n[3] = {s.p.x[1] - s.p.x[0], s.p.y[1] - s.p.y[0], s.p.z[1] - s.p.z[0]};
+            double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), fn = 0.0, ft2 = 0.0;
+            for (int a = 0; a < 3; a++) fn += f[a] * n[a] / len;
+            for (int a = 0; a < 3; a++) ft2 += pow(f[a] - fn * n[a] / len, 2);
+            out->peak_force = fmax(out->peak_force, sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
+            out->peak_normal_force = fmax(out->peak_normal_force, fabs(fn));
+            out->peak_tangential_force = fmax(out->peak_tangential_force, sqrt(ft2));
+            contact_steps++;
+            if (spec->friction.mu > 0 && sqrt(ft2) >= (1 - 1e-9) * spec->friction.mu * fabs(fn))
+                sliding_steps++;
         } else if (!isnan(t_start)) {
             if (separated_steps == 0) out->contact_time = crossing(t_prev, d_prev, s.time, d) - t_start;
             if (++separated_steps == 3) { /* no force acts any more: speeds are final */
                 out->restitution_out = (s.p.vx[1] - s.p.vx[0]) / v0;
+                const double *vs[3] = {s.p.vx, s.p.vy, s.p.vz}, *ws[3] = {s.p.wx, s.p.wy, s.p.wz};
+                const double *xs[3] = {s.p.x, s.p.y, s.p.z};
+                for (int i = 0; i < 2; i++)
+                    for (int a = 0; a < 3; a++) {
+                        out->velocity_out[i][a] = vs[a][i];
+                        out->spin_out[i][a] = ws[a][i];
+                        out->position_out[i][a] = xs[a][i];
+                        out->position_in[i][a] = pos[3 * i + a];
+                    }
                 out->steps = n + 1;
+                out->sliding_fraction = contact_steps ? (double)sliding_steps / contact_steps : 0;
                 sim_free(&s);
                 return 0;
             }

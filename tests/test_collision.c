@@ -151,6 +151,102 @@ static void damping_orders_restitution(void **state)
     }
 }
 
+/* Angular momentum about the origin, z component: orbital plus spin (I = 2/5 m R^2). */
+static double angular_momentum_z(const collision_spec *sp, const double x[2][3], const double v[2][3],
+                                 const double w[2][3])
+{
+    double m = sp->density * 4.0 / 3.0 * M_PI * pow(sp->radius, 3);
+    double inertia = 0.4 * m * sp->radius * sp->radius;
+    double l = 0.0;
+    for (int i = 0; i < 2; i++) l += m * (x[i][0] * v[i][1] - x[i][1] * v[i][0]) + inertia * w[i][2];
+    return l;
+}
+
+/* Without friction an undamped oblique impact keeps the kinetic energy and the angular
+ * momentum, turns nothing and has no tangential force (the normal force turns with the
+ * line of centres, so the x and y velocities do change a little); the centres line up on
+ * x at first touch. */
+static void frictionless_oblique_keeps_energy_and_turns_nothing(void **state)
+{
+    collision_spec sp;
+    collision_defaults(&sp, law_find("hertz"));
+    sp.tangential_velocity = 0.5;
+    collision_result r = collide(&sp);
+    double v2 = 0.0;
+    for (int i = 0; i < 2; i++)
+        for (int a = 0; a < 3; a++) v2 += r.velocity_out[i][a] * r.velocity_out[i][a];
+    double v2_in = 2 * (0.25 + 0.0625);
+    double v_in[2][3] = {{0.5, 0.25, 0}, {-0.5, -0.25, 0}}, w0[2][3] = {{0}};
+    double l_in = angular_momentum_z(&sp, r.position_in, v_in, w0);
+    double l_out = angular_momentum_z(&sp, r.position_out, r.velocity_out, r.spin_out);
+    print_message("frictionless oblique: e_x %.9f, v^2 %.12f -> %.12f, L %.6e -> %.6e\n",
+                  r.restitution_out, v2_in, v2, l_in, l_out);
+    assert_true(fabs(v2 / v2_in - 1.0) < 1e-6);
+    assert_true(fabs(l_out - l_in) <= 1e-9 * fabs(l_in));
+    assert_true(r.peak_tangential_force < 1e-6 * r.peak_normal_force);
+    for (int i = 0; i < 2; i++)
+        for (int a = 0; a < 3; a++) assert_true(r.spin_out[i][a] == 0.0);
+    /* y0 = VT/2 * gap / V0 puts the centres at y = 0 when they touch (gap = 0.01 R) */
+    assert_true(fabs(r.position_in[0][1] + 0.25 * 0.01 * sp.radius) < 1e-15);
+}
+
+/* With friction: linear and angular momentum are conserved exactly (the tangential force
+ * acts at one point, R - d/2 from both centres), the two spheres turn alike, the
+ * tangential force never exceeds mu times the normal one, and the regimes come out in
+ * order: a small angle mostly sticks, a large one slides throughout. */
+static void friction_conserves_momenta_and_caps_the_force(void **state)
+{
+    const double angles[] = {5.0, 30.0, 70.0};
+    double last_sliding = -1.0;
+    for (int k = 0; k < 3; k++) {
+        collision_spec sp;
+        collision_defaults(&sp, law_find("hertz_tti"));
+        set_param(&sp, "restitution", 0.6);
+        sp.friction.mu = 0.3;
+        sp.tangential_velocity = sp.velocity * tan(angles[k] * M_PI / 180.0);
+        collision_result r = collide(&sp);
+        double v_in[2][3] = {{sp.velocity / 2, sp.tangential_velocity / 2, 0},
+                             {-sp.velocity / 2, -sp.tangential_velocity / 2, 0}};
+        double w_in[2][3] = {{0, 0, 0}, {0, 0, 0}};
+        double l_in = angular_momentum_z(&sp, r.position_in, v_in, w_in);
+        double l_out = angular_momentum_z(&sp, r.position_out, r.velocity_out, r.spin_out);
+        print_message("angle %g: e %.6f vy %.6f wz %.4f  Ft/Fn %.4f  sliding %.3f  L %.3e -> %.3e\n",
+                      angles[k], r.restitution_out, r.velocity_out[0][1], r.spin_out[0][2],
+                      r.peak_tangential_force / r.peak_normal_force, r.sliding_fraction, l_in, l_out);
+        assert_true(fabs(l_out - l_in) <= 1e-9 * fabs(l_in));
+        for (int a = 0; a < 3; a++)
+            assert_true(fabs(r.velocity_out[0][a] + r.velocity_out[1][a]) < 1e-12);
+        assert_true(fabs(r.spin_out[0][2] - r.spin_out[1][2]) < 1e-9 * fabs(r.spin_out[0][2]));
+        assert_true(r.spin_out[0][2] < 0.0);  /* sphere 0 moves +y, its far side is held back */
+        assert_true(r.peak_tangential_force <= 0.3 * r.peak_normal_force * (1 + 1e-9));
+        assert_true(r.sliding_fraction > last_sliding);
+        last_sliding = r.sliding_fraction;
+    }
+    assert_true(last_sliding == 1.0);
+}
+
+/* A sphere spinning into the other head on: friction slows it, sets the other spinning
+ * the other way and both moving sideways, and keeps the angular momentum. */
+static void spin_is_passed_on(void **state)
+{
+    collision_spec sp;
+    collision_defaults(&sp, law_find("hertz_tti"));
+    set_param(&sp, "restitution", 0.6);
+    sp.friction.mu = 0.3;
+    sp.spin[0][2] = 100.0;
+    collision_result r = collide(&sp);
+    print_message("spin: w %.4f %.4f  vy %.6f %.6f\n", r.spin_out[0][2], r.spin_out[1][2],
+                  r.velocity_out[0][1], r.velocity_out[1][1]);
+    assert_true(r.spin_out[0][2] < 100.0 && r.spin_out[0][2] > 0.0);
+    assert_true(r.spin_out[1][2] < 0.0);
+    assert_true(r.velocity_out[0][1] < 0.0 && r.velocity_out[1][1] > 0.0);
+    double l_in = angular_momentum_z(&sp, r.position_in,
+                                     (double[2][3]){{sp.velocity / 2, 0, 0}, {-sp.velocity / 2, 0, 0}},
+                                     (double[2][3]){{0, 0, 100.0}, {0, 0, 0}});
+    double l_out = angular_momentum_z(&sp, r.position_out, r.velocity_out, r.spin_out);
+    assert_true(fabs(l_out - l_in) <= 1e-9 * fabs(l_in));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +256,9 @@ int main(void)
         cmocka_unit_test(linear_given_stiffness_lasts_half_period),
         cmocka_unit_test(tti_near_e_and_kk_falls_with_speed),
         cmocka_unit_test(damping_orders_restitution),
+        cmocka_unit_test(frictionless_oblique_keeps_energy_and_turns_nothing),
+        cmocka_unit_test(friction_conserves_momenta_and_caps_the_force),
+        cmocka_unit_test(spin_is_passed_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,21 +1,26 @@
 #!/usr/bin/python3
-"""dempact against LAMMPS: the same head-on binary collision in both codes.
+"""dempact against LAMMPS: the same binary collision in both codes, head on and oblique.
 
 Usage: compare_collide.py --dempact PATH [--lmp lmp] [--tolerance 0.005]
                           [--cases NAME,...] [--keep DIR] [--list]
 
-Two identical steel spheres (R = 0.01 m, 7800 kg/m^3, E = 2e11 Pa, nu = 0.3) meet head on
-at V0 = 1 m/s in `units si`. dempact runs `dempact collide --format json`; LAMMPS runs
-tests/lammps/collide.in with the mapped `pair_style granular` law and prints overlap,
-force and velocities every step. Both are measured the same way (engine/collision.c):
+Two identical steel spheres (R = 0.01 m, 7800 kg/m^3, E = 2e11 Pa, nu = 0.3) meet at a
+normal speed V0 = 1 m/s in `units si`. dempact runs `dempact collide --format json`; LAMMPS
+runs tests/lammps/collide.in with the mapped `pair_style granular` law and prints overlap,
+force, positions, velocities and spins every step. Both are measured the same way
+(engine/collision.c):
 
   contact start / end  the overlap crosses zero, interpolated linearly within the step
-  peak force           largest |F| on sphere 1 over the steps in contact
-  restitution          (v2 - v1) / V0, three steps after separation
+  peak force           largest |F| on sphere 1 over the steps in contact; with friction
+                       also its largest normal (along the line of centres) and tangential part
+  restitution          (v2 - v1) . x / V0, three steps after separation
+  rebound              velocities and spins of both spheres then (oblique cases)
 
 Both codes use the same step, about 1/10000 of the Hertz contact time. Every mapped case
 must agree within --tolerance (relative, default 0.5 %) in restitution, contact time and
-peak force; exit status 1 otherwise, or if LAMMPS is missing. A negative control (LAMMPS's
+peak force, and the Mindlin cases in the tangential quantities too, except where a
+documented difference accounts for the gap (see MINDLIN below); exit status 1 otherwise,
+or if LAMMPS is missing. A negative control (LAMMPS's
 tsuji and dempact's hertz_tti given the same nominal e) must differ by more than the
 tolerance, so the check cannot pass vacuously.
 
@@ -58,23 +63,45 @@ Note what the mapping of hertz_tti shows: LAMMPS's tsuji fit alpha(cor) is about
 f(cor) / sqrt(2), so LAMMPS's `tsuji 0.5` damps like dempact's `hertz_tti` at e = 0.616 and
 restitutes 0.646 (limit_damping) where hertz_tti 0.5 restitutes 0.550.
 
-MINDLIN (friction) -- the place for it: the engine has friction (engine/friction.h), but
-`dempact collide` cannot set it yet, so there is no Mindlin case below. What it takes:
-an oblique collision (same spheres, a tangential relative speed at impact) against LAMMPS's
-    hertz/material E eta_n0 nu damping tsuji tangential mindlin NULL XGAMMAT MU
-(NULL: k_t = 8 G* a, a = sqrt(R* d), 1/G* = 2 (2 - nu) / G, G = E / (2 (1 + nu)); the
-tangential dashpot is XGAMMAT times the normal one, eta_t = XGAMMAT alpha(cor) sqrt(m* K_hz)
-d^(1/4); the Coulomb limit is MU |F_n|, F_n the total normal force, with one coefficient for
-sticking and sliding). dempact's Mindlin (engine/friction.h) uses
-eta_t = 2 sqrt(5/6) beta sqrt(k_t m*), beta = -ln e_t / sqrt(ln^2 e_t + pi^2), so
-XGAMMAT = 2 sqrt(5/6) beta sqrt(8 G*) / (alpha(cor) sqrt(4/3 E*)) maps it exactly for a pair
-of one material (both cap the tangential force at mu times the normal force after the
-clamp, LAMMPS with limit_damping). It needs from `dempact collide`: a friction coefficient
-and an impact angle (or tangential speed) on the command line, and the rebound's tangential
-velocity
-and angular velocity in its JSON (the quantities to compare, with the contact time and
-peak normal and tangential forces); and here: a case with "mindlin": True whose LAMMPS
-trace also prints vy and omegaz of both atoms. See MINDLIN_TODO below.
+MINDLIN (friction): oblique impacts of the same spheres with Coulomb friction mu = 0.3, at
+5 deg (mostly sticking), 30 deg (partial slip), 70 deg (gross sliding) from the line of
+centres (tangential speed V0 tan(angle)), and head on with sphere 1 spinning at 100 rad/s.
+The spheres start offset along y so that their centres line up on x at first touch. Both
+codes: hertz_tti e / tsuji cor as above (cor 0.5, e = 0.616226), limit_damping / cohesion
+removal on, and
+    dempact  --friction MU --tangential-restitution E_T      (engine/friction.h)
+             k_t = 8 G* sqrt(R* d),  eta_t = 2 sqrt(5/6) beta(E_T) sqrt(k_t m*),
+             beta(e) = -ln e / sqrt(ln^2 e + pi^2)
+    LAMMPS   tangential mindlin NULL XGAMMAT MU             (pair_granular.cpp)
+             k_t = 8 G* a, a = sqrt(R* d), G* from mix_stiffnessG: 1/G* = 2 (2 - nu) / G,
+             G = E / (2 (1 + nu));  eta_t = XGAMMAT alpha(cor) sqrt(m* 4/3 E* a)
+    exact:   XGAMMAT = 2 sqrt(5/6) beta(E_T) sqrt(8 G*) / (alpha(cor) sqrt(4/3 E*))
+(k_t and eta_t both go as sqrt(a), so one number maps them for a pair of one material).
+Both cap |F_t| at mu F_n, F_n the normal force after the clamp (LAMMPS: Fncrit = |Fntot|
+after limit_damping; dempact: the law's force after cohesion removal), one coefficient for
+sticking and sliding; both keep the spring as a displacement, turn it into the current
+tangent plane every step keeping its length (LAMMPS: only when its normal part exceeds
+1e-10 of the Coulomb force), add v_t dt, and apply the force at R - d/2 for the torque.
+Each case runs twice: E_T = e (the mapped tangential dashpot) and E_T = 1 (XGAMMAT = 0).
+
+Compared: e, contact time and peak normal force, and the tangential quantities (peak
+tangential force; rebound y velocity and z spin of both spheres). Three rules still differ
+(read off pair_granular.cpp, 29 Sep 2021 and later):
+  reset     after a sliding step LAMMPS sets the spring to hold the Coulomb force minus the
+            dashpot's share, xi = (F - eta_t v_t) / k_t; dempact to hold all of it, xi = F / k_t
+            (engine/friction.h says why: LAMMPS's rule passes less than mu times the normal
+            impulse in gross sliding -- 0.97956 of it at 70 deg here -- dempact's exactly 1)
+  arm       LAMMPS's contact velocity takes the spin times R, dempact's times R - d/2
+  velocity  LAMMPS's forces see v(n+1/2), dempact's v(n+1/2) + dt/2 a(n)
+tests/lammps/mindlin_reference.py integrates the collision a third time with each rule as a
+switch. With each code's rules it must reproduce that code within 1e-4 (it does, to 1e-13);
+a tangential quantity beyond the tolerance passes only if switching ONE documented rule
+(reset or arm) alone in the reference brings dempact's result within the tolerance of
+LAMMPS's, and the run then prints it as a KNOWN DIFFERENCE with its size. Without the
+tangential dashpot (E_T = 1) the reset rules coincide and every quantity agrees within the
+tolerance; with it, the partly slipping, sliding and spinning impacts differ by 1.4 to 17 %
+in rebound velocity and spin, all of it the reset rule (what is left with LAMMPS's reset is
+below 1e-3). The normal quantities agree within 7e-4 in every case.
 """
 import argparse
 import json
@@ -96,6 +123,7 @@ MASS = RHO * 4.0 / 3.0 * math.pi * R ** 3
 M_EFF, R_EFF = MASS / 2.0, R / 2.0
 E_EFF = 1.0 / (2.0 * (1.0 - NU * NU) / YOUNG)
 K_HZ = 4.0 / 3.0 * E_EFF * math.sqrt(R_EFF)
+G_EFF = 1.0 / (2.0 * (2.0 - NU) / (YOUNG / (2.0 * (1.0 + NU))))   # LAMMPS mix_stiffnessG
 
 
 def hertz_contact_time(v0):
@@ -180,18 +208,117 @@ def make_cases():
             % (g17(kn), g17(eta), " limit_damping" if removal else ""),
             "hooke %g %g: stiffness = kn, damping = eta_n0" % (kn, eta), removal)
 
+    for c in mindlin_cases():
+        cases.append(c)
+
     # Negative control: the same nominal e in both codes is NOT the same law.
     add("control: tti 0.5 vs tsuji 0.5", "hertz_tti", ["--restitution", "0.5"],
         lmp_hertz(0.5, "tsuji", True), "unmapped: nominal e = cor = 0.5", True, control=True)
     return cases
 
 
-# MINDLIN_TODO: once `dempact collide` takes friction, add here a case
-#   {"name": "mindlin", "mindlin": True, "dempact": [..., "--friction", "0.5", "--angle", ...],
-#    "lammps": "hertz/material E cor nu damping tsuji tangential mindlin NULL XGAMMAT 0.5"}
-# with XGAMMAT from the docstring, start the spheres with a tangential speed (set atom vy),
-# print vy, omegaz of both atoms in collide.in's trace, and compare the rebound's tangential
-# velocity and spin as well.
+def beta_of(e):
+    """dempact's tangential damping factor (engine/friction.c)."""
+    if e >= 1.0:
+        return 0.0
+    le = math.log(e)
+    return -le / math.sqrt(le * le + math.pi ** 2)
+
+
+def xgammat(beta, alpha):
+    """LAMMPS's tangential damping multiplier that makes its dashpot
+    XGAMMAT alpha sqrt(m* 4/3 E* a) equal dempact's 2 sqrt(5/6) beta sqrt(m* 8 G* a)."""
+    return 2.0 * math.sqrt(5.0 / 6.0) * beta * math.sqrt(8.0 * G_EFF) / (alpha * math.sqrt(4.0 / 3.0 * E_EFF))
+
+
+MU = 0.3
+NORMAL = ("e", "tc", "fn")
+TANGENTIAL = ("ft", "vy1", "vy2", "wz1", "wz2")
+REFERENCE_TOLERANCE = 1e-4   # the reference integration against each code (mindlin_reference.py)
+
+
+def mindlin_cases():
+    """Oblique impacts with Mindlin friction: sticking (5 deg), partial slip (30 deg), gross
+    sliding (70 deg) and a head-on impact of a spinning sphere, with the tangential dashpot
+    mapped (e_t = e) and without it (e_t = 1, XGAMMAT = 0). "known": the documented
+    differences between the codes (mindlin_reference.py) that may account for a tangential
+    quantity beyond the tolerance, each only if it does so alone (see explain())."""
+    cases = []
+    cor = 0.5
+    a = alpha_tsuji(cor)
+    e = tti_restitution_for(a)
+    for damped in (True, False):
+        e_t = e if damped else 1.0
+        beta = beta_of(e_t)
+        xg = xgammat(beta, a)
+        for regime, angle, spin1 in (("stick", 5.0, 0.0), ("partial", 30.0, 0.0),
+                                     ("slide", 70.0, 0.0), ("spin", 0.0, 100.0)):
+            vt = V0 * math.tan(math.radians(angle))
+            dem = ["--law", "hertz_tti", "--restitution", g17(e), "--cohesion-removal", "on",
+                   "--friction", g17(MU), "--tangential-restitution", g17(e_t),
+                   "--tangential-velocity", g17(vt)]
+            if spin1:
+                dem += ["--spin1", "0,0," + g17(spin1)]
+            c = {"name": "mindlin %s %g deg%s" % (regime, angle, "" if damped else " e_t=1"),
+                 "law": "hertz_tti", "dempact": dem,
+                 "lammps": "hertz/material %s %s %s damping tsuji tangential mindlin NULL %s %s "
+                           "limit_damping" % (g17(YOUNG), g17(cor), g17(NU), g17(xg), g17(MU)),
+                 "mapping": "tsuji %g (e = %.6f), mu %g, XGAMMAT = %.6f (e_t = %.6f)%s"
+                            % (cor, e, MU, xg, e_t, ", spin1 %g rad/s" % spin1 if spin1 else ""),
+                 "control": False, "vt": vt, "mu": MU,
+                 "spins": ((0.0, 0.0, spin1), (0.0, 0.0, 0.0)),
+                 "quantities": NORMAL + TANGENTIAL,
+                 "reference": {"alpha": a, "beta": beta, "spins": (spin1, 0.0)},
+                 "known": ("reset", "arm")}
+            cases.append(c)
+    return cases
+
+
+def reference(case, **switches):
+    import mindlin_reference
+    ref = case["reference"]
+    return mindlin_reference.collide(R, RHO, E_EFF, G_EFF, V0, case["vt"], ref["spins"],
+                                     ref["alpha"], ref["beta"], case["mu"], DT, **switches)
+
+
+RULE_NAMES = {"reset": "the tangential spring's reset after sliding",
+              "arm": "the spin's lever arm in the contact velocity"}
+DEMPACT_RULES = {"reset": "dempact", "arm": "dempact", "velocity": "dempact"}
+LAMMPS_RULES = {"reset": "lammps", "arm": "lammps", "velocity": "lammps"}
+
+
+def explain(case, dem, lam, tolerance):
+    """For a Mindlin case: integrates the collision a third time (mindlin_reference.py)
+    with each code's rules, which must reproduce that code within REFERENCE_TOLERANCE on
+    every quantity, and then with dempact's rules but one of LAMMPS's at a time, which
+    shows how much of each dempact-LAMMPS gap that one rule makes. Returns the failures and
+    {quantity: [rules]}: the known rules that alone account for the quantity's gap (with
+    dempact's rules and that one of LAMMPS's, the reference is within the tolerance of
+    LAMMPS)."""
+    failures = []
+    runs = {"dempact": reference(case, **DEMPACT_RULES), "lammps": reference(case, **LAMMPS_RULES)}
+    for which, code in (("dempact", dem), ("lammps", lam)):
+        worst = max(abs(runs[which][q] - code[q]) / abs(code[q]) for q in NORMAL + TANGENTIAL)
+        print("%-32s reference with %s's rules reproduces %s within %.1e"
+              % ("", which, "it" if which == "dempact" else "it", worst))
+        if worst > REFERENCE_TOLERANCE:
+            failures.append("%s: the reference does not reproduce %s (%.1e)" % (case["name"], which, worst))
+    print("%-32s tangential impulse / (mu normal impulse): %.5f dempact's rules, %.5f LAMMPS's"
+          % ("", runs["dempact"]["Jt"] / (MU * runs["dempact"]["Jn"]),
+             runs["lammps"]["Jt"] / (MU * runs["lammps"]["Jn"])))
+    explained = {}
+    for rule in ("reset", "arm", "velocity"):
+        sw = dict(DEMPACT_RULES)
+        sw[rule] = "lammps"
+        r = reference(case, **sw)
+        parts = []
+        for q in TANGENTIAL:
+            left = r[q] - lam[q]
+            parts.append("%s %+.1e" % (q, left / abs(lam[q])))
+            if rule in case["known"] and abs(left) <= tolerance * abs(lam[q]):
+                explained.setdefault(q, []).append(rule)
+        print("%-32s only LAMMPS's %-8s gap left: %s" % ("", rule + ":", ", ".join(parts)))
+    return failures, explained
 
 
 def run_dempact(dempact, case):
@@ -202,14 +329,21 @@ def run_dempact(dempact, case):
         raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), out.returncode, out.stderr))
     r = json.loads(out.stdout)
     return {"e": r["restitution_out"], "tc": r["contact_time"], "peak": r["peak_force"],
-            "overlap": r["max_overlap"]}
+            "overlap": r["max_overlap"], "fn": r["peak_normal_force"],
+            "ft": r["peak_tangential_force"], "slide": r["sliding_fraction"],
+            "vy1": r["velocity_out"][0][1], "vy2": r["velocity_out"][1][1],
+            "wz1": r["spin_out"][0][2], "wz2": r["spin_out"][1][2]}
 
 
 def run_lammps(lmp, case, workdir, index):
     trace = os.path.join(workdir, "trace%02d.txt" % index)
     steps = int(math.ceil((GAP / V0 + 3.0 * T_HERTZ) / DT))
-    subs = {"BOX": g17(20 * R), "X0": g17(R + GAP / 2), "DIAMETER": g17(2 * R),
-            "DENSITY": g17(RHO), "HALF_V0": g17(V0 / 2), "PAIR_COEFF": case["lammps"],
+    vt = case.get("vt", 0.0)
+    spins = case.get("spins", ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
+    subs = {"BOX": g17(20 * R), "X0": g17(R + GAP / 2), "Y0": g17(0.5 * vt * GAP / V0),
+            "DIAMETER": g17(2 * R), "DENSITY": g17(RHO), "HALF_V0": g17(V0 / 2),
+            "HALF_VT": g17(vt / 2), "SPIN1": " ".join(g17(w) for w in spins[0]),
+            "SPIN2": " ".join(g17(w) for w in spins[1]), "PAIR_COEFF": case["lammps"],
             "SKIN": g17(0.2 * R), "DT": g17(DT), "TRACE": trace, "STEPS": str(steps)}
     with open(TEMPLATE) as f:
         text = f.read()
@@ -231,38 +365,58 @@ def run_lammps(lmp, case, workdir, index):
             mass = float(line.split()[-1])
     if mass is None or abs(mass / MASS - 1) > 1e-12:
         raise RuntimeError("LAMMPS's sphere mass %r is not %r: density or diameter mismatch" % (mass, MASS))
-    return measure(trace)
+    return measure(trace, case.get("mu", 0.0))
 
 
 def crossing(t0, d0, t1, d1):
     return t0 + (t1 - t0) * (0.0 - d0) / (d1 - d0)
 
 
-def measure(trace):
-    """engine/collision.c's measurement, on LAMMPS's per-step trace."""
+def measure(trace, mu):
+    """engine/collision.c's measurement, on LAMMPS's per-step trace (collide.in: step, t, d,
+    force on atom 1, positions, velocities and angular velocities of atoms 1 and 2)."""
     rows = []
     with open(trace) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
             rows.append([float(v) for v in line.split()])
-    t_start, t_end, peak, overlap, separated = None, None, 0.0, 0.0, 0
+    t_start, t_end, separated = None, None, 0
+    res = {"peak": 0.0, "overlap": 0.0, "fn": 0.0, "ft": 0.0}
+    contact, sliding = 0, 0
     prev = rows[0]
     for row in rows[1:]:
-        _, t, d, f, v1, v2 = row
+        t, d, f = row[1], row[2], row[3:6]
+        x1, x2, v1, v2, w1, w2 = row[6:9], row[9:12], row[12:15], row[15:18], row[18:21], row[21:24]
         if d > 0.0:
             if t_start is None:
                 t_start = crossing(prev[1], prev[2], t, d)
-            peak = max(peak, abs(f))
-            overlap = max(overlap, d)
+            n = [b - a for a, b in zip(x1, x2)]
+            ln = math.sqrt(sum(c * c for c in n))
+            fn = sum(fc * nc / ln for fc, nc in zip(f, n))
+            ft = math.sqrt(sum((fc - fn * nc / ln) ** 2 for fc, nc in zip(f, n)))
+            res["peak"] = max(res["peak"], math.sqrt(sum(fc * fc for fc in f)))
+            res["fn"] = max(res["fn"], abs(fn))
+            res["ft"] = max(res["ft"], ft)
+            res["overlap"] = max(res["overlap"], d)
+            contact += 1
+            if mu > 0 and ft >= (1 - 1e-9) * mu * abs(fn):
+                sliding += 1
         elif t_start is not None:
             if separated == 0:
                 t_end = crossing(prev[1], prev[2], t, d)
             separated += 1
             if separated == 3:
-                return {"e": (v2 - v1) / V0, "tc": t_end - t_start, "peak": peak, "overlap": overlap}
+                res.update({"e": (v2[0] - v1[0]) / V0, "tc": t_end - t_start,
+                            "slide": sliding / contact, "vy1": v1[1], "vy2": v2[1],
+                            "wz1": w1[2], "wz2": w2[2]})
+                return res
         prev = row
     raise RuntimeError("%s: the spheres %s" % (trace, "never touched" if t_start is None else "did not separate"))
+
+
+LABELS = {"e": "e", "tc": "t_c [s]", "peak": "F_max [N]", "fn": "Fn_max [N]", "ft": "Ft_max [N]",
+          "vy1": "vy1 [m/s]", "vy2": "vy2 [m/s]", "wz1": "wz1 [1/s]", "wz2": "wz2 [1/s]"}
 
 
 def main():
@@ -301,24 +455,48 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     print("steel spheres R = %g m, V0 = %g m/s, dt = %.6g s (Hertz contact time %.6g s / 10000), "
           "tolerance %g %%" % (R, V0, DT, T_HERTZ, 100 * args.tolerance))
-    header = "%-32s %-8s %12s %12s %9s" % ("case", "quantity", "dempact", "LAMMPS", "rel diff")
+    header = "%-32s %-10s %12s %12s %9s" % ("case", "quantity", "dempact", "LAMMPS", "rel diff")
     print(header)
     print("-" * len(header))
     failed = []
+    known_differences = []
     try:
         for k, case in enumerate(cases):
             dem = run_dempact(args.dempact, case)
             lam = run_lammps(lmp, case, workdir, k)
             worst = 0.0
-            for q, label in (("e", "e"), ("tc", "t_c [s]"), ("peak", "F_max [N]")):
+            over = []
+            for q in case.get("quantities", ("e", "tc", "peak")):
+                label = LABELS[q]
                 rel = abs(dem[q] - lam[q]) / abs(lam[q])
                 worst = max(worst, rel)
-                print("%-32s %-8s %12.7g %12.7g %9.2e" % (case["name"] if q == "e" else "", label,
-                                                          dem[q], lam[q], rel))
+                if rel > args.tolerance:
+                    over.append(q)
+                print("%-32s %-10s %12.7g %12.7g %9.2e%s" % (
+                    case["name"] if q == case.get("quantities", ("e",))[0] else "", label,
+                    dem[q], lam[q], rel, "  > tolerance" if rel > args.tolerance else ""))
             print("%-32s %s" % ("", case["mapping"]))
+            if case.get("mu"):
+                print("%-32s sliding fraction of the contact's steps: dempact %.4f, LAMMPS %.4f"
+                      % ("", dem["slide"], lam["slide"]))
             if case["control"]:
                 if worst <= args.tolerance:
                     failed.append(case["name"] + " (control agreed: the check is vacuous)")
+                continue
+            if "reference" in case:
+                fails, explained = explain(case, dem, lam, args.tolerance)
+                failed += fails
+                unexplained = [q for q in over if q not in explained]
+                known = [q for q in over if q in explained]
+                for rules in sorted({tuple(explained[q]) for q in known}):
+                    qs = [q for q in known if tuple(explained[q]) == rules]
+                    print("%-32s KNOWN DIFFERENCE (%s): %s differ by up to %.2f %%; LAMMPS's rule "
+                          "alone accounts for it" % ("", " or ".join(RULE_NAMES[r] for r in rules),
+                                                     ", ".join(qs), 100 * max(abs(dem[q] - lam[q]) / abs(lam[q]) for q in qs)))
+                if known:
+                    known_differences.append((case["name"], known))
+                if unexplained:
+                    failed.append("%s (%s)" % (case["name"], ", ".join(unexplained)))
             elif worst > args.tolerance:
                 failed.append(case["name"])
     finally:
@@ -330,6 +508,11 @@ def main():
     print("every mapped law agrees with LAMMPS within %g %%%s" % (
         100 * args.tolerance,
         "; the unmapped control does not" if any(c["control"] for c in cases) else ""))
+    if known_differences:
+        print("except, by the documented differences (each quantity accounted for by one of "
+              "LAMMPS's rules alone, within %g %%): %s" % (
+                  100 * args.tolerance,
+                  "; ".join("%s: %s" % (n, ", ".join(q)) for n, q in known_differences)))
     return 0
 
 
