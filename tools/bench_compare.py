@@ -54,9 +54,9 @@ sliding); LIGGGHTS `tangential history`, coefficientFriction 0.5, which is the s
 with beta from e_L (0.49971 against dempact's 0.5: the tangential dashpots differ by
 0.06 %); LAMMPS `tangential mindlin NULL XGAMMAT 0.5` (k_t = 8 G* a, tangential dashpot
 XGAMMAT times the normal one) with XGAMMAT = 2 sqrt(5/6) beta_t sqrt(8 G*) /
-(alpha(cor) sqrt(4/3 E*)), which makes it dempact's. Not checked on a collision yet (see
-tests/lammps/compare_collide.py, MINDLIN_TODO), and LAMMPS's wall tangential stiffness
-(NULL) is not verified: the floor's friction may differ in LAMMPS.
+(alpha(cor) sqrt(4/3 E*)), which makes it dempact's (checked on oblique collisions in
+tests/lammps/compare_collide.py); the floor gets 8 G* as a number, because NULL is not
+8 G* for a wall (tools/lammps_packing.py measures it on an oblique impact).
 """
 import argparse
 import json
@@ -342,12 +342,14 @@ def compare_one(a, n, workdir, results):
             xgammat = 2 * math.sqrt(5.0 / 6.0) * beta(e) * math.sqrt(8 * g_eff) / \
                 (lammps_alpha(cor) * math.sqrt(4.0 / 3.0 * e_eff))
             tangential = "tangential mindlin NULL %s 0.5" % g17(xgammat)
+            # NULL is not 8 G* for a wall (tools/lammps_packing.py measures it): give it
+            wall_tangential = "tangential mindlin %s %s 0.5" % (g17(8 * g_eff), g17(xgammat))
         else:
-            tangential = "tangential linear_nohistory 0 0"
+            tangential = wall_tangential = "tangential linear_nohistory 0 0"
         pair = "hertz/material %s %s %s damping tsuji %s limit_damping" % (
             g17(young), g17(cor), g17(poisson), tangential)
         wall = "hertz/material %s %s %s damping tsuji %s limit_damping" % (
-            g17(young_wall), g17(cor), g17(poisson), tangential)
+            g17(young_wall), g17(cor), g17(poisson), wall_tangential)
         inp = os.path.join(workdir, "in.lammps_%s" % a.workload)
         with open(inp, "w") as f:
             f.write(LAMMPS_INPUT.format(pair=pair, wall=wall, **common))
