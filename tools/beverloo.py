@@ -5,8 +5,9 @@ For each orifice diameter D it writes a copy of cases/hopper.yaml with that orif
 (the cone keeps its 60-degree half-angle), runs it with `dempact run` (or reuses a run
 already in --work), and measures from the snapshots:
   - the mass left in the hopper (above the orifice) against time, and the steady
-    discharge rate W as the slope of a straight line fitted while between 15% and 60%
-    of the initial mass has left (after the start-up, before the bin runs low);
+    discharge rate W as the slope of a straight line fitted from T_STEADY (the fill has
+    landed and the flow is established) while at most 40% of the initial mass has left
+    (the bin not yet low);
   - the bulk density rho_b of the bed: the mass of the particles whose centres lie in a
     cylinder of radius 0.6 R_bin between 1 and 3 cm above the cone's top (always inside
     the bed during the steady window), over its volume, averaged over that window.
@@ -35,19 +36,22 @@ except ImportError as missing:  # pragma: no cover
 G = 9.81
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASE = os.path.join(HERE, "..", "cases", "hopper.yaml")
-R_BIN = 0.035
+R_BIN = 0.07
 ORIFICE_Z = 0.02
 HALF_ANGLE = math.radians(60.0)
+T_STEADY = 0.45  # s: the fill (dropped from up to 0.29 m) has landed and formed the bed
 
 
 def write_case(d_orifice, folder):
     text = open(CASE).read()
     length = (R_BIN - d_orifice / 2) / math.tan(HALF_ANGLE)
     text, n1 = re.subn(r"radii: \[[^\]]*\]", f"radii: [{d_orifice / 2!r}, {R_BIN!r}]", text)
-    text, n2 = re.subn(r"length: 0\.013712\b", f"length: {length!r}", text)
+    text, n2 = re.subn(r"length: [0-9.e-]+( +# \(R_bin - D/2\))", lambda m: f"length: {length!r}{m.group(1)}", text)
+    text, n3 = re.subn(r"point: \[0, 0, [0-9.e-]+\]( +# from the cone's top)",
+                       lambda m: f"point: [0, 0, {ORIFICE_Z + length!r}]{m.group(1)}", text)
     text = re.sub(r"^name: hopper", f"name: hopper_{d_orifice * 1e3:.1f}mm", text,
                   flags=re.M)
-    if n1 != 1 or n2 != 1:
+    if n1 != 1 or n2 != 1 or n3 != 1 or f"radius: {R_BIN}" not in text:
         sys.exit("beverloo: cases/hopper.yaml no longer has the cone lines this tool edits")
     path = os.path.join(folder, f"hopper_{d_orifice * 1e3:.1f}mm.yaml")
     with open(path, "w") as f:
@@ -87,7 +91,9 @@ def measure(h5, cone_length):
             densities.append(m[probe].sum() / volume)
     t, mass, rho = np.array(times), np.array(masses), np.array(densities)
     left = (mass[0] - mass) / mass[0]
-    window = (left >= 0.15) & (left <= 0.60)
+    # steady: the rain of the fill has formed the bed (t >= T_STEADY) and the flow is
+    # established, while most of the bed is still there
+    window = (left <= 0.40) & (t >= T_STEADY)
     if window.sum() < 3:
         sys.exit(f"beverloo: {h5}: too few snapshots in the steady window "
                  f"(discharged fraction reached {left.max():.2f})")

@@ -4,7 +4,7 @@
 # measure it (label validation: minutes to tens of minutes each; run by hand).
 #   heap: angle of repose in [25, 40] degrees; heap_frictionless: below 5 degrees
 #   drum: a dynamic angle of repose in [15, 45] degrees, steady (spread below 3 degrees)
-#   hopper: Beverloo's C in [0.55, 0.65] and k in [1.3, 2.9] over three orifices
+#   hopper: Beverloo's C in [0.55, 0.65] and k in [1.3, 2.9] over four orifices
 set -eu
 dempact=$1 src=$2 which=$3
 py=/usr/bin/python3
@@ -32,7 +32,7 @@ case $which in
     awk -v a="$angle" -v s="$spread" 'BEGIN { exit !(a >= 15 && a <= 45 && s < 3) }' ;;
   hopper)
     out=$("$py" "$src/tools/beverloo.py" --dempact "$dempact" --work "$work" \
-          --diameters 0.0225,0.027,0.0315); echo "$out"
+          --diameters 0.0225,0.027,0.0315,0.036); echo "$out"
     read -r c k < <(sed -n 's/^Beverloo fit.*C = \([0-9.]*\), k = \([-0-9.]*\).*/\1 \2/p' <<<"$out")
     awk -v c="$c" -v k="$k" 'BEGIN { exit !(c >= 0.55 && c <= 0.65 && k >= 1.3 && k <= 2.9) }' ;;
   *) echo "unknown flow case $which"; exit 2 ;;
