@@ -728,7 +728,7 @@ static void sum_wall_loads(sim *s)
             }
     for (size_t w = 0; w < nw; w++) {
         if (!ws->state[w].moves) continue;
-        const double *v = ws->walls[w].velocity, *omega = walls_omega(ws, w);
+        const double *v = ws->state[w].velocity, *omega = walls_omega(ws, w);
         double power = 0.0;
         for (int a = 0; a < 3; a++)
             power -= ws->force[3 * w + a] * v[a] + ws->torque[3 * w + a] * omega[a];
