@@ -220,10 +220,12 @@ def measure(h5_path):
         phi_z.append(cm.packing_fraction(pos, r, [xy_lo[0], xy_lo[1], z0], [xy_hi[0], xy_hi[1], z1]))
 
     contacts_pp = pairs.shape[0]
+    comp = compression_curve(run, case, ts)
     row = {
         "law": meta.get("law", case["contacts"][0]["law"]),
         "calibrate": meta.get("mode", "on" if case["contacts"][0].get("calibrate") else "off"),
-        "restitution": meta.get("restitution", case["contacts"][0].get("params", {}).get("restitution", float("nan"))),
+        "restitution": (float("nan") if meta.get("mode") == "-" else
+                        meta.get("restitution", case["contacts"][0].get("params", {}).get("restitution", float("nan")))),
         "particles": len(r),
         "settling_time_s": settle,
         "phi_bulk": phi,
@@ -243,45 +245,57 @@ def measure(h5_path):
         "end_time_s": float(t[-1]),
         "dt_s": run.dt,
     }
+    if comp is not None:
+        row["piston_peak_stress_Pa"] = float(comp["stress"].max())
     curves = {"time": t, "ke": ke, "fn": fn_pp, "z_mid": 0.5 * (edges[:-1] + edges[1:]),
               "phi_z": np.array(phi_z), "surface": surface, "bulk": (b_lo, b_hi),
-              "compression": compression_curve(run, case, ts)}
+              "compression": comp}
     return row, curves
 
 
-def compression_curve(run, case, ts):
-    """Stress against strain for a case with a wall named `piston` that moves: stress =
-    the piston's load along its normal / the domain's cross-section; strain = the
-    piston's travel since it started moving / the gap between it and the floor then."""
+def piston_position(wall, t):
+    """Where a wall's `point` is at the times t, from its velocity or motion schedule (as
+    the engine: each segment's velocity times the time spent in it, rest after the last)."""
+    p0 = np.array(wall["point"], dtype=float)
+    t = np.asarray(t, dtype=float)
+    if "motion" not in wall:
+        return p0 + np.outer(t, np.array(wall.get("velocity", [0, 0, 0]), dtype=float))
+    shift = np.zeros((len(t), 3))
+    start = 0.0
+    for seg in wall["motion"]:
+        d = float(seg["duration"])
+        v = np.array(seg["velocity"], dtype=float)
+        shift += np.outer(np.clip(t - start, 0.0, d), v)
+        start += d
+    return p0 + shift
+
+
+def compression_curve(run, case, ts, onset=0.01):
+    """Stress against strain for a case with a moving wall named `piston`: stress = the
+    load the particles put on the piston along its normal / the domain's cross-section;
+    strain = the piston's travel since the stress first passed `onset` x its largest
+    value (the touch: it differs from law to law, as the beds settle to different
+    heights) / the piston's height above the floor then."""
     walls = case.get("walls", [])
     names = [w.get("name") for w in walls]
-    if "piston" not in names:
+    if "piston" not in names or "wall_force" not in ts:
         return None
     k = names.index("piston")
     w = walls[k]
-    segs = w.get("motion")
-    if not segs:
-        return None
     n = np.array(w["normal"], dtype=float)
     n /= np.linalg.norm(n)
     lo, hi = _box(case)
     area = (hi[0] - lo[0]) * (hi[1] - lo[1])
     t = ts["time"]
-    # piston travel along -normal from the schedule (the motion is in the case)
-    travel = np.zeros_like(t)
-    start = float(w.get("motion_start", 0.0))
-    t_seg, disp = start, 0.0
-    for s in segs:
-        d = float(s["duration"])
-        v = -float(np.dot(np.array(s["velocity"], dtype=float), n))
-        inside = (t > t_seg) & (t <= t_seg + d)
-        travel[inside] = disp + v * (t[inside] - t_seg)
-        travel[t > t_seg + d] = disp + v * d
-        t_seg += d
-        disp += v * d
-    gap0 = float(np.dot(np.array(w["point"], dtype=float), [0, 0, 1]) - lo[2])
-    load = ts["wall_force"][:, k, :] @ (-n)  # force the particles push the piston with
-    return {"strain": travel / gap0, "stress": load / area, "moving": t >= start}
+    height = piston_position(w, t) @ -n  # its height above the origin, along -normal
+    stress = ts["wall_force"][:, k, :] @ (-n) / area  # the particles push along -n
+    if not (stress.max() > 0):
+        return None
+    touch = int(np.nonzero(stress >= onset * stress.max())[0][0])
+    gap0 = height[touch] - lo @ -n  # above the domain's face behind it (the floor)
+    strain = (height[touch] - height) / gap0
+    keep = np.arange(len(t)) >= touch
+    return {"strain": strain, "stress": stress, "moving": keep}
 
 
 # ---------------------------------------------------------------- the report

@@ -13,10 +13,11 @@ Conventions (the README's "Comparing the laws" section repeats them):
   the region, every contact counting (particle and wall).
 - Rattlers: particles with fewer than `min_contacts` contacts, removed iteratively (a
   removed rattler no longer counts as a neighbour, which may make another one a rattler)
-  from the whole packing. min_contacts is 2 with friction (a particle with 0 or 1
-  contacts carries no load: one contact cannot balance its weight, whereas friction
-  lets two hold it) and 4 = d + 1 without friction (the fewest contacts that hold a
-  frictionless sphere in 3D, the usual rattler criterion of jamming studies).
+  from the whole packing. min_contacts is 2 with friction: as Thornton's "mechanical
+  coordination number" (Geotechnique 50, 2000), which leaves out the particles with 0 or
+  1 contacts, since they carry no load; and 4 = d + 1 without friction (the fewest
+  contacts that hold a frictionless sphere in 3D, the usual criterion of jamming
+  studies).
 """
 
 import numpy as np

@@ -12,7 +12,8 @@ at every time-series sample, kinetic + rotational + gravitational + elastic ener
 what damping, friction, rolling and plasticity dissipated equals the initial energy
 within 1e-4 of it (2e-3 for hunt_crossley: see the test) (summed here from the file, not
 by the tool). Also the mapping of laws
-to runs for --calibrate both, from `dempact laws`.
+to runs for --calibrate both, from `dempact laws`, and the stress-strain plot of a
+piston case (tests/compare/piston_restart.yaml).
 """
 
 import argparse
@@ -123,6 +124,25 @@ class EndToEnd(unittest.TestCase):
         # hertz_critical_ratio off: LAMMPS's damping ratio for e = 0.5
         xi = compare.law_runs("hertz_critical_ratio", table["hertz_critical_ratio"], 0.5, "off")[0][1]["xi"]
         self.assertAlmostEqual(xi, 0.1966815, delta=1e-6)  # sqrt(5/6) ln 2 / sqrt(ln^2 2 + pi^2)
+
+
+class Compression(unittest.TestCase):
+    def test_stress_strain(self):
+        # a piston on a schedule (tests/compare/piston_restart.yaml): the report draws
+        # stress against strain
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "report")
+            p = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "compare.py"),
+                                os.path.join(HERE, "piston_restart.yaml"), "--laws",
+                                "hertz_tti,kostek", "--jobs", "2", "--out", out,
+                                "--dempact", DEMPACT], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(os.path.getsize(os.path.join(out, "stress_strain.png")) > 0)
+            with open(os.path.join(out, "table.csv")) as f:
+                rows = list(csv.DictReader(f))
+            self.assertEqual(sorted(r["law"] for r in rows), ["hertz_tti", "kostek"])
+            for r in rows:
+                self.assertTrue(float(r["piston_peak_stress_Pa"]) > 0, r)
 
 
 if __name__ == "__main__":

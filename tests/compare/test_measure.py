@@ -175,6 +175,18 @@ class Rattlers(unittest.TestCase):
         self.assertAlmostEqual(frac, 3 / 6)
 
 
+class Piston(unittest.TestCase):
+    def test_schedule(self):
+        # down 0.2 m/s for 0.1 s, up 0.1 m/s for 0.05 s, then rest (as the engine:
+        # tests/compare/test_wall_motion.c)
+        wall = {"point": [0, 0, 1], "motion": [{"duration": 0.1, "velocity": [0, 0, -0.2]},
+                                               {"duration": 0.05, "velocity": [0, 0, 0.1]}]}
+        z = compare.piston_position(wall, [0, 0.05, 0.1, 0.125, 0.15, 3.0])[:, 2]
+        np.testing.assert_allclose(z, [1, 0.99, 0.98, 0.9825, 0.985, 0.985], atol=1e-15)
+        still = compare.piston_position({"point": [0, 0, 1], "velocity": [0, 0, -1]}, [0.5])
+        np.testing.assert_allclose(still[0], [0, 0, 0.5], atol=1e-15)
+
+
 class Settling(unittest.TestCase):
     def test_threshold(self):
         t = np.linspace(0, 1, 101)
