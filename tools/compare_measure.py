@@ -152,9 +152,9 @@ def surface_height(centres, radii, lo_xy, hi_xy, cell):
     return float(np.median(top)) if len(top) else float("nan")
 
 
-def settling_time(time, energy, fraction=1e-6):
-    """The first time after which the energy stays below fraction x its peak (NaN if it
-    never does, or is still above at the last sample)."""
+def settling_time(time, energy, fraction=1e-6, hold=10):
+    """The first time after which the energy stays below fraction x its peak, for at least
+    the run's last `hold` samples (NaN if it never does)."""
     time = np.asarray(time)
     energy = np.asarray(energy)
     if len(energy) == 0 or not np.isfinite(energy).all():
@@ -162,6 +162,6 @@ def settling_time(time, energy, fraction=1e-6):
     peak = energy.max()
     above = np.nonzero(energy >= fraction * peak)[0]
     last = above[-1] if len(above) else -1
-    if last >= len(energy) - 1:
+    if len(energy) - (last + 1) < hold:
         return float("nan")
     return float(time[last + 1])
