@@ -4,7 +4,7 @@ restitution, then measure each settled packing and write a report folder.
 
     /usr/bin/python3 tools/compare.py cases/packing_settle.yaml [--laws all|a,b,..]
         [--calibrate off|on|both] [--restitution E] [--jobs N] [--out DIR]
-        [--dempact PATH] [--end-time T] [--param LAW:KEY=VALUE ...]
+        [--dempact PATH] [--end-time T] [--param LAW:KEY=VALUE ...] [--seed-offset K]
     /usr/bin/python3 tools/compare.py --report-only DIR
 
 How each law gets the restitution E (the base case's, unless --restitution):
@@ -98,9 +98,13 @@ def law_runs(law, info, e, calibrate):
     return [(m, dict(params, restitution=e), m == "on") for m in want]
 
 
-def case_for(base, base_path, law, mode, params, calibrate, e, command):
+def case_for(base, base_path, law, mode, params, calibrate, e, command, seed_offset=0):
     """The text of the case file of one run."""
     case = json.loads(json.dumps(base))  # deep copy
+    if seed_offset:  # random sources and inlets (which have no `source`)
+        for item in case.get("particles", []) + case.get("inlets", []):
+            if item.get("source", "random") == "random":
+                item["seed"] = int(item.get("seed", 0)) + seed_offset
     case["name"] = f"{law}_{mode.replace('*', 'x').replace('-', 'none')}"
     for entry in case.get("contacts", []):
         entry["law"] = law
@@ -478,6 +482,9 @@ def main(argv):
     p.add_argument("--dempact", default=os.path.join(HERE, "..", "build", "dempact"))
     p.add_argument("--end-time", type=float)
     p.add_argument("--param", action="append", default=[], metavar="LAW:KEY=VALUE")
+    p.add_argument("--seed-offset", type=int, default=0,
+                   help="add this to the seed of every random particle source and inlet "
+                        "(another packing of the same case, for the spread between seeds)")
     p.add_argument("--report-only", metavar="DIR")
     a = p.parse_args(argv)
 
@@ -521,7 +528,7 @@ def main(argv):
                 os.unlink(os.path.join(d, f))
             cp = os.path.join(d, "case.yaml")
             with open(cp, "w") as f:
-                f.write(case_for(base, a.case, law, mode, params, cal, e, command))
+                f.write(case_for(base, a.case, law, mode, params, cal, e, command, a.seed_offset))
             jobs.append((os.path.basename(d), cp, d))
     print(f"compare: {len(jobs)} runs of {a.case} at e = {e:g}, {a.jobs} at a time", file=sys.stderr)
     wall_times, failed = {}, []
