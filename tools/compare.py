@@ -40,7 +40,12 @@ import sys
 import time
 
 import numpy as np
-import yaml
+
+try:
+    import yaml
+except ImportError as exc:  # pragma: no cover - message for a machine without PyYAML
+    raise ImportError("tools/compare.py needs PyYAML (Debian: apt-get install python3-yaml; "
+                      "run it with /usr/bin/python3)") from exc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
