@@ -133,10 +133,12 @@ def run_one(dempact, case_path, out_dir, end_time):
         cmd += ["--end-time", str(end_time)]
     t0 = time.time()
     with open(os.path.join(out_dir, "log.txt"), "w") as log:
-        rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
-                            env=dict(os.environ, OMP_NUM_THREADS="1",
-                                     OMP_WAIT_POLICY="passive")).returncode
-    return rc, time.time() - t0
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                env=dict(os.environ, OMP_NUM_THREADS="1",
+                                         OMP_WAIT_POLICY="passive"))
+        _, status, usage = os.wait4(proc.pid, 0)  # the run's own CPU time
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, time.time() - t0, usage.ru_utime + usage.ru_stime
 
 
 # ---------------------------------------------------------------- measurements
@@ -195,6 +197,8 @@ def measure(h5_path):
     bulk = cm.in_box(pos, b_lo, b_hi)
     min_contacts = 2 if _has_friction(case) else 4
     z, z_nr, ratt = cm.coordination(len(r), pairs, wall_of, bulk, min_contacts)
+    counts = cm.contact_counts(len(r), pairs, wall_of)
+    below4 = float((counts[bulk] < 4).mean()) if bulk.any() else float("nan")
 
     t = ts["time"]
     # translational only: a sphere spinning about its contact normal keeps its spin (no
@@ -243,6 +247,7 @@ def measure(h5_path):
         "z_mean": z,
         "z_no_rattlers": z_nr,
         "rattler_fraction": ratt,
+        "below_4_contacts": below4,
         "overlap_mean_rel": float(rel_overlap.mean()) if len(rel_overlap) else float("nan"),
         "overlap_max_rel": float(rel_overlap.max()) if len(rel_overlap) else float("nan"),
         "diss_damping_J": diss["damping"],
@@ -317,12 +322,12 @@ COLUMNS = [
     ("law", "law", "{}"), ("calibrate", "calibrate", "{}"), ("restitution", "e", "{:g}"),
     ("settling_time_s", "settling time (s)", "{:.3f}"), ("phi_bulk", "phi bulk", "{:.4f}"),
     ("z_mean", "Z", "{:.3f}"), ("z_no_rattlers", "Z (no rattlers)", "{:.3f}"),
-    ("rattler_fraction", "rattlers", "{:.3f}"), ("overlap_mean_rel", "mean overlap / r", "{:.2e}"),
+    ("rattler_fraction", "rattlers", "{:.3f}"), ("below_4_contacts", "< 4 contacts", "{:.3f}"), ("overlap_mean_rel", "mean overlap / r", "{:.2e}"),
     ("overlap_max_rel", "max overlap / r", "{:.2e}"), ("diss_damping_J", "E damping (J)", "{:.3e}"),
     ("diss_friction_J", "E friction (J)", "{:.3e}"), ("diss_plasticity_J", "E plasticity (J)", "{:.3e}"),
     ("floor_pressure_Pa", "floor pressure (Pa)", "{:.1f}"),
     ("floor_load_over_weight", "floor load / weight", "{:.3f}"),
-    ("energy_balance_error", "energy balance", "{:.1e}"), ("wall_time_s", "run (s)", "{:.0f}"),
+    ("energy_balance_error", "energy balance", "{:.1e}"), ("cpu_time_s", "CPU (s)", "{:.0f}"),
 ]
 
 
@@ -337,7 +342,7 @@ def write_report(out, rows, curves, meta):
     idx = sorted(range(len(rows)), key=lambda k: (order.get(rows[k]["calibrate"], 9), rows[k]["law"]))
     rows = [rows[k] for k in idx]
     curves = [curves[k] for k in idx]
-    keys = list(rows[0].keys()) + (["wall_time_s"] if "wall_time_s" not in rows[0] else [])
+    keys = list(dict.fromkeys(k for row in rows for k in row))
     with open(os.path.join(out, "table.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         w.writeheader()
@@ -361,11 +366,12 @@ def write_report(out, rows, curves, meta):
         "the rest of the run, 10 samples at least ('> T': not by the end). Bulk: centres and volumes in the box "
         f"{BULK_MARGIN:g} largest diameters from the side walls, the floor and the free surface "
         "(spheres cut exactly). Z: contacts (particles and walls) per bulk particle; rattlers: "
-        "fewer than 2 contacts with friction (4 without), removed iteratively. Overlap / r: "
+        "fewer than 2 contacts with friction (4 without), removed iteratively; < 4 contacts: "
+        "the fraction of bulk particles below d + 1 = 4 contacts, whatever the friction. Overlap / r: "
         "over every contact, r the smaller radius. Energies: dissipated by the end of the run. "
         "Floor pressure: floor load over the box's cross-section, last 5% of the run. "
         "Energy balance: (E(end) + dissipated - E(0)) / dissipated, E = kinetic + rotational + "
-        "gravitational + elastic. run: wall time of the run on one thread. "
+        "gravitational + elastic. CPU: the run's CPU time (one thread). "
         "calibrate: on* = calibrated because the law has no restitution parameter; - = the law "
         "has no restitution (hertz, kostek).",
     ]
@@ -460,6 +466,7 @@ def report(out, meta=None):
     runs_dir = os.path.join(out, "runs")
     rows, curves = [], []
     times = (meta or {}).get("wall_times", {})
+    cpus = (meta or {}).get("cpu_times", {})
     for d in sorted(os.listdir(runs_dir)):
         h5 = [f for f in os.listdir(os.path.join(runs_dir, d)) if f.endswith(".h5")]
         if not h5:
@@ -468,6 +475,7 @@ def report(out, meta=None):
             continue
         row, cv = measure(os.path.join(runs_dir, d, h5[0]))
         row["wall_time_s"] = times.get(d, float("nan"))
+        row["cpu_time_s"] = cpus.get(d, float("nan"))
         rows.append(row)
         curves.append(cv)
     if not rows:
@@ -536,25 +544,46 @@ def main(argv):
                 f.write(case_for(base, a.case, law, mode, params, cal, e, command, a.seed_offset))
             jobs.append((os.path.basename(d), cp, d))
     print(f"compare: {len(jobs)} runs of {a.case} at e = {e:g}, {a.jobs} at a time", file=sys.stderr)
-    wall_times, failed = {}, []
+    # meta.json: what each invocation into this folder did (a report may be made of runs
+    # from several, e.g. --calibrate off first, on later), saved after every run
+    meta_path = os.path.join(out, "meta.json")
+    meta = json.load(open(meta_path)) if os.path.exists(meta_path) else {}
+    if meta and meta.get("base_case_text") != open(a.case).read():
+        meta = {}  # another case: start afresh
+    meta.update({"dempact": version, "dempact_path": os.path.abspath(a.dempact),
+                 "base_case": os.path.abspath(a.case), "base_case_text": open(a.case).read(),
+                 "restitution": e})
+    invocation = {"command": command, "calibrate": a.calibrate, "laws": laws,
+                  "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                  "failed": []}
+    meta.setdefault("invocations", []).append(invocation)
+    for key in ("wall_times", "cpu_times"):
+        meta.setdefault(key, {})
+        for name, _, _ in jobs:
+            meta[key].pop(name, None)
+
+    def save():
+        with open(meta_path + ".tmp", "w") as f:
+            json.dump(meta, f, indent=1)
+        os.replace(meta_path + ".tmp", meta_path)
+
+    save()
+    failed = invocation["failed"]
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         futs = {pool.submit(run_one, a.dempact, cp, d, a.end_time): name for name, cp, d in jobs}
         for fut in concurrent.futures.as_completed(futs):
             name = futs[fut]
-            rc, dt = fut.result()
-            wall_times[name] = dt
-            print(f"compare: {name}: {'done' if rc == 0 else f'FAILED (exit {rc})'} in {dt:.0f} s",
-                  file=sys.stderr)
+            rc, dt, cpu = fut.result()
+            meta["wall_times"][name] = dt
+            meta["cpu_times"][name] = cpu
+            print(f"compare: {name}: {'done' if rc == 0 else f'FAILED (exit {rc})'} in {dt:.0f} s "
+                  f"({cpu:.0f} s of CPU)", file=sys.stderr)
             if rc != 0:
                 failed.append(name)
-    meta = {"command": command, "dempact": version, "dempact_path": os.path.abspath(a.dempact),
-            "base_case": os.path.abspath(a.case), "base_case_text": open(a.case).read(),
-            "restitution": e, "calibrate": a.calibrate, "laws": laws,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "wall_times": wall_times, "total_wall_time_s": time.time() - t0, "failed": failed}
-    with open(os.path.join(out, "meta.json"), "w") as f:
-        json.dump(meta, f, indent=1)
+            save()
+    invocation["wall_time_s"] = time.time() - t0
+    save()
     report(out, meta)
     print(open(os.path.join(out, "table.md")).read())
     print(f"compare: report in {out} ({time.time() - t0:.0f} s)", file=sys.stderr)
