@@ -103,7 +103,8 @@ def law_runs(law, info, e, calibrate):
     return [(m, dict(params, restitution=e), m == "on") for m in want]
 
 
-def case_for(base, base_path, law, mode, params, calibrate, e, command, seed_offset=0):
+def case_for(base, base_path, law, mode, params, calibrate, e, command, seed_offset=0,
+             end_time=None):
     """The text of the case file of one run."""
     case = json.loads(json.dumps(base))  # deep copy
     if seed_offset:  # random sources and inlets (which have no `source`)
@@ -123,6 +124,8 @@ def case_for(base, base_path, law, mode, params, calibrate, e, command, seed_off
             item["file"] = os.path.join(folder, item["file"])
     meta = {"law": law, "mode": mode, "restitution": e, "base_case": os.path.abspath(base_path),
             "command": command}
+    if end_time is not None:
+        meta["end_time"] = end_time
     head = "# written by tools/compare.py; compare: " + json.dumps(meta) + "\n"
     return head + yaml.safe_dump(case, sort_keys=False, default_flow_style=None, width=100)
 
@@ -158,11 +161,18 @@ def _box(case):
     return (np.array(case["domain"]["min"], dtype=float), np.array(case["domain"]["max"], dtype=float))
 
 
+class Incomplete(Exception):
+    """A run that did not reach its end (killed, failed, or still running)."""
+
+
 def measure(h5_path):
     """The table row of one run, and the curves the plots need."""
     run = dempact_h5.Run(h5_path)
     case = yaml.safe_load(run.case_text)
     meta = _compare_meta(run.case_text)
+    end = float(meta.get("end_time", case["time"]["end"]))
+    if len(run) == 0 or run.times[-1] < end - 1.5 * run.dt:
+        raise Incomplete(f"it stopped at t = {run.times[-1] if len(run) else 0:g} s of {end:g} s")
     snap = run.snapshot()
     ts = run.timeseries()
     lo, hi = _box(case)
@@ -473,7 +483,11 @@ def report(out, meta=None):
             print(f"compare: {d}: no HDF5 file (the run failed: see {runs_dir}/{d}/log.txt)",
                   file=sys.stderr)
             continue
-        row, cv = measure(os.path.join(runs_dir, d, h5[0]))
+        try:
+            row, cv = measure(os.path.join(runs_dir, d, h5[0]))
+        except Incomplete as exc:
+            print(f"compare: {d}: left out, {exc}", file=sys.stderr)
+            continue
         row["wall_time_s"] = times.get(d, float("nan"))
         row["cpu_time_s"] = cpus.get(d, float("nan"))
         rows.append(row)
@@ -541,7 +555,8 @@ def main(argv):
                 os.unlink(os.path.join(d, f))
             cp = os.path.join(d, "case.yaml")
             with open(cp, "w") as f:
-                f.write(case_for(base, a.case, law, mode, params, cal, e, command, a.seed_offset))
+                f.write(case_for(base, a.case, law, mode, params, cal, e, command, a.seed_offset,
+                                 a.end_time))
             jobs.append((os.path.basename(d), cp, d))
     print(f"compare: {len(jobs)} runs of {a.case} at e = {e:g}, {a.jobs} at a time", file=sys.stderr)
     # meta.json: what each invocation into this folder did (a report may be made of runs
