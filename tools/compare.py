@@ -441,6 +441,10 @@ def plots(out, rows, curves):
                 else:
                     ax.plot(cv["phi_z"], cv["z_mid"], style[cal], color=colour[row["law"]], lw=1,
                             label=_label(row))
+            if draw == "phi":
+                tops = [cv["surface"] for cv in curves if np.isfinite(cv["surface"])]
+                if tops:
+                    ax.set_ylim(0, 1.2 * max(tops))
             ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel)
             ax.set_title(f"calibrate {m}")
