@@ -26,7 +26,7 @@ SC = math.pi / 6
 FCC = math.pi / (3 * math.sqrt(2))
 
 
-def write_lattice_h5(path, centres, radius, box, contacts, friction=True):
+def write_lattice_h5(path, centres, radius, box, contacts, friction=True, end=1.0):
     """A one-snapshot file with dempact's layout (docs/output.md), holding the given
     particles and particle-particle contacts, in a closed box (a floor and four sides)."""
     n = len(centres)
@@ -34,6 +34,7 @@ def write_lattice_h5(path, centres, radius, box, contacts, friction=True):
     case = f"""name: lattice
 domain: {{min: [{lo[0]}, {lo[1]}, {lo[2]}], max: [{hi[0]}, {hi[1]}, {hi[2]}]}}
 gravity: [0, 0, -9.81]
+time: {{end: {end}}}
 contacts:
   - materials: [glass, glass]
     law: hertz_tti
@@ -127,6 +128,15 @@ class Lattices(unittest.TestCase):
         self.assertEqual(row["rattler_fraction"], 0.0)
         self.assertAlmostEqual(row["floor_load_over_weight"], 1.0, delta=1e-12)
         self.assertAlmostEqual(row["energy_balance_error"], 0.0, delta=1e-12)
+
+    def test_incomplete_run(self):
+        # a file whose last snapshot (t = 1) is short of the case's end (2 s): left out
+        pts, radius, pairs = lattice("sc", 0.004, (3, 3, 3))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "short.h5")
+            write_lattice_h5(path, pts, radius, (np.zeros(3), np.full(3, 0.02)), pairs, end=2.0)
+            with self.assertRaises(compare.Incomplete):
+                compare.measure(path)
 
     def test_simple_cubic(self):
         # the bulk box is 2 diameters = 2 cells in from each wall and from the top:
