@@ -9,6 +9,7 @@
 #include "../models/law.h"
 
 #define NAME_LEN 64
+#define WALL_MAX_MOTION 16 /* segments of a wall's motion schedule */
 
 typedef struct material {
     char name[NAME_LEN];
@@ -84,6 +85,12 @@ typedef struct wall_spec {
     double rotation_point[3];  /* c [m] */
     double rotation_axis[3];   /* unit (zero when the wall does not rotate) */
     double angular_velocity;   /* w [rad/s], right-handed about rotation_axis */
+    /* or, instead of v t, a piecewise-constant translation (`motion`): from t = 0 the
+     * wall moves at motion_velocity[s] for motion_duration[s], segment after segment, and
+     * rests after the last; n_motion = 0: no schedule (velocity applies). */
+    int n_motion;
+    double motion_duration[WALL_MAX_MOTION];   /* s, > 0 */
+    double motion_velocity[WALL_MAX_MOTION][3]; /* m/s */
 } wall_spec;
 
 typedef enum source_kind {

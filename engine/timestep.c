@@ -69,8 +69,9 @@ double timestep_contact_time(const sim *s, double v)
 }
 
 /* A bound on the speed of any material point of a moving wall inside the domain:
- * |v| + |w| times the farthest corner of the domain from the rotation point (a drum's
- * rim, a piston; a wall spinning about its own axis moves its material too). */
+ * |v| (a motion schedule: its fastest segment) + |w| times the farthest corner of the
+ * domain from the rotation point (a drum's rim, a piston; a wall spinning about its own
+ * axis moves its material too). */
 static double wall_speed_bound(const sim *s)
 {
     double fastest = 0.0;
@@ -78,6 +79,10 @@ static double wall_speed_bound(const sim *s)
         const wall_spec *w = &s->cfg.walls[k];
         double v = sqrt(w->velocity[0] * w->velocity[0] + w->velocity[1] * w->velocity[1] +
                         w->velocity[2] * w->velocity[2]);
+        for (int g = 0; g < w->n_motion; g++) { /* a motion schedule: its fastest segment */
+            const double *u = w->motion_velocity[g];
+            v = fmax(v, sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]));
+        }
         double reach = 0.0;
         for (int corner = 0; corner < 8; corner++) {
             double r2 = 0.0;

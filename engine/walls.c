@@ -143,9 +143,44 @@ static int rotation_keeps_shape(const wall_spec *w)
     return norm(x) <= 1e-12 && distance_from_line(w->rotation_point, w->point, w->axis) <= 1e-12 * size;
 }
 
+/* How far the translation has taken the wall by time t, and its velocity then: v t, or
+ * the schedule's segments summed, each v_s times the time spent in it (at a segment's
+ * end the velocity is the next segment's; after the last, zero). */
+static void wall_translation(const wall_spec *w, double t, double shift[3], double v[3])
+{
+    for (int a = 0; a < 3; a++) {
+        shift[a] = w->n_motion ? 0.0 : w->velocity[a] * t;
+        v[a] = w->n_motion ? 0.0 : w->velocity[a];
+    }
+    double start = 0.0;
+    for (int s = 0; s < w->n_motion; s++) {
+        const double *vs = w->motion_velocity[s], end = start + w->motion_duration[s];
+        if (t < end || t <= start) {
+            for (int a = 0; a < 3; a++) {
+                if (t > start) shift[a] += vs[a] * (t - start);
+                v[a] = vs[a];
+            }
+            return;
+        }
+        for (int a = 0; a < 3; a++) shift[a] += vs[a] * w->motion_duration[s];
+        start = end;
+    }
+}
+
+/* The largest translation speed (along n if n is not NULL) of the motion. */
+static double translation_speed(const wall_spec *w, const double *n)
+{
+    double top = n ? fabs(dot(w->velocity, n)) : norm(w->velocity);
+    for (int s = 0; s < w->n_motion; s++) {
+        double v = n ? fabs(dot(w->motion_velocity[s], n)) : norm(w->motion_velocity[s]);
+        top = v > top || isnan(v) ? v : top;
+    }
+    return top;
+}
+
 static int setup_motion(const wall_spec *w, wall_state *st, size_t k, char *err, size_t err_len)
 {
-    double speed = norm(w->velocity);
+    double speed = translation_speed(w, NULL);
     int turns = w->angular_velocity != 0.0;
     if (!isfinite(speed) || !isfinite(w->angular_velocity)) {
         snprintf(err, err_len, "walls[%zu]: its motion is not finite", k);
@@ -164,7 +199,7 @@ static int setup_motion(const wall_spec *w, wall_state *st, size_t k, char *err,
                  k);
         return -1;
     }
-    double shift_speed = w->kind == WALL_PLANE ? fabs(dot(w->velocity, w->normal)) : speed;
+    double shift_speed = w->kind == WALL_PLANE ? translation_speed(w, w->normal) : speed;
     st->surface_speed = shift_speed;
     if (st->rotates_shape) st->surface_speed += fabs(w->angular_velocity) * rotation_reach(w, st);
     st->shape_moves = st->surface_speed > 0.0;
@@ -247,8 +282,8 @@ void walls_move(wall_set *ws, double t)
         const wall_spec *w = &ws->walls[k];
         wall_state *st = &ws->state[k];
         const double *ref = w->angular_velocity != 0.0 ? w->rotation_point : w->point;
+        wall_translation(w, t, st->shift, st->velocity);
         for (int a = 0; a < 3; a++) {
-            st->shift[a] = w->velocity[a] * t;
             st->centre[a] = w->rotation_point[a] + st->shift[a];
             st->ref_point[a] = ref[a] + st->shift[a];
             ws->ref_point[3 * k + a] = st->ref_point[a];
@@ -329,11 +364,10 @@ size_t walls_slots(const wall_set *ws, size_t k, const double c[3], double reach
 
 void walls_point_velocity(const wall_set *ws, size_t k, const double x[3], double v[3])
 {
-    const wall_spec *w = &ws->walls[k];
     const wall_state *st = &ws->state[k];
     double rel[3] = {x[0] - st->centre[0], x[1] - st->centre[1], x[2] - st->centre[2]}, wx[3];
     cross(st->omega, rel, wx);
-    for (int a = 0; a < 3; a++) v[a] = w->velocity[a] + wx[a];
+    for (int a = 0; a < 3; a++) v[a] = st->velocity[a] + wx[a];
 }
 
 int walls_check_particles(const wall_set *ws, const particle_store *p, char *err,

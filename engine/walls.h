@@ -7,7 +7,8 @@
  *
  * Motion is exact: the geometry at time t is the reference geometry moved by
  *   x(t) = c + R(w t) (x0 - c) + v t,
- * evaluated from t every step (nothing accumulates). Distances are computed by moving
+ * (v t: the sum of v_s t_s over the segments of a `motion` schedule up to t) evaluated
+ * from t every step (nothing accumulates). Distances are computed by moving
  * the sphere's centre back into the reference frame, so a mesh's search grid is built
  * once. */
 #ifndef DEMPACT_WALLS_H
@@ -40,7 +41,8 @@ typedef struct wall_state {
     double centre[3];     /* the rotation point now: c + v t */
     double rot[9];        /* R(w t), row-major: reference -> world directions */
     int rotates_shape;    /* rot is applied to the geometry */
-    double shift[3];      /* v t */
+    double shift[3];      /* v t (or the motion schedule's displacement by t) */
+    double velocity[3];   /* translation velocity now [m/s] */
     double ref_point[3];  /* where its torque is taken about, now */
     double surface_speed; /* bound on the speed of the surface as a set [m/s] */
     wall_mesh *mesh;      /* STL walls only */

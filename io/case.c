@@ -70,6 +70,10 @@ typedef struct raw_wall_rotation {
     char *axis_point[3], *axis[3], *angular_velocity;
 } raw_wall_rotation;
 
+typedef struct raw_wall_segment {
+    char *duration, *velocity[3];
+} raw_wall_segment;
+
 typedef struct raw_wall {
     char *name, *type, *material;
     char *point[3], *normal[3], *axis[3];
@@ -78,6 +82,8 @@ typedef struct raw_wall {
     char *file, *scale, *translation[3];          /* stl */
     char *velocity[3];                            /* motion, any wall */
     raw_wall_rotation *rotation;
+    raw_wall_segment *motion;                     /* a piecewise-constant translation */
+    unsigned motion_count;
 } raw_wall;
 
 typedef struct raw_region {
@@ -210,6 +216,13 @@ static const cyaml_schema_field_t wall_rotation_fields[] = {
     TEXT("angular_velocity", REQUIRED, raw_wall_rotation, angular_velocity),
     CYAML_FIELD_END};
 /* Which keys each type needs and takes is checked in read_wall. */
+static const cyaml_schema_field_t wall_segment_fields[] = {
+    TEXT("duration", REQUIRED, raw_wall_segment, duration),
+    TEXTS("velocity", REQUIRED, raw_wall_segment, velocity, 3),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t wall_segment_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_wall_segment, wall_segment_fields)};
+
 static const cyaml_schema_field_t wall_fields[] = {
     TEXT("name", OPTIONAL, raw_wall, name),
     TEXT("type", REQUIRED, raw_wall, type),
@@ -227,6 +240,8 @@ static const cyaml_schema_field_t wall_fields[] = {
     TEXTS("translation", OPTIONAL, raw_wall, translation, 3),
     TEXTS("velocity", OPTIONAL, raw_wall, velocity, 3),
     CYAML_FIELD_MAPPING_PTR("rotation", OPTIONAL, raw_wall, rotation, wall_rotation_fields),
+    CYAML_FIELD_SEQUENCE("motion", OPTIONAL | CYAML_FLAG_POINTER, raw_wall, motion,
+                         &wall_segment_entry, 0, CYAML_UNLIMITED),
     CYAML_FIELD_END};
 static const cyaml_schema_value_t wall_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_wall, wall_fields)};
@@ -1552,10 +1567,38 @@ static int read_stl(case_reader *c, const char *at, const raw_wall *r, wall_spec
     return 0;
 }
 
-/* velocity: [vx, vy, vz]; rotation: {axis_point: [..], axis: [..], angular_velocity: w}. */
+/* motion: [{duration: T, velocity: [vx, vy, vz]}, ...]: one segment after the other
+ * from t = 0, then rest. */
+static int read_schedule(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
+{
+    key_path motion = key("%s.motion", at);
+    if (r->velocity[0])
+        return fail_at(c, motion.s, "%s: give velocity or motion, not both (motion is a "
+                       "schedule of velocities)", motion.s);
+    if (r->motion_count == 0)
+        return fail_at(c, motion.s, "%s: must list at least one segment {duration: T, "
+                       "velocity: [vx, vy, vz]}", motion.s);
+    if (r->motion_count > WALL_MAX_MOTION)
+        return fail_at(c, motion.s, "%s: %u segments, at most %d", motion.s, r->motion_count,
+                       WALL_MAX_MOTION);
+    for (unsigned s = 0; s < r->motion_count; s++) {
+        key_path d = key("%s[%u].duration", motion.s, s), v = key("%s[%u].velocity", motion.s, s);
+        if (read_positive(c, d.s, r->motion[s].duration, &w->motion_duration[s]) != 0 ||
+            read_vector(c, v.s, r->motion[s].velocity, 3, w->motion_velocity[s]) != 0)
+            return -1;
+    }
+    w->n_motion = (int)r->motion_count;
+    return 0;
+}
+
+/* velocity: [vx, vy, vz] or motion (read_schedule); rotation: {axis_point: [..], axis:
+ * [..], angular_velocity: w}. */
 static int read_motion(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
 {
     key_path velocity = key("%s.velocity", at);
+    if ((r->motion || yaml_locator_find(&c->loc, key("%s.motion", at).s)) &&
+        read_schedule(c, at, r, w) != 0)
+        return -1;
     if (r->velocity[0] && read_vector(c, velocity.s, r->velocity, 3, w->velocity) != 0)
         return -1;
     const raw_wall_rotation *rot = r->rotation;

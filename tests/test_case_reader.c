@@ -332,6 +332,8 @@ static const bad_case bad_cases[] = {
                                            "missing required key 'coefficient'"}},
     {"bad_csv_device.yaml", {"bad_csv_device.yaml:15: ", "particles[0].file",
                               "/dev/zero is not a regular file"}},
+    {"bad_wall_motion.yaml", {"bad_wall_motion.yaml:37: ", "walls[1].motion[1].duration",
+                               "must be > 0"}},
 };
 
 /* What `dempact check` does after reading: build the simulation and look at the state
