@@ -15,14 +15,6 @@
 #include "engine/sim.h"
 #include "models/calibrate.h"
 
-/* Friction (the Hertz-Mindlin workload) needs the engine's tangential force
- * (law_binding.friction, engine/friction.h, since commit b3e03fa). With 1, --friction MU
- * sets the Coulomb coefficient of every contact (the engine's default tangential model,
- * Mindlin, with its default damping); with 0 it is refused. */
-#ifndef BENCH_ENGINE_HAS_FRICTION
-#define BENCH_ENGINE_HAS_FRICTION 1
-#endif
-
 /* Defaults: glass beads of 2 mm, as in cases/pour.yaml. */
 #define D_PARTICLES 100000
 #define D_STEPS 1000
@@ -73,23 +65,6 @@ static int bad(const char *what, const char *value)
 {
     fprintf(stderr, "dempact bench: %s: '%s'\n", what, value);
     return EXIT_BAD_INPUT;
-}
-
-/* Sets the Coulomb coefficient of the bed's contacts, or refuses while the engine has
- * no friction. */
-static int set_friction(law_binding *b, double mu)
-{
-    if (mu == 0.0) return 0;
-#if BENCH_ENGINE_HAS_FRICTION
-    b->friction.mu = mu;
-    return 0;
-#else
-    (void)b;
-    fprintf(stderr, "dempact bench: --friction %g: the engine has no friction yet, so the "
-                    "Hertz-Mindlin workload cannot run; time the frictionless one (--friction 0)\n",
-            mu);
-    return -1;
-#endif
 }
 
 /* "KEY=VALUE" into the law's parameter array. */
@@ -324,7 +299,7 @@ int cli_bench(int argc, char **argv)
                     law->name, law->params[k].name, law->params[k].name);
             return EXIT_BAD_INPUT;
         }
-    if (set_friction(&bind, mu) != 0) return EXIT_BAD_INPUT;
+    bind.friction.mu = mu; /* the Hertz-Mindlin workload: the default Mindlin model and damping */
     if (threads >= 1) omp_set_num_threads((int)threads);
     material mat = {.density = rho, .young = young, .poisson = nu};
     snprintf(mat.name, sizeof mat.name, "spheres");
