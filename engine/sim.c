@@ -1029,11 +1029,11 @@ void sim_free(sim *s)
 #include <stddef.h>
 
 const pair_history_field sim_pair_history[] = {
-    {"impact_velocity", offsetof(contact_list, impact_velocity), 1},
-    {"law_history", offsetof(contact_list, history), LAW_MAX_HISTORY},
-    {"tangential_spring", offsetof(contact_list, tangential), 3},
-    {"rolling_spring", offsetof(contact_list, rolling), 3},
-    {"tangential_slip", offsetof(contact_list, slip), CONTACT_SLIP_HISTORY},
+    {"impact_velocity", offsetof(contact_list, impact_velocity), 1, 0},
+    {"law_history", offsetof(contact_list, history), LAW_MAX_HISTORY, 0},
+    {"tangential_spring", offsetof(contact_list, tangential), 3, 0},
+    {"rolling_spring", offsetof(contact_list, rolling), 3, 0},
+    {"tangential_slip", offsetof(contact_list, slip), CONTACT_SLIP_HISTORY, 1}, /* microslip */
 };
 const int sim_n_pair_history = (int)(sizeof sim_pair_history / sizeof sim_pair_history[0]);
 

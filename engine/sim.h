@@ -106,6 +106,7 @@ typedef struct pair_history_field {
     const char *name;
     size_t offset;
     int count;
+    int zero_if_absent; /* added later: a snapshot without it had none (all zero) */
 } pair_history_field;
 #define SIM_MAX_HISTORY_FIELDS 8
 extern const pair_history_field sim_pair_history[];

@@ -305,8 +305,8 @@ static int load_snapshot(hid_t file, const restart_point *rp, sim *s, char *err,
         const pair_history_field *hf = &sim_pair_history[h];
         char path[128];
         snprintf(path, sizeof path, "contacts/%s", hf->name);
-        if (strcmp(hf->name, "tangential_slip") == 0 && H5Lexists(g, path, H5P_DEFAULT) <= 0) {
-            /* written before the microslip model existed: no contact had slip state */
+        if (hf->zero_if_absent && H5Lexists(g, path, H5P_DEFAULT) <= 0) {
+            /* written before this state existed: no contact had any */
             if (!(a.history[h] = calloc(m * (size_t)hf->count + 1, sizeof(double)))) {
                 snprintf(sub, sizeof sub, "out of memory");
                 goto bad;

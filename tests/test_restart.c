@@ -140,6 +140,19 @@ static snapshot_state state_of(const sim *s)
 
 #define SAME(a, b, n) assert_memory_equal((a), (b), (n) * sizeof *(a))
 
+/* A snapshot file for run s of case c, in the folder `sub` of the test's output folder. */
+static snapshot_file *open_snapshots(const sim_config *c, const sim *s, const char *sub,
+                                     const char *name)
+{
+    char dir[PATH_MAX], err[2048] = "";
+    snprintf(dir, sizeof dir, "%s/%s", out_dir, sub);
+    snapshot_run_info info = {.case_name = c->name, .case_text = c->case_text, .dt = s->dt,
+                              .walls = &s->walls};
+    snapshot_file *f = snapshot_create(dir, name, &info, err, sizeof err);
+    if (!f) fail_msg("%s", err);
+    return f;
+}
+
 static void same_state(const sim *a, const sim *b)
 {
     assert_int_equal(a->step, b->step);
@@ -183,11 +196,8 @@ static void restart_is_bit_identical(const char *case_file, int microslip)
     sim_config ca, cb;
     load_case(case_file, &ca, &a);
     char dir[PATH_MAX], err[2048] = "";
-    snprintf(dir, sizeof dir, "%s/bit_%s", out_dir, ca.name);
-    snapshot_run_info info = {.case_name = ca.name, .case_text = ca.case_text, .dt = a.dt,
-                              .walls = &a.walls};
-    snapshot_file *f = snapshot_create(dir, ca.name, &info, err, sizeof err);
-    assert_non_null(f);
+    snprintf(dir, sizeof dir, "bit_%s", ca.name);
+    snapshot_file *f = open_snapshots(&ca, &a, dir, ca.name);
     int64_t rebuilds_at_2500 = -1;
     while (a.step < 6000) {
         sim_step(&a);
@@ -257,12 +267,8 @@ static void test_restart_in_a_motion_schedule(void **state)
     sim a, b;
     sim_config ca, cb;
     load_case("../../compare/piston_restart.yaml", &ca, &a);
-    char dir[PATH_MAX], err[2048] = "";
-    snprintf(dir, sizeof dir, "%s/piston", out_dir);
-    snapshot_run_info info = {.case_name = ca.name, .case_text = ca.case_text, .dt = a.dt,
-                              .walls = &a.walls};
-    snapshot_file *f = snapshot_create(dir, "piston", &info, err, sizeof err);
-    assert_non_null(f);
+    char err[2048] = "";
+    snapshot_file *f = open_snapshots(&ca, &a, "piston", "piston");
     double most = 0.0;
     while (a.step < 4000) {
         sim_step(&a);
@@ -306,12 +312,8 @@ static void test_restart_with_inlet_and_outlet(void **state)
     sim a, b;
     sim_config ca, cb;
     load_case("inlet_restart.yaml", &ca, &a);
-    char dir[PATH_MAX], err[2048] = "";
-    snprintf(dir, sizeof dir, "%s/inlet", out_dir);
-    snapshot_run_info info = {.case_name = ca.name, .case_text = ca.case_text, .dt = a.dt,
-                              .walls = &a.walls};
-    snapshot_file *f = snapshot_create(dir, "inlet", &info, err, sizeof err);
-    assert_non_null(f);
+    char err[2048] = "";
+    snapshot_file *f = open_snapshots(&ca, &a, "inlet", "inlet");
     while (a.step < 24000) {
         sim_step(&a);
         if (a.step == 16001) {
@@ -344,12 +346,8 @@ static void test_restart_after_a_drop(void **state)
     sim a, b;
     sim_config ca, cb;
     load_case("small_pour.yaml", &ca, &a);
-    char dir[PATH_MAX], err[2048] = "";
-    snprintf(dir, sizeof dir, "%s/drop", out_dir);
-    snapshot_run_info info = {.case_name = ca.name, .case_text = ca.case_text, .dt = a.dt,
-                              .walls = &a.walls};
-    snapshot_file *f = snapshot_create(dir, "drop", &info, err, sizeof err);
-    assert_non_null(f);
+    char err[2048] = "";
+    snapshot_file *f = open_snapshots(&ca, &a, "drop", "drop");
     while (a.step < 4000) sim_step(&a);
     size_t touching = 0, victim = a.pairs.i[0];
     for (size_t k = 0; k < a.pairs.n; k++) touching += a.pairs.touching[k];
@@ -380,12 +378,8 @@ static void test_restart_refusals(void **state)
     sim a, b;
     sim_config ca, cb;
     load_case("memcheck_pour.yaml", &ca, &a);
-    char dir[PATH_MAX], err[2048] = "";
-    snprintf(dir, sizeof dir, "%s/refuse", out_dir);
-    snapshot_run_info info = {.case_name = ca.name, .case_text = ca.case_text, .dt = a.dt,
-                              .walls = &a.walls};
-    snapshot_file *f = snapshot_create(dir, "r", &info, err, sizeof err);
-    assert_non_null(f);
+    char err[2048] = "";
+    snapshot_file *f = open_snapshots(&ca, &a, "refuse", "r");
     for (int k = 0; k < 3; k++) {
         for (int q = 0; q < 10; q++) sim_step(&a);
         snapshot_state st = state_of(&a);

@@ -292,6 +292,23 @@ def compare_one(a, n, workdir, results):
             code, procs, "%.4g" % rate if rate else "-", "%.3f" % contacts if contacts else "-",
             "%.0f" % mem if mem else "-", extra), flush=True)
 
+    def run_ranks(code, binary, mpirun, inp, detail):
+        """Runs a LAMMPS-style input on each rank count of --ranks and notes the rate;
+        detail: the run's settings for the note."""
+        for ranks in a.ranks:
+            load = load_average()
+            log = "%s_%d_%d" % (code.lower(), n, ranks)
+            rc, text, rss = run_measured(mpirun_prefix(mpirun, ranks) + [binary, "-in", inp, "-log", "none"],
+                                         workdir, log=log)
+            loop = parse_loop(text)
+            if rc != 0 or not loop:
+                note(code, ranks, None, None, None, "failed: see %s/%s.out" % (workdir, log))
+                continue
+            thermo = parse_final_thermo(text)
+            lost = "" if thermo and int(thermo[1]) == n else " ATOMS LOST"
+            note(code, ranks, n * loop[1] / loop[0], thermo[2] if thermo else None, rss * ranks / n,
+                 "load %.2f, %s%s" % (load, detail, lost))
+
     print("N = %d, %d steps, workload %s" % (n, steps, a.workload))
     print("  %-9s %s  %12s  %8s  %10s  %s" % ("code", "p", "p-steps/s", "Z pairs", "bytes/part", "notes"))
 
@@ -353,18 +370,7 @@ def compare_one(a, n, workdir, results):
         inp = os.path.join(workdir, "in.lammps_%s" % a.workload)
         with open(inp, "w") as f:
             f.write(LAMMPS_INPUT.format(pair=pair, wall=wall, **common))
-        for ranks in a.ranks:
-            load = load_average()
-            rc, text, rss = run_measured(mpirun_prefix(mpirun, ranks) + [lmp, "-in", inp, "-log", "none"],
-                                         workdir, log="lammps_%d_%d" % (n, ranks))
-            loop = parse_loop(text)
-            if rc != 0 or not loop:
-                note("LAMMPS", ranks, None, None, None, "failed: see %s/lammps_%d_%d.out" % (workdir, n, ranks))
-                continue
-            thermo = parse_final_thermo(text)
-            lost = "" if thermo and int(thermo[1]) == n else " ATOMS LOST"
-            note("LAMMPS", ranks, n * loop[1] / loop[0], thermo[2] if thermo else None, rss * ranks / n,
-                 "load %.2f, cor %.6f, wall E %.6g%s" % (load, cor, young_wall, lost))
+        run_ranks("LAMMPS", lmp, mpirun, inp, "cor %.6f, wall E %.6g" % (cor, young_wall))
     else:
         note("LAMMPS", 0, None, None, None, "not run: %s not found" % (a.lmp if not lmp else a.mpirun))
 
@@ -377,18 +383,7 @@ def compare_one(a, n, workdir, results):
                                           friction="0.5" if a.workload == "mindlin" else "0.0",
                                           tangential="history" if a.workload == "mindlin" else "no_history",
                                           **common))
-        for ranks in a.ranks:
-            load = load_average()
-            rc, text, rss = run_measured(mpirun_prefix(mpirun, ranks) + [lig, "-in", inp, "-log", "none"],
-                                         workdir, log="liggghts_%d_%d" % (n, ranks))
-            loop = parse_loop(text)
-            if rc != 0 or not loop:
-                note("LIGGGHTS", ranks, None, None, None, "failed: see %s/liggghts_%d_%d.out" % (workdir, n, ranks))
-                continue
-            thermo = parse_final_thermo(text)
-            lost = "" if thermo and int(thermo[1]) == n else " ATOMS LOST"
-            note("LIGGGHTS", ranks, n * loop[1] / loop[0], thermo[2] if thermo else None, rss * ranks / n,
-                 "load %.2f, e %.6f%s" % (load, e_l, lost))
+        run_ranks("LIGGGHTS", lig, mpirun, inp, "e %.6f" % e_l)
     else:
         note("LIGGGHTS", 0, None, None, None, "not run: %s not found" % (a.liggghts if not lig else a.mpirun))
 
