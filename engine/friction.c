@@ -69,39 +69,130 @@ static double rolling_stiffness(const friction_coeffs *fc, double d, double r_ef
     return 2.25 * fc->mu_r * fc->mu_r * r_eff * r_eff * k_n;
 }
 
-/* Returns the power f_t . v_t. */
-static double tangential(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
-                         double f_t[3])
+/* The Cundall-Strack spring and Coulomb slider (friction.h) of a batch of contacts:
+ * per contact, turn xi into the tangent plane keeping its length (as turn_into_plane),
+ * add v_t dt, take F = k_t xi + eta_t v_t and cap it at mu F_n. */
+static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
 {
-    double v_t[3], vn = dot(k->v_rel, k->n);
-    for (int a = 0; a < 3; a++) v_t[a] = k->v_rel[a] - vn * k->n[a];
-    turn_into_plane(xi, k->n);
-    for (int a = 0; a < 3; a++) xi[a] += v_t[a] * k->dt;
-
-    double k_t = tangential_stiffness(fc, k->d, k->r_eff);
-    double eta_t = (fc->tangential_model == TANGENTIAL_LINEAR ? 2.0 : 2.0 * sqrt(5.0 / 6.0)) *
-                   fc->beta_t * sqrt(k_t * k->m_eff);
-    double f2 = 0.0;
-    for (int a = 0; a < 3; a++) {
-        f_t[a] = k_t * xi[a] + eta_t * v_t[a];
-        f2 += f_t[a] * f_t[a];
-    }
-    double limit = fc->mu_static * k->f_normal;
-    if (f2 > limit * limit) {
-        /* sliding: the dynamic coefficient caps the force and the spring is reset to hold
-         * all of it, xi = F / k_t. Resetting it to (F - eta_t v_t) / k_t stores the
-         * dashpot's share as elastic displacement: when eta_t v_t > mu F_n the spring
-         * points against the force, and as k_t and eta_t grow with the overlap the next
-         * trial force falls below mu F_n while the surfaces still slip. A contact sliding
-         * throughout then passed 4 % less than mu times the normal impulse (Chung & Ooi
-         * test 6, e = 0.5) and released the stored energy as a recoil when it stuck. */
-        double scale = fc->mu * k->f_normal / sqrt(f2);
-        for (int a = 0; a < 3; a++) {
-            f_t[a] *= scale;
-            xi[a] = k_t > 0.0 ? f_t[a] / k_t : 0.0;
+    const double *restrict n0 = b->normal[0], *restrict n1 = b->normal[1],
+                 *restrict n2 = b->normal[2];
+    const double *restrict u0 = b->v_rel[0], *restrict u1 = b->v_rel[1],
+                 *restrict u2 = b->v_rel[2];
+    const double *restrict d = b->d, *restrict r_eff = b->r_eff, *restrict m_eff = b->m_eff;
+    const double *restrict f_normal = b->f_normal;
+    double *restrict x0 = b->xi[0], *restrict x1 = b->xi[1], *restrict x2 = b->xi[2];
+    const uint32_t *restrict slot = b->slot;
+    double *restrict f0 = b->f_t[0], *restrict f1 = b->f_t[1], *restrict f2 = b->f_t[2];
+    double *restrict power = b->power[0];
+    const int linear = fc->tangential_model == TANGENTIAL_LINEAR;
+    const double k_linear = fc->k_t, g8 = 8.0 * fc->shear_eff;
+    const double eta_factor = (linear ? 2.0 : 2.0 * sqrt(5.0 / 6.0)) * fc->beta_t;
+    const double mu = fc->mu, mu_static = fc->mu_static, dt = b->dt;
+    for (size_t q = 0; q < b->n; q++) {
+        double vn = u0[q] * n0[q] + u1[q] * n1[q] + u2[q] * n2[q];
+        double t0 = u0[q] - vn * n0[q], t1 = u1[q] - vn * n1[q], t2 = u2[q] - vn * n2[q];
+        uint32_t k = slot[q];
+        double s0 = x0[k], s1 = x1[k], s2 = x2[k];
+        double len2 = s0 * s0 + s1 * s1 + s2 * s2;
+        double sn = s0 * n0[q] + s1 * n1[q] + s2 * n2[q];
+        s0 -= sn * n0[q];
+        s1 -= sn * n1[q];
+        s2 -= sn * n2[q];
+        /* The length lost is sn^2 / 2 |xi|^2 relative; below 1e-16 (a contact that
+         * barely turned this step, as most in a dense packing) the rescaling would
+         * change xi by less than its own rounding: skip the division and square root. */
+        if (sn * sn > 1e-16 * len2) {
+            double now2 = s0 * s0 + s1 * s1 + s2 * s2;
+            if (now2 > 0.0) {
+                double scale = sqrt(len2 / now2);
+                s0 *= scale;
+                s1 *= scale;
+                s2 *= scale;
+            }
         }
+        s0 += t0 * dt;
+        s1 += t1 * dt;
+        s2 += t2 * dt;
+        double k_t = linear ? k_linear : g8 * sqrt(r_eff[q] * d[q]);
+        double eta_t = eta_factor * sqrt(k_t * m_eff[q]);
+        double g0 = k_t * s0 + eta_t * t0, g1 = k_t * s1 + eta_t * t1,
+               g2 = k_t * s2 + eta_t * t2;
+        double g_2 = g0 * g0 + g1 * g1 + g2 * g2;
+        double limit = mu_static * f_normal[q];
+        if (g_2 > limit * limit) {
+            /* sliding: the dynamic coefficient caps the force and the spring is reset
+             * to hold all of it, xi = F / k_t. Resetting it to (F - eta_t v_t) / k_t
+             * stores the dashpot's share as elastic displacement: when eta_t v_t >
+             * mu F_n the spring points against the force, and as k_t and eta_t grow
+             * with the overlap the next trial force falls below mu F_n while the
+             * surfaces still slip. A contact sliding throughout then passed 4 % less
+             * than mu times the normal impulse (Chung & Ooi test 6, e = 0.5) and
+             * released the stored energy as a recoil when it stuck. */
+            double scale = mu * f_normal[q] / sqrt(g_2);
+            g0 *= scale;
+            g1 *= scale;
+            g2 *= scale;
+            s0 = k_t > 0.0 ? g0 / k_t : 0.0;
+            s1 = k_t > 0.0 ? g1 / k_t : 0.0;
+            s2 = k_t > 0.0 ? g2 / k_t : 0.0;
+        }
+        x0[k] = s0;
+        x1[k] = s1;
+        x2[k] = s2;
+        f0[q] = g0;
+        f1[q] = g1;
+        f2[q] = g2;
+        power[q] = g0 * t0 + g1 * t1 + g2 * t2;
     }
-    return dot(f_t, v_t);
+}
+
+/* The constant rolling torque of a batch: M = -mu_r R* F_n w_r / |w_r|. */
+static void rolling_constant_batch(const friction_coeffs *fc, const friction_batch *b)
+{
+    const double *restrict n0 = b->normal[0], *restrict n1 = b->normal[1],
+                 *restrict n2 = b->normal[2];
+    const double *restrict w0 = b->w_rel[0], *restrict w1 = b->w_rel[1],
+                 *restrict w2 = b->w_rel[2];
+    const double *restrict r_eff = b->r_eff, *restrict f_normal = b->f_normal;
+    double *restrict m0 = b->m_r[0], *restrict m1 = b->m_r[1], *restrict m2 = b->m_r[2];
+    double *restrict power = b->power[1];
+    const double mu_r = fc->mu_r;
+    for (size_t q = 0; q < b->n; q++) {
+        double wn = w0[q] * n0[q] + w1[q] * n1[q] + w2[q] * n2[q];
+        double r0 = w0[q] - wn * n0[q], r1 = w1[q] - wn * n1[q], r2 = w2[q] - wn * n2[q];
+        double limit = mu_r * r_eff[q] * f_normal[q];
+        double w = sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+        double a0 = w > 0.0 ? -limit * r0 / w : 0.0, a1 = w > 0.0 ? -limit * r1 / w : 0.0,
+               a2 = w > 0.0 ? -limit * r2 / w : 0.0;
+        m0[q] = a0;
+        m1[q] = a1;
+        m2[q] = a2;
+        power[q] = -(a0 * r0 + a1 * r1 + a2 * r2);
+    }
+}
+
+int friction_batchable(const friction_coeffs *fc)
+{
+    return fc->tangential_model != TANGENTIAL_MINDLIN_DERESIEWICZ &&
+           fc->rolling_model != ROLLING_SPRING;
+}
+
+void friction_force_batch(const friction_coeffs *fc, const friction_batch *b)
+{
+    if (fc->mu > 0.0) {
+        tangential_batch(fc, b);
+    } else {
+        for (int a = 0; a < 3; a++)
+            for (size_t q = 0; q < b->n; q++) b->f_t[a][q] = 0.0;
+        for (size_t q = 0; q < b->n; q++) b->power[0][q] = 0.0;
+    }
+    if (fc->rolling_model == ROLLING_CONSTANT && fc->mu_r > 0.0) {
+        rolling_constant_batch(fc, b);
+    } else {
+        for (int a = 0; a < 3; a++)
+            for (size_t q = 0; q < b->n; q++) b->m_r[a][q] = 0.0;
+        for (size_t q = 0; q < b->n; q++) b->power[1][q] = 0.0;
+    }
 }
 
 /* Mindlin-Deresiewicz branches (slip[0]) */
@@ -208,19 +299,13 @@ static double microslip(const friction_coeffs *fc, const contact_kinematics *k, 
     return dot(f_t, v_t);
 }
 
-/* Returns the power -m_r . w_r. */
-static double rolling(const friction_coeffs *fc, const contact_kinematics *k, double theta[3],
+/* The rolling spring (elastic-plastic spring-dashpot). Returns the power -m_r . w_r. */
+static double rolling_spring(const friction_coeffs *fc, const contact_kinematics *k, double theta[3],
                       double m_r[3])
 {
     double w_r[3], wn = dot(k->w_rel, k->n);
     for (int a = 0; a < 3; a++) w_r[a] = k->w_rel[a] - wn * k->n[a];
     double limit = fc->mu_r * k->r_eff * k->f_normal;
-    if (fc->rolling_model == ROLLING_CONSTANT) {
-        double w = sqrt(dot(w_r, w_r));
-        for (int a = 0; a < 3; a++) m_r[a] = w > 0.0 ? -limit * w_r[a] / w : 0.0;
-        return -dot(m_r, w_r);
-    }
-    /* elastic-plastic spring-dashpot */
     turn_into_plane(theta, k->n);
     for (int a = 0; a < 3; a++) theta[a] += w_r[a] * k->dt;
     double k_r = rolling_stiffness(fc, k->d, k->r_eff);
@@ -248,12 +333,27 @@ void friction_force(const friction_coeffs *fc, const contact_kinematics *k, doub
 {
     for (int a = 0; a < 3; a++) f_t[a] = m_r[a] = 0.0;
     power[0] = power[1] = 0.0;
-    if (fc->mu > 0.0)
-        power[0] = fc->tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ
-                       ? microslip(fc, k, xi, slip, f_t)
-                       : tangential(fc, k, xi, f_t);
-    if (fc->rolling_model != ROLLING_NONE && fc->mu_r > 0.0)
-        power[1] = rolling(fc, k, theta, m_r);
+    /* the batch models, as a batch of one */
+    static const uint32_t first = 0;
+    const friction_batch one = {
+        .n = 1, .dt = k->dt, .normal = {&k->n[0], &k->n[1], &k->n[2]}, .d = &k->d,
+        .r_eff = &k->r_eff, .m_eff = &k->m_eff, .f_normal = &k->f_normal,
+        .v_rel = {&k->v_rel[0], &k->v_rel[1], &k->v_rel[2]},
+        .w_rel = {&k->w_rel[0], &k->w_rel[1], &k->w_rel[2]},
+        .xi = {&xi[0], &xi[1], &xi[2]}, .slot = &first, .f_t = {&f_t[0], &f_t[1], &f_t[2]},
+        .m_r = {&m_r[0], &m_r[1], &m_r[2]}, .power = {&power[0], &power[1]}};
+    if (fc->mu > 0.0) {
+        if (fc->tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ)
+            power[0] = microslip(fc, k, xi, slip, f_t);
+        else
+            tangential_batch(fc, &one);
+    }
+    if (fc->rolling_model != ROLLING_NONE && fc->mu_r > 0.0) {
+        if (fc->rolling_model == ROLLING_CONSTANT)
+            rolling_constant_batch(fc, &one);
+        else
+            power[1] = rolling_spring(fc, k, theta, m_r);
+    }
 }
 
 /* Energy the tangential force T = |xi| gives back when it is unloaded to zero now, on

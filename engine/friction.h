@@ -58,6 +58,9 @@
 #ifndef DEMPACT_FRICTION_H
 #define DEMPACT_FRICTION_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "config.h"
 
 /* A pair of material types' friction, ready for the force loop. */
@@ -103,6 +106,32 @@ void friction_setup(const contact_friction *spec, double young_eff, double shear
 void friction_force(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
                     double theta[3], double slip[FRICTION_SLIP_HISTORY], double f_t[3],
                     double m_r[3], double power[2]);
+
+/* The force loop's form of friction_force: the contacts of one pair type as arrays of
+ * n (one array per component), for the models that friction_batchable() accepts (the
+ * Cundall-Strack springs and the constant rolling torque; the Mindlin-Deresiewicz
+ * model and the rolling spring keep per-contact state and take friction_force). One
+ * loop over plain arrays, with no per-contact call or lookup, is what makes a frictional
+ * contact cheap; friction_force uses it too, with n = 1, so both give the same bits. */
+typedef struct friction_batch {
+    size_t n;
+    double dt;
+    const double *normal[3];   /* unit normal from i to j */
+    const double *d, *r_eff, *m_eff;
+    const double *f_normal;    /* normal force magnitude, >= 0 [N] */
+    const double *v_rel[3];    /* velocity of j's contact point relative to i's [m/s] */
+    const double *w_rel[3];    /* w_i - w_j [rad/s] */
+    double *xi[3];             /* in: tangential springs; out: turned and updated */
+    const uint32_t *slot;      /* contact q's spring is xi[a][slot[q]] (the contact
+                                  list's own arrays, read and written in place) */
+    double *f_t[3], *m_r[3];   /* out: tangential force and rolling torque on i */
+    double *power[2];          /* out: f_t . v_t and -m_r . w_r [W] */
+} friction_batch;
+
+/* 1 if friction_force_batch can take the contacts of this pair type. */
+int friction_batchable(const friction_coeffs *fc);
+
+void friction_force_batch(const friction_coeffs *fc, const friction_batch *b);
 
 /* Energy [J] held by the tangential and rolling springs (energy[0], energy[1]) of a
  * contact with overlap d and effective radius r_eff (slip: the Mindlin-Deresiewicz

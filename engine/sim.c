@@ -373,6 +373,11 @@ typedef struct batch_scratch {
     double d[CHUNK], rate[CHUNK], v0[CHUNK], r_eff[CHUNK], m_eff[CHUNK], f[CHUNK];
     double h[LAW_MAX_HISTORY][CHUNK];
     uint32_t from[CHUNK];
+    /* friction: the normal force that caps it, the springs, the results, and (for a
+     * chunk of several laws) the gathered normals and relative velocities */
+    double f_normal[CHUNK], f_t[3][CHUNK], m_r[3][CHUNK], power[2][CHUNK];
+    double normal[3][CHUNK], v_rel[3][CHUNK], w_rel[3][CHUNK];
+    uint32_t slot[CHUNK];
 } batch_scratch;
 
 /* For friction: the contact point lies on the line of centres, arm = R - d/2 from each
@@ -542,7 +547,8 @@ static void apply_microslip(const friction_coeffs *fc, contact_list *c, contact_
 }
 
 /* Tangential force and rolling torque on i of contact k (slot m of the chunk), from
- * its normal force; updates the contact's springs. */
+ * its normal force, for the models friction_force_batch cannot take (the
+ * Mindlin-Deresiewicz model and the rolling spring); updates the contact's springs. */
 static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *cs, size_t m,
                            size_t k, double f_normal, double f_t[3], double m_r[3],
                            double power[2])
@@ -570,6 +576,64 @@ static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *c
         c->tangential[a][k] = xi[a];
         if (c->rolling[0]) c->rolling[a][k] = theta[a];
     }
+}
+
+/* Friction of the n contacts of one law in bs (chunk slots bs->from[], normal forces
+ * bs->f_normal[]) into bs->f_t, m_r and power; updates the contacts' springs in the
+ * list. `whole`:
+ * the batch is the whole chunk in order (bs->from[q] == q), so the chunk's own arrays
+ * serve. */
+static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *cs,
+                           batch_scratch *bs, const friction_coeffs *fc, size_t n, int whole)
+{
+    if (!friction_batchable(fc)) {
+        for (size_t q = 0; q < n; q++) {
+            double f_t[3], m_r[3], power[2];
+            apply_friction(s, c, cs, bs->from[q], cs->slot[bs->from[q]], bs->f_normal[q],
+                           f_t, m_r, power);
+            for (int a = 0; a < 3; a++) {
+                bs->f_t[a][q] = f_t[a];
+                bs->m_r[a][q] = m_r[a];
+            }
+            bs->power[0][q] = power[0];
+            bs->power[1][q] = power[1];
+        }
+        return;
+    }
+    friction_batch b = {.n = n, .dt = s->dt, .f_normal = bs->f_normal, .slot = cs->slot};
+    for (int a = 0; a < 3; a++) {
+        b.xi[a] = c->tangential[a];
+        b.f_t[a] = bs->f_t[a];
+        b.m_r[a] = bs->m_r[a];
+    }
+    b.power[0] = bs->power[0];
+    b.power[1] = bs->power[1];
+    if (whole) {
+        b.normal[0] = cs->nx; b.normal[1] = cs->ny; b.normal[2] = cs->nz;
+        b.d = cs->d; b.r_eff = cs->r_eff; b.m_eff = cs->m_eff;
+        for (int a = 0; a < 3; a++) {
+            b.v_rel[a] = cs->v_rel[a];
+            b.w_rel[a] = cs->w_rel[a];
+        }
+    } else { /* the law's d, r_eff, m_eff are gathered already (chunk_forces) */
+        const double *chunk_normal[3] = {cs->nx, cs->ny, cs->nz};
+        for (int a = 0; a < 3; a++)
+            for (size_t q = 0; q < n; q++) {
+                size_t m = bs->from[q];
+                bs->normal[a][q] = chunk_normal[a][m];
+                bs->v_rel[a][q] = cs->v_rel[a][m];
+                bs->w_rel[a][q] = cs->w_rel[a][m];
+            }
+        for (int a = 0; a < 3; a++) {
+            b.normal[a] = bs->normal[a];
+            b.v_rel[a] = bs->v_rel[a];
+            b.w_rel[a] = bs->w_rel[a];
+        }
+        b.d = bs->d; b.r_eff = bs->r_eff; b.m_eff = bs->m_eff;
+        for (size_t q = 0; q < n; q++) bs->slot[q] = cs->slot[bs->from[q]];
+        b.slot = bs->slot;
+    }
+    friction_force_batch(fc, &b);
 }
 
 /* Calls each law once for its contacts in the chunk and stores the force on i; adds
@@ -611,19 +675,29 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
         batch.n = n;
         for (int h = 0; h < LAW_MAX_HISTORY; h++) batch.history[h] = bs->h[h];
         li->law->force(&li->coeffs, &batch);
+        if (li->coeffs.cohesion_removal)
+            for (size_t q = 0; q < n; q++) bs->f[q] = bs->f[q] < 0.0 ? 0.0 : bs->f[q];
+        const int friction = li->friction.active;
+        if (friction) {
+            for (size_t q = 0; q < n; q++) bs->f_normal[q] = bs->f[q] > 0.0 ? bs->f[q] : 0.0;
+            batch_friction(s, c, cs, bs, &li->friction, n, cs->one_law >= 0);
+        }
+        int work_kind = li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL;
         for (size_t q = 0; q < n; q++) {
             size_t m = bs->from[q];
             uint32_t k = cs->slot[m];
             double f = bs->f[q];
-            if (li->coeffs.cohesion_removal && f < 0.0) f = 0.0;
             double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
-            double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0}, power[2] = {0.0, 0.0};
-            if (li->friction.active)
-                apply_friction(s, c, cs, m, k, fmax(f, 0.0), f_t, m_r, power);
-            work[li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL] +=
-                f * cs->rate[m] * s->dt;
-            work[SIM_WORK_TANGENTIAL] += power[0] * s->dt;
-            work[SIM_WORK_ROLLING] += power[1] * s->dt;
+            double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
+            work[work_kind] += f * cs->rate[m] * s->dt;
+            if (friction) {
+                for (int a = 0; a < 3; a++) {
+                    f_t[a] = bs->f_t[a][q];
+                    m_r[a] = bs->m_r[a][q];
+                }
+                work[SIM_WORK_TANGENTIAL] += bs->power[0][q] * s->dt;
+                work[SIM_WORK_ROLLING] += bs->power[1][q] * s->dt;
+            }
             for (int a = 0; a < 3; a++) c->force[a][k] = -f * n[a] + f_t[a];
             for (int h = 0; h < nh; h++) c->history[h][k] = bs->h[h][q];
             if (!c->torque[0]) continue; /* no pair has friction */

@@ -306,6 +306,69 @@ static void test_microslip_force_turns(void **state)
     assert_true(fabs(normal_part) < 1e-12 * mag);
 }
 
+/* The force loop's batch (friction_force_batch) on contacts in every state at once, some
+ * sticking, some sliding, some turning, with their springs scattered through a longer
+ * array (slot), must give each contact exactly what friction_force gives it alone, and
+ * leave the springs of other slots alone. */
+static void test_batch_matches_single_contacts(void **state)
+{
+    enum { N = 7, SLOTS = 12 };
+    friction_coeffs fc;
+    contact_friction spec = {.mu = 0.4, .rolling_model = ROLLING_CONSTANT, .mu_rolling = 0.05};
+    friction_setup(&spec, 1e9, 4e8, 0.6, &fc);
+    assert_true(friction_batchable(&fc));
+    const uint32_t slot[N] = {9, 0, 4, 11, 2, 7, 5};
+    double xi[3][SLOTS], d[N], r_eff[N], m_eff[N], fn[N], nrm[3][N], v[3][N], w[3][N];
+    for (int k = 0; k < SLOTS; k++)
+        for (int a = 0; a < 3; a++) xi[a][k] = 1e-6 * sin(1.0 + k + 3.7 * a);
+    for (int q = 0; q < N; q++) {
+        double t = 0.9 * q, len = sqrt(1.0 + sin(t) * sin(t) + 0.25);
+        nrm[0][q] = 1.0 / len; nrm[1][q] = sin(t) / len; nrm[2][q] = 0.5 / len;
+        d[q] = 1e-6 * (1 + q);
+        r_eff[q] = 1e-3 * (1 + 0.1 * q);
+        m_eff[q] = 1e-4 * (2 + q);
+        fn[q] = q == 3 ? 0.0 : 0.01 * (q % 3 + 1) * (q == 5 ? 1e-4 : 1.0); /* 5 slides */
+        for (int a = 0; a < 3; a++) {
+            v[a][q] = 0.01 * cos(q + 2.0 * a) * (q == 1 ? 100.0 : 1.0);  /* 1 slides */
+            w[a][q] = q == 6 ? 0.0 : cos(3.0 * q + a);                   /* 6 does not roll */
+        }
+    }
+    double expect_xi[3][SLOTS];
+    memcpy(expect_xi, xi, sizeof xi);
+    double f_t[3][N], m_r[3][N], power[2][N];
+    friction_batch b = {.n = N, .dt = 1e-5, .d = d, .r_eff = r_eff, .m_eff = m_eff,
+                        .f_normal = fn, .slot = slot, .power = {power[0], power[1]}};
+    for (int a = 0; a < 3; a++) {
+        b.normal[a] = nrm[a]; b.v_rel[a] = v[a]; b.w_rel[a] = w[a];
+        b.xi[a] = xi[a]; b.f_t[a] = f_t[a]; b.m_r[a] = m_r[a];
+    }
+    friction_force_batch(&fc, &b);
+    int slid = 0;
+    for (int q = 0; q < N; q++) {
+        contact_kinematics k = {.n = {nrm[0][q], nrm[1][q], nrm[2][q]}, .d = d[q],
+                                .r_eff = r_eff[q], .m_eff = m_eff[q], .f_normal = fn[q],
+                                .dt = 1e-5};
+        for (int a = 0; a < 3; a++) {
+            k.v_rel[a] = v[a][q];
+            k.w_rel[a] = w[a][q];
+        }
+        double one_xi[3] = {expect_xi[0][slot[q]], expect_xi[1][slot[q]], expect_xi[2][slot[q]]};
+        double theta[3] = {0, 0, 0}, one_f[3], one_m[3], one_p[2];
+        friction_force(&fc, &k, one_xi, theta, NULL, one_f, one_m, one_p);
+        for (int a = 0; a < 3; a++) {
+            expect_xi[a][slot[q]] = one_xi[a];
+            assert_memory_equal(&f_t[a][q], &one_f[a], sizeof(double));
+            assert_memory_equal(&m_r[a][q], &one_m[a], sizeof(double));
+        }
+        assert_memory_equal(&power[0][q], &one_p[0], sizeof(double));
+        assert_memory_equal(&power[1][q], &one_p[1], sizeof(double));
+        double f = sqrt(one_f[0] * one_f[0] + one_f[1] * one_f[1] + one_f[2] * one_f[2]);
+        if (fn[q] > 0.0 && fabs(f - fc.mu * fn[q]) < 1e-12 * fn[q]) slid++;
+    }
+    assert_memory_equal(xi, expect_xi, sizeof xi); /* slots 1, 3, 6, 8, 10 untouched too */
+    assert_true(slid >= 2); /* the batch did cover sliding contacts */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_microslip_cycle_dissipation),
         cmocka_unit_test(test_microslip_stored_energy),
         cmocka_unit_test(test_microslip_force_turns),
+        cmocka_unit_test(test_batch_matches_single_contacts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
