@@ -2,7 +2,13 @@
 # Usage: flow_case.sh DEMPACT SOURCE_DIR heap|heap_frictionless|drum|hopper
 # Runs a flow case from cases/ and checks the issue's criteria with the tools/ that
 # measure it (label validation: minutes to tens of minutes each; run by hand).
-#   heap: angle of repose in [25, 40] degrees; heap_frictionless: below 5 degrees
+#   heap: angle of repose in [25, 40] degrees
+#   heap_frictionless: the same pour without glass-glass friction or rolling resistance,
+#     measured at rest (4 s: the inlet stops at 2.5 s and the mound settles by 3.5 s):
+#     below 10 degrees. Not 0: a pack of frictionless beads has a macroscopic friction
+#     coefficient of about 0.1 (Peyneau & Roux, Phys. Rev. E 78, 011307, 2008), an
+#     angle near 6 degrees; 10 degrees (tan 0.18) leaves room for the scatter of a mound
+#     a few beads high, and is far below the frictional heap's 25 (tan 0.47).
 #   drum: a dynamic angle of repose in [15, 45] degrees, steady (spread below 3 degrees)
 #   hopper: Beverloo's C in [0.55, 0.65] and k in [1.3, 2.9] over four orifices
 set -eu
@@ -19,12 +25,13 @@ case $which in
   heap_frictionless)
     sed -e 's/    friction: {coefficient: 0.5}/    friction: {coefficient: 0.0}/' \
         -e 's/    rolling: {model: constant, coefficient: 0.2}/    rolling: {model: constant, coefficient: 0.0}/' \
+        -e 's/^  end: 3.0$/  end: 4.0/' \
         "$src/cases/heap.yaml" > "$work/heap.yaml"
-    grep -q "coefficient: 0.0}" "$work/heap.yaml"
+    [ "$(grep -c "coefficient: 0.0}\|^  end: 4.0$" "$work/heap.yaml")" = 3 ]
     "$dempact" run "$work/heap.yaml" --output "$work" --quiet
     out=$("$py" "$src/tools/angle_of_repose.py" "$work/heap.h5"); echo "$out"
     angle=$(sed -n 's/^angle of repose: \([-0-9.]*\) degrees.*/\1/p' <<<"$out")
-    awk -v a="$angle" 'BEGIN { exit !(a < 5 && a > -5) }' ;;
+    awk -v a="$angle" 'BEGIN { exit !(a < 10 && a > -10) }' ;;
   drum)
     "$dempact" run "$src/cases/drum.yaml" --output "$work" --quiet
     out=$("$py" "$src/tools/drum_angle.py" "$work/drum.h5" --from 1.5); echo "$out"
