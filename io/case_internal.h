@@ -1,0 +1,150 @@
+/* Shared between the case reader's files (io/case*.c), not a public interface (that is
+ * io/case.h): the document as libcyaml loads it, the reader's state, and the helpers
+ * that more than one of the files uses. */
+#ifndef DEMPACT_CASE_INTERNAL_H
+#define DEMPACT_CASE_INTERNAL_H
+
+#include <cyaml/cyaml.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "case.h"
+#include "models/calibrate.h"
+#include "yaml_locator.h"
+
+/* ------------------------------------------------------------------------------------
+ * The document as libcyaml loads it: every scalar as text, NULL when absent.
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct raw_domain {
+    char *min[3], *max[3], *periodic[3];
+} raw_domain;
+
+typedef struct raw_time {
+    char *end, *step, *check_step, *output_interval, *timeseries_interval;
+} raw_time;
+
+typedef struct raw_neighbour {
+    char *skin;
+} raw_neighbour;
+
+typedef struct raw_watchdog {
+    char *on_error, *max_overlap_fraction, *interval, *energy_tolerance;
+} raw_watchdog;
+
+typedef struct raw_material {
+    char *name, *density, *young, *poisson;
+} raw_material;
+
+typedef struct raw_friction {
+    char *coefficient, *static_coefficient, *model, *stiffness, *restitution;
+} raw_friction;
+
+typedef struct raw_rolling {
+    char *model, *coefficient, *damping;
+} raw_rolling;
+
+typedef struct raw_contact {
+    char *materials[2];
+    char *law;
+    char *cohesion_removal;
+    char *calibrate;
+    raw_friction *friction;
+    raw_rolling *rolling;
+    char **params; /* one slot per name of case_schema.param_names */
+} raw_contact;
+
+typedef struct raw_wall_rotation {
+    char *axis_point[3], *axis[3], *angular_velocity;
+} raw_wall_rotation;
+
+typedef struct raw_wall_segment {
+    char *duration, *velocity[3];
+} raw_wall_segment;
+
+typedef struct raw_wall {
+    char *name, *type, *material;
+    char *point[3], *normal[3], *axis[3];
+    char *half_size[2];
+    char *radius, *radii[2], *length, *side;      /* cylinder, cone */
+    char *file, *scale, *translation[3];          /* stl */
+    char *velocity[3];                            /* motion, any wall */
+    raw_wall_rotation *rotation;
+    raw_wall_segment *motion;                     /* a piecewise-constant translation */
+    unsigned motion_count;
+} raw_wall;
+
+typedef struct raw_region {
+    char *min[3], *max[3];
+} raw_region;
+
+typedef struct raw_source {
+    char *source, *material;
+    raw_region *region;
+    char *count;
+    char *velocity[3];
+    char *seed, *gap, *file;
+    /* radius is a number or {min, max}: libcyaml cannot say "either", so it skips the
+     * key and read_radius reads it from the locator. */
+} raw_source;
+
+typedef struct raw_inlet {
+    char *name, *material;
+    raw_region *region;
+    char *rate, *mass_rate;
+    char *velocity[3];
+    char *start, *stop, *interval, *seed;
+    /* radius: a number or {min, max}, read from the locator as for sources */
+} raw_inlet;
+
+typedef struct raw_outlet {
+    char *name;
+    raw_region *region;
+} raw_outlet;
+
+typedef struct raw_case {
+    char *name;
+    raw_domain domain;
+    char *gravity[3];
+    raw_time time;
+    raw_neighbour *neighbour;
+    raw_watchdog *watchdog;
+    raw_material *materials;
+    unsigned materials_count;
+    raw_contact *contacts;
+    unsigned contacts_count;
+    raw_wall *walls;
+    unsigned walls_count;
+    raw_source *particles;
+    unsigned particles_count;
+    raw_inlet *inlets;
+    unsigned inlets_count;
+    raw_outlet *outlets;
+    unsigned outlets_count;
+} raw_case;
+
+/* ------------------------------------------------------------------------------------
+ * The schema (case_schema.c).
+ * ---------------------------------------------------------------------------------- */
+
+/* The entries of case_schema.c's contact_fields_template and top_fields_template, the
+ * end marker included (checked there). */
+#define CONTACT_FIELD_COUNT 8
+#define TOP_FIELD_COUNT 13
+
+typedef struct case_schema {
+    const char **param_names; /* every parameter name of every law, once */
+    int n_param_names;
+    cyaml_schema_field_t *param_fields;
+    cyaml_schema_field_t contact_fields[CONTACT_FIELD_COUNT];
+    cyaml_schema_value_t contact_entry;
+    cyaml_schema_field_t top_fields[TOP_FIELD_COUNT];
+    cyaml_schema_value_t top;
+} case_schema;
+
+case_schema *schema_build(void);
+void schema_free(case_schema *s);
+int param_name_index(const case_schema *s, const char *name);
+
+#endif
