@@ -147,4 +147,28 @@ case_schema *schema_build(void);
 void schema_free(case_schema *s);
 int param_name_index(const case_schema *s, const char *name);
 
+/* ------------------------------------------------------------------------------------
+ * Names: lists, edit distance, suggestions (case_names.c).
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct name_list {
+    const char **names;
+    int n, cap;
+} name_list;
+
+/* " (did you mean 'x'?)" or "". */
+typedef struct hint {
+    char s[128];
+} hint;
+
+/* "a, b, c" */
+typedef struct joined {
+    char s[768];
+} joined;
+
+void names_add(name_list *l, const char *name);
+void names_free(name_list *l);
+hint did_you_mean(const name_list *l, const char *word, int max_distance);
+joined join(const name_list *l);
+
 #endif
