@@ -171,4 +171,50 @@ void names_free(name_list *l);
 hint did_you_mean(const name_list *l, const char *word, int max_distance);
 joined join(const name_list *l);
 
+/* ------------------------------------------------------------------------------------
+ * The reader and its errors; values (case_reader.c).
+ * ---------------------------------------------------------------------------------- */
+
+#define PATH_LEN 256
+#define TYPO_DISTANCE 3
+
+typedef struct case_reader {
+    const char *path;
+    char *text;
+    size_t len;
+    yaml_locator loc;
+    case_schema *schema;
+    raw_case *raw;
+    sim_config *cfg;
+    char *err;
+    size_t err_len;
+} case_reader;
+
+typedef struct key_path {
+    char s[PATH_LEN];
+} key_path;
+
+/* How a value appears in a message: 'text', or "an empty value". */
+typedef struct shown {
+    char s[80];
+} shown;
+
+key_path key(const char *fmt, ...);
+int fail_line(const case_reader *c, int line, const char *fmt, ...);
+int fail_at(const case_reader *c, const char *path, const char *fmt, ...);
+shown show(const char *text);
+
+bool parse_number(const char *text, double *out);
+int read_number(const case_reader *c, const char *path, const char *text, double *out);
+int read_positive(const case_reader *c, const char *path, const char *text,
+                  double *out);
+int read_non_negative(const case_reader *c, const char *path, const char *text,
+                      double *out);
+int read_vector(const case_reader *c, const char *path, char *const *text, int n,
+                double *out);
+int read_bool(const case_reader *c, const char *path, const char *text, bool *out);
+int read_count(const case_reader *c, const char *path, const char *text, long *out);
+int read_seed(const case_reader *c, const char *path, const char *text, uint64_t *out);
+int read_name(const case_reader *c, const char *path, const char *text, char *out);
+
 #endif
