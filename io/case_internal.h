@@ -5,6 +5,7 @@
 #define DEMPACT_CASE_INTERNAL_H
 
 #include <cyaml/cyaml.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -216,5 +217,24 @@ int read_bool(const case_reader *c, const char *path, const char *text, bool *ou
 int read_count(const case_reader *c, const char *path, const char *text, long *out);
 int read_seed(const case_reader *c, const char *path, const char *text, uint64_t *out);
 int read_name(const case_reader *c, const char *path, const char *text, char *out);
+
+/* ------------------------------------------------------------------------------------
+ * libcyaml's errors in the case's words (case_cyaml.c).
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct cyaml_log_buffer {
+    char text[4096];
+    size_t len;
+} cyaml_log_buffer;
+
+void capture_cyaml_log(cyaml_log_t level, void *ctx, const char *fmt, va_list args);
+int report_cyaml_error(const case_reader *c, cyaml_err_t e, const cyaml_log_buffer *b);
+
+/* ------------------------------------------------------------------------------------
+ * Contacts.
+ * ---------------------------------------------------------------------------------- */
+
+int report_unknown_param(const case_reader *c, const char *mapping_path,
+                         const char *name, const dem_law *law);
 
 #endif
