@@ -231,6 +231,19 @@ void capture_cyaml_log(cyaml_log_t level, void *ctx, const char *fmt, va_list ar
 int report_cyaml_error(const case_reader *c, cyaml_err_t e, const cyaml_log_buffer *b);
 
 /* ------------------------------------------------------------------------------------
+ * The top-level scalars and the materials (case_settings.c).
+ * ---------------------------------------------------------------------------------- */
+
+int read_header(case_reader *c);
+int read_domain(case_reader *c);
+int read_time(case_reader *c);
+int read_watchdog(case_reader *c);
+
+int resolve_material(const case_reader *c, const char *path, const char *name,
+                     int *out);
+int read_materials(case_reader *c);
+
+/* ------------------------------------------------------------------------------------
  * Contacts.
  * ---------------------------------------------------------------------------------- */
 
