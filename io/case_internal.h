@@ -244,10 +244,11 @@ int resolve_material(const case_reader *c, const char *path, const char *name,
 int read_materials(case_reader *c);
 
 /* ------------------------------------------------------------------------------------
- * Contacts.
+ * Contacts (case_contacts.c).
  * ---------------------------------------------------------------------------------- */
 
 int report_unknown_param(const case_reader *c, const char *mapping_path,
                          const char *name, const dem_law *law);
+int read_contacts(case_reader *c);
 
 #endif
