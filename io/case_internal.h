@@ -251,4 +251,17 @@ int report_unknown_param(const case_reader *c, const char *mapping_path,
                          const char *name, const dem_law *law);
 int read_contacts(case_reader *c);
 
+/* ------------------------------------------------------------------------------------
+ * Walls (case_walls.c).
+ * ---------------------------------------------------------------------------------- */
+
+int read_walls(case_reader *c);
+
+/* ------------------------------------------------------------------------------------
+ * Particle sources; inlets and outlets.
+ * ---------------------------------------------------------------------------------- */
+
+int check_regular_file(const case_reader *c, const char *key_at, const char *path);
+char *csv_path(const char *case_path, const char *file);
+
 #endif
