@@ -258,10 +258,12 @@ int read_contacts(case_reader *c);
 int read_walls(case_reader *c);
 
 /* ------------------------------------------------------------------------------------
- * Particle sources; inlets and outlets.
+ * Particle sources; inlets and outlets (case_particles.c).
  * ---------------------------------------------------------------------------------- */
 
 int check_regular_file(const case_reader *c, const char *key_at, const char *path);
 char *csv_path(const char *case_path, const char *file);
+int read_sources(case_reader *c);
+int read_population(case_reader *c);
 
 #endif
