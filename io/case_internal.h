@@ -266,4 +266,11 @@ char *csv_path(const char *case_path, const char *file);
 int read_sources(case_reader *c);
 int read_population(case_reader *c);
 
+/* ------------------------------------------------------------------------------------
+ * The checks across sections, once all are read (case_checks.c).
+ * ---------------------------------------------------------------------------------- */
+
+int check_walls_hold(case_reader *c);
+int check_contact_pairs(case_reader *c);
+
 #endif
