@@ -1,6 +1,7 @@
-/* Shared between the case reader's files (io/case*.c), not a public interface (that is
- * io/case.h): the document as libcyaml loads it, the reader's state, and the helpers
- * that more than one of the files uses. */
+/* Shared between the files of the case reader (io/case.c and the io/case_*.c that include
+ * this; io/case_errors.c is apart: it works on a loaded sim_config). Not a public
+ * interface, that is io/case.h: the document as libcyaml loads it, the reader's state,
+ * and the helpers that more than one of the files uses. */
 #ifndef DEMPACT_CASE_INTERNAL_H
 #define DEMPACT_CASE_INTERNAL_H
 
