@@ -59,13 +59,13 @@ static int locate(case_reader *c)
     char problem[512];
     int line = 1;
     if (yaml_locator_parse(&c->loc, c->text, c->len, &line, problem, sizeof problem) != 0)
-        return fail_line(c, line, "%s", problem);
+        return case_fail_line(c, line, "%s", problem);
     const yaml_located *root = yaml_locator_find(&c->loc, "");
     if (!root)
-        return fail_line(c, 1, "the file is empty: a case needs at least domain, time, "
+        return case_fail_line(c, 1, "the file is empty: a case needs at least domain, time, "
                                "materials, contacts and particles");
     if (root->kind != YNODE_MAPPING)
-        return fail_line(c, root->line, "a case file is a mapping of keys (domain:, time:, "
+        return case_fail_line(c, root->line, "a case file is a mapping of keys (domain:, time:, "
                                         "materials:, ...), not %s",
                          root->kind == YNODE_SEQUENCE ? "a list" : "a single value");
     return 0;
@@ -73,10 +73,10 @@ static int locate(case_reader *c)
 
 static int load_raw(case_reader *c)
 {
-    if (!(c->schema = schema_build())) return fail_line(c, 1, "out of memory");
+    if (!(c->schema = case_schema_build())) return case_fail_line(c, 1, "out of memory");
     cyaml_log_buffer log = {.len = 0};
     cyaml_config_t config = {
-        .log_fn = capture_cyaml_log,
+        .log_fn = case_capture_cyaml_log,
         .log_ctx = &log,
         .mem_fn = cyaml_mem,
         .log_level = CYAML_LOG_ERROR,
@@ -84,8 +84,8 @@ static int load_raw(case_reader *c)
     };
     cyaml_err_t e = cyaml_load_data((const uint8_t *)c->text, c->len, &config, &c->schema->top,
                                     (cyaml_data_t **)&c->raw, NULL);
-    if (e != CYAML_OK) return report_cyaml_error(c, e, &log);
-    if (!c->raw) return fail_line(c, 1, "the file holds no case");
+    if (e != CYAML_OK) return case_report_cyaml_error(c, e, &log);
+    if (!c->raw) return case_fail_line(c, 1, "the file holds no case");
     return 0;
 }
 
@@ -95,14 +95,14 @@ static void free_raw(case_reader *c)
         cyaml_config_t config = {.mem_fn = cyaml_mem, .log_level = CYAML_LOG_ERROR};
         cyaml_free(&config, &c->schema->top, c->raw, 0);
     }
-    schema_free(c->schema);
+    case_schema_free(c->schema);
     yaml_locator_free(&c->loc);
 }
 
 static int keep_source_text(case_reader *c)
 {
     size_t n = strlen(c->path);
-    if (!(c->cfg->case_path = malloc(n + 1))) return fail_line(c, 1, "out of memory");
+    if (!(c->cfg->case_path = malloc(n + 1))) return case_fail_line(c, 1, "out of memory");
     memcpy(c->cfg->case_path, c->path, n + 1);
     c->cfg->case_text = c->text; /* NUL-terminated by read_case_file */
     c->text = NULL;
@@ -127,17 +127,17 @@ int case_load(const char *path, sim_config *cfg, char *err, size_t err_len)
     int rc = read_case_file(&c);
     if (rc == 0) rc = locate(&c);
     if (rc == 0) rc = load_raw(&c);
-    if (rc == 0) rc = read_header(&c);
-    if (rc == 0) rc = read_domain(&c);
-    if (rc == 0) rc = read_time(&c);
-    if (rc == 0) rc = read_watchdog(&c);
-    if (rc == 0) rc = read_materials(&c);
-    if (rc == 0) rc = read_contacts(&c);
-    if (rc == 0) rc = read_walls(&c);
-    if (rc == 0) rc = read_sources(&c);
-    if (rc == 0) rc = read_population(&c);
-    if (rc == 0) rc = check_walls_hold(&c);
-    if (rc == 0) rc = check_contact_pairs(&c);
+    if (rc == 0) rc = case_read_header(&c);
+    if (rc == 0) rc = case_read_domain(&c);
+    if (rc == 0) rc = case_read_time(&c);
+    if (rc == 0) rc = case_read_watchdog(&c);
+    if (rc == 0) rc = case_read_materials(&c);
+    if (rc == 0) rc = case_read_contacts(&c);
+    if (rc == 0) rc = case_read_walls(&c);
+    if (rc == 0) rc = case_read_sources(&c);
+    if (rc == 0) rc = case_read_population(&c);
+    if (rc == 0) rc = case_check_walls_hold(&c);
+    if (rc == 0) rc = case_check_contact_pairs(&c);
     if (rc == 0) rc = keep_source_text(&c);
     free_raw(&c);
     free(c.text);

@@ -33,11 +33,11 @@ static int check_gravity_walls(case_reader *c)
             held = (w->kind != WALL_PLANE && w->kind != WALL_RECTANGLE) || w->normal[a] * g < 0.0;
         }
         if (!held)
-            return fail_at(c, "gravity", "gravity: pulls along %c%c, but no wall faces it "
-                           "(a wall whose normal has a %c%c component): the particles would "
-                           "fall out of the domain; add one (walls: - {type: plane, normal: "
-                           "...}) or make the axis periodic", g < 0 ? '-' : '+', axis[a],
-                           g < 0 ? '+' : '-', axis[a]);
+            return case_fail_at(c, "gravity", "gravity: pulls along %c%c, but no wall faces it "
+                                "(a wall whose normal has a %c%c component): the particles would "
+                                "fall out of the domain; add one (walls: - {type: plane, normal: "
+                                "...}) or make the axis periodic", g < 0 ? '-' : '+', axis[a],
+                                g < 0 ? '+' : '-', axis[a]);
     }
     return 0;
 }
@@ -53,10 +53,10 @@ static int check_source_sides(case_reader *c, int i)
             for (long q = 0; q < s->n_list; q++) {
                 const double *x = s->list_position + 3 * q;
                 if (plane_distance(w, x) >= 0.0) continue;
-                key_path f = key("particles[%d].file", i);
-                return fail_at(c, f.s, "%s: particle %ld at (%g, %g, %g) lies behind wall "
-                               "%s (walls[%d]): particles start on the side its normal "
-                               "points to", f.s, q + 1, x[0], x[1], x[2], w->name, k);
+                key_path f = case_key("particles[%d].file", i);
+                return case_fail_at(c, f.s, "%s: particle %ld at (%g, %g, %g) lies behind wall "
+                                    "%s (walls[%d]): particles start on the side its normal "
+                                    "points to", f.s, q + 1, x[0], x[1], x[2], w->name, k);
             }
             continue;
         }
@@ -67,16 +67,16 @@ static int check_source_sides(case_reader *c, int i)
             for (int a = 0; a < 3; a++)
                 x[a] = corner >> a & 1 ? s->region_max[a] : s->region_min[a];
             if (plane_distance(w, x) >= -1e-12 * size) continue;
-            key_path r = key("particles[%d].region", i);
-            return fail_at(c, r.s, "%s: its corner (%g, %g, %g) lies behind wall %s "
-                           "(walls[%d]): a region must lie on the side the wall's normal "
-                           "points to", r.s, x[0], x[1], x[2], w->name, k);
+            key_path r = case_key("particles[%d].region", i);
+            return case_fail_at(c, r.s, "%s: its corner (%g, %g, %g) lies behind wall %s "
+                                "(walls[%d]): a region must lie on the side the wall's normal "
+                                "points to", r.s, x[0], x[1], x[2], w->name, k);
         }
     }
     return 0;
 }
 
-int check_walls_hold(case_reader *c)
+int case_check_walls_hold(case_reader *c)
 {
     if (check_gravity_walls(c) != 0) return -1;
     for (int i = 0; i < c->cfg->n_sources; i++)
@@ -99,7 +99,7 @@ static bool has_binding(const sim_config *cfg, int a, int b)
     return false;
 }
 
-int check_contact_pairs(case_reader *c)
+int case_check_contact_pairs(case_reader *c)
 {
     const sim_config *cfg = c->cfg;
     int n = cfg->n_materials;
@@ -108,7 +108,7 @@ int check_contact_pairs(case_reader *c)
     if (!in_particles || !in_walls) {
         free(in_particles);
         free(in_walls);
-        return fail_line(c, 1, "out of memory");
+        return case_fail_line(c, 1, "out of memory");
     }
     for (int k = 0; k < cfg->n_sources; k++) in_particles[cfg->sources[k].material] = true;
     for (int k = 0; k < cfg->n_walls; k++) in_walls[cfg->walls[k].material] = true;
@@ -133,7 +133,7 @@ int check_contact_pairs(case_reader *c)
     free(in_particles);
     free(in_walls);
     if (n_missing == 0) return 0;
-    return fail_at(c, "contacts",
-                   "contacts: no entry for %s; every pair of materials that can touch needs "
-                   "one ('- materials: [a, b]' with a law)", missing);
+    return case_fail_at(c, "contacts",
+                        "contacts: no entry for %s; every pair of materials that can touch needs "
+                        "one ('- materials: [a, b]' with a law)", missing);
 }

@@ -19,7 +19,7 @@
  * key at fault, so the backtrace only gives the path; the locator gives the line.
  * ---------------------------------------------------------------------------------- */
 
-void capture_cyaml_log(cyaml_log_t level, void *ctx, const char *fmt, va_list args)
+void case_capture_cyaml_log(cyaml_log_t level, void *ctx, const char *fmt, va_list args)
 {
     cyaml_log_buffer *b = ctx;
     if (level < CYAML_LOG_ERROR || b->len + 1 >= sizeof b->text) return;
@@ -141,7 +141,7 @@ static void mapping_keys(const cyaml_schema_value_t *v, name_list *out)
 {
     if (!v || v->type != CYAML_MAPPING) return;
     for (const cyaml_schema_field_t *f = v->mapping.fields; f && f->key; f++)
-        names_add(out, f->key);
+        case_names_add(out, f->key);
 }
 
 /* What a value of schema v (the value of `key`) should look like, in words. */
@@ -164,8 +164,8 @@ static void describe_expected(const cyaml_schema_value_t *v, const char *key, ch
     case CYAML_MAPPING: {
         name_list keys = {0};
         mapping_keys(v, &keys);
-        snprintf(buf, len, "a mapping with keys %s", join(&keys).s);
-        names_free(&keys);
+        snprintf(buf, len, "a mapping with keys %s", case_join(&keys).s);
+        case_names_free(&keys);
         break;
     }
     default: snprintf(buf, len, "a single value"); break;
@@ -179,7 +179,7 @@ static void describe_found(const yaml_located *e, char *buf, size_t len)
         return;
     }
     switch (e->kind) {
-    case YNODE_SCALAR: snprintf(buf, len, "%s", show(e->scalar).s); break;
+    case YNODE_SCALAR: snprintf(buf, len, "%s", case_show(e->scalar).s); break;
     case YNODE_SEQUENCE: snprintf(buf, len, "a list"); break;
     case YNODE_MAPPING: snprintf(buf, len, "a mapping"); break;
     default: snprintf(buf, len, "an alias"); break;
@@ -192,24 +192,24 @@ static int report_unknown_key(const case_reader *c, const cyaml_report *r, const
     /* An unknown name under params: name the law and its own parameters. */
     size_t n = strlen(at.s);
     if (n > 7 && strcmp(at.s + n - 7, ".params") == 0) {
-        key_path law_key = key("%.*s.law", (int)(n - 7), at.s);
+        key_path law_key = case_key("%.*s.law", (int)(n - 7), at.s);
         const yaml_located *e = yaml_locator_find(&c->loc, law_key.s);
         const dem_law *law = e && e->scalar ? law_find(e->scalar) : NULL;
-        if (law) return report_unknown_param(c, at.s, name, law);
+        if (law) return case_report_unknown_param(c, at.s, name, law);
     }
     name_list keys = {0};
     mapping_keys(schema_at(c->schema, r), &keys);
-    hint h = did_you_mean(&keys, name, TYPO_DISTANCE);
-    key_path where = at.s[0] ? key("%s.%s", at.s, name) : key("%s", name);
+    hint h = case_did_you_mean(&keys, name, TYPO_DISTANCE);
+    key_path where = at.s[0] ? case_key("%s.%s", at.s, name) : case_key("%s", name);
     if (at.s[0])
-        fail_at(c, where.s, "unknown key '%s' in %s%s", name, at.s, h.s);
+        case_fail_at(c, where.s, "unknown key '%s' in %s%s", name, at.s, h.s);
     else
-        fail_at(c, where.s, "unknown top-level key '%s'%s", name, h.s);
+        case_fail_at(c, where.s, "unknown top-level key '%s'%s", name, h.s);
     if (!h.s[0] && keys.n > 0) {
         size_t used = strlen(c->err);
-        snprintf(c->err + used, c->err_len - used, "; the keys there are: %s", join(&keys).s);
+        snprintf(c->err + used, c->err_len - used, "; the keys there are: %s", case_join(&keys).s);
     }
-    names_free(&keys);
+    case_names_free(&keys);
     return -1;
 }
 
@@ -219,8 +219,8 @@ static int report_wrong_kind(const case_reader *c, const cyaml_report *r)
     char expected[512], found[128];
     describe_expected(schema_at(c->schema, r), last_key(r), expected, sizeof expected);
     describe_found(yaml_locator_find(&c->loc, at.s), found, sizeof found);
-    return fail_at(c, at.s, "%s: expected %s, got %s", at.s[0] ? at.s : "the file", expected,
-                   found);
+    return case_fail_at(c, at.s, "%s: expected %s, got %s", at.s[0] ? at.s : "the file", expected,
+                        found);
 }
 
 static int report_list_length(const case_reader *c, const cyaml_report *r)
@@ -231,14 +231,14 @@ static int report_list_length(const case_reader *c, const cyaml_report *r)
     if (v && v->type == CYAML_SEQUENCE_FIXED) {
         char expected[512];
         describe_expected(v, last_key(r), expected, sizeof expected);
-        return fail_at(c, at.s, "%s: expected %s, got %d", at.s, expected, found);
+        return case_fail_at(c, at.s, "%s: expected %s, got %d", at.s, expected, found);
     }
     unsigned min = v ? v->sequence.min : 1;
-    return fail_at(c, at.s, "%s: needs at least %u entr%s, got %d", at.s, min,
-                   min == 1 ? "y" : "ies", found);
+    return case_fail_at(c, at.s, "%s: needs at least %u entr%s, got %d", at.s, min,
+                        min == 1 ? "y" : "ies", found);
 }
 
-int report_cyaml_error(const case_reader *c, cyaml_err_t e, const cyaml_log_buffer *b)
+int case_report_cyaml_error(const case_reader *c, cyaml_err_t e, const cyaml_log_buffer *b)
 {
     cyaml_report r;
     parse_cyaml_log(b, &r);
@@ -254,8 +254,8 @@ int report_cyaml_error(const case_reader *c, cyaml_err_t e, const cyaml_log_buff
         drop_innermost(&r, FRAME_FIELD, FRAME_MAPPING);
         key_path at = path_of(&r);
         if (at.s[0])
-            return fail_at(c, at.s, "%s: missing required key '%s'", at.s, p ? p + 7 : "?");
-        return fail_at(c, at.s, "missing required top-level key '%s'", p ? p + 7 : "?");
+            return case_fail_at(c, at.s, "%s: missing required key '%s'", at.s, p ? p + 7 : "?");
+        return case_fail_at(c, at.s, "missing required top-level key '%s'", p ? p + 7 : "?");
     }
     case CYAML_ERR_SEQUENCE_ENTRIES_MIN:
     case CYAML_ERR_SEQUENCE_ENTRIES_MAX:
@@ -266,12 +266,12 @@ int report_cyaml_error(const case_reader *c, cyaml_err_t e, const cyaml_log_buff
         break;
     case CYAML_ERR_ALIAS: {
         key_path at = path_of(&r);
-        return fail_at(c, at.s, "%s: YAML aliases ('*name') are not supported in case files",
-                       at.s[0] ? at.s : "the file");
+        return case_fail_at(c, at.s, "%s: YAML aliases ('*name') are not supported in case files",
+                            at.s[0] ? at.s : "the file");
     }
     default: break;
     }
     key_path at = path_of(&r);
-    return fail_at(c, at.s, "%s%s%s (%s)", at.s, at.s[0] ? ": " : "",
-                   r.problem[0] ? r.problem : "cannot load", cyaml_strerror(e));
+    return case_fail_at(c, at.s, "%s%s%s (%s)", at.s, at.s[0] ? ": " : "",
+                        r.problem[0] ? r.problem : "cannot load", cyaml_strerror(e));
 }

@@ -145,9 +145,9 @@ typedef struct case_schema {
     cyaml_schema_value_t top;
 } case_schema;
 
-case_schema *schema_build(void);
-void schema_free(case_schema *s);
-int param_name_index(const case_schema *s, const char *name);
+case_schema *case_schema_build(void);
+void case_schema_free(case_schema *s);
+int case_param_name_index(const case_schema *s, const char *name);
 
 /* ------------------------------------------------------------------------------------
  * Names: lists, edit distance, suggestions (case_names.c).
@@ -168,10 +168,10 @@ typedef struct joined {
     char s[768];
 } joined;
 
-void names_add(name_list *l, const char *name);
-void names_free(name_list *l);
-hint did_you_mean(const name_list *l, const char *word, int max_distance);
-joined join(const name_list *l);
+void case_names_add(name_list *l, const char *name);
+void case_names_free(name_list *l);
+hint case_did_you_mean(const name_list *l, const char *word, int max_distance);
+joined case_join(const name_list *l);
 
 /* ------------------------------------------------------------------------------------
  * The reader and its errors; values (case_reader.c).
@@ -201,23 +201,23 @@ typedef struct shown {
     char s[80];
 } shown;
 
-key_path key(const char *fmt, ...);
-int fail_line(const case_reader *c, int line, const char *fmt, ...);
-int fail_at(const case_reader *c, const char *path, const char *fmt, ...);
-shown show(const char *text);
+key_path case_key(const char *fmt, ...);
+int case_fail_line(const case_reader *c, int line, const char *fmt, ...);
+int case_fail_at(const case_reader *c, const char *path, const char *fmt, ...);
+shown case_show(const char *text);
 
-bool parse_number(const char *text, double *out);
-int read_number(const case_reader *c, const char *path, const char *text, double *out);
-int read_positive(const case_reader *c, const char *path, const char *text,
-                  double *out);
-int read_non_negative(const case_reader *c, const char *path, const char *text,
-                      double *out);
-int read_vector(const case_reader *c, const char *path, char *const *text, int n,
-                double *out);
-int read_bool(const case_reader *c, const char *path, const char *text, bool *out);
-int read_count(const case_reader *c, const char *path, const char *text, long *out);
-int read_seed(const case_reader *c, const char *path, const char *text, uint64_t *out);
-int read_name(const case_reader *c, const char *path, const char *text, char *out);
+bool case_parse_number(const char *text, double *out);
+int case_read_number(const case_reader *c, const char *path, const char *text, double *out);
+int case_read_positive(const case_reader *c, const char *path, const char *text,
+                       double *out);
+int case_read_non_negative(const case_reader *c, const char *path, const char *text,
+                           double *out);
+int case_read_vector(const case_reader *c, const char *path, char *const *text, int n,
+                     double *out);
+int case_read_bool(const case_reader *c, const char *path, const char *text, bool *out);
+int case_read_count(const case_reader *c, const char *path, const char *text, long *out);
+int case_read_seed(const case_reader *c, const char *path, const char *text, uint64_t *out);
+int case_read_name(const case_reader *c, const char *path, const char *text, char *out);
 
 /* ------------------------------------------------------------------------------------
  * libcyaml's errors in the case's words (case_cyaml.c).
@@ -228,50 +228,50 @@ typedef struct cyaml_log_buffer {
     size_t len;
 } cyaml_log_buffer;
 
-void capture_cyaml_log(cyaml_log_t level, void *ctx, const char *fmt, va_list args);
-int report_cyaml_error(const case_reader *c, cyaml_err_t e, const cyaml_log_buffer *b);
+void case_capture_cyaml_log(cyaml_log_t level, void *ctx, const char *fmt, va_list args);
+int case_report_cyaml_error(const case_reader *c, cyaml_err_t e, const cyaml_log_buffer *b);
 
 /* ------------------------------------------------------------------------------------
  * The top-level scalars and the materials (case_settings.c).
  * ---------------------------------------------------------------------------------- */
 
-int read_header(case_reader *c);
-int read_domain(case_reader *c);
-int read_time(case_reader *c);
-int read_watchdog(case_reader *c);
+int case_read_header(case_reader *c);
+int case_read_domain(case_reader *c);
+int case_read_time(case_reader *c);
+int case_read_watchdog(case_reader *c);
 
-int resolve_material(const case_reader *c, const char *path, const char *name,
-                     int *out);
-int read_materials(case_reader *c);
+int case_resolve_material(const case_reader *c, const char *path, const char *name,
+                          int *out);
+int case_read_materials(case_reader *c);
 
 /* ------------------------------------------------------------------------------------
  * Contacts (case_contacts.c).
  * ---------------------------------------------------------------------------------- */
 
-int report_unknown_param(const case_reader *c, const char *mapping_path,
-                         const char *name, const dem_law *law);
-int read_contacts(case_reader *c);
+int case_report_unknown_param(const case_reader *c, const char *mapping_path,
+                              const char *name, const dem_law *law);
+int case_read_contacts(case_reader *c);
 
 /* ------------------------------------------------------------------------------------
  * Walls (case_walls.c).
  * ---------------------------------------------------------------------------------- */
 
-int read_walls(case_reader *c);
+int case_read_walls(case_reader *c);
 
 /* ------------------------------------------------------------------------------------
  * Particle sources; inlets and outlets (case_particles.c).
  * ---------------------------------------------------------------------------------- */
 
-int check_regular_file(const case_reader *c, const char *key_at, const char *path);
-char *csv_path(const char *case_path, const char *file);
-int read_sources(case_reader *c);
-int read_population(case_reader *c);
+int case_check_regular_file(const case_reader *c, const char *key_at, const char *path);
+char *case_csv_path(const char *case_path, const char *file);
+int case_read_sources(case_reader *c);
+int case_read_population(case_reader *c);
 
 /* ------------------------------------------------------------------------------------
  * The checks across sections, once all are read (case_checks.c).
  * ---------------------------------------------------------------------------------- */
 
-int check_walls_hold(case_reader *c);
-int check_contact_pairs(case_reader *c);
+int case_check_walls_hold(case_reader *c);
+int case_check_contact_pairs(case_reader *c);
 
 #endif

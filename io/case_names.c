@@ -10,7 +10,7 @@
  * Names: lists, edit distance, suggestions.
  * ---------------------------------------------------------------------------------- */
 
-void names_add(name_list *l, const char *name)
+void case_names_add(name_list *l, const char *name)
 {
     if (!name) return;
     if (l->n == l->cap) {
@@ -23,7 +23,7 @@ void names_add(name_list *l, const char *name)
     l->names[l->n++] = name;
 }
 
-void names_free(name_list *l)
+void case_names_free(name_list *l)
 {
     free(l->names);
     *l = (name_list){0};
@@ -66,7 +66,7 @@ static const char *closest(const name_list *l, const char *word, int max_distanc
     return best;
 }
 
-hint did_you_mean(const name_list *l, const char *word, int max_distance)
+hint case_did_you_mean(const name_list *l, const char *word, int max_distance)
 {
     hint h = {""};
     const char *best = closest(l, word, max_distance);
@@ -74,7 +74,7 @@ hint did_you_mean(const name_list *l, const char *word, int max_distance)
     return h;
 }
 
-joined join(const name_list *l)
+joined case_join(const name_list *l)
 {
     joined j = {""};
     size_t used = 0;

@@ -14,7 +14,7 @@
  * The reader and its errors.
  * ---------------------------------------------------------------------------------- */
 
-key_path key(const char *fmt, ...)
+key_path case_key(const char *fmt, ...)
 {
     key_path k;
     va_list ap;
@@ -31,7 +31,7 @@ static void vfail_line(const case_reader *c, int line, const char *fmt, va_list 
         vsnprintf(c->err + k, c->err_len - (size_t)k, fmt, ap);
 }
 
-int fail_line(const case_reader *c, int line, const char *fmt, ...)
+int case_fail_line(const case_reader *c, int line, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -41,7 +41,7 @@ int fail_line(const case_reader *c, int line, const char *fmt, ...)
 }
 
 /* An error at the line of `path` (or of its nearest ancestor in the file). */
-int fail_at(const case_reader *c, const char *path, const char *fmt, ...)
+int case_fail_at(const case_reader *c, const char *path, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -50,7 +50,7 @@ int fail_at(const case_reader *c, const char *path, const char *fmt, ...)
     return -1;
 }
 
-shown show(const char *text)
+shown case_show(const char *text)
 {
     shown v;
     if (!text || !*text)
@@ -66,7 +66,7 @@ shown show(const char *text)
  * Values.
  * ---------------------------------------------------------------------------------- */
 
-bool parse_number(const char *text, double *out)
+bool case_parse_number(const char *text, double *out)
 {
     if (!text || !*text) return false;
     char *end;
@@ -77,34 +77,34 @@ bool parse_number(const char *text, double *out)
     return true;
 }
 
-int read_number(const case_reader *c, const char *path, const char *text, double *out)
+int case_read_number(const case_reader *c, const char *path, const char *text, double *out)
 {
-    if (parse_number(text, out)) return 0;
-    return fail_at(c, path, "%s: expected a finite number, got %s", path, show(text).s);
+    if (case_parse_number(text, out)) return 0;
+    return case_fail_at(c, path, "%s: expected a finite number, got %s", path, case_show(text).s);
 }
 
-int read_positive(const case_reader *c, const char *path, const char *text,
-                  double *out)
+int case_read_positive(const case_reader *c, const char *path, const char *text,
+                       double *out)
 {
-    if (read_number(c, path, text, out) != 0) return -1;
+    if (case_read_number(c, path, text, out) != 0) return -1;
     if (*out > 0.0) return 0;
-    return fail_at(c, path, "%s = %s must be > 0", path, text);
+    return case_fail_at(c, path, "%s = %s must be > 0", path, text);
 }
 
-int read_non_negative(const case_reader *c, const char *path, const char *text,
-                      double *out)
+int case_read_non_negative(const case_reader *c, const char *path, const char *text,
+                           double *out)
 {
-    if (read_number(c, path, text, out) != 0) return -1;
+    if (case_read_number(c, path, text, out) != 0) return -1;
     if (*out >= 0.0) return 0;
-    return fail_at(c, path, "%s = %s must be >= 0", path, text);
+    return case_fail_at(c, path, "%s = %s must be >= 0", path, text);
 }
 
-int read_vector(const case_reader *c, const char *path, char *const *text, int n,
-                double *out)
+int case_read_vector(const case_reader *c, const char *path, char *const *text, int n,
+                     double *out)
 {
     for (int k = 0; k < n; k++) {
-        key_path item = key("%s[%d]", path, k);
-        if (read_number(c, item.s, text[k], &out[k]) != 0) return -1;
+        key_path item = case_key("%s[%d]", path, k);
+        if (case_read_number(c, item.s, text[k], &out[k]) != 0) return -1;
     }
     return 0;
 }
@@ -118,7 +118,7 @@ static bool equals_any_case(const char *a, const char *b)
     return *a == *b;
 }
 
-int read_bool(const case_reader *c, const char *path, const char *text, bool *out)
+int case_read_bool(const case_reader *c, const char *path, const char *text, bool *out)
 {
     static const char *const yes[] = {"true", "yes", "on"};
     static const char *const no[] = {"false", "no", "off"};
@@ -126,19 +126,20 @@ int read_bool(const case_reader *c, const char *path, const char *text, bool *ou
         if (equals_any_case(text, yes[k])) return *out = true, 0;
         if (equals_any_case(text, no[k])) return *out = false, 0;
     }
-    return fail_at(c, path, "%s: expected true or false, got %s", path, show(text).s);
+    return case_fail_at(c, path, "%s: expected true or false, got %s", path, case_show(text).s);
 }
 
-int read_count(const case_reader *c, const char *path, const char *text, long *out)
+int case_read_count(const case_reader *c, const char *path, const char *text, long *out)
 {
     double v;
-    if (!parse_number(text, &v) || v != floor(v) || fabs(v) > 9007199254740992.0)
-        return fail_at(c, path, "%s: expected a whole number, got %s", path, show(text).s);
+    if (!case_parse_number(text, &v) || v != floor(v) || fabs(v) > 9007199254740992.0)
+        return case_fail_at(c, path, "%s: expected a whole number, got %s", path,
+                            case_show(text).s);
     *out = (long)v;
     return 0;
 }
 
-int read_seed(const case_reader *c, const char *path, const char *text, uint64_t *out)
+int case_read_seed(const case_reader *c, const char *path, const char *text, uint64_t *out)
 {
     const char *s = text ? text : "";
     bool digits = *s != '\0';
@@ -146,19 +147,19 @@ int read_seed(const case_reader *c, const char *path, const char *text, uint64_t
     errno = 0;
     unsigned long long v = digits ? strtoull(s, NULL, 10) : 0;
     if (!digits || errno == ERANGE)
-        return fail_at(c, path, "%s: expected a whole number from 0 to 2^64-1, got %s", path,
-                       show(text).s);
+        return case_fail_at(c, path, "%s: expected a whole number from 0 to 2^64-1, got %s", path,
+                            case_show(text).s);
     *out = (uint64_t)v;
     return 0;
 }
 
 /* Copies a user-given name into a NAME_LEN buffer. */
-int read_name(const case_reader *c, const char *path, const char *text, char *out)
+int case_read_name(const case_reader *c, const char *path, const char *text, char *out)
 {
-    if (!text || !*text) return fail_at(c, path, "%s: must not be empty", path);
+    if (!text || !*text) return case_fail_at(c, path, "%s: must not be empty", path);
     if (strlen(text) >= NAME_LEN)
-        return fail_at(c, path, "%s: %s is longer than %d characters", path, show(text).s,
-                       NAME_LEN - 1);
+        return case_fail_at(c, path, "%s: %s is longer than %d characters", path, case_show(text).s,
+                            NAME_LEN - 1);
     snprintf(out, NAME_LEN, "%s", text);
     return 0;
 }

@@ -193,7 +193,7 @@ static cyaml_schema_field_t *field_named(cyaml_schema_field_t *fields, const cha
     return NULL;
 }
 
-int param_name_index(const case_schema *s, const char *name)
+int case_param_name_index(const case_schema *s, const char *name)
 {
     for (int k = 0; k < s->n_param_names; k++)
         if (strcmp(s->param_names[k], name) == 0) return k;
@@ -211,7 +211,7 @@ static int collect_param_names(case_schema *s)
         const dem_law *law = law_at(l);
         for (int k = 0; law && k < law->n_params; k++) {
             const char *name = law->params[k].name;
-            if (!name || param_name_index(s, name) >= 0) continue;
+            if (!name || case_param_name_index(s, name) >= 0) continue;
             cyaml_schema_field_t *f = &s->param_fields[s->n_param_names];
             *f = param_field_template;
             f->key = name;
@@ -222,7 +222,7 @@ static int collect_param_names(case_schema *s)
     return 0;
 }
 
-void schema_free(case_schema *s)
+void case_schema_free(case_schema *s)
 {
     if (!s) return;
     free(s->param_names);
@@ -230,11 +230,11 @@ void schema_free(case_schema *s)
     free(s);
 }
 
-case_schema *schema_build(void)
+case_schema *case_schema_build(void)
 {
     case_schema *s = calloc(1, sizeof *s);
     if (!s || collect_param_names(s) != 0) {
-        schema_free(s);
+        case_schema_free(s);
         return NULL;
     }
     memcpy(s->contact_fields, contact_fields_template, sizeof s->contact_fields);

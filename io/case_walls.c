@@ -16,11 +16,11 @@
 static int read_direction(const case_reader *c, const char *path, char *const *text,
                           double *out)
 {
-    if (read_vector(c, path, text, 3, out) != 0) return -1;
+    if (case_read_vector(c, path, text, 3, out) != 0) return -1;
     double len = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
     if (!(len > 0.0) || !isfinite(len))
-        return fail_at(c, path, "%s = [%g, %g, %g] must be a non-zero direction", path,
-                       out[0], out[1], out[2]);
+        return case_fail_at(c, path, "%s = [%g, %g, %g] must be a non-zero direction", path,
+                            out[0], out[1], out[2]);
     for (int d = 0; d < 3; d++) out[d] /= len;
     return 0;
 }
@@ -53,14 +53,14 @@ static int refuse_wall_keys(const case_reader *c, const char *at, const raw_wall
         for (int q = 0; q < 6 && wall_keys[type][q]; q++)
             taken = taken || strcmp(wall_keys[type][q], keys[k].key) == 0;
         if (taken) continue;
-        key_path extra = key("%s.%s", at, keys[k].key);
+        key_path extra = case_key("%s.%s", at, keys[k].key);
         char list[128] = "";
         for (int q = 0; q < 6 && wall_keys[type][q]; q++) {
             size_t used = strlen(list);
             snprintf(list + used, sizeof list - used, "%s%s", q ? ", " : "", wall_keys[type][q]);
         }
-        return fail_at(c, extra.s, "%s: a %s wall does not take '%s' (its shape keys: %s)",
-                       extra.s, wall_types[type], keys[k].key, list);
+        return case_fail_at(c, extra.s, "%s: a %s wall does not take '%s' (its shape keys: %s)",
+                            extra.s, wall_types[type], keys[k].key, list);
     }
     return 0;
 }
@@ -70,17 +70,17 @@ static int require_wall_key(const case_reader *c, const char *at, bool given, co
                             const char *name, const char *what)
 {
     if (given) return 0;
-    return fail_at(c, at, "%s: a %s wall needs '%s' (%s)", at, type, name, what);
+    return case_fail_at(c, at, "%s: a %s wall needs '%s' (%s)", at, type, name, what);
 }
 
 static int read_plane(case_reader *c, const char *at, const raw_wall *r, wall_spec *w,
                       const char *type)
 {
-    key_path point = key("%s.point", at), normal = key("%s.normal", at);
+    key_path point = case_key("%s.point", at), normal = case_key("%s.normal", at);
     if (require_wall_key(c, at, r->point[0], type, "point", "a point on it") != 0 ||
         require_wall_key(c, at, r->normal[0], type, "normal",
                          "the direction the particles' side faces") != 0 ||
-        read_vector(c, point.s, r->point, 3, w->point) != 0 ||
+        case_read_vector(c, point.s, r->point, 3, w->point) != 0 ||
         read_direction(c, normal.s, r->normal, w->normal) != 0)
         return -1;
     return 0;
@@ -88,23 +88,23 @@ static int read_plane(case_reader *c, const char *at, const raw_wall *r, wall_sp
 
 static int read_rectangle(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
 {
-    key_path axis = key("%s.axis", at), half = key("%s.half_size", at);
+    key_path axis = case_key("%s.axis", at), half = case_key("%s.half_size", at);
     if (read_plane(c, at, r, w, "rectangle") != 0) return -1;
     if (!r->axis[0])
-        return fail_at(c, at, "%s: a rectangle wall needs 'axis' (its in-plane u direction)",
-                       at);
+        return case_fail_at(c, at, "%s: a rectangle wall needs 'axis' (its in-plane u direction)",
+                            at);
     if (!r->half_size[0])
-        return fail_at(c, at, "%s: a rectangle wall needs 'half_size' ([half width along u, "
+        return case_fail_at(c, at, "%s: a rectangle wall needs 'half_size' ([half width along u, "
                               "along v])", at);
     if (read_direction(c, axis.s, r->axis, w->axis_u) != 0) return -1;
     double dot = w->axis_u[0] * w->normal[0] + w->axis_u[1] * w->normal[1] +
                  w->axis_u[2] * w->normal[2];
     if (fabs(dot) > 1e-9)
-        return fail_at(c, axis.s, "%s must be perpendicular to the normal (axis . normal = "
+        return case_fail_at(c, axis.s, "%s must be perpendicular to the normal (axis . normal = "
                                   "%g after normalising)", axis.s, dot);
     for (int k = 0; k < 2; k++) {
-        key_path item = key("%s[%d]", half.s, k);
-        if (read_positive(c, item.s, r->half_size[k], &w->half_size[k]) != 0) return -1;
+        key_path item = case_key("%s[%d]", half.s, k);
+        if (case_read_positive(c, item.s, r->half_size[k], &w->half_size[k]) != 0) return -1;
     }
     return 0;
 }
@@ -115,8 +115,8 @@ static int read_round(case_reader *c, const char *at, const raw_wall *r, wall_sp
 {
     bool cone = w->kind == WALL_CONE;
     const char *type = cone ? "cone" : "cylinder";
-    key_path point = key("%s.point", at), axis = key("%s.axis", at),
-             length = key("%s.length", at), side = key("%s.side", at);
+    key_path point = case_key("%s.point", at), axis = case_key("%s.axis", at),
+             length = case_key("%s.length", at), side = case_key("%s.side", at);
     if (require_wall_key(c, at, r->point[0], type, "point", "the centre of its first end") != 0 ||
         require_wall_key(c, at, r->axis[0], type, "axis", "from the first end to the other") != 0 ||
         require_wall_key(c, at, cone ? r->radii[0] != NULL : r->radius != NULL, type,
@@ -124,22 +124,22 @@ static int read_round(case_reader *c, const char *at, const raw_wall *r, wall_sp
                          cone ? "[radius at point, radius at the other end]" : "in m") != 0 ||
         require_wall_key(c, at, r->length, type, "length", "between its ends, in m") != 0)
         return -1;
-    if (read_vector(c, point.s, r->point, 3, w->point) != 0 ||
+    if (case_read_vector(c, point.s, r->point, 3, w->point) != 0 ||
         read_direction(c, axis.s, r->axis, w->axis) != 0 ||
-        read_positive(c, length.s, r->length, &w->length) != 0)
+        case_read_positive(c, length.s, r->length, &w->length) != 0)
         return -1;
     if (cone) {
         for (int k = 0; k < 2; k++) {
-            key_path item = key("%s.radii[%d]", at, k);
-            if (read_non_negative(c, item.s, r->radii[k], &w->radii[k]) != 0) return -1;
+            key_path item = case_key("%s.radii[%d]", at, k);
+            if (case_read_non_negative(c, item.s, r->radii[k], &w->radii[k]) != 0) return -1;
         }
         if (w->radii[0] == 0.0 && w->radii[1] == 0.0) {
-            key_path radii = key("%s.radii", at);
-            return fail_at(c, radii.s, "%s: at least one radius must be > 0", radii.s);
+            key_path radii = case_key("%s.radii", at);
+            return case_fail_at(c, radii.s, "%s: at least one radius must be > 0", radii.s);
         }
     } else {
-        key_path radius = key("%s.radius", at);
-        if (read_positive(c, radius.s, r->radius, &w->radii[0]) != 0) return -1;
+        key_path radius = case_key("%s.radius", at);
+        if (case_read_positive(c, radius.s, r->radius, &w->radii[0]) != 0) return -1;
         w->radii[1] = w->radii[0];
     }
     w->side = WALL_SIDE_INNER;
@@ -150,12 +150,12 @@ static int read_round(case_reader *c, const char *at, const raw_wall *r, wall_sp
             w->side = WALL_SIDE_OUTER;
         } else {
             name_list sides = {0};
-            names_add(&sides, "inner");
-            names_add(&sides, "outer");
-            fail_at(c, side.s, "%s: expected inner (particles inside, a drum or a hopper) or "
-                    "outer (particles outside, a pillar), got %s%s", side.s, show(r->side).s,
-                    did_you_mean(&sides, r->side, TYPO_DISTANCE).s);
-            names_free(&sides);
+            case_names_add(&sides, "inner");
+            case_names_add(&sides, "outer");
+            case_fail_at(c, side.s, "%s: expected inner (particles inside, a drum or a hopper) or "
+                         "outer (particles outside, a pillar), got %s%s", side.s,
+                         case_show(r->side).s, case_did_you_mean(&sides, r->side, TYPO_DISTANCE).s);
+            case_names_free(&sides);
             return -1;
         }
     }
@@ -166,23 +166,23 @@ static int read_round(case_reader *c, const char *at, const raw_wall *r, wall_sp
  * (default 0): the case coordinates of a vertex x are scale x + translation. */
 static int read_stl(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
 {
-    key_path file = key("%s.file", at), scale_key = key("%s.scale", at),
-             translation = key("%s.translation", at), point = key("%s.point", at);
+    key_path file = case_key("%s.file", at), scale_key = case_key("%s.scale", at),
+             translation = case_key("%s.translation", at), point = case_key("%s.point", at);
     if (require_wall_key(c, at, r->file, "stl", "file", "an STL file, ASCII or binary") != 0)
         return -1;
     double scale = 1.0, shift[3] = {0.0, 0.0, 0.0};
-    if (r->scale && read_positive(c, scale_key.s, r->scale, &scale) != 0) return -1;
-    if (r->translation[0] && read_vector(c, translation.s, r->translation, 3, shift) != 0)
+    if (r->scale && case_read_positive(c, scale_key.s, r->scale, &scale) != 0) return -1;
+    if (r->translation[0] && case_read_vector(c, translation.s, r->translation, 3, shift) != 0)
         return -1;
     if (r->point[0]) {
-        if (read_vector(c, point.s, r->point, 3, w->point) != 0) return -1;
+        if (case_read_vector(c, point.s, r->point, 3, w->point) != 0) return -1;
     } else {
         for (int a = 0; a < 3; a++) w->point[a] = shift[a];
     }
-    if (!r->file[0]) return fail_at(c, file.s, "%s: must not be empty", file.s);
-    char *path = csv_path(c->path, r->file);
-    if (!path) return fail_at(c, file.s, "out of memory");
-    if (check_regular_file(c, file.s, path) != 0) {
+    if (!r->file[0]) return case_fail_at(c, file.s, "%s: must not be empty", file.s);
+    char *path = case_csv_path(c->path, r->file);
+    if (!path) return case_fail_at(c, file.s, "out of memory");
+    if (case_check_regular_file(c, file.s, path) != 0) {
         free(path);
         return -1;
     }
@@ -191,13 +191,13 @@ static int read_stl(case_reader *c, const char *at, const raw_wall *r, wall_spec
     long n = 0;
     int rc = stl_read(path, &tri, &n, stl_err, sizeof stl_err);
     free(path);
-    if (rc != 0) return fail_at(c, file.s, "%s: %s", file.s, stl_err);
+    if (rc != 0) return case_fail_at(c, file.s, "%s: %s", file.s, stl_err);
     for (long k = 0; k < 9 * n; k++) {
         tri[k] = scale * tri[k] + shift[k % 3];
         if (!isfinite(tri[k])) {
             free(tri);
-            return fail_at(c, scale_key.s, "%s: scaled and translated, triangle %ld of %s has "
-                           "a coordinate that is not finite", at, k / 9 + 1, r->file);
+            return case_fail_at(c, scale_key.s, "%s: scaled and translated, triangle %ld of %s has "
+                                "a coordinate that is not finite", at, k / 9 + 1, r->file);
         }
     }
     w->mesh = tri;
@@ -209,20 +209,21 @@ static int read_stl(case_reader *c, const char *at, const raw_wall *r, wall_spec
  * from t = 0, then rest. */
 static int read_schedule(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
 {
-    key_path motion = key("%s.motion", at);
+    key_path motion = case_key("%s.motion", at);
     if (r->velocity[0])
-        return fail_at(c, motion.s, "%s: give velocity or motion, not both (motion is a "
-                       "schedule of velocities)", motion.s);
+        return case_fail_at(c, motion.s, "%s: give velocity or motion, not both (motion is a "
+                            "schedule of velocities)", motion.s);
     if (r->motion_count == 0)
-        return fail_at(c, motion.s, "%s: must list at least one segment {duration: T, "
-                       "velocity: [vx, vy, vz]}", motion.s);
+        return case_fail_at(c, motion.s, "%s: must list at least one segment {duration: T, "
+                            "velocity: [vx, vy, vz]}", motion.s);
     if (r->motion_count > WALL_MAX_MOTION)
-        return fail_at(c, motion.s, "%s: %u segments, at most %d", motion.s, r->motion_count,
-                       WALL_MAX_MOTION);
+        return case_fail_at(c, motion.s, "%s: %u segments, at most %d", motion.s, r->motion_count,
+                            WALL_MAX_MOTION);
     for (unsigned s = 0; s < r->motion_count; s++) {
-        key_path d = key("%s[%u].duration", motion.s, s), v = key("%s[%u].velocity", motion.s, s);
-        if (read_positive(c, d.s, r->motion[s].duration, &w->motion_duration[s]) != 0 ||
-            read_vector(c, v.s, r->motion[s].velocity, 3, w->motion_velocity[s]) != 0)
+        key_path d = case_key("%s[%u].duration", motion.s, s), v = case_key("%s[%u].velocity",
+                                                                            motion.s, s);
+        if (case_read_positive(c, d.s, r->motion[s].duration, &w->motion_duration[s]) != 0 ||
+            case_read_vector(c, v.s, r->motion[s].velocity, 3, w->motion_velocity[s]) != 0)
             return -1;
     }
     w->n_motion = (int)r->motion_count;
@@ -233,27 +234,29 @@ static int read_schedule(case_reader *c, const char *at, const raw_wall *r, wall
  * [..], angular_velocity: w}. */
 static int read_motion(case_reader *c, const char *at, const raw_wall *r, wall_spec *w)
 {
-    key_path velocity = key("%s.velocity", at);
-    if ((r->motion || yaml_locator_find(&c->loc, key("%s.motion", at).s)) &&
+    key_path velocity = case_key("%s.velocity", at);
+    if ((r->motion || yaml_locator_find(&c->loc, case_key("%s.motion", at).s)) &&
         read_schedule(c, at, r, w) != 0)
         return -1;
-    if (r->velocity[0] && read_vector(c, velocity.s, r->velocity, 3, w->velocity) != 0)
+    if (r->velocity[0] && case_read_vector(c, velocity.s, r->velocity, 3, w->velocity) != 0)
         return -1;
     const raw_wall_rotation *rot = r->rotation;
     if (!rot) return 0;
-    key_path point = key("%s.rotation.axis_point", at), axis = key("%s.rotation.axis", at),
-             rate = key("%s.rotation.angular_velocity", at);
-    if (read_vector(c, point.s, rot->axis_point, 3, w->rotation_point) != 0 ||
+    key_path point = case_key("%s.rotation.axis_point", at), axis = case_key("%s.rotation.axis",
+                                                                             at),
+             rate = case_key("%s.rotation.angular_velocity", at);
+    if (case_read_vector(c, point.s, rot->axis_point, 3, w->rotation_point) != 0 ||
         read_direction(c, axis.s, rot->axis, w->rotation_axis) != 0 ||
-        read_number(c, rate.s, rot->angular_velocity, &w->angular_velocity) != 0)
+        case_read_number(c, rate.s, rot->angular_velocity, &w->angular_velocity) != 0)
         return -1;
     if (w->kind == WALL_PLANE && w->angular_velocity != 0.0) {
         const double *u = w->rotation_axis, *n = w->normal;
         double x[3] = {u[1] * n[2] - u[2] * n[1], u[2] * n[0] - u[0] * n[2],
                        u[0] * n[1] - u[1] * n[0]};
         if (sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) > 1e-12)
-            return fail_at(c, axis.s, "%s: an infinite plane can only turn about its normal; "
-                           "use a rectangle or an STL surface for a turning flat wall", axis.s);
+            return case_fail_at(c, axis.s, "%s: an infinite plane can only turn about its "
+                                "normal; use a rectangle or an STL surface for a turning flat "
+                                "wall", axis.s);
     }
     return 0;
 }
@@ -261,10 +264,10 @@ static int read_motion(case_reader *c, const char *at, const raw_wall *r, wall_s
 static int read_wall(case_reader *c, int i, wall_spec *w)
 {
     const raw_wall *r = &c->raw->walls[i];
-    key_path at = key("walls[%d]", i);
-    key_path name = key("%s.name", at.s), type = key("%s.type", at.s);
+    key_path at = case_key("walls[%d]", i);
+    key_path name = case_key("%s.name", at.s), type = case_key("%s.type", at.s);
     if (r->name) {
-        if (read_name(c, name.s, r->name, w->name) != 0) return -1;
+        if (case_read_name(c, name.s, r->name, w->name) != 0) return -1;
     } else {
         snprintf(w->name, NAME_LEN, "wall%d", i);
     }
@@ -275,15 +278,16 @@ static int read_wall(case_reader *c, int i, wall_spec *w)
         if (strcmp(r->type, wall_types[k]) == 0) t = k;
     if (t < 0) {
         name_list known = {0};
-        for (int k = 0; k < 5; k++) names_add(&known, wall_types[k]);
-        fail_at(c, type.s, "%s: expected plane, rectangle, cylinder, cone or stl, got %s%s",
-                type.s, show(r->type).s, did_you_mean(&known, r->type, TYPO_DISTANCE).s);
-        names_free(&known);
+        for (int k = 0; k < 5; k++) case_names_add(&known, wall_types[k]);
+        case_fail_at(c, type.s, "%s: expected plane, rectangle, cylinder, cone or stl, got %s%s",
+                     type.s, case_show(r->type).s, case_did_you_mean(&known, r->type,
+                                                                     TYPO_DISTANCE).s);
+        case_names_free(&known);
         return -1;
     }
     w->kind = kinds[t];
-    key_path mat = key("%s.material", at.s);
-    if (resolve_material(c, mat.s, r->material, &w->material) != 0 ||
+    key_path mat = case_key("%s.material", at.s);
+    if (case_resolve_material(c, mat.s, r->material, &w->material) != 0 ||
         refuse_wall_keys(c, at.s, r, t) != 0)
         return -1;
     int rc;
@@ -297,14 +301,14 @@ static int read_wall(case_reader *c, int i, wall_spec *w)
     return read_motion(c, at.s, r, w);
 }
 
-int read_walls(case_reader *c)
+int case_read_walls(case_reader *c)
 
 {
     sim_config *cfg = c->cfg;
     int n = (int)c->raw->walls_count;
     if (n == 0) return 0;
     if (!(cfg->walls = calloc((size_t)n, sizeof *cfg->walls)))
-        return fail_line(c, 1, "out of memory");
+        return case_fail_line(c, 1, "out of memory");
     cfg->n_walls = n;
     for (int i = 0; i < n; i++)
         if (read_wall(c, i, &cfg->walls[i]) != 0) return -1;
