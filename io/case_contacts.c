@@ -1,0 +1,247 @@
+/* The contacts: per pair of materials, a law (models/) with its parameters, and the
+ * friction and rolling resistance it applies. */
+#include "case_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------
+ * Contacts: a law and its parameters per pair of materials.
+ * ---------------------------------------------------------------------------------- */
+
+static void law_names(name_list *out)
+{
+    for (int k = 0; k < law_count(); k++)
+        if (law_at(k)) case_names_add(out, law_at(k)->name);
+}
+
+static void param_names(const dem_law *law, name_list *out)
+{
+    for (int k = 0; k < law->n_params; k++) case_names_add(out, law->params[k].name);
+}
+
+int case_report_unknown_param(const case_reader *c, const char *mapping_path,
+                              const char *name, const dem_law *law)
+{
+    key_path where = case_key("%s.%s", mapping_path, name);
+    if (law->n_params == 0)
+        return case_fail_at(c, where.s, "%s: law '%s' takes no parameters", where.s, law->name);
+    name_list known = {0};
+    param_names(law, &known);
+    case_fail_at(c, where.s, "%s: law '%s' has no parameter '%s'%s; its parameters are: %s",
+                 where.s, law->name, name, case_did_you_mean(&known, name, TYPO_DISTANCE).s,
+                 case_join(&known).s);
+    case_names_free(&known);
+    return -1;
+}
+
+static int read_law(case_reader *c, const char *at, const char *name, const dem_law **out)
+{
+    key_path where = case_key("%s.law", at);
+    if ((*out = law_find(name ? name : ""))) return 0;
+    name_list known = {0};
+    law_names(&known);
+    if (!name || !*name) {
+        case_fail_at(c, where.s, "%s: expected a law name; the laws are: %s", where.s,
+                     case_join(&known).s);
+        case_names_free(&known);
+        return -1;
+    }
+    size_t n = name ? strlen(name) : 0;
+    int tolerance = n / 2 > TYPO_DISTANCE ? (int)(n / 2) : TYPO_DISTANCE;
+    case_fail_at(c, where.s, "%s: unknown law %s%s; the laws are: %s", where.s, case_show(name).s,
+                 case_did_you_mean(&known, name ? name : "", tolerance).s, case_join(&known).s);
+    case_names_free(&known);
+    return -1;
+}
+
+static const char *given_param(const case_reader *c, const raw_contact *r, const char *name)
+{
+    int u = case_param_name_index(c->schema, name);
+    return r->params && u >= 0 ? r->params[u] : NULL;
+}
+
+static int read_choice(const case_reader *c, const char *path, const law_param *p,
+                       const char *text, double *out)
+{
+    name_list choices = {0};
+    for (int k = 0; p->choices[k]; k++) {
+        if (strcmp(p->choices[k], text) == 0) {
+            case_names_free(&choices);
+            *out = k;
+            return 0;
+        }
+        case_names_add(&choices, p->choices[k]);
+    }
+    case_fail_at(c, path, "%s = %s: expected one of: %s%s", path, text, case_join(&choices).s,
+                 case_did_you_mean(&choices, text, TYPO_DISTANCE).s);
+    case_names_free(&choices);
+    return -1;
+}
+
+static int read_param(const case_reader *c, const char *at, const law_param *p,
+                      const char *text, double *out)
+{
+    key_path where = case_key("%s.params.%s", at, p->name);
+    if (p->choices) return read_choice(c, where.s, p, text, out);
+    if (case_read_number(c, where.s, text, out) != 0) return -1;
+    if (*out >= p->min_value && *out <= p->max_value) return 0;
+    return case_fail_at(c, where.s, "%s = %s is out of range [%g, %g]", where.s, text, p->min_value,
+                        p->max_value);
+}
+
+static int read_params(case_reader *c, const char *at, const raw_contact *r, law_binding *b)
+{
+    const dem_law *law = b->law;
+    key_path params = case_key("%s.params", at);
+    for (int u = 0; r->params && u < c->schema->n_param_names; u++)
+        if (r->params[u] && law_param_index(law, c->schema->param_names[u]) < 0)
+            return case_report_unknown_param(c, params.s, c->schema->param_names[u], law);
+    if (law->n_params > LAW_MAX_PARAMS)
+        return case_fail_at(c, at, "%s: law '%s' has more than %d parameters", at, law->name,
+                            LAW_MAX_PARAMS);
+    for (int k = 0; k < law->n_params; k++) {
+        const law_param *p = &law->params[k];
+        const char *text = given_param(c, r, p->name);
+        if (text) {
+            if (read_param(c, at, p, text, &b->params[k]) != 0) return -1;
+        } else if (law_param_required(law, k, b->calibrate)) {
+            return case_fail_at(c, at, "%s: law '%s' needs parameter '%s' (%s [%s]); add it under "
+                                  "params:", at, law->name, p->name, p->help ? p->help : "",
+                           p->unit ? p->unit : "-");
+        } else {
+            b->params[k] = p->default_value;
+        }
+    }
+    return 0;
+}
+
+/* One of a fixed list of names; its index in *out. */
+static int read_keyword(const case_reader *c, const char *path, const char *text,
+                        const char *const *names, int *out)
+{
+    name_list known = {0};
+    for (int k = 0; names[k]; k++) {
+        if (text && strcmp(names[k], text) == 0) {
+            case_names_free(&known);
+            *out = k;
+            return 0;
+        }
+        case_names_add(&known, names[k]);
+    }
+    case_fail_at(c, path, "%s = %s: expected one of: %s%s", path, case_show(text).s,
+                 case_join(&known).s,
+                 text ? case_did_you_mean(&known, text, TYPO_DISTANCE).s : "");
+    case_names_free(&known);
+    return -1;
+}
+
+/* friction: {coefficient, static, model: mindlin|linear|mindlin_deresiewicz, stiffness,
+ * restitution} */
+static int read_friction(case_reader *c, const char *at, const raw_friction *r,
+                         contact_friction *f)
+{
+    /* in the order of TANGENTIAL_* (engine/config.h) */
+    static const char *const models[] = {"mindlin", "linear", "mindlin_deresiewicz", NULL};
+    key_path p = case_key("%s.friction.coefficient", at);
+    if (case_read_non_negative(c, p.s, r->coefficient, &f->mu) != 0) return -1;
+    if (r->static_coefficient) {
+        p = case_key("%s.friction.static", at);
+        if (case_read_non_negative(c, p.s, r->static_coefficient, &f->mu_static) != 0) return -1;
+        if (f->mu_static < f->mu)
+            return case_fail_at(c, p.s, "%s = %g is below the (dynamic) coefficient %g", p.s,
+                                f->mu_static, f->mu);
+    }
+    f->tangential_model = TANGENTIAL_MINDLIN;
+    p = case_key("%s.friction.model", at);
+    if (r->model && read_keyword(c, p.s, r->model, models, &f->tangential_model) != 0)
+        return -1;
+    p = case_key("%s.friction.stiffness", at);
+    if (f->tangential_model == TANGENTIAL_LINEAR) {
+        if (!r->stiffness)
+            return case_fail_at(c, case_key("%s.friction", at).s, "%s.friction: model linear needs "
+                                "stiffness (the tangential spring k_t, N/m)", at);
+        if (case_read_positive(c, p.s, r->stiffness, &f->tangential_stiffness) != 0) return -1;
+    } else if (r->stiffness) {
+        return case_fail_at(c, p.s, "%s: only model linear takes a stiffness (%s's is "
+                            "8 G* sqrt(R* d)%s)", p.s, models[f->tangential_model],
+                            f->tangential_model == TANGENTIAL_MINDLIN ? "" : " times the microslip "
+                            "factor theta");
+    }
+    if (f->tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ && r->static_coefficient)
+        return case_fail_at(c, case_key("%s.friction.static", at).s, "%s.friction.static: model "
+                            "mindlin_deresiewicz has one coefficient (its partial slip grows "
+                            "into sliding at mu F_n); give only coefficient", at);
+    if (r->restitution) {
+        p = case_key("%s.friction.restitution", at);
+        if (case_read_number(c, p.s, r->restitution, &f->tangential_restitution) != 0) return -1;
+        if (!(f->tangential_restitution > 0.0 && f->tangential_restitution <= 1.0))
+            return case_fail_at(c, p.s, "%s = %s is out of range (0, 1]", p.s, r->restitution);
+    }
+    return 0;
+}
+
+/* rolling: {model: constant|spring, coefficient, damping} */
+static int read_rolling(case_reader *c, const char *at, const raw_rolling *r,
+                        contact_friction *f)
+{
+    static const char *const models[] = {"constant", "spring", NULL};
+    key_path p = case_key("%s.rolling.model", at);
+    int model;
+    if (read_keyword(c, p.s, r->model, models, &model) != 0) return -1;
+    f->rolling_model = model == 0 ? ROLLING_CONSTANT : ROLLING_SPRING;
+    p = case_key("%s.rolling.coefficient", at);
+    if (case_read_non_negative(c, p.s, r->coefficient, &f->mu_rolling) != 0) return -1;
+    p = case_key("%s.rolling.damping", at);
+    f->rolling_damping = 0.3;
+    if (r->damping && f->rolling_model == ROLLING_CONSTANT)
+        return case_fail_at(c, p.s, "%s: only model spring has a dashpot", p.s);
+    if (r->damping && case_read_non_negative(c, p.s, r->damping, &f->rolling_damping) != 0)
+        return -1;
+    return 0;
+}
+
+static int read_contact(case_reader *c, int i, law_binding *b)
+{
+    const raw_contact *r = &c->raw->contacts[i];
+    key_path at = case_key("contacts[%d]", i);
+    key_path mats = case_key("%s.materials", at.s);
+    for (int k = 0; k < 2; k++) {
+        key_path item = case_key("%s[%d]", mats.s, k);
+        if (case_resolve_material(c, item.s, r->materials[k], k ? &b->material_b : &b->material_a))
+            return -1;
+    }
+    for (int j = 0; j < i; j++) {
+        const law_binding *o = &c->cfg->bindings[j];
+        if ((o->material_a == b->material_a && o->material_b == b->material_b) ||
+            (o->material_a == b->material_b && o->material_b == b->material_a)) {
+            key_path other = case_key("contacts[%d]", j);
+            return case_fail_at(c, mats.s, "%s: the pair [%s, %s] already has a contact entry "
+                                      "(contacts[%d], line %d)", mats.s, r->materials[0],
+                           r->materials[1], j, yaml_locator_line(&c->loc, other.s));
+        }
+    }
+    if (read_law(c, at.s, r->law, &b->law) != 0) return -1;
+    b->cohesion_removal = true;
+    key_path cr = case_key("%s.cohesion_removal", at.s);
+    if (r->cohesion_removal && case_read_bool(c, cr.s, r->cohesion_removal, &b->cohesion_removal))
+        return -1;
+    key_path cal = case_key("%s.calibrate", at.s);
+    if (r->calibrate && case_read_bool(c, cal.s, r->calibrate, &b->calibrate)) return -1;
+    if (r->friction && read_friction(c, at.s, r->friction, &b->friction) != 0) return -1;
+    if (r->rolling && read_rolling(c, at.s, r->rolling, &b->friction) != 0) return -1;
+    return read_params(c, at.s, r, b);
+}
+
+int case_read_contacts(case_reader *c)
+{
+    sim_config *cfg = c->cfg;
+    int n = (int)c->raw->contacts_count;
+    if (!(cfg->bindings = calloc((size_t)n, sizeof *cfg->bindings)))
+        return case_fail_line(c, 1, "out of memory");
+    for (int i = 0; i < n; i++) {
+        cfg->n_bindings = i + 1;
+        if (read_contact(c, i, &cfg->bindings[i]) != 0) return -1;
+    }
+    return 0;
+}

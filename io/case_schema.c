@@ -1,0 +1,252 @@
+/* The case file's schema for libcyaml: the shape of the document (keys, nesting, list
+ * lengths, required keys), built once per load because the params mapping takes the
+ * parameter names of every registered law. */
+#include "case_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------
+ * The schema. Scalars are loaded as text: libcyaml 1.3.1 reads "maybe" as true and
+ * "12abc" as the integer 12, so values are parsed strictly here instead.
+ * ---------------------------------------------------------------------------------- */
+
+#define TEXT(key, flags, type, member) \
+    CYAML_FIELD_STRING_PTR(key, flags, type, member, 0, CYAML_UNLIMITED)
+#define TEXTS(key, flags, type, member, n) \
+    CYAML_FIELD_SEQUENCE_FIXED(key, flags, type, member, &text_value, n)
+#define REQUIRED CYAML_FLAG_DEFAULT
+#define OPTIONAL CYAML_FLAG_OPTIONAL
+
+static const cyaml_schema_value_t text_value = {
+    CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char *, 0, CYAML_UNLIMITED)};
+
+static const cyaml_schema_field_t domain_fields[] = {
+    TEXTS("min", REQUIRED, raw_domain, min, 3),
+    TEXTS("max", REQUIRED, raw_domain, max, 3),
+    TEXTS("periodic", OPTIONAL, raw_domain, periodic, 3),
+    CYAML_FIELD_END};
+
+static const cyaml_schema_field_t time_fields[] = {
+    TEXT("end", REQUIRED, raw_time, end),
+    TEXT("step", OPTIONAL, raw_time, step),
+    TEXT("check_step", OPTIONAL, raw_time, check_step),
+    TEXT("output_interval", OPTIONAL, raw_time, output_interval),
+    TEXT("timeseries_interval", OPTIONAL, raw_time, timeseries_interval),
+    CYAML_FIELD_END};
+
+static const cyaml_schema_field_t neighbour_fields[] = {
+    TEXT("skin", OPTIONAL, raw_neighbour, skin),
+    CYAML_FIELD_END};
+
+static const cyaml_schema_field_t watchdog_fields[] = {
+    TEXT("on_error", OPTIONAL, raw_watchdog, on_error),
+    TEXT("max_overlap_fraction", OPTIONAL, raw_watchdog, max_overlap_fraction),
+    TEXT("interval", OPTIONAL, raw_watchdog, interval),
+    TEXT("energy_tolerance", OPTIONAL, raw_watchdog, energy_tolerance),
+    CYAML_FIELD_END};
+
+static const cyaml_schema_field_t material_fields[] = {
+    TEXT("name", REQUIRED, raw_material, name),
+    TEXT("density", REQUIRED, raw_material, density),
+    TEXT("young", REQUIRED, raw_material, young),
+    TEXT("poisson", REQUIRED, raw_material, poisson),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t material_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_material, material_fields)};
+
+static const cyaml_schema_field_t friction_fields[] = {
+    TEXT("coefficient", REQUIRED, raw_friction, coefficient),
+    TEXT("static", OPTIONAL, raw_friction, static_coefficient),
+    TEXT("model", OPTIONAL, raw_friction, model),
+    TEXT("stiffness", OPTIONAL, raw_friction, stiffness),
+    TEXT("restitution", OPTIONAL, raw_friction, restitution),
+    CYAML_FIELD_END};
+static const cyaml_schema_field_t rolling_fields[] = {
+    TEXT("model", REQUIRED, raw_rolling, model),
+    TEXT("coefficient", REQUIRED, raw_rolling, coefficient),
+    TEXT("damping", OPTIONAL, raw_rolling, damping),
+    CYAML_FIELD_END};
+
+/* The params mapping's fields are made at run time from the law registry. */
+static const cyaml_schema_field_t contact_fields_template[] = {
+    TEXTS("materials", REQUIRED, raw_contact, materials, 2),
+    TEXT("law", REQUIRED, raw_contact, law),
+    TEXT("cohesion_removal", OPTIONAL, raw_contact, cohesion_removal),
+    TEXT("calibrate", OPTIONAL, raw_contact, calibrate),
+    CYAML_FIELD_MAPPING_PTR("friction", OPTIONAL, raw_contact, friction, friction_fields),
+    CYAML_FIELD_MAPPING_PTR("rolling", OPTIONAL, raw_contact, rolling, rolling_fields),
+    CYAML_FIELD_MAPPING_PTR("params", OPTIONAL, raw_contact, params, NULL),
+    CYAML_FIELD_END};
+static const cyaml_schema_field_t param_field_template =
+    TEXT("(param)", OPTIONAL, raw_contact, law);
+
+static const cyaml_schema_field_t wall_rotation_fields[] = {
+    TEXTS("axis_point", REQUIRED, raw_wall_rotation, axis_point, 3),
+    TEXTS("axis", REQUIRED, raw_wall_rotation, axis, 3),
+    TEXT("angular_velocity", REQUIRED, raw_wall_rotation, angular_velocity),
+    CYAML_FIELD_END};
+/* Which keys each type needs and takes is checked in read_wall. */
+static const cyaml_schema_field_t wall_segment_fields[] = {
+    TEXT("duration", REQUIRED, raw_wall_segment, duration),
+    TEXTS("velocity", REQUIRED, raw_wall_segment, velocity, 3),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t wall_segment_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_wall_segment, wall_segment_fields)};
+
+static const cyaml_schema_field_t wall_fields[] = {
+    TEXT("name", OPTIONAL, raw_wall, name),
+    TEXT("type", REQUIRED, raw_wall, type),
+    TEXT("material", REQUIRED, raw_wall, material),
+    TEXTS("point", OPTIONAL, raw_wall, point, 3),
+    TEXTS("normal", OPTIONAL, raw_wall, normal, 3),
+    TEXTS("axis", OPTIONAL, raw_wall, axis, 3),
+    TEXTS("half_size", OPTIONAL, raw_wall, half_size, 2),
+    TEXT("radius", OPTIONAL, raw_wall, radius),
+    TEXTS("radii", OPTIONAL, raw_wall, radii, 2),
+    TEXT("length", OPTIONAL, raw_wall, length),
+    TEXT("side", OPTIONAL, raw_wall, side),
+    TEXT("file", OPTIONAL, raw_wall, file),
+    TEXT("scale", OPTIONAL, raw_wall, scale),
+    TEXTS("translation", OPTIONAL, raw_wall, translation, 3),
+    TEXTS("velocity", OPTIONAL, raw_wall, velocity, 3),
+    CYAML_FIELD_MAPPING_PTR("rotation", OPTIONAL, raw_wall, rotation, wall_rotation_fields),
+    CYAML_FIELD_SEQUENCE("motion", OPTIONAL | CYAML_FLAG_POINTER, raw_wall, motion,
+                         &wall_segment_entry, 0, CYAML_UNLIMITED),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t wall_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_wall, wall_fields)};
+
+static const cyaml_schema_field_t region_fields[] = {
+    TEXTS("min", REQUIRED, raw_region, min, 3),
+    TEXTS("max", REQUIRED, raw_region, max, 3),
+    CYAML_FIELD_END};
+
+static const cyaml_schema_field_t source_fields[] = {
+    TEXT("source", REQUIRED, raw_source, source),
+    TEXT("material", REQUIRED, raw_source, material),
+    CYAML_FIELD_MAPPING_PTR("region", OPTIONAL, raw_source, region, region_fields),
+    TEXT("count", OPTIONAL, raw_source, count),
+    CYAML_FIELD_IGNORE("radius", OPTIONAL),
+    TEXTS("velocity", OPTIONAL, raw_source, velocity, 3),
+    TEXT("seed", OPTIONAL, raw_source, seed),
+    TEXT("gap", OPTIONAL, raw_source, gap),
+    TEXT("file", OPTIONAL, raw_source, file),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t source_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_source, source_fields)};
+
+static const cyaml_schema_field_t inlet_fields[] = {
+    TEXT("name", OPTIONAL, raw_inlet, name),
+    TEXT("material", REQUIRED, raw_inlet, material),
+    CYAML_FIELD_MAPPING_PTR("region", REQUIRED, raw_inlet, region, region_fields),
+    TEXT("rate", OPTIONAL, raw_inlet, rate),
+    TEXT("mass_rate", OPTIONAL, raw_inlet, mass_rate),
+    CYAML_FIELD_IGNORE("radius", OPTIONAL),
+    TEXTS("velocity", OPTIONAL, raw_inlet, velocity, 3),
+    TEXT("start", OPTIONAL, raw_inlet, start),
+    TEXT("stop", OPTIONAL, raw_inlet, stop),
+    TEXT("interval", OPTIONAL, raw_inlet, interval),
+    TEXT("seed", OPTIONAL, raw_inlet, seed),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t inlet_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_inlet, inlet_fields)};
+static const cyaml_schema_field_t outlet_fields[] = {
+    TEXT("name", OPTIONAL, raw_outlet, name),
+    CYAML_FIELD_MAPPING_PTR("region", REQUIRED, raw_outlet, region, region_fields),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t outlet_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_outlet, outlet_fields)};
+
+static const cyaml_schema_field_t top_fields_template[] = {
+    TEXT("name", OPTIONAL, raw_case, name),
+    CYAML_FIELD_MAPPING("domain", REQUIRED, raw_case, domain, domain_fields),
+    TEXTS("gravity", OPTIONAL, raw_case, gravity, 3),
+    CYAML_FIELD_MAPPING("time", REQUIRED, raw_case, time, time_fields),
+    CYAML_FIELD_MAPPING_PTR("neighbour", OPTIONAL, raw_case, neighbour, neighbour_fields),
+    CYAML_FIELD_MAPPING_PTR("watchdog", OPTIONAL, raw_case, watchdog, watchdog_fields),
+    CYAML_FIELD_SEQUENCE("materials", REQUIRED | CYAML_FLAG_POINTER, raw_case, materials,
+                         &material_entry, 1, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("contacts", REQUIRED | CYAML_FLAG_POINTER, raw_case, contacts,
+                         NULL, 1, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("walls", OPTIONAL | CYAML_FLAG_POINTER, raw_case, walls,
+                         &wall_entry, 0, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("particles", OPTIONAL | CYAML_FLAG_POINTER, raw_case, particles,
+                         &source_entry, 0, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("inlets", OPTIONAL | CYAML_FLAG_POINTER, raw_case, inlets,
+                         &inlet_entry, 0, CYAML_UNLIMITED),
+    CYAML_FIELD_SEQUENCE("outlets", OPTIONAL | CYAML_FLAG_POINTER, raw_case, outlets,
+                         &outlet_entry, 0, CYAML_UNLIMITED),
+    CYAML_FIELD_END};
+
+#define N_FIELDS(a) (sizeof(a) / sizeof((a)[0]))
+_Static_assert(N_FIELDS(contact_fields_template) == CONTACT_FIELD_COUNT,
+               "CONTACT_FIELD_COUNT (case_internal.h)");
+_Static_assert(N_FIELDS(top_fields_template) == TOP_FIELD_COUNT,
+               "TOP_FIELD_COUNT (case_internal.h)");
+
+static cyaml_schema_field_t *field_named(cyaml_schema_field_t *fields, const char *key)
+{
+    for (; fields->key; fields++)
+        if (strcmp(fields->key, key) == 0) return fields;
+    return NULL;
+}
+
+int case_param_name_index(const case_schema *s, const char *name)
+{
+    for (int k = 0; k < s->n_param_names; k++)
+        if (strcmp(s->param_names[k], name) == 0) return k;
+    return -1;
+}
+
+static int collect_param_names(case_schema *s)
+{
+    int cap = 0;
+    for (int l = 0; l < law_count(); l++) cap += law_at(l) ? law_at(l)->n_params : 0;
+    s->param_names = calloc((size_t)cap + 1, sizeof *s->param_names);
+    s->param_fields = calloc((size_t)cap + 1, sizeof *s->param_fields);
+    if (!s->param_names || !s->param_fields) return -1;
+    for (int l = 0; l < law_count(); l++) {
+        const dem_law *law = law_at(l);
+        for (int k = 0; law && k < law->n_params; k++) {
+            const char *name = law->params[k].name;
+            if (!name || case_param_name_index(s, name) >= 0) continue;
+            cyaml_schema_field_t *f = &s->param_fields[s->n_param_names];
+            *f = param_field_template;
+            f->key = name;
+            f->data_offset = (uint32_t)(s->n_param_names * sizeof(char *));
+            s->param_names[s->n_param_names++] = name;
+        }
+    }
+    return 0;
+}
+
+void case_schema_free(case_schema *s)
+{
+    if (!s) return;
+    free(s->param_names);
+    free(s->param_fields);
+    free(s);
+}
+
+case_schema *case_schema_build(void)
+{
+    case_schema *s = calloc(1, sizeof *s);
+    if (!s || collect_param_names(s) != 0) {
+        case_schema_free(s);
+        return NULL;
+    }
+    memcpy(s->contact_fields, contact_fields_template, sizeof s->contact_fields);
+    cyaml_schema_field_t *params = field_named(s->contact_fields, "params");
+    params->value.mapping.fields = s->param_fields;
+    params->value.data_size =
+        (uint32_t)((s->n_param_names > 0 ? s->n_param_names : 1) * sizeof(char *));
+    s->contact_entry = (cyaml_schema_value_t){
+        CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_contact, s->contact_fields)};
+    memcpy(s->top_fields, top_fields_template, sizeof s->top_fields);
+    field_named(s->top_fields, "contacts")->value.sequence.entry = &s->contact_entry;
+    s->top = (cyaml_schema_value_t){
+        CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, raw_case, s->top_fields)};
+    return s;
+}
