@@ -42,8 +42,25 @@ Differences that remain (LIGGGHTS 3.8.0's sources against engine/friction.c):
     twisting pair gets less than mu_r R* F_n; it uses the elastic normal force k_n d,
     dempact the total F_n (elastic + dashpot, >= 0); at a wall the lever is the
     contact radius rather than R_i, and the twist is not removed before normalising.
+On dempact's own beads the second one matters most: LIGGGHTS's cdt torque is 0.75-0.77
+of dempact's (0.84 of its dissipation) averaged over the pairs of the flowing bed, i.e.
+an effective rolling coefficient of about 0.038 instead of 0.05.
 --friction and --rolling change the bead-bead and bead-wall coefficients together (for
-the sensitivity of W); the dempact column is always the runs in --dempact-runs.
+the sensitivity of W); the dempact column is always the runs in --dempact-runs (pass a
+folder of dempact runs made with the same coefficients to compare like with like).
+
+Last run (LIGGGHTS 3.8.0, one rank, 2.1-3.6 min per orifice; D = 22.5, 27, 31.5, 36 mm):
+  friction 0.5, rolling 0.05: W = 74.5, 130.9, 227.0, 339.3 g/s (C 0.514, k 1.48); a
+      replicate with 128 facets: 77.1, 136.8, 220.4, 326.8 (C 0.442, k 1.17); dempact
+      70.4, 129.9, 222.4, 329.0 (C 0.511, k 1.51);
+  friction 0.3: W = 84.2, 150.8, 240.5, 359.1 (C 0.477, k 1.18; dempact's README: C
+      0.480, k 1.25);
+  rolling 0: W = 78.3, 141.8, 236.8, 361.0 (C 0.530, k 1.47); dempact with rolling 0
+      83.1, 150.0, 237.1, 359.9 (C 0.482, k 1.23);
+  rolling 0.066 (= 0.05 / 0.76, dempact's torque): 69.9 and 327.3 at 22.5 and 36 mm.
+Replicates differ by 3-5% in W per orifice (dempact at 22.5 mm with a step of 2.99e-5:
+67.1 against 70.4), which moves a four-orifice fit's C by +-0.04 and k by +-0.3:
+C ~ 0.45-0.53 is what these parameters give in both codes.
 
 Needs Debian's liggghts package and /usr/bin/python3 (h5py, numpy).
 """
