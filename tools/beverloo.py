@@ -72,33 +72,54 @@ def run(dempact, case, folder, threads):
     return h5
 
 
-def measure(h5, cone_length):
-    times, masses, densities = [], [], []
-    top = ORIFICE_Z + cone_length
+def h5_snapshots(h5):
+    """(time, positions, masses, radii) of each snapshot of a dempact run, in order."""
     with h5py.File(h5, "r") as f:
-        diameters = None
         for name in sorted(f["snapshots"].keys()):
             s = f["snapshots"][name]
-            x, m = np.asarray(s["position"]), np.asarray(s["mass"])
-            r = np.asarray(s["radius"])
-            if diameters is None:
-                diameters = 2 * r
-            times.append(float(s.attrs["time"]))
-            masses.append(m[x[:, 2] > ORIFICE_Z].sum())
-            rr = np.hypot(x[:, 0], x[:, 1])
-            probe = (rr < 0.6 * R_BIN) & (x[:, 2] > top + 0.01) & (x[:, 2] < top + 0.03)
-            volume = math.pi * (0.6 * R_BIN) ** 2 * 0.02
-            densities.append(m[probe].sum() / volume)
+            yield (float(s.attrs["time"]), np.asarray(s["position"]), np.asarray(s["mass"]),
+                   np.asarray(s["radius"]))
+
+
+def measure(h5, cone_length):
+    return measure_snapshots(h5_snapshots(h5), cone_length, h5)
+
+
+def measure_snapshots(snapshots, cone_length, label):
+    """W, rho_b, the mean diameter and (t, mass, window) from (time, x, m, r) snapshots
+    (tools/liggghts_hopper.py passes LIGGGHTS's dumps here)."""
+    times, masses, densities = [], [], []
+    top = ORIFICE_Z + cone_length
+    diameters = None
+    for time, x, m, r in snapshots:
+        if diameters is None:
+            diameters = 2 * r
+        times.append(time)
+        masses.append(m[x[:, 2] > ORIFICE_Z].sum())
+        rr = np.hypot(x[:, 0], x[:, 1])
+        probe = (rr < 0.6 * R_BIN) & (x[:, 2] > top + 0.01) & (x[:, 2] < top + 0.03)
+        volume = math.pi * (0.6 * R_BIN) ** 2 * 0.02
+        densities.append(m[probe].sum() / volume)
     t, mass, rho = np.array(times), np.array(masses), np.array(densities)
     left = (mass[0] - mass) / mass[0]
     # steady: the rain of the fill has formed the bed (t >= T_STEADY) and the flow is
     # established, while most of the bed is still there
     window = (left <= 0.40) & (t >= T_STEADY)
     if window.sum() < 3:
-        sys.exit(f"beverloo: {h5}: too few snapshots in the steady window "
+        sys.exit(f"beverloo: {label}: too few snapshots in the steady window "
                  f"(discharged fraction reached {left.max():.2f})")
     slope = np.polyfit(t[window], mass[window], 1)[0]
     return -slope, rho[window].mean(), diameters.mean(), (t, mass, window)
+
+
+def fit(D, W, rho_b, d):
+    """Beverloo's C and k from W^(2/5) = a D + b, and the largest relative misfit."""
+    D, W = np.asarray(D), np.asarray(W)
+    a_fit, b_fit = np.polyfit(D, W ** 0.4, 1)
+    k = -b_fit / (a_fit * d)
+    C = a_fit ** 2.5 / (rho_b * math.sqrt(G))
+    predicted = C * rho_b * math.sqrt(G) * np.clip(D - k * d, 0, None) ** 2.5
+    return C, k, np.max(np.abs(predicted / W - 1))
 
 
 def main():
@@ -122,13 +143,10 @@ def main():
     W = np.array([r[1] for r in rows])
     rho_b = np.mean([r[2] for r in rows])
     d = np.mean([r[3] for r in rows])
-    a_fit, b_fit = np.polyfit(D, W ** 0.4, 1)
-    k = -b_fit / (a_fit * d)
-    C = a_fit ** 2.5 / (rho_b * math.sqrt(G))
-    predicted = C * rho_b * math.sqrt(G) * np.clip(D - k * d, 0, None) ** 2.5
+    C, k, misfit = fit(D, W, rho_b, d)
     print(f"Beverloo fit over {len(D)} orifices: C = {C:.3f}, k = {k:.2f} "
           f"(rho_b = {rho_b:.0f} kg/m^3, d = {d * 1e3:.2f} mm); "
-          f"largest misfit {np.max(np.abs(predicted / W - 1)) * 100:.1f}%")
+          f"largest misfit {misfit * 100:.1f}%")
     if a.plot:
         import matplotlib
         matplotlib.use("Agg")
