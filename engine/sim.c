@@ -519,9 +519,14 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
             contact_point_motion(s, cs, m, i, j, is_wall, fc->rolling_model == ROLLING_SPRING);
         continue;
     apart:
-        if (c->touching[k]) contact_clear_history(c, k);
-        c->force[0][k] = c->force[1][k] = c->force[2][k] = 0.0;
-        for (int a = 0; a < 6 && c->torque[0]; a++) c->torque[a][k] = 0.0;
+        /* A pair apart holds zero force and torque: set when the list was built, and
+         * here the step a touching pair separates, so pairs that stay apart (most
+         * candidates) need no stores. */
+        if (c->touching[k]) {
+            contact_clear_history(c, k);
+            c->force[0][k] = c->force[1][k] = c->force[2][k] = 0.0;
+            for (int a = 0; a < 6 && c->torque[0]; a++) c->torque[a][k] = 0.0;
+        }
     }
 }
 
