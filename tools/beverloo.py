@@ -15,7 +15,10 @@ Then it fits W^(2/5) = a D + b (a straight line: Beverloo's law with the 2/5 pow
 so k = -b / (a d) and C = a^(5/2) / (rho_b sqrt(g)), d the mean particle diameter.
 
 usage: beverloo.py --dempact build/dempact [--diameters 0.018,0.0225,0.027]
-                   [--work DIR] [--threads N] [--plot PNG]
+                   [--work DIR] [--threads N] [--seeds N] [--plot PNG]
+
+--seeds N pours each orifice N times with different seeds (replicates differ by 3 to 5%
+in W, which moves a four-orifice fit's C by about 0.04) and fits the mean rates.
 
 Needs Debian's python3-h5py and python3-numpy (/usr/bin/python3).
 """
@@ -42,18 +45,27 @@ HALF_ANGLE = math.radians(60.0)
 T_STEADY = 0.45  # s: the fill (dropped from up to 0.29 m) has landed and formed the bed
 
 
-def write_case(d_orifice, folder):
+def write_case(d_orifice, folder, seed_offset=0):
+    """The hopper case with orifice d_orifice; seed_offset > 0 shifts the particle
+    source's seed (a replicate: beads of the same size distribution, placed and
+    poured differently)."""
     text = open(CASE).read()
     length = (R_BIN - d_orifice / 2) / math.tan(HALF_ANGLE)
     text, n1 = re.subn(r"radii: \[[^\]]*\]", f"radii: [{d_orifice / 2!r}, {R_BIN!r}]", text)
-    text, n2 = re.subn(r"length: [0-9.e-]+( +# \(R_bin - D/2\))", lambda m: f"length: {length!r}{m.group(1)}", text)
+    text, n2 = re.subn(r"length: [0-9.e-]+( +# \(R_bin - D/2\))",
+                       lambda m: f"length: {length!r}{m.group(1)}", text)
     text, n3 = re.subn(r"point: \[0, 0, [0-9.e-]+\]( +# from the cone's top)",
                        lambda m: f"point: [0, 0, {ORIFICE_Z + length!r}]{m.group(1)}", text)
-    text = re.sub(r"^name: hopper", f"name: hopper_{d_orifice * 1e3:.1f}mm", text,
+    suffix = f"_s{seed_offset}" if seed_offset else ""
+    text = re.sub(r"^name: hopper", f"name: hopper_{d_orifice * 1e3:.1f}mm{suffix}", text,
                   flags=re.M)
-    if n1 != 1 or n2 != 1 or n3 != 1 or f"radius: {R_BIN}" not in text:
-        sys.exit("beverloo: cases/hopper.yaml no longer has the cone lines this tool edits")
-    path = os.path.join(folder, f"hopper_{d_orifice * 1e3:.1f}mm.yaml")
+    text, n4 = re.subn(r"^(    seed: )(\d+)$",
+                       lambda m: f"{m.group(1)}{int(m.group(2)) + seed_offset}", text,
+                       flags=re.M)
+    if n1 != 1 or n2 != 1 or n3 != 1 or n4 != 1 or f"radius: {R_BIN}" not in text:
+        sys.exit("beverloo: cases/hopper.yaml no longer has the cone and seed lines this "
+                 "tool edits")
+    path = os.path.join(folder, f"hopper_{d_orifice * 1e3:.1f}mm{suffix}.yaml")
     with open(path, "w") as f:
         f.write(text)
     return path, length
@@ -128,17 +140,31 @@ def main():
     ap.add_argument("--diameters", default="0.018,0.0225,0.027")
     ap.add_argument("--work", default="beverloo_runs")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="replicates per orifice, poured with different seeds; the fit "
+                         "takes each orifice's mean rate (default 1)")
     ap.add_argument("--plot")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
-    rows = []
+    rows = []        # per orifice: D, mean W, rho_b, d, the first replicate's series
+    per_seed = []    # per orifice: the replicates' W
     for d_orifice in [float(v) for v in a.diameters.split(",")]:
-        case, length = write_case(d_orifice, a.work)
-        h5 = run(a.dempact, case, a.work, a.threads)
-        w, rho_b, d, series = measure(h5, length)
-        rows.append((d_orifice, w, rho_b, d, series))
-        print(f"D = {d_orifice * 1e3:5.1f} mm: W = {w * 1e3:7.2f} g/s, rho_b = {rho_b:6.0f} "
-              f"kg/m^3, d = {d * 1e3:.2f} mm", flush=True)
+        ws, rhos, ds = [], [], []
+        for seed in range(a.seeds):
+            case, length = write_case(d_orifice, a.work, seed)
+            h5 = run(a.dempact, case, a.work, a.threads)
+            w, rho_b, d, series = measure(h5, length)
+            ws.append(w)
+            rhos.append(rho_b)
+            ds.append(d)
+            if seed == 0:
+                first = series
+        rows.append((d_orifice, np.mean(ws), np.mean(rhos), np.mean(ds), first))
+        per_seed.append(ws)
+        spread = (f" (replicates {', '.join(f'{v * 1e3:.1f}' for v in ws)})"
+                  if a.seeds > 1 else "")
+        print(f"D = {d_orifice * 1e3:5.1f} mm: W = {np.mean(ws) * 1e3:7.2f} g/s, rho_b = "
+              f"{np.mean(rhos):6.0f} kg/m^3, d = {np.mean(ds) * 1e3:.2f} mm{spread}", flush=True)
     D = np.array([r[0] for r in rows])
     W = np.array([r[1] for r in rows])
     rho_b = np.mean([r[2] for r in rows])
@@ -147,6 +173,14 @@ def main():
     print(f"Beverloo fit over {len(D)} orifices: C = {C:.3f}, k = {k:.2f} "
           f"(rho_b = {rho_b:.0f} kg/m^3, d = {d * 1e3:.2f} mm); "
           f"largest misfit {misfit * 100:.1f}%")
+    if a.seeds > 1:
+        # each replicate set fitted alone: how far one set of runs can throw the fit
+        sets = [fit(D, [ws[s] for ws in per_seed], rho_b, d)[:2] for s in range(a.seeds)]
+        cs, ks = np.array([c for c, _ in sets]), np.array([kk for _, kk in sets])
+        print(f"one replicate set alone: C = {', '.join(f'{c:.3f}' for c in cs)}; "
+              f"k = {', '.join(f'{kk:.2f}' for kk in ks)}; standard error of the mean "
+              f"fit about C {cs.std(ddof=1) / math.sqrt(a.seeds):.3f}, "
+              f"k {ks.std(ddof=1) / math.sqrt(a.seeds):.2f}")
     if a.plot:
         import matplotlib
         matplotlib.use("Agg")
