@@ -585,9 +585,8 @@ static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *c
 
 /* Friction of the n contacts of one law in bs (chunk slots bs->from[], normal forces
  * bs->f_normal[]) into bs->f_t, m_r and power; updates the contacts' springs in the
- * list. `whole`:
- * the batch is the whole chunk in order (bs->from[q] == q), so the chunk's own arrays
- * serve. */
+ * list. `whole`: the batch is the whole chunk in order (bs->from[q] == q), so the
+ * chunk's own arrays serve and nothing is gathered. */
 static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *cs,
                            batch_scratch *bs, const friction_coeffs *fc, size_t n, int whole)
 {
