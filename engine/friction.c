@@ -13,8 +13,9 @@ static double dot(const double a[3], const double b[3])
 }
 
 /* Turns a spring vector into the tangent plane of n, keeping its length: the contact
- * frame has rotated since the last step. */
-static void turn_into_plane(double v[3], const double n[3])
+ * frame has rotated since the last step. Inlined: it is the batch loop's body too. */
+static inline __attribute__((always_inline)) void turn_into_plane(double v[3],
+                                                                  const double n[3])
 {
     double len2 = dot(v, v);
     if (len2 == 0.0) return;
@@ -70,8 +71,8 @@ static double rolling_stiffness(const friction_coeffs *fc, double d, double r_ef
 }
 
 /* The Cundall-Strack spring and Coulomb slider (friction.h) of a batch of contacts:
- * per contact, turn xi into the tangent plane keeping its length (as turn_into_plane),
- * add v_t dt, take F = k_t xi + eta_t v_t and cap it at mu F_n. */
+ * per contact, turn xi into the tangent plane keeping its length, add v_t dt, take
+ * F = k_t xi + eta_t v_t and cap it at mu F_n. */
 static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
 {
     const double *restrict n0 = b->normal[0], *restrict n1 = b->normal[1],
@@ -92,24 +93,9 @@ static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
         double vn = u0[q] * n0[q] + u1[q] * n1[q] + u2[q] * n2[q];
         double t0 = u0[q] - vn * n0[q], t1 = u1[q] - vn * n1[q], t2 = u2[q] - vn * n2[q];
         uint32_t k = slot[q];
-        double s0 = x0[k], s1 = x1[k], s2 = x2[k];
-        double len2 = s0 * s0 + s1 * s1 + s2 * s2;
-        double sn = s0 * n0[q] + s1 * n1[q] + s2 * n2[q];
-        s0 -= sn * n0[q];
-        s1 -= sn * n1[q];
-        s2 -= sn * n2[q];
-        /* The length lost is sn^2 / 2 |xi|^2 relative; below 1e-16 (a contact that
-         * barely turned this step, as most in a dense packing) the rescaling would
-         * change xi by less than its own rounding: skip the division and square root. */
-        if (sn * sn > 1e-16 * len2) {
-            double now2 = s0 * s0 + s1 * s1 + s2 * s2;
-            if (now2 > 0.0) {
-                double scale = sqrt(len2 / now2);
-                s0 *= scale;
-                s1 *= scale;
-                s2 *= scale;
-            }
-        }
+        double normal[3] = {n0[q], n1[q], n2[q]}, spring[3] = {x0[k], x1[k], x2[k]};
+        turn_into_plane(spring, normal);
+        double s0 = spring[0], s1 = spring[1], s2 = spring[2];
         s0 += t0 * dt;
         s1 += t1 * dt;
         s2 += t2 * dt;
