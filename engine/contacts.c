@@ -10,16 +10,18 @@ void contact_list_free(contact_list *c)
     for (int a = 0; a < 3; a++) {
         free(c->force[a]); free(c->tangential[a]); free(c->rolling[a]);
     }
-    for (int a = 0; a < 6; a++) free(c->torque[a]);
+    for (int a = 0; a < 3; a++) { free(c->torque[a]); free(c->cross_torque[a]); }
     for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) free(c->slip[h]);
-    free(c->overlap); free(c->first_of_i); free(c->first_of_j); free(c->second_of);
+    free(c->overlap); free(c->first_of_i);
+    free(c->cross_slot); free(c->cross_first); free(c->cross_pair);
     memset(c, 0, sizeof *c);
 }
 
-void contact_list_configure(contact_list *c, int n_history, int friction, int rolling,
-                            int slip)
+void contact_list_configure(contact_list *c, int is_wall, int n_history, int friction,
+                            int rolling, int slip)
 {
     c->configured = 1;
+    c->is_wall = is_wall;
     c->n_history = n_history;
     c->has_friction = friction;
     c->has_rolling = rolling;
@@ -46,27 +48,48 @@ int contact_list_reserve(contact_list *c, size_t capacity)
         if (all || c->has_friction) GROW(c->tangential[a], capacity);
         if (all || c->has_rolling) GROW(c->rolling[a], capacity);
     }
-    for (int a = 0; a < 6 && (all || c->has_friction); a++) GROW(c->torque[a], capacity);
+    for (int a = 0; a < 3 && (all || (c->has_friction && c->is_wall)); a++)
+        GROW(c->torque[a], capacity);
     for (int h = 0; h < CONTACT_SLIP_HISTORY && (all || c->has_slip); h++) GROW(c->slip[h], capacity);
     GROW(c->overlap, capacity);
-    GROW(c->second_of, capacity);
+    if (all || !c->is_wall) GROW(c->cross_slot, capacity);
     c->capacity = capacity;
     return 0;
 }
 
-int contact_list_index_second(contact_list *c, size_t n_particles)
+int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
 {
-    size_t *first = realloc(c->first_of_j, (n_particles + 1) * sizeof *first);
+    size_t *first = realloc(c->cross_first, (n_particles + 1) * sizeof *first);
     if (!first) return -1;
-    c->first_of_j = first;
+    c->cross_first = first;
+    c->block = block;
     memset(first, 0, (n_particles + 1) * sizeof *first);
-    for (size_t k = 0; k < c->n; k++) first[c->owner_j[k] + 1]++;
+    for (size_t k = 0; k < c->n; k++)
+        if (c->i[k] / block != c->owner_j[k] / block) first[c->owner_j[k] + 1]++;
     for (size_t p = 0; p < n_particles; p++) first[p + 1] += first[p];
+    size_t n = first[n_particles];
+    if (n > c->cross_capacity || !c->cross_pair) {
+        size_t capacity = n + n / 8 + 16;
+        GROW(c->cross_pair, capacity);
+        for (int a = 0; a < 3 && (!c->configured || c->has_friction); a++)
+            GROW(c->cross_torque[a], capacity);
+        c->cross_capacity = capacity;
+    }
+    c->n_cross = n;
     size_t *fill = malloc((n_particles + 1) * sizeof *fill);
     if (!fill) return -1;
     memcpy(fill, first, (n_particles + 1) * sizeof *fill);
-    for (size_t k = 0; k < c->n; k++) c->second_of[fill[c->owner_j[k]]++] = (uint32_t)k;
+    for (size_t k = 0; k < c->n; k++) {
+        if (c->i[k] / block == c->owner_j[k] / block) {
+            c->cross_slot[k] = CONTACT_SAME_BLOCK;
+            continue;
+        }
+        size_t q = fill[c->owner_j[k]]++;
+        c->cross_pair[q] = (uint32_t)k;
+        c->cross_slot[k] = (uint32_t)q;
+    }
     free(fill);
+    for (int a = 0; a < 3 && c->cross_torque[a]; a++) memset(c->cross_torque[a], 0, n * sizeof(double));
     return 0;
 }
 
@@ -115,7 +138,7 @@ static void move_entry(contact_list *c, size_t to, size_t from)
     for (int a = 0; a < 3; a++) c->force[a][to] = c->force[a][from];
     for (int a = 0; a < 3 && c->tangential[0]; a++) c->tangential[a][to] = c->tangential[a][from];
     for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][to] = c->rolling[a][from];
-    for (int a = 0; a < 6 && c->torque[0]; a++) c->torque[a][to] = c->torque[a][from];
+    for (int a = 0; a < 3 && c->torque[0]; a++) c->torque[a][to] = c->torque[a][from];
     for (int h = 0; h < CONTACT_SLIP_HISTORY && c->slip[0]; h++) c->slip[h][to] = c->slip[h][from];
 }
 

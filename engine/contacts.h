@@ -32,34 +32,56 @@ typedef struct contact_list {
     double *slip[CONTACT_SLIP_HISTORY]; /* Mindlin-Deresiewicz microslip state (only
                                            that model has it: has_slip) */
     double *force[3];                   /* force on i from the last step (on j: minus) */
-    double *torque[6];                  /* torque on i (0-2) and on j (3-5), last step */
+    double *torque[3];                  /* torque on i, last step: wall lists only (a
+                                           particle pair adds its torques to the
+                                           particles directly, or through cross_torque) */
     double *overlap;                    /* overlap of the last step, > 0 when touching
                                            (<= 0: apart; for pairs apart it is 0, not the
                                            gap) */
     size_t *first_of_i;   /* n_first + 1: pairs of particle p are first_of_i[p]..[p+1] */
-    /* pairs whose owner_j is p: second_of[first_of_j[p]..first_of_j[p+1]] (index order) */
-    size_t *first_of_j;
-    uint32_t *second_of;
+    /* Cross pairs (particle-particle lists only; contact_list_index_cross): the pairs
+     * whose i and owner_j lie in different blocks of `block` consecutive particles.
+     * The force loop runs the blocks in parallel, each adding its pairs' forces to its
+     * own particles; a cross pair's j side goes to another block's particle, so it is
+     * left on the pair (force, cross_torque) and added in a pass of its own.
+     * cross_slot[k]: the pair's cross index q, or CONTACT_SAME_BLOCK; cross entries
+     * are grouped by owner_j: those of particle p are cross_first[p]..[p+1], and
+     * cross_pair[q] is the pair's list index. */
+    size_t block;
+    uint32_t *cross_slot;
+    size_t n_cross, cross_capacity;
+    size_t *cross_first;
+    uint32_t *cross_pair;
+    double *cross_torque[3];            /* torque on owner_j of cross pair q, last step
+                                           (only with friction) */
     /* Which optional arrays the list holds (contact_list_configure, before the first
      * reserve; a list never configured holds them all). The others stay NULL: a run
      * without friction pays for no springs or torques, a law without history for no
      * history slots. */
     int configured;
     int n_history;        /* history[0..n_history-1] */
-    int has_friction;     /* tangential[3] and torque[6] */
+    int is_wall;          /* a particle-wall list: torque[3] with friction, no cross pairs */
+    int has_friction;     /* tangential[3] (and torque[3], cross_torque[3]) */
     int has_rolling;      /* rolling[3] */
     int has_slip;         /* slip[CONTACT_SLIP_HISTORY] (the microslip model) */
 } contact_list;
 
 void contact_list_free(contact_list *c);
 /* Chooses the optional arrays of an empty list (see contact_list.configured). */
-void contact_list_configure(contact_list *c, int n_history, int friction, int rolling,
-                            int slip);
+void contact_list_configure(contact_list *c, int is_wall, int n_history, int friction,
+                            int rolling, int slip);
 int contact_list_reserve(contact_list *c, size_t capacity);
 
-/* Builds the reverse index (first_of_j, second_of) for `n_particles` owners. Only for
- * particle-particle lists. Returns 0 or -1. */
-int contact_list_index_second(contact_list *c, size_t n_particles);
+#define CONTACT_SAME_BLOCK UINT32_MAX
+/* Particles per block of the force loop (contact_list.block). Fixed, never the number
+ * of threads: which pairs are cross pairs, and so the order in which each particle's
+ * forces are summed, must not depend on how many threads run. */
+#define CONTACT_BLOCK 2048
+
+/* Finds the cross pairs of a particle-particle list for blocks of `block` particles
+ * among `n_particles` (contact_list.block) and zeroes their cross_torque. Returns 0 or
+ * -1 (allocation failure). */
+int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block);
 
 /* Copies the history of every pair of `old` that still is a candidate in `c` (matched
  * by (i, owner_j)) into c. Both lists must be grouped by i (first_of_i valid). */

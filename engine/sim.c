@@ -1,10 +1,13 @@
 /* The step loop: velocity Verlet, with the neighbour list rebuilt only when a particle
  * has moved more than half the skin.
  *
- * Determinism: each contact's force is computed once (in parallel, each contact on its
- * own) and stored on the contact; each particle then sums its contacts in the fixed
- * order of the contact list. Nothing depends on how contacts were split among threads,
- * so 1 and N threads give bit-identical results. */
+ * Determinism, without locks or atomics: each contact's force is computed once. The
+ * particles are split into blocks of CONTACT_BLOCK (a fixed size, not one per thread);
+ * the blocks run in parallel, and a block adds each pair's force and torque to both
+ * particles when both are its own, and otherwise to i, leaving the j side on the pair
+ * for a later pass (engine/contacts.h, cross pairs). So every particle's forces are
+ * summed in an order fixed by the list and the blocks, never by the threads: 1 and N
+ * threads give bit-identical results. */
 #include "sim.h"
 
 #include <math.h>
@@ -130,7 +133,7 @@ static void configure_lists(sim *s)
     }
     contact_list *lists[4] = {&s->pairs, &s->spare, &s->wall_pairs, &s->wall_spare};
     for (int L = 0; L < 4; L++)
-        contact_list_configure(lists[L], n_history, friction, rolling, slip);
+        contact_list_configure(lists[L], L >= 2, n_history, friction, rolling, slip);
 }
 
 /* Every pair of material types that can meet must have a law. */
@@ -299,7 +302,7 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
                                        : (uint32_t)s->p.ghost_owner[list->j[k]];
             list->overlap[k] = 0.0;
             for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
-            for (int a = 0; a < 6 && list->torque[0]; a++) list->torque[a][k] = 0.0;
+            for (int a = 0; a < 3 && list->torque[0]; a++) list->torque[a][k] = 0.0;
         }
     }
     contact_list_adopt_history(list, old, n > s->parallel_min);
@@ -326,7 +329,7 @@ static int rebuild(sim *s)
     if (neighbour_grid_build(&s->grid, &s->p, s->cutoff) != 0) return -1;
 
     if (refresh_list(s, &s->pairs, &s->spare, particle_candidates, 0) != 0 ||
-        contact_list_index_second(&s->pairs, s->p.n_local) != 0 ||
+        contact_list_index_cross(&s->pairs, s->p.n_local, s->block) != 0 ||
         refresh_list(s, &s->wall_pairs, &s->wall_spare, wall_candidates, 1) != 0 ||
         reserve_chunk_work(s) != 0)
         return -1;
@@ -378,6 +381,8 @@ typedef struct batch_scratch {
     double f_normal[CHUNK], f_t[3][CHUNK], m_r[3][CHUNK], power[2][CHUNK];
     double normal[3][CHUNK], v_rel[3][CHUNK], w_rel[3][CHUNK];
     uint32_t slot[CHUNK];
+    /* each contact's force on i and torques on i and j, by chunk slot (deliver_forces) */
+    double force[3][CHUNK], torque_i[3][CHUNK], torque_j[3][CHUNK];
 } batch_scratch;
 
 /* For friction: the contact point lies on the line of centres, arm = R - d/2 from each
@@ -519,13 +524,16 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
             contact_point_motion(s, cs, m, i, j, is_wall, fc->rolling_model == ROLLING_SPRING);
         continue;
     apart:
-        /* A pair apart holds zero force and torque: set when the list was built, and
-         * here the step a touching pair separates, so pairs that stay apart (most
-         * candidates) need no stores. */
+        /* A pair apart holds zero force and torque (what the sums read): set when the
+         * list was built, and here the step a touching pair separates, so pairs that
+         * stay apart (most candidates) need no stores. */
         if (c->touching[k]) {
             contact_clear_history(c, k);
             c->force[0][k] = c->force[1][k] = c->force[2][k] = 0.0;
-            for (int a = 0; a < 6 && c->torque[0]; a++) c->torque[a][k] = 0.0;
+            for (int a = 0; a < 3 && c->torque[0]; a++) c->torque[a][k] = 0.0;
+            if (!is_wall && c->cross_slot[k] != CONTACT_SAME_BLOCK)
+                for (int a = 0; a < 3 && c->cross_torque[0]; a++)
+                    c->cross_torque[a][c->cross_slot[k]] = 0.0;
         }
     }
 }
@@ -640,10 +648,63 @@ static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *c
     friction_force_batch(fc, &b);
 }
 
-/* Calls each law once for its contacts in the chunk and stores the force on i; adds
- * the work done on the chunk's contacts during this step to work[] (SIM_WORK_*). */
+/* Where a chunk of particle pairs puts its forces: the force and torque sums of the
+ * particles (local particles only). NULL for a wall list, whose forces and torques stay
+ * on its pairs until add_stored_forces. */
+typedef struct force_sums {
+    double *f[3], *t[3];
+} force_sums;
+
+/* Puts the forces of a chunk's contacts (bs->force, torque_i, torque_j), in list
+ * order, where they go: the force on i on the pair (output, wall loads, a cross pair's
+ * j side); with `sums`, force and torque added to i and, within the block, to j, else
+ * the torque on j kept on the pair; without, the torque on i kept on the pair. */
+static void deliver_forces(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
+                           const force_sums *sums)
+{
+    const size_t n = cs->n;
+    const uint32_t *restrict slot = cs->slot;
+    double *restrict cfx = c->force[0], *restrict cfy = c->force[1], *restrict cfz = c->force[2];
+    for (size_t m = 0; m < n; m++) {
+        uint32_t k = slot[m];
+        cfx[k] = bs->force[0][m]; cfy[k] = bs->force[1][m]; cfz[k] = bs->force[2][m];
+    }
+    const int torques = c->has_friction;
+    if (!sums) {
+        for (int a = 0; a < 3 && torques; a++)
+            for (size_t m = 0; m < n; m++) c->torque[a][slot[m]] = bs->torque_i[a][m];
+        return;
+    }
+    const uint32_t *restrict first = c->i, *restrict owner = c->owner_j;
+    const uint32_t *restrict cross = c->cross_slot;
+    double *restrict fx = sums->f[0], *restrict fy = sums->f[1], *restrict fz = sums->f[2];
+    for (size_t m = 0; m < n; m++) {
+        uint32_t k = slot[m], i = first[k], o = owner[k];
+        double f[3] = {bs->force[0][m], bs->force[1][m], bs->force[2][m]};
+        fx[i] += f[0]; fy[i] += f[1]; fz[i] += f[2];
+        if (cross[k] == CONTACT_SAME_BLOCK) { fx[o] -= f[0]; fy[o] -= f[1]; fz[o] -= f[2]; }
+    }
+    if (!torques) return;
+    double *restrict tx = sums->t[0], *restrict ty = sums->t[1], *restrict tz = sums->t[2];
+    double *restrict ctx = c->cross_torque[0], *restrict cty = c->cross_torque[1],
+                     *restrict ctz = c->cross_torque[2];
+    for (size_t m = 0; m < n; m++) {
+        uint32_t k = slot[m], i = first[k], o = owner[k], q = cross[k];
+        tx[i] += bs->torque_i[0][m]; ty[i] += bs->torque_i[1][m]; tz[i] += bs->torque_i[2][m];
+        if (q == CONTACT_SAME_BLOCK) {
+            tx[o] += bs->torque_j[0][m]; ty[o] += bs->torque_j[1][m]; tz[o] += bs->torque_j[2][m];
+        } else {
+            ctx[q] = bs->torque_j[0][m]; cty[q] = bs->torque_j[1][m]; ctz[q] = bs->torque_j[2][m];
+        }
+    }
+}
+
+/* Calls each law once for its contacts in the chunk and stores the force on i in the
+ * list; a chunk of particle pairs also adds force and torque to both particles (to
+ * `sums`; a cross pair's j side is kept on the pair, c->cross_torque). Adds the work
+ * done on the chunk's contacts during this step to work[] (SIM_WORK_*). */
 static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
-                         batch_scratch *bs, double work[SIM_WORK_KINDS])
+                         batch_scratch *bs, double work[SIM_WORK_KINDS], const force_sums *sums)
 {
     size_t done = 0;
     int n_laws = s->n_materials * s->n_materials;
@@ -702,25 +763,35 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
                 work[SIM_WORK_TANGENTIAL] += bs->power[0][q] * s->dt;
                 work[SIM_WORK_ROLLING] += bs->power[1][q] * s->dt;
             }
-            for (int a = 0; a < 3; a++) c->force[a][k] = -f * n[a] + f_t[a];
+            for (int a = 0; a < 3; a++) bs->force[a][m] = -f * n[a] + f_t[a];
             for (int h = 0; h < nh; h++) c->history[h][k] = bs->h[h][q];
-            if (!c->torque[0]) continue; /* no pair has friction */
+            if (!c->has_friction) continue; /* no pair has friction */
             /* torque of the tangential force about each centre, plus the rolling torque */
             double nxf[3] = {n[1] * f_t[2] - n[2] * f_t[1], n[2] * f_t[0] - n[0] * f_t[2],
                              n[0] * f_t[1] - n[1] * f_t[0]};
             for (int a = 0; a < 3; a++) {
-                c->torque[a][k] = cs->arm_i[m] * nxf[a] + m_r[a];
-                c->torque[3 + a][k] = cs->arm_j[m] * nxf[a] - m_r[a];
+                bs->torque_i[a][m] = cs->arm_i[m] * nxf[a] + m_r[a];
+                bs->torque_j[a][m] = cs->arm_j[m] * nxf[a] - m_r[a];
             }
         }
     }
+    deliver_forces(c, cs, bs, sums);
 }
 
 /* The forces of every touching contact in list c; also counts the touching contacts
- * (into s->n_contacts) and finds the largest overlap (s->max_overlap). */
+ * (into s->n_contacts) and finds the largest overlap (s->max_overlap).
+ *
+ * The list runs in units, in parallel: a wall list in chunks of CHUNK entries, whose
+ * forces stay on the pairs; a particle-pair list in blocks of c->block particles (its
+ * pairs grouped by i, CHUNK at a time), each adding its pairs' forces to the particles
+ * it owns (chunk_forces). A unit's work is summed in list order, the units' in unit
+ * order: the same bits for any number of threads. */
 static void contact_forces(sim *s, contact_list *c, int is_wall)
 {
-    size_t n_chunks = (c->n + CHUNK - 1) / CHUNK;
+    size_t n_units = is_wall ? (c->n + CHUNK - 1) / CHUNK
+                             : (c->n_first + c->block - 1) / c->block;
+    particle_store *p = &s->p;
+    force_sums sums = {{p->fx, p->fy, p->fz}, {p->tx, p->ty, p->tz}};
     double *chunk_work = s->chunk_work;
     size_t touching = 0;
     double worst = s->max_overlap;
@@ -728,24 +799,34 @@ static void contact_forces(sim *s, contact_list *c, int is_wall)
     {
         chunk_scratch cs;
         batch_scratch bs;
-        #pragma omp for schedule(dynamic, 8) reduction(+ : touching) reduction(max : worst)
-        for (size_t ch = 0; ch < n_chunks; ch++) {
-            size_t start = ch * CHUNK, end = start + CHUNK < c->n ? start + CHUNK : c->n;
-            double *work = &chunk_work[SIM_WORK_KINDS * ch];
+        #pragma omp for schedule(dynamic, 1) reduction(+ : touching) reduction(max : worst)
+        for (size_t u = 0; u < n_units; u++) {
+            size_t first, last;
+            if (is_wall) {
+                first = u * CHUNK;
+                last = first + CHUNK < c->n ? first + CHUNK : c->n;
+            } else {
+                size_t end = (u + 1) * c->block < c->n_first ? (u + 1) * c->block : c->n_first;
+                first = c->first_of_i[u * c->block];
+                last = c->first_of_i[end];
+            }
+            double *work = &chunk_work[SIM_WORK_KINDS * u];
             for (int q = 0; q < SIM_WORK_KINDS; q++) work[q] = 0.0;
-            pair_geometry(s, c, start, end, is_wall, &cs);
-            chunk_forces(s, c, &cs, &bs, work);
-            touching += cs.n;
-            for (size_t m = 0; m < cs.n; m++) worst = cs.d[m] > worst ? cs.d[m] : worst;
+            for (size_t start = first; start < last; start += CHUNK) {
+                size_t end = start + CHUNK < last ? start + CHUNK : last;
+                pair_geometry(s, c, start, end, is_wall, &cs);
+                chunk_forces(s, c, &cs, &bs, work, is_wall ? NULL : &sums);
+                touching += cs.n;
+                for (size_t m = 0; m < cs.n; m++) worst = cs.d[m] > worst ? cs.d[m] : worst;
+            }
         }
     }
     s->n_contacts += touching;
     s->max_overlap = worst;
-    /* summed in chunk order: the same result for any number of threads */
-    for (size_t ch = 0; ch < n_chunks; ch++)
+    for (size_t u = 0; u < n_units; u++)
         for (int q = 0; q < SIM_WORK_KINDS; q++) {
-            s->work[q] += chunk_work[SIM_WORK_KINDS * ch + q];
-            s->work_step[q] += chunk_work[SIM_WORK_KINDS * ch + q];
+            s->work[q] += chunk_work[SIM_WORK_KINDS * u + q];
+            s->work_step[q] += chunk_work[SIM_WORK_KINDS * u + q];
         }
 }
 
@@ -756,11 +837,12 @@ void sim_contact_work(const sim *s, double work[SIM_WORK_KINDS])
     for (int q = 0; q < SIM_WORK_KINDS; q++) work[q] = s->work[q] - 0.5 * s->work_step[q];
 }
 
-/* Room for the per-chunk work sums of the longer contact list. */
+/* Room for the per-unit work sums of either list (contact_forces). */
 static int reserve_chunk_work(sim *s)
 {
-    size_t n = s->pairs.n > s->wall_pairs.n ? s->pairs.n : s->wall_pairs.n;
-    size_t need = SIM_WORK_KINDS * ((n + CHUNK - 1) / CHUNK + 1);
+    size_t blocks = (s->pairs.n_first + s->block - 1) / s->block;
+    size_t chunks = (s->wall_pairs.n + CHUNK - 1) / CHUNK;
+    size_t need = SIM_WORK_KINDS * ((blocks > chunks ? blocks : chunks) + 1);
     if (need <= s->chunk_work_capacity) return 0;
     double *w = realloc(s->chunk_work, need * sizeof *w);
     if (!w) return -1;
@@ -805,29 +887,37 @@ void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
     }
 }
 
-/* Sums each particle's contact forces in the fixed order of the lists. */
-static void sum_forces(sim *s)
+/* Each local particle's force starts as its weight, its torque as zero; the pair
+ * list's blocks then add to them (contact_forces). */
+static void start_force_sums(sim *s)
 {
     particle_store *p = &s->p;
-    const contact_list *c = &s->pairs, *w = &s->wall_pairs;
     const double *g = s->cfg.gravity;
     #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
-        double f[3] = {p->mass[i] * g[0], p->mass[i] * g[1], p->mass[i] * g[2]};
-        double t[3] = {0.0, 0.0, 0.0};
-        for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
-            for (int a = 0; a < 3; a++) f[a] += c->force[a][k];
-        for (size_t q = c->first_of_j[i]; q < c->first_of_j[i + 1]; q++)
-            for (int a = 0; a < 3; a++) f[a] -= c->force[a][c->second_of[q]];
-        for (size_t k = w->first_of_i[i]; k < w->first_of_i[i + 1]; k++)
+        p->fx[i] = p->mass[i] * g[0]; p->fy[i] = p->mass[i] * g[1]; p->fz[i] = p->mass[i] * g[2];
+        p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
+    }
+}
+
+/* Adds to each particle what the force loop left on the pairs: the j side of its cross
+ * pairs, then its wall contacts, in list order. */
+static void add_stored_forces(sim *s)
+{
+    particle_store *p = &s->p;
+    const contact_list *c = &s->pairs, *w = &s->wall_pairs;
+    const int torques = c->has_friction;
+    #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
+    for (size_t i = 0; i < p->n_local; i++) {
+        double f[3] = {p->fx[i], p->fy[i], p->fz[i]}, t[3] = {p->tx[i], p->ty[i], p->tz[i]};
+        for (size_t q = c->cross_first[i]; q < c->cross_first[i + 1]; q++) {
+            uint32_t k = c->cross_pair[q];
+            for (int a = 0; a < 3; a++) f[a] -= c->force[a][k];
+            for (int a = 0; a < 3 && torques; a++) t[a] += c->cross_torque[a][q];
+        }
+        for (size_t k = w->first_of_i[i]; k < w->first_of_i[i + 1]; k++) {
             for (int a = 0; a < 3; a++) f[a] += w->force[a][k];
-        if (c->torque[0]) { /* some pair has friction (the wall list has torques too) */
-            for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
-                for (int a = 0; a < 3; a++) t[a] += c->torque[a][k];
-            for (size_t q = c->first_of_j[i]; q < c->first_of_j[i + 1]; q++)
-                for (int a = 0; a < 3; a++) t[a] += c->torque[3 + a][c->second_of[q]];
-            for (size_t k = w->first_of_i[i]; k < w->first_of_i[i + 1]; k++)
-                for (int a = 0; a < 3; a++) t[a] += w->torque[a][k];
+            for (int a = 0; a < 3 && torques; a++) t[a] += w->torque[a][k];
         }
         p->fx[i] = f[0]; p->fy[i] = f[1]; p->fz[i] = f[2];
         p->tx[i] = t[0]; p->ty[i] = t[1]; p->tz[i] = t[2];
@@ -906,9 +996,10 @@ static void compute_forces(sim *s)
     for (int q = 0; q < SIM_WORK_KINDS; q++) s->work_step[q] = 0.0;
     s->n_contacts = 0;
     s->max_overlap = 0.0;
+    start_force_sums(s);
     contact_forces(s, &s->pairs, 0);
     contact_forces(s, &s->wall_pairs, 1);
-    sum_forces(s);
+    add_stored_forces(s);
     sum_wall_loads(s);
 }
 
@@ -1042,6 +1133,9 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
     s->cfg = *cfg;
     const char *pmin = getenv("DEMPACT_PARALLEL_MIN");
     s->parallel_min = pmin ? strtoul(pmin, NULL, 10) : PARALLEL_MIN_DEFAULT;
+    /* DEMPACT_BLOCK: smaller blocks, so that tests of small systems have cross pairs */
+    const char *block = getenv("DEMPACT_BLOCK");
+    s->block = block && strtoul(block, NULL, 10) > 0 ? strtoul(block, NULL, 10) : CONTACT_BLOCK;
     if (particles_init(&s->p, 1024) != 0) goto oom;
     for (int k = 0; k < cfg->n_sources; k++) {
         const particle_source *src = &cfg->sources[k];

@@ -45,6 +45,7 @@ typedef struct sim {
     double *x_at_rebuild;     /* 3 per local particle: positions at the last rebuild */
     int64_t n_rebuilds;
     size_t parallel_min;      /* loops over fewer items run on one thread */
+    size_t block;             /* particles per block of the force loop (CONTACT_BLOCK) */
 
     contact_list spare, wall_spare; /* the previous lists, refilled at the next rebuild */
 

@@ -227,9 +227,9 @@ static void strongest_contact(const sim *s, size_t i, watchdog_contact *out)
             double f = fabs(c->force[0][k]) + fabs(c->force[1][k]) + fabs(c->force[2][k]);
             if (best_list < 0 || worse(f, best)) { best = f; best_list = L; best_k = k; }
         }
-        if (L == 0 && c->first_of_j && c->second_of)
-            for (size_t q = c->first_of_j[i]; q < c->first_of_j[i + 1]; q++) {
-                size_t k = c->second_of[q];
+        if (L == 0) /* where i is the second particle: a scan (only when reporting) */
+            for (size_t k = 0; k < c->n; k++) {
+                if (c->owner_j[k] != i) continue;
                 if (!(c->overlap[k] > 0.0) && isfinite(c->overlap[k])) continue;
                 double f = fabs(c->force[0][k]) + fabs(c->force[1][k]) + fabs(c->force[2][k]);
                 if (best_list < 0 || worse(f, best)) { best = f; best_list = L; best_k = k; }
@@ -594,12 +594,11 @@ static void release_partners(sim *s, size_t d)
         if (other == d || other >= p->n_local || !(c->overlap[k] > 0.0)) continue;
         for (int a = 0; a < 3; a++) f[a][other] += c->force[a][k]; /* it got -force */
     }
-    if (c->first_of_j && c->second_of)
-        for (size_t q = c->first_of_j[d]; q < c->first_of_j[d + 1]; q++) {
-            size_t k = c->second_of[q], other = c->i[k];
-            if (other == d || !(c->overlap[k] > 0.0)) continue;
-            for (int a = 0; a < 3; a++) f[a][other] -= c->force[a][k];
-        }
+    for (size_t k = 0; k < c->n; k++) { /* where d is the second particle */
+        size_t other = c->i[k];
+        if (c->owner_j[k] != d || other == d || !(c->overlap[k] > 0.0)) continue;
+        for (int a = 0; a < 3; a++) f[a][other] -= c->force[a][k];
+    }
     /* a partner whose force stays non-finite keeps only its weight */
     for (size_t i = 0; i < p->n_local; i++)
         if (!all_finite(p->fx[i], p->fy[i], p->fz[i]))
@@ -620,9 +619,9 @@ void watchdog_drop_particle(sim *s, size_t d)
     particles_remove(p, remove, new_index);
     contact_list_remap(&s->pairs, new_index, p->n_local, 0);
     contact_list_remap(&s->wall_pairs, new_index, p->n_local, 1);
-    /* until the rebuild, keep every index in range and the reverse index true */
+    /* until the rebuild, keep every index in range and the cross pairs true */
     for (size_t k = 0; k < s->pairs.n; k++) s->pairs.j[k] = s->pairs.owner_j[k];
-    if (contact_list_index_second(&s->pairs, p->n_local) != 0) goto oom;
+    if (contact_list_index_cross(&s->pairs, p->n_local, s->block) != 0) goto oom;
     free(remove);
     free(new_index);
     /* the neighbour lists are rebuilt at the next step */

@@ -198,10 +198,13 @@ static void wall_distances(void **state)
     assert_true(fabs(wall_distance(&rect, corner, n) - sqrt(2.0)) < 1e-15);
 }
 
-/* Positions and velocities after a dense, settling run must not depend on threads. */
+/* Positions and velocities after a dense, settling run must not depend on threads.
+ * Blocks of 64 particles (DEMPACT_BLOCK), so that the 1500 spheres make 24 blocks and
+ * many pairs cross from one block to another (engine/contacts.h). */
 static void run_with_threads(int threads, double *out, size_t n_out)
 {
     omp_set_num_threads(threads);
+    setenv("DEMPACT_BLOCK", "64", 1);
     const bool periodic[3] = {true, false, false};
     world w;
     random_world(&w, 1500, 0.04, 0.8e-3, 1.6e-3, 0.5, periodic, 7);
@@ -216,6 +219,8 @@ static void run_with_threads(int threads, double *out, size_t n_out)
     sim s;
     char err[512];
     assert_int_equal(sim_create(&s, &w.cfg, err, sizeof err), 0);
+    unsetenv("DEMPACT_BLOCK");
+    assert_true(s.pairs.n_cross > 1000);
     s.parallel_min = 0; /* split even this small system among the threads */
     for (int k = 0; k < 300; k++) sim_step(&s);
     size_t n = s.p.n_local;
@@ -241,6 +246,75 @@ static void results_identical_for_any_thread_count(void **state)
     assert_memory_equal(one, two, n * sizeof *one);
     assert_memory_equal(one, three, n * sizeof *one);
     free(one); free(two); free(three);
+}
+
+/* Newton's third law, summed over the whole system: with no gravity and no walls the
+ * contact forces add up to zero, and so do the moments about the origin,
+ *   sum_i (x_i x f_i + t_i) = 0,
+ * because each pair's tangential force acts at one point on the line of centres
+ * (arm_i + arm_j = |x_j - x_i|) and its rolling torque is a couple. A pair whose j side
+ * were lost or counted twice on its way between blocks would break both. `block`
+ * particles per block of the force loop; with friction, after `steps` steps (the
+ * springs load). Returns the largest particle force, for the scale. */
+static double check_pair_sums_vanish(const char *block, int steps, double *fx_out)
+{
+    const bool periodic[3] = {false, false, false};
+    world w;
+    random_world(&w, 1500, 0.04, 0.8e-3, 1.6e-3, 0.5, periodic, 11);
+    w.binds[0].law = law_find("hertz_tti");
+    w.binds[0].params[0] = 0.5;
+    w.binds[0].friction = (contact_friction){.mu = 0.5, .rolling_model = ROLLING_CONSTANT,
+                                             .mu_rolling = 0.1};
+    setenv("DEMPACT_BLOCK", block, 1);
+    sim s;
+    char err[512];
+    assert_int_equal(sim_create(&s, &w.cfg, err, sizeof err), 0);
+    unsetenv("DEMPACT_BLOCK");
+    for (int k = 0; k < steps; k++) sim_step(&s);
+    const particle_store *p = &s.p;
+    double f[3] = {0, 0, 0}, moment[3] = {0, 0, 0}, f_scale = 0.0, m_scale = 0.0;
+    for (size_t i = 0; i < p->n_local; i++) {
+        double x[3] = {p->x[i], p->y[i], p->z[i]}, fi[3] = {p->fx[i], p->fy[i], p->fz[i]};
+        double t[3] = {p->tx[i], p->ty[i], p->tz[i]};
+        double m[3] = {x[1] * fi[2] - x[2] * fi[1] + t[0], x[2] * fi[0] - x[0] * fi[2] + t[1],
+                       x[0] * fi[1] - x[1] * fi[0] + t[2]};
+        for (int a = 0; a < 3; a++) {
+            f[a] += fi[a];
+            moment[a] += m[a];
+            f_scale = fmax(f_scale, fabs(fi[a]));
+            m_scale = fmax(m_scale, fabs(m[a]));
+        }
+    }
+    print_message("blocks of %s, %zu cross pairs of %zu, %zu touching: sum f = (%.2g %.2g %.2g) "
+                  "of %.3g N, sum moment %.2g of %.3g N m\n", block, s.pairs.n_cross, s.pairs.n,
+                  s.n_contacts, f[0], f[1], f[2], f_scale, fmax(fabs(moment[0]), fabs(moment[2])),
+                  m_scale);
+    assert_true(s.n_contacts > 500);
+    for (int a = 0; a < 3; a++) {
+        assert_true(fabs(f[a]) < 1e-12 * f_scale * p->n_local);
+        assert_true(fabs(moment[a]) < 1e-12 * m_scale * p->n_local);
+    }
+    assert_true(m_scale > 0.0);
+    memcpy(fx_out, p->fx, p->n_local * sizeof *fx_out);
+    sim_free(&s);
+    free_world(&w);
+    return f_scale;
+}
+
+/* The same forces whatever the blocks (up to the order of the sums), and conserved
+ * momentum and angular momentum with many cross pairs (blocks of 16) and with none (one
+ * block). */
+static void pair_forces_balance_across_blocks(void **state)
+{
+    double *small = malloc(1500 * sizeof *small), *one = malloc(1500 * sizeof *one);
+    double scale = check_pair_sums_vanish("16", 5, small);
+    check_pair_sums_vanish("100000", 5, one);
+    double worst = 0.0;
+    for (int i = 0; i < 1500; i++) worst = fmax(worst, fabs(small[i] - one[i]));
+    print_message("blocks of 16 and one block: forces differ by at most %.2g N (of %.3g)\n",
+                  worst, scale);
+    assert_true(worst < 1e-12 * scale);
+    free(small); free(one);
 }
 
 /* The contact history must survive neighbour rebuilds: with a skin far smaller than the
@@ -271,6 +345,7 @@ int main(void)
         cmocka_unit_test(ball_on_wall_settles_to_hertz_static_overlap),
         cmocka_unit_test(wall_distances),
         cmocka_unit_test(results_identical_for_any_thread_count),
+        cmocka_unit_test(pair_forces_balance_across_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
 # Every case in CASES_DIR, cut short with --end-time, run with 1, 2 and 3 threads: the
 # snapshots must be bit-identical (h5diff compares every dataset and attribute; the
 # /case_text and the root attributes are the same file's). Run it with
-# DEMPACT_PARALLEL_MIN=0 so that even small cases split their loops among the threads.
+# DEMPACT_PARALLEL_MIN=0 so that even small cases split their loops among the threads,
+# and DEMPACT_BLOCK=32 so that their force loops have many blocks and cross pairs.
 # Each case must also pass `dempact check`. The end time of each case: long enough for
 # its particles to touch something.
 set -u
