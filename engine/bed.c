@@ -1,4 +1,5 @@
 #include "bed.h"
+#include "reorder.h"
 
 #include <math.h>
 #include <omp.h>
@@ -91,55 +92,32 @@ void bed_setup_fill(bed_setup *st, const bed *b, const material *mat, const law_
     c->impact_speed_estimate = fmax(0.1, sqrt(2.0 * gravity * (top - b->lo[2])));
 }
 
-/* ---- Morton order -------------------------------------------------------------------- */
-
-static uint64_t spread_bits(uint64_t v) /* 21 bits -> every third bit */
-{
-    v &= 0x1fffff;
-    v = (v | v << 32) & 0x1f00000000ffffULL;
-    v = (v | v << 16) & 0x1f0000ff0000ffULL;
-    v = (v | v << 8) & 0x100f00f00f00f00fULL;
-    v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-    v = (v | v << 2) & 0x1249249249249249ULL;
-    return v;
-}
-
-typedef struct keyed { uint64_t key; size_t index; } keyed;
-
-static int by_key(const void *a, const void *b)
-{
-    const keyed *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index); /* stable: the order is total */
-}
+/* ---- Morton order (engine/reorder.h) ------------------------------------------------ */
 
 int bed_sort(bed *b, double cell)
 {
     size_t n = b->n;
-    keyed *k = malloc(n * sizeof *k);
-    double *tmp = malloc(3 * n * sizeof *tmp);
-    if (!k || !tmp) { free(k); free(tmp); return -1; }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t c[3];
-        for (int a = 0; a < 3; a++) {
-            double q = floor((b->x[3 * i + a] - b->lo[a]) / cell);
-            c[a] = q < 0 ? 0 : q > 2097151.0 ? 2097151u : (uint64_t)q;
-        }
-        k[i].key = spread_bits(c[0]) | spread_bits(c[1]) << 1 | spread_bits(c[2]) << 2;
-        k[i].index = i;
-    }
-    qsort(k, n, sizeof *k, by_key);
+    unsigned long long *keys = malloc((n ? n : 1) * sizeof *keys);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    double *tmp = malloc((3 * n + 1) * sizeof *tmp);
+    int rc = -1;
+    if (!keys || !order || !tmp) goto done;
+    for (size_t i = 0; i < n; i++) keys[i] = reorder_key(&b->x[3 * i], b->lo, cell);
+    if (reorder_sort(n, keys, order) != 0) goto done;
     double *fields[2] = {b->x, b->v};
     for (int f = 0; f < 2; f++) {
         for (size_t i = 0; i < n; i++)
-            for (int a = 0; a < 3; a++) tmp[3 * i + a] = fields[f][3 * k[i].index + a];
+            for (int a = 0; a < 3; a++) tmp[3 * i + a] = fields[f][3 * order[i] + a];
         memcpy(fields[f], tmp, 3 * n * sizeof *tmp);
     }
-    for (size_t i = 0; i < n; i++) tmp[i] = b->radius[k[i].index];
+    for (size_t i = 0; i < n; i++) tmp[i] = b->radius[order[i]];
     memcpy(b->radius, tmp, n * sizeof *tmp);
-    free(k);
+    rc = 0;
+done:
+    free(keys);
+    free(order);
     free(tmp);
-    return 0;
+    return rc;
 }
 
 /* ---- one settled tile ------------------------------------------------------------------ */

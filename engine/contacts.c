@@ -103,22 +103,38 @@ void contact_clear_history(contact_list *c, size_t k)
     for (int h = 0; h < CONTACT_SLIP_HISTORY && c->slip[0]; h++) c->slip[h][k] = 0.0;
 }
 
-void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel)
+void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel,
+                                const size_t *from)
 {
     #pragma omp parallel for schedule(static) if (parallel)
     for (size_t p = 0; p < c->n_first; p++) {
+        size_t was = from ? from[p] : p; /* p's index in the old list */
         for (size_t k = c->first_of_i[p]; k < c->first_of_i[p + 1]; k++) {
             contact_clear_history(c, k);
-            if (p >= old->n_first) continue;
-            for (size_t m = old->first_of_i[p]; m < old->first_of_i[p + 1]; m++) {
-                if (old->owner_j[m] != c->owner_j[k] || !old->touching[m]) continue;
+            /* where old keeps the pair: a wall pair under its particle, a particle pair
+             * under its lower-indexed particle, which renumbering may have made the
+             * other one (flip: i and j swapped) */
+            size_t first = was, second = c->owner_j[k];
+            int flip = 0;
+            if (!c->is_wall) {
+                second = from ? from[second] : second;
+                flip = second < first;
+                if (flip) { second = first; first = from[c->owner_j[k]]; }
+            }
+            if (first >= old->n_first) continue;
+            for (size_t m = old->first_of_i[first]; m < old->first_of_i[first + 1]; m++) {
+                if (old->owner_j[m] != second || !old->touching[m]) continue;
                 c->touching[k] = 1;
                 c->impact_velocity[k] = old->impact_velocity[m];
                 for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++)
                     c->history[h][k] = old->history[h][m];
+                /* the springs are j's relative to i's: swapped pairs turn them round (the
+                 * law's slots and the microslip state are the same from either side) */
+                double sign = flip ? -1.0 : 1.0;
                 for (int a = 0; a < 3 && c->tangential[0]; a++)
-                    c->tangential[a][k] = old->tangential[a][m];
-                for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][k] = old->rolling[a][m];
+                    c->tangential[a][k] = sign * old->tangential[a][m];
+                for (int a = 0; a < 3 && c->rolling[0]; a++)
+                    c->rolling[a][k] = sign * old->rolling[a][m];
                 for (int h = 0; h < CONTACT_SLIP_HISTORY && c->slip[0]; h++)
                     c->slip[h][k] = old->slip[h][m];
                 break;

@@ -84,8 +84,11 @@ int contact_list_reserve(contact_list *c, size_t capacity);
 int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block);
 
 /* Copies the history of every pair of `old` that still is a candidate in `c` (matched
- * by (i, owner_j)) into c. Both lists must be grouped by i (first_of_i valid). */
-void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel);
+ * by its two particles, or its particle and wall key) into c. Both lists must be
+ * grouped by i (first_of_i valid). When the particles were renumbered in between
+ * (engine/reorder.h), particle p of c was from[p] in old; NULL: the same numbering. */
+void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel,
+                                const size_t *from);
 
 /* After particles were removed or renumbered: maps i and owner_j through new_index
  * (-1: removed; the pair is dropped), keeping the list's order, and recomputes

@@ -100,3 +100,28 @@ size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_i
     p->n_local = p->n_total = kept;
     return removed;
 }
+
+/* new[i] = old[from[i]] for one array of n elements of `size` bytes, through scratch. */
+static void permute_array(void *array, size_t size, const size_t *from, size_t n, void *scratch)
+{
+    char *a = array, *t = scratch;
+    for (size_t i = 0; i < n; i++) memcpy(t + i * size, a + from[i] * size, size);
+    memcpy(a, t, n * size);
+}
+
+int particles_permute(particle_store *p, const size_t *from)
+{
+    if (p->n_total != p->n_local) return -1;
+    size_t n = p->n_local;
+    void *scratch = malloc((n ? n : 1) * sizeof(double));
+    if (!scratch) return -1;
+    permute_array(p->id, sizeof *p->id, from, n, scratch);
+    permute_array(p->type, sizeof *p->type, from, n, scratch);
+    double *fields[] = {p->radius, p->mass, p->inv_mass, p->inv_inertia, p->x, p->y, p->z,
+                        p->vx, p->vy, p->vz, p->wx, p->wy, p->wz, p->fx, p->fy, p->fz,
+                        p->tx, p->ty, p->tz, p->fx0, p->fy0, p->fz0, p->tx0, p->ty0, p->tz0};
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+        permute_array(fields[k], sizeof(double), from, n, scratch);
+    free(scratch);
+    return 0; /* ghost_owner[i] = i and ghost_shift = 0 for local particles: unchanged */
+}

@@ -40,4 +40,9 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
  * or -1 if it was removed. Returns how many were removed. */
 size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_index);
 
+/* Puts the local particles in a new order: particle i becomes the one that was
+ * from[i] (a permutation of 0..n_local-1). Only valid while there are no ghosts.
+ * Returns 0, or -1 (ghosts present, or out of memory: nothing changed). */
+int particles_permute(particle_store *p, const size_t *from);
+
 #endif

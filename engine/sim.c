@@ -17,6 +17,7 @@
 
 #include "fill.h"
 #include "friction.h"
+#include "reorder.h"
 #include "timestep.h"
 
 #define CHUNK 256
@@ -278,9 +279,10 @@ static size_t wall_candidates(const sim *s, uint32_t i, uint32_t *out_w)
 typedef size_t (*candidate_fn)(const sim *, uint32_t, uint32_t *);
 
 /* Fills list with the candidates of every local particle (two passes: count, then
- * fill), keeping the previous history. */
+ * fill), keeping the previous history; `from`: how the particles were renumbered since
+ * old was built (sort_particles), or NULL. */
 static int build_list(sim *s, contact_list *list, contact_list *old, candidate_fn find,
-                      int is_wall)
+                      int is_wall, const size_t *from)
 {
     size_t n = s->p.n_local;
     size_t *first = realloc(list->first_of_i, (n + 1) * sizeof *first);
@@ -305,37 +307,53 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
             for (int a = 0; a < 3 && list->torque[0]; a++) list->torque[a][k] = 0.0;
         }
     }
-    contact_list_adopt_history(list, old, n > s->parallel_min);
+    contact_list_adopt_history(list, old, n > s->parallel_min, from);
     return 0;
 }
 
 /* Refills `spare` with the current candidates, carrying the history over from
  * `current`, then swaps the two: lists are recycled, not reallocated. */
 static int refresh_list(sim *s, contact_list *current, contact_list *spare, candidate_fn find,
-                        int is_wall)
+                        int is_wall, const size_t *from)
 {
-    if (build_list(s, spare, current, find, is_wall) != 0) return -1;
+    if (build_list(s, spare, current, find, is_wall, from) != 0) return -1;
     contact_list old = *current;
     *current = *spare;
     *spare = old;
     return 0;
 }
 
+/* Sorts the local particles back into curve order if they have drifted out of it
+ * (engine/reorder.h); before the ghosts are made. *from: the renumbering (particle i
+ * was from[i]), or NULL if the order stays. Returns 0 or -1. */
+static int sort_particles(sim *s, size_t **from)
+{
+    s->p.n_total = s->p.n_local; /* the ghosts are made again after this */
+    int due = reorder_plan(&s->p, s->reorder_min, s->cfg.domain_min, s->cutoff, from);
+    if (due <= 0) return due;
+    if (particles_permute(&s->p, *from) != 0) return -1;
+    s->n_reorders++;
+    return 0;
+}
+
 static int rebuild(sim *s)
 {
     wrap_periodic(s);
-    if (make_ghosts(s) != 0) return -1;
+    size_t *from = NULL;
+    int rc = -1;
+    if (s->reorder && sort_particles(s, &from) != 0) goto done;
+    if (make_ghosts(s) != 0) goto done;
     update_ghosts(s, &s->p);
-    if (neighbour_grid_build(&s->grid, &s->p, s->cutoff) != 0) return -1;
+    if (neighbour_grid_build(&s->grid, &s->p, s->cutoff) != 0) goto done;
 
-    if (refresh_list(s, &s->pairs, &s->spare, particle_candidates, 0) != 0 ||
+    if (refresh_list(s, &s->pairs, &s->spare, particle_candidates, 0, from) != 0 ||
         contact_list_index_cross(&s->pairs, s->p.n_local, s->block) != 0 ||
-        refresh_list(s, &s->wall_pairs, &s->wall_spare, wall_candidates, 1) != 0 ||
+        refresh_list(s, &s->wall_pairs, &s->wall_spare, wall_candidates, 1, from) != 0 ||
         reserve_chunk_work(s) != 0)
-        return -1;
+        goto done;
 
     double *xr = realloc(s->x_at_rebuild, 3 * (s->p.n_local + 1) * sizeof *xr);
-    if (!xr) return -1;
+    if (!xr) goto done;
     s->x_at_rebuild = xr;
     for (size_t i = 0; i < s->p.n_local; i++) {
         s->x_at_rebuild[3 * i] = s->p.x[i];
@@ -343,7 +361,10 @@ static int rebuild(sim *s)
         s->x_at_rebuild[3 * i + 2] = s->p.z[i];
     }
     s->n_rebuilds++;
-    return 0;
+    rc = 0;
+done:
+    free(from);
+    return rc;
 }
 
 /* worst_d2: the largest squared displacement of a particle since the last rebuild (from
@@ -1136,6 +1157,9 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
     /* DEMPACT_BLOCK: smaller blocks, so that tests of small systems have cross pairs */
     const char *block = getenv("DEMPACT_BLOCK");
     s->block = block && strtoul(block, NULL, 10) > 0 ? strtoul(block, NULL, 10) : CONTACT_BLOCK;
+    const char *reorder_min = getenv("DEMPACT_REORDER_MIN"); /* engine/reorder.h */
+    s->reorder = 1;
+    s->reorder_min = reorder_min ? strtoul(reorder_min, NULL, 10) : REORDER_MIN;
     if (particles_init(&s->p, 1024) != 0) goto oom;
     for (int k = 0; k < cfg->n_sources; k++) {
         const particle_source *src = &cfg->sources[k];
@@ -1442,10 +1466,15 @@ int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
                 s->p.z[r] = st->position[3 * r + 2];
             }
         walls_move(&s->walls, isnan(st->rebuild_wall_time) || invalid ? st->time : st->rebuild_wall_time);
+        /* The snapshot's order is the one the run's last rebuild left (sorted or not):
+         * keep it, so the list is built as that rebuild built it. */
+        int reorder = s->reorder;
+        s->reorder = 0;
         if (rebuild(s) != 0) {
             snprintf(err, err_len, "out of memory");
             rc = -1;
         }
+        s->reorder = reorder;
         walls_move(&s->walls, st->time);
         if (invalid) memcpy(s->x_at_rebuild, st->position_at_rebuild, 3 * st->n * sizeof(double));
     }

@@ -46,6 +46,9 @@ typedef struct sim {
     int64_t n_rebuilds;
     size_t parallel_min;      /* loops over fewer items run on one thread */
     size_t block;             /* particles per block of the force loop (CONTACT_BLOCK) */
+    int reorder;              /* sort the particles along a curve at rebuilds (reorder.h) */
+    size_t reorder_min;       /* ... when there are at least this many */
+    int64_t n_reorders;       /* how many rebuilds did */
 
     contact_list spare, wall_spare; /* the previous lists, refilled at the next rebuild */
 

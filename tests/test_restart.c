@@ -190,7 +190,7 @@ static void same_state(const sim *a, const sim *b)
  * both rolling models. Run A writes snapshots at steps 2500 (between neighbour
  * rebuilds, off any schedule) and 4000 and goes on to 6000; B restarts from each and
  * must be bit-identical to A at 6000. */
-static void restart_is_bit_identical(const char *case_file, int microslip)
+static void restart_is_bit_identical(const char *case_file, int microslip, int sorting)
 {
     sim a, b;
     sim_config ca, cb;
@@ -208,6 +208,9 @@ static void restart_is_bit_identical(const char *case_file, int microslip)
         }
     }
     assert_true(a.n_rebuilds > rebuilds_at_2500); /* the list was rebuilt after the snapshot */
+    print_message("%lld rebuilds, %lld of them sorted the particles\n", (long long)a.n_rebuilds,
+                  (long long)a.n_reorders);
+    assert_true(sorting ? a.n_reorders > 0 : a.n_reorders == 0);
     char h5[PATH_MAX];
     snprintf(h5, sizeof h5, "%s", snapshot_h5_path(f));
     assert_int_equal(snapshot_close(f), 0);
@@ -246,7 +249,18 @@ static void restart_is_bit_identical(const char *case_file, int microslip)
 static void test_restart_is_bit_identical(void **state)
 {
     (void)state;
-    restart_is_bit_identical("small_pour.yaml", 0);
+    restart_is_bit_identical("small_pour.yaml", 0, 0);
+}
+
+/* The same with the particles sorted along the curve at the rebuilds (engine/reorder.h;
+ * this case is too small for that by default): a sorted order is part of the state a
+ * snapshot keeps. */
+static void test_restart_is_bit_identical_sorting(void **state)
+{
+    (void)state;
+    setenv("DEMPACT_REORDER_MIN", "1", 1);
+    restart_is_bit_identical("small_pour.yaml", 0, 1);
+    unsetenv("DEMPACT_REORDER_MIN");
 }
 
 /* The same with the Mindlin-Deresiewicz tangential model, whose per-pair state
@@ -254,7 +268,7 @@ static void test_restart_is_bit_identical(void **state)
 static void test_restart_is_bit_identical_with_microslip(void **state)
 {
     (void)state;
-    restart_is_bit_identical("microslip_pour.yaml", 1);
+    restart_is_bit_identical("microslip_pour.yaml", 1, 0);
 }
 
 /* A piston on a motion schedule (down, up, down, rest; tests/compare/piston_restart.yaml,
@@ -435,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_history_table_is_complete),
         cmocka_unit_test(test_compare_cases),
         cmocka_unit_test(test_restart_is_bit_identical),
+        cmocka_unit_test(test_restart_is_bit_identical_sorting),
         cmocka_unit_test(test_restart_is_bit_identical_with_microslip),
         cmocka_unit_test(test_restart_with_inlet_and_outlet),
         cmocka_unit_test(test_restart_in_a_motion_schedule),

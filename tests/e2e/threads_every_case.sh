@@ -4,7 +4,8 @@
 # snapshots must be bit-identical (h5diff compares every dataset and attribute; the
 # /case_text and the root attributes are the same file's). Run it with
 # DEMPACT_PARALLEL_MIN=0 so that even small cases split their loops among the threads,
-# and DEMPACT_BLOCK=32 so that their force loops have many blocks and cross pairs.
+# DEMPACT_BLOCK=32 so that their force loops have many blocks and cross pairs, and
+# DEMPACT_REORDER_MIN=1 so that their particles are sorted along the curve at rebuilds.
 # Each case must also pass `dempact check`. The end time of each case: long enough for
 # its particles to touch something.
 set -u

@@ -1,0 +1,77 @@
+#include "reorder.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* The low 21 bits of v, spread to every third bit. */
+static uint64_t spread_bits(uint64_t v)
+{
+    v &= 0x1fffff;
+    v = (v | v << 32) & 0x1f00000000ffffULL;
+    v = (v | v << 16) & 0x1f0000ff0000ffULL;
+    v = (v | v << 8) & 0x100f00f00f00f00fULL;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+    v = (v | v << 2) & 0x1249249249249249ULL;
+    return v;
+}
+
+unsigned long long reorder_key(const double x[3], const double origin[3], double cell)
+{
+    uint64_t key = 0;
+    for (int a = 0; a < 3; a++) {
+        double q = floor((x[a] - origin[a]) / cell);
+        /* outside the box or not a number: the nearest end of the curve */
+        uint64_t c = q >= 0.0 ? (q < 2097151.0 ? (uint64_t)q : 2097151u) : 0u;
+        key |= spread_bits(c) << a;
+    }
+    return key;
+}
+
+typedef struct keyed { uint64_t key; size_t index; } keyed;
+
+static int by_key(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index); /* ties: the present order */
+}
+
+int reorder_sort(size_t n, const unsigned long long *keys, size_t *order)
+{
+    keyed *k = malloc((n ? n : 1) * sizeof *k);
+    if (!k) return -1;
+    for (size_t i = 0; i < n; i++) k[i] = (keyed){keys[i], i};
+    qsort(k, n, sizeof *k, by_key);
+    for (size_t i = 0; i < n; i++) order[i] = k[i].index;
+    free(k);
+    return 0;
+}
+
+int reorder_plan(const particle_store *p, size_t min, const double origin[3], double cell,
+                 size_t **from)
+{
+    *from = NULL;
+    size_t n = p->n_local;
+    if (n < min || n < 2) return 0;
+    unsigned long long *keys = malloc(n * sizeof *keys);
+    if (!keys) return -1;
+    size_t descents = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x[3] = {p->x[i], p->y[i], p->z[i]};
+        keys[i] = reorder_key(x, origin, cell);
+        descents += i > 0 && keys[i] < keys[i - 1];
+    }
+    size_t *order = descents * REORDER_SLACK > n ? malloc(n * sizeof *order) : NULL;
+    int rc = 0;
+    if (descents * REORDER_SLACK > n) {
+        rc = order && reorder_sort(n, keys, order) == 0 ? 1 : -1;
+        if (rc < 0) {
+            free(order);
+            order = NULL;
+        }
+    }
+    free(keys);
+    *from = order;
+    return rc;
+}
