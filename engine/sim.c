@@ -676,48 +676,75 @@ typedef struct force_sums {
     double *f[3], *t[3];
 } force_sums;
 
-/* Puts the forces of a chunk's contacts (bs->force, torque_i, torque_j), in list
- * order, where they go: the force on i on the pair (output, wall loads, a cross pair's
- * j side); with `sums`, force and torque added to i and, within the block, to j, else
- * the torque on j kept on the pair; without, the torque on i kept on the pair. */
-static void deliver_forces(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
-                           const force_sums *sums)
+/* deliver_forces for a chunk of particle pairs: keeps each pair's force on the pair and
+ * adds it, and the torques, to i and, within the block, to j; a cross pair's torque on
+ * j stays on the pair.
+ * `torques` is a constant at each call, so each case compiles to its own loop. */
+static inline __attribute__((always_inline)) void
+add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
+                 const force_sums *sums, const int torques)
 {
     const size_t n = cs->n;
     const uint32_t *restrict slot = cs->slot;
-    double *restrict cfx = c->force[0], *restrict cfy = c->force[1], *restrict cfz = c->force[2];
-    for (size_t m = 0; m < n; m++) {
-        uint32_t k = slot[m];
-        cfx[k] = bs->force[0][m]; cfy[k] = bs->force[1][m]; cfz[k] = bs->force[2][m];
-    }
-    const int torques = c->has_friction;
-    if (!sums) {
-        for (int a = 0; a < 3 && torques; a++)
-            for (size_t m = 0; m < n; m++) c->torque[a][slot[m]] = bs->torque_i[a][m];
-        return;
-    }
     const uint32_t *restrict first = c->i, *restrict owner = c->owner_j;
     const uint32_t *restrict cross = c->cross_slot;
     double *restrict fx = sums->f[0], *restrict fy = sums->f[1], *restrict fz = sums->f[2];
-    for (size_t m = 0; m < n; m++) {
-        uint32_t k = slot[m], i = first[k], o = owner[k];
-        double f[3] = {bs->force[0][m], bs->force[1][m], bs->force[2][m]};
-        fx[i] += f[0]; fy[i] += f[1]; fz[i] += f[2];
-        if (cross[k] == CONTACT_SAME_BLOCK) { fx[o] -= f[0]; fy[o] -= f[1]; fz[o] -= f[2]; }
-    }
-    if (!torques) return;
     double *restrict tx = sums->t[0], *restrict ty = sums->t[1], *restrict tz = sums->t[2];
     double *restrict ctx = c->cross_torque[0], *restrict cty = c->cross_torque[1],
                      *restrict ctz = c->cross_torque[2];
+    double *restrict cfx = c->force[0], *restrict cfy = c->force[1], *restrict cfz = c->force[2];
+    if (n == 0) return;
+    /* A particle's pairs are consecutive in the list: its side is summed in registers
+     * and added once. Its partners have higher indices (particle_candidates), so none
+     * of them is the particle whose sums are held. */
+    uint32_t held = first[slot[0]];
+    double f_i[3] = {0.0, 0.0, 0.0}, t_i[3] = {0.0, 0.0, 0.0};
     for (size_t m = 0; m < n; m++) {
         uint32_t k = slot[m], i = first[k], o = owner[k], q = cross[k];
-        tx[i] += bs->torque_i[0][m]; ty[i] += bs->torque_i[1][m]; tz[i] += bs->torque_i[2][m];
+        if (i != held) {
+            fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
+            f_i[0] = f_i[1] = f_i[2] = 0.0;
+            if (torques) {
+                tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2];
+                t_i[0] = t_i[1] = t_i[2] = 0.0;
+            }
+            held = i;
+        }
+        double f[3] = {bs->force[0][m], bs->force[1][m], bs->force[2][m]};
+        cfx[k] = f[0]; cfy[k] = f[1]; cfz[k] = f[2];
+        f_i[0] += f[0]; f_i[1] += f[1]; f_i[2] += f[2];
+        if (q == CONTACT_SAME_BLOCK) { fx[o] -= f[0]; fy[o] -= f[1]; fz[o] -= f[2]; }
+        if (!torques) continue;
+        t_i[0] += bs->torque_i[0][m]; t_i[1] += bs->torque_i[1][m]; t_i[2] += bs->torque_i[2][m];
         if (q == CONTACT_SAME_BLOCK) {
             tx[o] += bs->torque_j[0][m]; ty[o] += bs->torque_j[1][m]; tz[o] += bs->torque_j[2][m];
         } else {
             ctx[q] = bs->torque_j[0][m]; cty[q] = bs->torque_j[1][m]; ctz[q] = bs->torque_j[2][m];
         }
     }
+    fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
+    if (torques) { tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2]; }
+}
+
+/* Puts the forces of a chunk's contacts (bs->force, torque_i, torque_j), in list
+ * order, where they go: the force on i on the pair (output, wall loads, a cross pair's
+ * j side); with `sums`, force and torque added to the particles (add_to_particles);
+ * without (a wall list), the torque on i kept on the pair. */
+static void deliver_forces(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
+                           const force_sums *sums)
+{
+    const int torques = c->has_friction;
+    if (sums) {
+        if (torques) add_to_particles(c, cs, bs, sums, 1);
+        else add_to_particles(c, cs, bs, sums, 0);
+        return;
+    }
+    const uint32_t *slot = cs->slot;
+    for (int a = 0; a < 3; a++)
+        for (size_t m = 0; m < cs->n; m++) {
+            c->force[a][slot[m]] = bs->force[a][m];
+            if (torques) c->torque[a][slot[m]] = bs->torque_i[a][m];
+        }
 }
 
 /* Calls each law once for its contacts in the chunk and stores the force on i in the
