@@ -341,7 +341,9 @@ int bed_build(const bed_spec *spec, bed *out, char *err, size_t err_len)
     out->settle_speed = speed;
     bed_free(&tile);
     bed_wrap(out);
-    if (bed_sort(out, d) != 0) {
+    /* the curve the engine sorts by (its cells are the neighbour cutoff wide, counted
+     * from the box's corner: engine/reorder.h), so that it finds the bed in order */
+    if (bed_sort(out, d + skin) != 0) {
         bed_free(out);
         snprintf(err, err_len, "out of memory");
         return -1;
