@@ -117,9 +117,10 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
             size_t first = was, second = c->owner_j[k];
             int flip = 0;
             if (!c->is_wall) {
-                second = from ? from[second] : second;
-                flip = second < first;
-                if (flip) { second = first; first = from[c->owner_j[k]]; }
+                size_t other = from ? from[c->owner_j[k]] : c->owner_j[k];
+                flip = other < was;
+                first = flip ? other : was;
+                second = flip ? was : other;
             }
             if (first >= old->n_first) continue;
             for (size_t m = old->first_of_i[first]; m < old->first_of_i[first + 1]; m++) {
