@@ -17,11 +17,12 @@ void contact_list_free(contact_list *c)
     memset(c, 0, sizeof *c);
 }
 
-void contact_list_configure(contact_list *c, int is_wall, int n_history, int friction,
-                            int rolling, int slip)
+void contact_list_configure(contact_list *c, int is_wall, int impact, int n_history,
+                            int friction, int rolling, int slip)
 {
     c->configured = 1;
     c->is_wall = is_wall;
+    c->has_impact = impact;
     c->n_history = n_history;
     c->has_friction = friction;
     c->has_rolling = rolling;
@@ -40,8 +41,9 @@ int contact_list_reserve(contact_list *c, size_t capacity)
     if (capacity <= c->capacity && c->i) return 0;
     if (capacity < 16) capacity = 16;
     GROW(c->i, capacity); GROW(c->j, capacity); GROW(c->owner_j, capacity);
-    GROW(c->touching, capacity); GROW(c->impact_velocity, capacity);
+    GROW(c->touching, capacity);
     int all = !c->configured;
+    if (all || c->has_impact) GROW(c->impact_velocity, capacity);
     for (int k = 0; k < (all ? LAW_MAX_HISTORY : c->n_history); k++) GROW(c->history[k], capacity);
     for (int a = 0; a < 3; a++) {
         GROW(c->force[a], capacity);
@@ -96,7 +98,7 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
 void contact_clear_history(contact_list *c, size_t k)
 {
     c->touching[k] = 0;
-    c->impact_velocity[k] = 0.0;
+    if (c->impact_velocity) c->impact_velocity[k] = 0.0;
     for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++) c->history[h][k] = 0.0;
     for (int a = 0; a < 3 && c->tangential[0]; a++) c->tangential[a][k] = 0.0;
     for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][k] = 0.0;
@@ -126,7 +128,7 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
             for (size_t m = old->first_of_i[first]; m < old->first_of_i[first + 1]; m++) {
                 if (old->owner_j[m] != second || !old->touching[m]) continue;
                 c->touching[k] = 1;
-                c->impact_velocity[k] = old->impact_velocity[m];
+                if (c->impact_velocity) c->impact_velocity[k] = old->impact_velocity[m];
                 for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++)
                     c->history[h][k] = old->history[h][m];
                 /* the springs are j's relative to i's: swapped pairs turn them round (the
@@ -149,7 +151,7 @@ static void move_entry(contact_list *c, size_t to, size_t from)
 {
     c->i[to] = c->i[from]; c->j[to] = c->j[from]; c->owner_j[to] = c->owner_j[from];
     c->touching[to] = c->touching[from];
-    c->impact_velocity[to] = c->impact_velocity[from];
+    if (c->impact_velocity) c->impact_velocity[to] = c->impact_velocity[from];
     c->overlap[to] = c->overlap[from];
     for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++) c->history[h][to] = c->history[h][from];
     for (int a = 0; a < 3; a++) c->force[a][to] = c->force[a][from];

@@ -24,7 +24,8 @@ typedef struct contact_list {
     uint32_t *j;          /* second particle (local or ghost index), or wall index */
     uint32_t *owner_j;    /* the local particle j stands for (== j unless a ghost) */
     uint8_t *touching;
-    double *impact_velocity;            /* v0, stored at first touch */
+    double *impact_velocity;            /* v0, stored at first touch (only when some law
+                                           uses it: has_impact) */
     double *history[LAW_MAX_HISTORY];   /* the law's slots */
     double *tangential[3];              /* tangential spring: displacement of j's contact
                                            point relative to i's [m] (engine/friction.h) */
@@ -64,12 +65,13 @@ typedef struct contact_list {
     int has_friction;     /* tangential[3] (and torque[3], cross_torque[3]) */
     int has_rolling;      /* rolling[3] */
     int has_slip;         /* slip[CONTACT_SLIP_HISTORY] (the microslip model) */
+    int has_impact;       /* impact_velocity (dem_law.uses_impact_velocity) */
 } contact_list;
 
 void contact_list_free(contact_list *c);
 /* Chooses the optional arrays of an empty list (see contact_list.configured). */
-void contact_list_configure(contact_list *c, int is_wall, int n_history, int friction,
-                            int rolling, int slip);
+void contact_list_configure(contact_list *c, int is_wall, int impact, int n_history,
+                            int friction, int rolling, int slip);
 int contact_list_reserve(contact_list *c, size_t capacity);
 
 #define CONTACT_SAME_BLOCK UINT32_MAX

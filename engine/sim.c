@@ -119,22 +119,23 @@ static int setup_laws(sim *s, char *err, size_t err_len)
 }
 
 /* The contact lists hold only the per-pair arrays some law needs: history slots for
- * the law with the most, springs and torques only when some pair has friction or
- * rolling resistance. */
+ * the law with the most, the impact velocity only when some law reads it, springs and
+ * torques only when some pair has friction or rolling resistance. */
 static void configure_lists(sim *s)
 {
-    int n_history = 0, friction = 0, rolling = 0, slip = 0;
+    int n_history = 0, friction = 0, rolling = 0, slip = 0, impact = 0;
     for (int k = 0; k < s->n_materials * s->n_materials; k++) {
         const law_instance *li = &s->laws[k];
         if (!li->law) continue;
         if (li->law->n_history > n_history) n_history = li->law->n_history;
+        impact |= li->law->uses_impact_velocity;
         friction |= li->friction.active;
         rolling |= li->friction.active && li->friction.rolling_model != ROLLING_NONE;
         slip |= li->friction.active && li->friction.tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ;
     }
     contact_list *lists[4] = {&s->pairs, &s->spare, &s->wall_pairs, &s->wall_spare};
     for (int L = 0; L < 4; L++)
-        contact_list_configure(lists[L], L >= 2, n_history, friction, rolling, slip);
+        contact_list_configure(lists[L], L >= 2, impact, n_history, friction, rolling, slip);
 }
 
 /* Every pair of material types that can meet must have a law. */
@@ -529,14 +530,15 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
         if (!c->touching[k]) { /* first touch: the history starts now */
             contact_clear_history(c, k);
             c->touching[k] = 1;
-            c->impact_velocity[k] = rate;
+            if (c->impact_velocity) c->impact_velocity[k] = rate;
         }
         size_t m = cs->n++;
         if (m == 0) cs->one_law = law;
         else if (cs->one_law != law) cs->one_law = -1;
         cs->slot[m] = (uint32_t)k;
         cs->law[m] = law;
-        cs->d[m] = d; cs->rate[m] = rate; cs->v0[m] = c->impact_velocity[k];
+        cs->d[m] = d; cs->rate[m] = rate;
+        cs->v0[m] = c->impact_velocity ? c->impact_velocity[k] : 0.0; /* no law reads it */
         cs->r_eff[m] = r_eff; cs->m_eff[m] = m_eff;
         cs->nx[m] = nx; cs->ny[m] = ny; cs->nz[m] = nz;
         cs->arm_i[m] = cs->arm_j[m] = 0.0;

@@ -50,8 +50,11 @@ int cli_laws(int argc, char **argv)
             printf("  calibrate: true solves %s for the restitution\n", law->calibration->coefficient);
         else
             printf("  calibrate: not available (no damping coefficient)\n");
-        printf("  history per contact: impact velocity");
-        for (int h = 0; h < law->n_history; h++) printf(", %s", law->history_names[h]);
+        printf("  history per contact:");
+        const char *sep = " ";
+        if (law->uses_impact_velocity) { printf(" impact velocity"); sep = ", "; }
+        for (int h = 0; h < law->n_history; h++, sep = ", ") printf("%s%s", sep, law->history_names[h]);
+        if (!law->uses_impact_velocity && law->n_history == 0) printf(" none");
         printf("\n\n");
     }
     return 0;

@@ -141,6 +141,7 @@ static const law_calibration chi_calibration = {"chi", C_CHI, NULL, 0};
         .contact_time = hertzian_contact_time,                                          \
         .calibration = &chi_calibration,                                                \
         .elastic_energy = hertzian_elastic_energy,                                      \
+        .uses_impact_velocity = 1,                                                      \
     }
 
 HERTZIAN_LAW(law_hunt_crossley, "hunt_crossley", "chi = 3(1-e)/2 (Hunt-Crossley)",

@@ -103,6 +103,9 @@ typedef struct dem_law {
                              const double *history);
     /* 1 if the law dissipates by plastic deformation (kostek), 0 by a dashpot. */
     int plastic;
+    /* 1 if `force` reads batch.impact_velocity (v0, stored per contact at first touch);
+     * a run whose laws all have 0 keeps no v0 per pair (8 bytes per candidate pair). */
+    int uses_impact_velocity;
 } dem_law;
 
 /* The registry: every law the build knows (models/registry.c). */

@@ -127,4 +127,5 @@ const dem_law law_linear = {
     .contact_time = linear_contact_time,
     .calibration = &linear_calibration,
     .elastic_energy = linear_elastic_energy,
+    .uses_impact_velocity = 1, /* the energy, overlap and time stiffness formulas */
 };

@@ -137,4 +137,5 @@ const dem_law law_zhang = {
     .contact_time = zhang_contact_time,
     .calibration = &alpha_calibration,
     .elastic_energy = zhang_elastic_energy,
+    .uses_impact_velocity = 1,
 };

@@ -2,6 +2,7 @@
  * models/restitution.c, and binary collisions through the engine against them
  * (physics.md "Family 3"). */
 #include <math.h>
+#include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -141,6 +142,44 @@ static void velocity_floor_for_contacts_born_at_rest(void **state)
     assert_true(rel(f, k_hz * pow(d, 1.5) * (1.0 + 0.75 * rate / v_floor)) < 1e-12);
 }
 
+/* The force of law (parameters at their defaults, required ones set) on one contact
+ * with impact velocity v0, from a fresh history. */
+static double force_with_v0(const dem_law *law, double v0)
+{
+    double p[LAW_MAX_PARAMS];
+    for (int k = 0; k < law->n_params; k++) {
+        p[k] = law->params[k].default_value;
+        if (isnan(p[k])) p[k] = !strcmp(law->params[k].name, "restitution") ? 0.5
+                               : !strcmp(law->params[k].name, "xi")        ? 0.3
+                                                                             : 100.0;
+    }
+    law_pair_props pair = {.young_eff = 1e9, .shear_eff = 4e8, .density_a = 2500,
+                           .density_b = 2500};
+    law_coeffs c = {.young_eff = 1e9};
+    char err[256];
+    if (law->setup(p, &pair, &c, err, sizeof err) != 0) fail_msg("%s: %s", law->name, err);
+    double d = 2e-6, rate = 0.3, r = 0.005, m = 0.01, f = 0.0, h[LAW_MAX_HISTORY] = {0};
+    law_batch b = {.n = 1, .overlap = &d, .overlap_rate = &rate, .impact_velocity = &v0,
+                   .r_eff = &r, .m_eff = &m, .force = &f};
+    for (int k = 0; k < LAW_MAX_HISTORY; k++) b.history[k] = &h[k];
+    law->force(&c, &b);
+    return f;
+}
+
+/* A law whose force depends on v0 must say so (dem_law.uses_impact_velocity): a run
+ * whose laws do not keeps no v0 per contact, and such a law would see 0 instead. */
+static void laws_that_read_v0_say_so(void **state)
+{
+    for (int L = 0; L < law_count(); L++) {
+        const dem_law *law = law_at(L);
+        double f1 = force_with_v0(law, 0.5), f2 = force_with_v0(law, 2.0);
+        print_message("%-34s F(v0 = 0.5) = %.6g N, F(v0 = 2) = %.6g N, uses v0: %d\n", law->name,
+                      f1, f2, law->uses_impact_velocity);
+        assert_true(isfinite(f1) && isfinite(f2));
+        assert_int_equal(f1 != f2, law->uses_impact_velocity);
+    }
+}
+
 static void every_law_restitutes_its_closed_form(void **state)
 {
     const double es[] = {0.1, 0.3, 0.5, 0.7, 0.9};
@@ -263,6 +302,7 @@ int main(void)
         cmocka_unit_test(restitution_out_is_robust),
         cmocka_unit_test(seed_numbers),
         cmocka_unit_test(velocity_floor_for_contacts_born_at_rest),
+        cmocka_unit_test(laws_that_read_v0_say_so),
         cmocka_unit_test(every_law_restitutes_its_closed_form),
         cmocka_unit_test(cohesion_removal_changes_nothing),
         cmocka_unit_test(given_exponent_and_stiffness),
