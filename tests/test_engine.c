@@ -198,6 +198,16 @@ static void wall_distances(void **state)
     assert_true(fabs(wall_distance(&rect, corner, n) - sqrt(2.0)) < 1e-15);
 }
 
+/* 1500 random spheres (overlapping: many contacts at once) under gravity, hertz_tti
+ * with e = 0.5. */
+static void settling_world(world *w, const bool periodic[3], double speed, uint64_t seed)
+{
+    random_world(w, 1500, 0.04, 0.8e-3, 1.6e-3, speed, periodic, seed);
+    w->cfg.gravity[2] = -9.81;
+    w->binds[0].law = law_find("hertz_tti");
+    w->binds[0].params[0] = 0.5;
+}
+
 /* Positions and velocities after a dense, settling run must not depend on threads.
  * Blocks of 64 particles (DEMPACT_BLOCK), so that the 1500 spheres make 24 blocks and
  * many pairs cross from one block to another (engine/contacts.h). */
@@ -207,10 +217,7 @@ static void run_with_threads(int threads, double *out, size_t n_out)
     setenv("DEMPACT_BLOCK", "64", 1);
     const bool periodic[3] = {true, false, false};
     world w;
-    random_world(&w, 1500, 0.04, 0.8e-3, 1.6e-3, 0.5, periodic, 7);
-    w.cfg.gravity[2] = -9.81;
-    w.binds[0].law = law_find("hertz_tti");
-    w.binds[0].params[0] = 0.5;
+    settling_world(&w, periodic, 0.5, 7);
     w.walls[0] = (wall_spec){.kind = WALL_PLANE, .normal = {0, 0, 1}};
     w.walls[1] = (wall_spec){.kind = WALL_PLANE, .point = {0, 0, 0}, .normal = {0, 1, 0}};
     w.walls[2] = (wall_spec){.kind = WALL_PLANE, .point = {0, 0.04, 0}, .normal = {0, -1, 0}};
@@ -326,10 +333,7 @@ static void run_sorted_midway(int sort, double *out, int64_t *reorders)
 {
     const bool periodic[3] = {true, true, false};
     world w;
-    random_world(&w, 1500, 0.04, 0.8e-3, 1.6e-3, 0.2, periodic, 5);
-    w.cfg.gravity[2] = -9.81;
-    w.binds[0].law = law_find("hertz_tti");
-    w.binds[0].params[0] = 0.5;
+    settling_world(&w, periodic, 0.2, 5);
     w.binds[0].friction = (contact_friction){.mu = 0.5, .rolling_model = ROLLING_CONSTANT,
                                              .mu_rolling = 0.1};
     w.walls[0] = (wall_spec){.kind = WALL_PLANE, .normal = {0, 0, 1}};
