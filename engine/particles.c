@@ -27,11 +27,19 @@ int particles_reserve(particle_store *p, size_t capacity)
     GROW(tx, double); GROW(ty, double); GROW(tz, double);
     GROW(fx0, double); GROW(fy0, double); GROW(fz0, double);
     GROW(tx0, double); GROW(ty0, double); GROW(tz0, double);
+    p->capacity = capacity;
+    return 0;
+}
+
+int particles_reserve_ghosts(particle_store *p, size_t n_ghosts)
+{
+    if (n_ghosts <= p->ghost_capacity && p->ghost_owner) return 0;
+    size_t capacity = n_ghosts + n_ghosts / 2 + 16;
     GROW(ghost_owner, size_t);
     void *q = realloc(p->ghost_shift, 3 * capacity * sizeof(double));
     if (!q) return -1;
     p->ghost_shift = q;
-    p->capacity = capacity;
+    p->ghost_capacity = capacity;
     return 0;
 }
 
@@ -72,8 +80,6 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
     p->wx[i] = p->wy[i] = p->wz[i] = 0.0;
     p->fx[i] = p->fy[i] = p->fz[i] = 0.0;
     p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
-    p->ghost_owner[i] = i;
-    p->ghost_shift[3 * i] = p->ghost_shift[3 * i + 1] = p->ghost_shift[3 * i + 2] = 0.0;
     return (long)i;
 }
 
@@ -91,8 +97,6 @@ size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_i
             MOVE(tx); MOVE(ty); MOVE(tz); MOVE(fx0); MOVE(fy0); MOVE(fz0);
             MOVE(tx0); MOVE(ty0); MOVE(tz0);
 #undef MOVE
-            p->ghost_owner[kept] = kept;
-            for (int a = 0; a < 3; a++) p->ghost_shift[3 * kept + a] = 0.0;
         }
         kept++;
     }
@@ -123,5 +127,5 @@ int particles_permute(particle_store *p, const size_t *from)
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
         permute_array(fields[k], sizeof(double), from, n, scratch);
     free(scratch);
-    return 0; /* ghost_owner[i] = i and ghost_shift = 0 for local particles: unchanged */
+    return 0;
 }

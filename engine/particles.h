@@ -1,6 +1,6 @@
 /* Particle data, kept as one array per field (and per component) so that loops over
  * particles vectorise. Entries 0..n_local-1 are the particles this process owns;
- * n_local..n_total-1 are ghost copies near periodic faces (engine/periodic.c), which
+ * n_local..n_total-1 are ghost copies near periodic faces (engine/sim.c), which
  * carry position, velocity, radius, mass and type but no forces. */
 #ifndef DEMPACT_PARTICLES_H
 #define DEMPACT_PARTICLES_H
@@ -21,12 +21,22 @@ typedef struct particle_store {
     double *tx, *ty, *tz; /* torque [N m] (local particles only) */
     double *fx0, *fy0, *fz0, *tx0, *ty0, *tz0; /* the previous step's force and torque,
                                                   kept while velocities are predicted */
-    /* ghosts: owner index and the periodic shift added to the owner's position */
-    size_t *ghost_owner;  /* length n_total; ghost_owner[i] = i for local particles */
-    double *ghost_shift;  /* 3 per entry */
+    /* ghosts only (ghost g is entry n_local + g): the local particle it copies and the
+     * periodic shift added to that particle's position; particles_owner() */
+    size_t *ghost_owner;  /* ghost_capacity */
+    double *ghost_shift;  /* 3 per ghost */
+    size_t ghost_capacity;
 } particle_store;
 
 int particles_init(particle_store *p, size_t capacity);
+/* Room for n_ghosts ghosts' owners and shifts. Returns 0 or -1. */
+int particles_reserve_ghosts(particle_store *p, size_t n_ghosts);
+
+/* The local particle entry q stands for: itself, or a ghost's owner. */
+static inline size_t particles_owner(const particle_store *p, size_t q)
+{
+    return q < p->n_local ? q : p->ghost_owner[q - p->n_local];
+}
 int particles_reserve(particle_store *p, size_t capacity);
 void particles_free(particle_store *p);
 

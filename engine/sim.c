@@ -180,15 +180,16 @@ static void wrap_periodic(sim *s)
 static int add_ghost(particle_store *p, size_t owner, const double shift[3])
 {
     if (p->n_total == p->capacity && particles_reserve(p, 2 * p->capacity + 16) != 0) return -1;
-    size_t g = p->n_total++;
+    if (particles_reserve_ghosts(p, p->n_total - p->n_local + 1) != 0) return -1;
+    size_t g = p->n_total++, k = g - p->n_local;
     p->id[g] = p->id[owner];
     p->type[g] = p->type[owner];
     p->radius[g] = p->radius[owner];
     p->mass[g] = p->mass[owner];
     p->inv_mass[g] = p->inv_mass[owner];
     p->inv_inertia[g] = p->inv_inertia[owner];
-    p->ghost_owner[g] = owner;
-    for (int a = 0; a < 3; a++) p->ghost_shift[3 * g + a] = shift[a];
+    p->ghost_owner[k] = owner;
+    for (int a = 0; a < 3; a++) p->ghost_shift[3 * k + a] = shift[a];
     return 0;
 }
 
@@ -226,10 +227,10 @@ static void update_ghosts(const sim *s, particle_store *p)
 {
     #pragma omp parallel for schedule(static) if (p->n_total - p->n_local > s->parallel_min)
     for (size_t g = p->n_local; g < p->n_total; g++) {
-        size_t o = p->ghost_owner[g];
-        p->x[g] = p->x[o] + p->ghost_shift[3 * g];
-        p->y[g] = p->y[o] + p->ghost_shift[3 * g + 1];
-        p->z[g] = p->z[o] + p->ghost_shift[3 * g + 2];
+        size_t k = g - p->n_local, o = p->ghost_owner[k];
+        p->x[g] = p->x[o] + p->ghost_shift[3 * k];
+        p->y[g] = p->y[o] + p->ghost_shift[3 * k + 1];
+        p->z[g] = p->z[o] + p->ghost_shift[3 * k + 2];
         p->vx[g] = p->vx[o]; p->vy[g] = p->vy[o]; p->vz[g] = p->vz[o];
         p->wx[g] = p->wx[o]; p->wy[g] = p->wy[o]; p->wz[g] = p->wz[o];
     }
@@ -246,7 +247,7 @@ static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j)
     for (size_t c = 0; c < nc; c++)
         for (size_t k = s->grid.cell_start[cells[c]]; k < s->grid.cell_start[cells[c] + 1]; k++) {
             uint32_t q = s->grid.items[k];
-            size_t owner = p->ghost_owner[q];
+            size_t owner = particles_owner(p, q);
             /* each physical pair once: from its lower-indexed particle */
             if (owner <= i) continue;
             double dx = p->x[q] - p->x[i], dy = p->y[q] - p->y[i], dz = p->z[q] - p->z[i];
@@ -302,7 +303,7 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
         for (size_t k = first[i]; k < first[i + 1]; k++) {
             list->i[k] = (uint32_t)i;
             list->owner_j[k] = is_wall ? walls_pair_key(list->j, first[i], k, s->walls.n)
-                                       : (uint32_t)s->p.ghost_owner[list->j[k]];
+                                       : (uint32_t)particles_owner(&s->p, list->j[k]);
             list->overlap[k] = 0.0;
             for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
             for (int a = 0; a < 3 && list->torque[0]; a++) list->torque[a][k] = 0.0;
@@ -1358,8 +1359,6 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
         q.fx[r] = st->force[3 * r]; q.fy[r] = st->force[3 * r + 1]; q.fz[r] = st->force[3 * r + 2];
         q.tx[r] = st->torque[3 * r]; q.ty[r] = st->torque[3 * r + 1]; q.tz[r] = st->torque[3 * r + 2];
         q.fx0[r] = q.fy0[r] = q.fz0[r] = q.tx0[r] = q.ty0[r] = q.tz0[r] = 0.0;
-        q.ghost_owner[r] = r;
-        q.ghost_shift[3 * r] = q.ghost_shift[3 * r + 1] = q.ghost_shift[3 * r + 2] = 0.0;
     }
     q.n_local = q.n_total = st->n;
     q.next_id = st->next_id >= 0 ? st->next_id : p->next_id;

@@ -40,6 +40,7 @@ static char out_dir[PATH_MAX];   /* where the tests write */
 static void make_store(particle_store *p, size_t n_local, size_t n_ghost, int k)
 {
     assert_int_equal(particles_init(p, n_local + n_ghost), 0);
+    assert_int_equal(particles_reserve_ghosts(p, n_ghost), 0);
     for (size_t i = 0; i < n_local; i++) {
         double pos[3] = {0.1 * (double)i + 1.0 / 3.0 + k, -0.7 * (double)i + 1e-9 * k,
                          1.0 / (double)(i + 7) - k};
@@ -69,8 +70,9 @@ static void make_store(particle_store *p, size_t n_local, size_t n_ghost, int k)
         p->wx[g] = p->wy[g] = p->wz[g] = 1e300;
         p->fx[g] = p->fy[g] = p->fz[g] = 1e300;
         p->tx[g] = p->ty[g] = p->tz[g] = 1e300;
-        p->ghost_owner[g] = g - n_local;
-        p->ghost_shift[3 * g] = p->ghost_shift[3 * g + 1] = p->ghost_shift[3 * g + 2] = 1.0;
+        size_t k = g - n_local;
+        p->ghost_owner[k] = k;
+        p->ghost_shift[3 * k] = p->ghost_shift[3 * k + 1] = p->ghost_shift[3 * k + 2] = 1.0;
     }
     p->n_total = n_local + n_ghost;
 }
