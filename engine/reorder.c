@@ -54,24 +54,29 @@ int reorder_plan(const particle_store *p, size_t min, const double origin[3], do
     *from = NULL;
     size_t n = p->n_local;
     if (n < min || n < 2) return 0;
-    unsigned long long *keys = malloc(n * sizeof *keys);
-    if (!keys) return -1;
+    /* count the particles out of order first: most rebuilds stop here, with no buffer */
     size_t descents = 0;
+    unsigned long long previous = 0;
     for (size_t i = 0; i < n; i++) {
         double x[3] = {p->x[i], p->y[i], p->z[i]};
+        unsigned long long key = reorder_key(x, origin, cell);
+        descents += i > 0 && key < previous;
+        previous = key;
+    }
+    if (descents * REORDER_SLACK <= n) return 0;
+    unsigned long long *keys = malloc(n * sizeof *keys);
+    size_t *order = malloc(n * sizeof *order);
+    int rc = keys && order ? 1 : -1;
+    for (size_t i = 0; i < n && rc > 0; i++) {
+        double x[3] = {p->x[i], p->y[i], p->z[i]};
         keys[i] = reorder_key(x, origin, cell);
-        descents += i > 0 && keys[i] < keys[i - 1];
     }
-    size_t *order = descents * REORDER_SLACK > n ? malloc(n * sizeof *order) : NULL;
-    int rc = 0;
-    if (descents * REORDER_SLACK > n) {
-        rc = order && reorder_sort(n, keys, order) == 0 ? 1 : -1;
-        if (rc < 0) {
-            free(order);
-            order = NULL;
-        }
-    }
+    if (rc > 0 && reorder_sort(n, keys, order) != 0) rc = -1;
     free(keys);
+    if (rc < 0) {
+        free(order);
+        order = NULL;
+    }
     *from = order;
     return rc;
 }
