@@ -157,6 +157,11 @@ static void rolling_constant_batch(const friction_coeffs *fc, const friction_bat
     }
 }
 
+int friction_has_rolling_torque(const friction_coeffs *fc)
+{
+    return fc->rolling_model != ROLLING_NONE && fc->mu_r > 0.0;
+}
+
 int friction_batchable(const friction_coeffs *fc)
 {
     return fc->tangential_model != TANGENTIAL_MINDLIN_DERESIEWICZ &&
@@ -172,13 +177,7 @@ void friction_force_batch(const friction_coeffs *fc, const friction_batch *b)
             for (size_t q = 0; q < b->n; q++) b->f_t[a][q] = 0.0;
         for (size_t q = 0; q < b->n; q++) b->power[0][q] = 0.0;
     }
-    if (fc->rolling_model == ROLLING_CONSTANT && fc->mu_r > 0.0) {
-        rolling_constant_batch(fc, b);
-    } else {
-        for (int a = 0; a < 3; a++)
-            for (size_t q = 0; q < b->n; q++) b->m_r[a][q] = 0.0;
-        for (size_t q = 0; q < b->n; q++) b->power[1][q] = 0.0;
-    }
+    if (friction_has_rolling_torque(fc)) rolling_constant_batch(fc, b);
 }
 
 /* Mindlin-Deresiewicz branches (slip[0]) */

@@ -124,9 +124,14 @@ typedef struct friction_batch {
     double *xi[3];             /* in: tangential springs; out: turned and updated */
     const uint32_t *slot;      /* contact q's spring is xi[a][slot[q]] (the contact
                                   list's own arrays, read and written in place) */
-    double *f_t[3], *m_r[3];   /* out: tangential force and rolling torque on i */
-    double *power[2];          /* out: f_t . v_t and -m_r . w_r [W] */
+    double *f_t[3], *m_r[3];   /* out: tangential force and rolling torque on i (m_r
+                                  only with friction_has_rolling_torque) */
+    double *power[2];          /* out: f_t . v_t and -m_r . w_r [W] (power[1] likewise) */
 } friction_batch;
+
+/* 1 if the pair type has a rolling torque (a rolling model with mu_r > 0). Without one,
+ * friction_force_batch leaves m_r and power[1] alone (friction_force sets them to 0). */
+int friction_has_rolling_torque(const friction_coeffs *fc);
 
 /* 1 if friction_force_batch can take the contacts of this pair type. */
 int friction_batchable(const friction_coeffs *fc);

@@ -386,6 +386,7 @@ static int needs_rebuild(const sim *s, double worst_d2)
 typedef struct chunk_scratch {
     size_t n;
     int one_law;           /* the law of every contact in the chunk, or -1: several */
+    double worst;          /* the largest overlap (0 if none touches) */
     uint32_t slot[CHUNK];  /* contact index */
     int law[CHUNK];        /* index into s->laws */
     double d[CHUNK], rate[CHUNK], v0[CHUNK], r_eff[CHUNK], m_eff[CHUNK];
@@ -471,6 +472,7 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
     uint32_t mesh_i = UINT32_MAX, mesh_w = UINT32_MAX;
     int mesh_n = 0;
     wall_contact mesh_c[WALL_MAX_SLOTS];
+    double worst = 0.0;
     cs->n = 0;
     cs->one_law = -1;
     for (size_t k = start; k < end; k++) {
@@ -539,13 +541,17 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
         cs->slot[m] = (uint32_t)k;
         cs->law[m] = law;
         cs->d[m] = d; cs->rate[m] = rate;
-        cs->v0[m] = c->impact_velocity ? c->impact_velocity[k] : 0.0; /* no law reads it */
+        if (c->impact_velocity) cs->v0[m] = c->impact_velocity[k]; /* else no law reads it */
         cs->r_eff[m] = r_eff; cs->m_eff[m] = m_eff;
         cs->nx[m] = nx; cs->ny[m] = ny; cs->nz[m] = nz;
-        cs->arm_i[m] = cs->arm_j[m] = 0.0;
-        const friction_coeffs *fc = &s->laws[law].friction;
-        if (fc->active)
-            contact_point_motion(s, cs, m, i, j, is_wall, fc->rolling_model == ROLLING_SPRING);
+        worst = d > worst ? d : worst;
+        if (c->has_friction) { /* else no pair has friction, and the arms go unread */
+            const friction_coeffs *fc = &s->laws[law].friction;
+            if (fc->active)
+                contact_point_motion(s, cs, m, i, j, is_wall, fc->rolling_model == ROLLING_SPRING);
+            else
+                cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
+        }
         continue;
     apart:
         /* A pair apart holds zero force and torque (what the sums read): set when the
@@ -560,6 +566,7 @@ static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t en
                     c->cross_torque[a][c->cross_slot[k]] = 0.0;
         }
     }
+    cs->worst = worst;
 }
 
 /* apply_friction for the Mindlin-Deresiewicz model, which also keeps the pair's slip
@@ -750,6 +757,45 @@ static void deliver_forces(contact_list *c, const chunk_scratch *cs, const batch
         }
 }
 
+/* The results of one law's n contacts in bs (chunk slots bs->from[]): the force on i
+ * and, for a list with friction, the torques on i and j about their centres (by chunk
+ * slot, for deliver_forces); writes back the law's history slots and adds the work done
+ * during this step to work[]. `friction` (the law has it), `rolling` (it has a rolling
+ * torque: bs->m_r and power[1] are set) and `torques` (the list has friction) are
+ * constants at each call, so each case compiles to its own loop. */
+static inline __attribute__((always_inline)) void
+contact_results(const sim *s, contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
+                size_t n, int nh, int work_kind, double work[SIM_WORK_KINDS],
+                const int friction, const int rolling, const int torques)
+{
+    const double dt = s->dt;
+    for (size_t q = 0; q < n; q++) {
+        size_t m = bs->from[q];
+        double f = bs->f[q];
+        double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
+        double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
+        work[work_kind] += f * cs->rate[m] * dt;
+        if (friction) {
+            for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
+            work[SIM_WORK_TANGENTIAL] += bs->power[0][q] * dt;
+        }
+        if (rolling) {
+            for (int a = 0; a < 3; a++) m_r[a] = bs->m_r[a][q];
+            work[SIM_WORK_ROLLING] += bs->power[1][q] * dt;
+        }
+        for (int a = 0; a < 3; a++) bs->force[a][m] = -f * nrm[a] + f_t[a];
+        for (int h = 0; h < nh; h++) c->history[h][cs->slot[m]] = bs->h[h][q];
+        if (!torques) continue;
+        /* torque of the tangential force about each centre, plus the rolling torque */
+        double nxf[3] = {nrm[1] * f_t[2] - nrm[2] * f_t[1], nrm[2] * f_t[0] - nrm[0] * f_t[2],
+                         nrm[0] * f_t[1] - nrm[1] * f_t[0]};
+        for (int a = 0; a < 3; a++) {
+            bs->torque_i[a][m] = cs->arm_i[m] * nxf[a] + m_r[a];
+            bs->torque_j[a][m] = cs->arm_j[m] * nxf[a] - m_r[a];
+        }
+    }
+}
+
 /* Calls each law once for its contacts in the chunk and stores the force on i in the
  * list; a chunk of particle pairs also adds force and torque to both particles (to
  * `sums`; a cross pair's j side is kept on the pair, c->cross_torque). Adds the work
@@ -778,7 +824,8 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
                 if (cs->law[m] != L) continue;
                 uint32_t k = cs->slot[m];
                 bs->from[n] = (uint32_t)m;
-                bs->d[n] = cs->d[m]; bs->rate[n] = cs->rate[m]; bs->v0[n] = cs->v0[m];
+                bs->d[n] = cs->d[m]; bs->rate[n] = cs->rate[m];
+                if (c->impact_velocity) bs->v0[n] = cs->v0[m];
                 bs->r_eff[n] = cs->r_eff[m]; bs->m_eff[n] = cs->m_eff[m];
                 for (int h = 0; h < nh; h++) bs->h[h][n] = c->history[h][k];
                 n++;
@@ -799,32 +846,12 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
             batch_friction(s, c, cs, bs, &li->friction, n, cs->one_law >= 0);
         }
         int work_kind = li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL;
-        for (size_t q = 0; q < n; q++) {
-            size_t m = bs->from[q];
-            uint32_t k = cs->slot[m];
-            double f = bs->f[q];
-            double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
-            double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
-            work[work_kind] += f * cs->rate[m] * s->dt;
-            if (friction) {
-                for (int a = 0; a < 3; a++) {
-                    f_t[a] = bs->f_t[a][q];
-                    m_r[a] = bs->m_r[a][q];
-                }
-                work[SIM_WORK_TANGENTIAL] += bs->power[0][q] * s->dt;
-                work[SIM_WORK_ROLLING] += bs->power[1][q] * s->dt;
-            }
-            for (int a = 0; a < 3; a++) bs->force[a][m] = -f * n[a] + f_t[a];
-            for (int h = 0; h < nh; h++) c->history[h][k] = bs->h[h][q];
-            if (!c->has_friction) continue; /* no pair has friction */
-            /* torque of the tangential force about each centre, plus the rolling torque */
-            double nxf[3] = {n[1] * f_t[2] - n[2] * f_t[1], n[2] * f_t[0] - n[0] * f_t[2],
-                             n[0] * f_t[1] - n[1] * f_t[0]};
-            for (int a = 0; a < 3; a++) {
-                bs->torque_i[a][m] = cs->arm_i[m] * nxf[a] + m_r[a];
-                bs->torque_j[a][m] = cs->arm_j[m] * nxf[a] - m_r[a];
-            }
-        }
+        if (!friction)
+            contact_results(s, c, cs, bs, n, nh, work_kind, work, 0, 0, c->has_friction);
+        else if (friction_has_rolling_torque(&li->friction))
+            contact_results(s, c, cs, bs, n, nh, work_kind, work, 1, 1, 1);
+        else
+            contact_results(s, c, cs, bs, n, nh, work_kind, work, 1, 0, 1);
     }
     deliver_forces(c, cs, bs, sums);
 }
@@ -868,7 +895,7 @@ static void contact_forces(sim *s, contact_list *c, int is_wall)
                 pair_geometry(s, c, start, end, is_wall, &cs);
                 chunk_forces(s, c, &cs, &bs, work, is_wall ? NULL : &sums);
                 touching += cs.n;
-                for (size_t m = 0; m < cs.n; m++) worst = cs.d[m] > worst ? cs.d[m] : worst;
+                worst = cs.worst > worst ? cs.worst : worst;
             }
         }
     }
