@@ -412,8 +412,9 @@ typedef struct batch_scratch {
 /* For friction: the contact point lies on the line of centres, arm = R - d/2 from each
  * centre; a wall's point there moves with the wall (walls_point_velocity) and turns
  * with the wall's angular velocity. Fills the kinematics of contact m of the chunk. */
-static void contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i,
-                                 uint32_t j, int is_wall, int rolling_inertia)
+static inline __attribute__((always_inline)) void
+contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint32_t j,
+                     int is_wall, int rolling_inertia)
 {
     const particle_store *p = &s->p;
     double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]}, half = 0.5 * cs->d[m];
@@ -455,8 +456,9 @@ static void contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint
 
 /* Geometry of the touching pairs in list[start, end); separated pairs lose their
  * history here. */
-static void pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
-                          int is_wall, chunk_scratch *cs)
+static inline __attribute__((always_inline)) void
+pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, int is_wall,
+              chunk_scratch *cs)
 {
     const particle_store *p = &s->p;
     /* restrict locals: the stores below (overlap, scratch) cannot move the particles,
@@ -686,13 +688,75 @@ typedef struct force_sums {
     double *f[3], *t[3];
 } force_sums;
 
+/* What a law's batch gives contact q (chunk slot m = bs->from[q]): the force on i and,
+ * with `torques` (the list has friction), the torques on i and j about their centres;
+ * writes back the law's history slots and adds the work done during this step to
+ * work[]. `friction` (the law has it) and `rolling` (it has a rolling torque: bs->m_r
+ * and power[1] are set) are constants at each call, as are the other flags below, so
+ * each case compiles to its own loop. */
+typedef struct result_context {
+    int nh, work_kind;
+    double dt, *work;
+} result_context;
+
+static inline __attribute__((always_inline)) void
+contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
+               const result_context *rc, size_t q, size_t m, const int friction,
+               const int rolling, const int torques, double f_i[3], double t_i[3],
+               double t_j[3])
+{
+    double f = bs->f[q];
+    double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
+    double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
+    rc->work[rc->work_kind] += f * cs->rate[m] * rc->dt;
+    if (friction) {
+        for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
+        rc->work[SIM_WORK_TANGENTIAL] += bs->power[0][q] * rc->dt;
+    }
+    if (rolling) {
+        for (int a = 0; a < 3; a++) m_r[a] = bs->m_r[a][q];
+        rc->work[SIM_WORK_ROLLING] += bs->power[1][q] * rc->dt;
+    }
+    for (int a = 0; a < 3; a++) f_i[a] = -f * nrm[a] + f_t[a];
+    for (int h = 0; h < rc->nh; h++) c->history[h][cs->slot[m]] = bs->h[h][q];
+    if (!torques) return;
+    /* torque of the tangential force about each centre, plus the rolling torque */
+    double nxf[3] = {nrm[1] * f_t[2] - nrm[2] * f_t[1], nrm[2] * f_t[0] - nrm[0] * f_t[2],
+                     nrm[0] * f_t[1] - nrm[1] * f_t[0]};
+    for (int a = 0; a < 3; a++) {
+        t_i[a] = cs->arm_i[m] * nxf[a] + m_r[a];
+        t_j[a] = cs->arm_j[m] * nxf[a] - m_r[a];
+    }
+}
+
+/* contact_result for each of a law's n contacts, into bs->force, torque_i and torque_j
+ * by chunk slot (deliver_forces puts them where they go). */
+static inline __attribute__((always_inline)) void
+contact_results(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
+                const result_context *rc, size_t n, const int friction, const int rolling,
+                const int torques)
+{
+    for (size_t q = 0; q < n; q++) {
+        size_t m = bs->from[q];
+        double f_i[3], t_i[3], t_j[3];
+        contact_result(c, cs, bs, rc, q, m, friction, rolling, torques, f_i, t_i, t_j);
+        for (int a = 0; a < 3; a++) bs->force[a][m] = f_i[a];
+        if (!torques) continue;
+        for (int a = 0; a < 3; a++) {
+            bs->torque_i[a][m] = t_i[a];
+            bs->torque_j[a][m] = t_j[a];
+        }
+    }
+}
+
 /* deliver_forces for a chunk of particle pairs: keeps each pair's force on the pair and
  * adds it, and the torques, to i and, within the block, to j; a cross pair's torque on
  * j stays on the pair.
  * `torques` is a constant at each call, so each case compiles to its own loop. */
 static inline __attribute__((always_inline)) void
 add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
-                 const force_sums *sums, const int torques)
+                 const force_sums *sums, const int torques, const result_context *rc,
+                 const int fused, const int friction, const int rolling)
 {
     const size_t n = cs->n;
     const uint32_t *restrict slot = cs->slot;
@@ -720,16 +784,27 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
             }
             held = i;
         }
-        double f[3] = {bs->force[0][m], bs->force[1][m], bs->force[2][m]};
+        double f[3], ti[3], tj[3];
+        if (fused) { /* the chunk is one law's batch, in order: contact q is slot m */
+            contact_result(c, cs, bs, rc, m, m, friction, rolling, torques, f, ti, tj);
+        } else {
+            for (int a = 0; a < 3; a++) {
+                f[a] = bs->force[a][m];
+                if (torques) {
+                    ti[a] = bs->torque_i[a][m];
+                    tj[a] = bs->torque_j[a][m];
+                }
+            }
+        }
         cfx[k] = f[0]; cfy[k] = f[1]; cfz[k] = f[2];
         f_i[0] += f[0]; f_i[1] += f[1]; f_i[2] += f[2];
         if (q == CONTACT_SAME_BLOCK) { fx[o] -= f[0]; fy[o] -= f[1]; fz[o] -= f[2]; }
         if (!torques) continue;
-        t_i[0] += bs->torque_i[0][m]; t_i[1] += bs->torque_i[1][m]; t_i[2] += bs->torque_i[2][m];
+        t_i[0] += ti[0]; t_i[1] += ti[1]; t_i[2] += ti[2];
         if (q == CONTACT_SAME_BLOCK) {
-            tx[o] += bs->torque_j[0][m]; ty[o] += bs->torque_j[1][m]; tz[o] += bs->torque_j[2][m];
+            tx[o] += tj[0]; ty[o] += tj[1]; tz[o] += tj[2];
         } else {
-            ctx[q] = bs->torque_j[0][m]; cty[q] = bs->torque_j[1][m]; ctz[q] = bs->torque_j[2][m];
+            ctx[q] = tj[0]; cty[q] = tj[1]; ctz[q] = tj[2];
         }
     }
     fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
@@ -745,8 +820,8 @@ static void deliver_forces(contact_list *c, const chunk_scratch *cs, const batch
 {
     const int torques = c->has_friction;
     if (sums) {
-        if (torques) add_to_particles(c, cs, bs, sums, 1);
-        else add_to_particles(c, cs, bs, sums, 0);
+        if (torques) add_to_particles(c, cs, bs, sums, 1, NULL, 0, 0, 0);
+        else add_to_particles(c, cs, bs, sums, 0, NULL, 0, 0, 0);
         return;
     }
     const uint32_t *slot = cs->slot;
@@ -757,43 +832,17 @@ static void deliver_forces(contact_list *c, const chunk_scratch *cs, const batch
         }
 }
 
-/* The results of one law's n contacts in bs (chunk slots bs->from[]): the force on i
- * and, for a list with friction, the torques on i and j about their centres (by chunk
- * slot, for deliver_forces); writes back the law's history slots and adds the work done
- * during this step to work[]. `friction` (the law has it), `rolling` (it has a rolling
- * torque: bs->m_r and power[1] are set) and `torques` (the list has friction) are
- * constants at each call, so each case compiles to its own loop. */
-static inline __attribute__((always_inline)) void
-contact_results(const sim *s, contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
-                size_t n, int nh, int work_kind, double work[SIM_WORK_KINDS],
-                const int friction, const int rolling, const int torques)
+/* contact_results and deliver_forces in one pass, for a chunk of particle pairs that is
+ * one law's batch in chunk order (no staging of forces and torques by chunk slot). The
+ * same operations in the same order: the same bits. */
+static void deliver_one_law(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
+                            const force_sums *sums, const result_context *rc,
+                            const int friction, const int rolling)
 {
-    const double dt = s->dt;
-    for (size_t q = 0; q < n; q++) {
-        size_t m = bs->from[q];
-        double f = bs->f[q];
-        double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
-        double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
-        work[work_kind] += f * cs->rate[m] * dt;
-        if (friction) {
-            for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
-            work[SIM_WORK_TANGENTIAL] += bs->power[0][q] * dt;
-        }
-        if (rolling) {
-            for (int a = 0; a < 3; a++) m_r[a] = bs->m_r[a][q];
-            work[SIM_WORK_ROLLING] += bs->power[1][q] * dt;
-        }
-        for (int a = 0; a < 3; a++) bs->force[a][m] = -f * nrm[a] + f_t[a];
-        for (int h = 0; h < nh; h++) c->history[h][cs->slot[m]] = bs->h[h][q];
-        if (!torques) continue;
-        /* torque of the tangential force about each centre, plus the rolling torque */
-        double nxf[3] = {nrm[1] * f_t[2] - nrm[2] * f_t[1], nrm[2] * f_t[0] - nrm[0] * f_t[2],
-                         nrm[0] * f_t[1] - nrm[1] * f_t[0]};
-        for (int a = 0; a < 3; a++) {
-            bs->torque_i[a][m] = cs->arm_i[m] * nxf[a] + m_r[a];
-            bs->torque_j[a][m] = cs->arm_j[m] * nxf[a] - m_r[a];
-        }
-    }
+    if (!c->has_friction) add_to_particles(c, cs, bs, sums, 0, rc, 1, 0, 0);
+    else if (!friction) add_to_particles(c, cs, bs, sums, 1, rc, 1, 0, 0);
+    else if (!rolling) add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 0);
+    else add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 1);
 }
 
 /* Calls each law once for its contacts in the chunk and stores the force on i in the
@@ -845,13 +894,16 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
             for (size_t q = 0; q < n; q++) bs->f_normal[q] = bs->f[q] > 0.0 ? bs->f[q] : 0.0;
             batch_friction(s, c, cs, bs, &li->friction, n, cs->one_law >= 0);
         }
-        int work_kind = li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL;
-        if (!friction)
-            contact_results(s, c, cs, bs, n, nh, work_kind, work, 0, 0, c->has_friction);
-        else if (friction_has_rolling_torque(&li->friction))
-            contact_results(s, c, cs, bs, n, nh, work_kind, work, 1, 1, 1);
-        else
-            contact_results(s, c, cs, bs, n, nh, work_kind, work, 1, 0, 1);
+        result_context rc = {.nh = nh, .dt = s->dt, .work = work,
+                             .work_kind = li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL};
+        const int rolling = friction && friction_has_rolling_torque(&li->friction);
+        if (sums && cs->one_law >= 0) {
+            deliver_one_law(c, cs, bs, sums, &rc, friction, rolling);
+            return;
+        }
+        if (!friction) contact_results(c, cs, bs, &rc, n, 0, 0, c->has_friction);
+        else if (!rolling) contact_results(c, cs, bs, &rc, n, 1, 0, 1);
+        else contact_results(c, cs, bs, &rc, n, 1, 1, 1);
     }
     deliver_forces(c, cs, bs, sums);
 }
@@ -892,7 +944,8 @@ static void contact_forces(sim *s, contact_list *c, int is_wall)
             for (int q = 0; q < SIM_WORK_KINDS; q++) work[q] = 0.0;
             for (size_t start = first; start < last; start += CHUNK) {
                 size_t end = start + CHUNK < last ? start + CHUNK : last;
-                pair_geometry(s, c, start, end, is_wall, &cs);
+                if (is_wall) pair_geometry(s, c, start, end, 1, &cs); /* a loop each */
+                else pair_geometry(s, c, start, end, 0, &cs);
                 chunk_forces(s, c, &cs, &bs, work, is_wall ? NULL : &sums);
                 touching += cs.n;
                 worst = cs.worst > worst ? cs.worst : worst;
