@@ -29,6 +29,13 @@ void contact_list_configure(contact_list *c, int is_wall, int impact, int n_hist
     c->has_slip = slip;
 }
 
+void contact_list_configure_carrier(contact_list *c, int impact, int n_history, int friction,
+                                    int rolling, int slip, int is_wall)
+{
+    contact_list_configure(c, is_wall, impact, n_history, friction, rolling, slip);
+    c->history_only = 1;
+}
+
 #define GROW(ptr, count)                                                            \
     do {                                                                            \
         void *q = realloc(ptr, (count) * sizeof *(ptr));                            \
@@ -38,30 +45,66 @@ void contact_list_configure(contact_list *c, int is_wall, int impact, int n_hist
 
 int contact_list_reserve(contact_list *c, size_t capacity)
 {
-    if (capacity <= c->capacity && c->i) return 0;
+    if (capacity <= c->capacity && c->owner_j) return 0;
+    if (capacity > CONTACT_MAX_PAIRS) return -1;
     if (capacity < 16) capacity = 16;
-    GROW(c->i, capacity); GROW(c->j, capacity); GROW(c->owner_j, capacity);
+    int all = !c->configured, whole = !c->history_only;
+    GROW(c->owner_j, capacity);
     GROW(c->touching, capacity);
-    int all = !c->configured;
     if (all || c->has_impact) GROW(c->impact_velocity, capacity);
     for (int k = 0; k < (all ? LAW_MAX_HISTORY : c->n_history); k++) GROW(c->history[k], capacity);
     for (int a = 0; a < 3; a++) {
-        GROW(c->force[a], capacity);
         if (all || c->has_friction) GROW(c->tangential[a], capacity);
         if (all || c->has_rolling) GROW(c->rolling[a], capacity);
     }
-    for (int a = 0; a < 3 && (all || (c->has_friction && c->is_wall)); a++)
-        GROW(c->torque[a], capacity);
     for (int h = 0; h < CONTACT_SLIP_HISTORY && (all || c->has_slip); h++) GROW(c->slip[h], capacity);
-    GROW(c->overlap, capacity);
-    if (all || !c->is_wall) GROW(c->cross_slot, capacity);
+    if (whole) {
+        GROW(c->i, capacity); GROW(c->j, capacity);
+        for (int a = 0; a < 3; a++) GROW(c->force[a], capacity);
+        for (int a = 0; a < 3 && (all || (c->has_friction && c->is_wall)); a++)
+            GROW(c->torque[a], capacity);
+        GROW(c->overlap, capacity);
+        if (all || !c->is_wall) GROW(c->cross_slot, capacity);
+    }
     c->capacity = capacity;
+    return 0;
+}
+
+/* Copies pair k of `from` to entry m of `to`: its other end and its history. */
+static void copy_history(contact_list *to, size_t m, const contact_list *from, size_t k)
+{
+    to->owner_j[m] = from->owner_j[k];
+    to->touching[m] = from->touching[k];
+    if (to->impact_velocity) to->impact_velocity[m] = from->impact_velocity[k];
+    for (int h = 0; h < LAW_MAX_HISTORY && to->history[h]; h++) to->history[h][m] = from->history[h][k];
+    for (int a = 0; a < 3 && to->tangential[0]; a++) to->tangential[a][m] = from->tangential[a][k];
+    for (int a = 0; a < 3 && to->rolling[0]; a++) to->rolling[a][m] = from->rolling[a][k];
+    for (int h = 0; h < CONTACT_SLIP_HISTORY && to->slip[0]; h++) to->slip[h][m] = from->slip[h][k];
+}
+
+int contact_list_keep_touching(contact_list *carry, const contact_list *c)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < c->n; k++) n += c->touching[k] != 0;
+    if (contact_list_reserve(carry, n + n / 8) != 0) return -1;
+    uint32_t *first = realloc(carry->first_of_i, (c->n_first + 1) * sizeof *first);
+    if (!first) return -1;
+    carry->first_of_i = first;
+    size_t m = 0;
+    for (size_t p = 0; p < c->n_first; p++) {
+        first[p] = (uint32_t)m;
+        for (size_t k = c->first_of_i[p]; k < c->first_of_i[p + 1]; k++)
+            if (c->touching[k]) copy_history(carry, m++, c, k);
+    }
+    first[c->n_first] = (uint32_t)m;
+    carry->n = m;
+    carry->n_first = c->n_first;
     return 0;
 }
 
 int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
 {
-    size_t *first = realloc(c->cross_first, (n_particles + 1) * sizeof *first);
+    uint32_t *first = realloc(c->cross_first, (n_particles + 1) * sizeof *first);
     if (!first) return -1;
     c->cross_first = first;
     c->block = block;
@@ -78,7 +121,7 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
         c->cross_capacity = capacity;
     }
     c->n_cross = n;
-    size_t *fill = malloc((n_particles + 1) * sizeof *fill);
+    uint32_t *fill = malloc((n_particles + 1) * sizeof *fill);
     if (!fill) return -1;
     memcpy(fill, first, (n_particles + 1) * sizeof *fill);
     for (size_t k = 0; k < c->n; k++) {
@@ -149,16 +192,11 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
 /* Moves entry `from` to `to` (to <= from), every per-pair array. */
 static void move_entry(contact_list *c, size_t to, size_t from)
 {
-    c->i[to] = c->i[from]; c->j[to] = c->j[from]; c->owner_j[to] = c->owner_j[from];
-    c->touching[to] = c->touching[from];
-    if (c->impact_velocity) c->impact_velocity[to] = c->impact_velocity[from];
+    copy_history(c, to, c, from);
+    c->i[to] = c->i[from]; c->j[to] = c->j[from];
     c->overlap[to] = c->overlap[from];
-    for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++) c->history[h][to] = c->history[h][from];
     for (int a = 0; a < 3; a++) c->force[a][to] = c->force[a][from];
-    for (int a = 0; a < 3 && c->tangential[0]; a++) c->tangential[a][to] = c->tangential[a][from];
-    for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][to] = c->rolling[a][from];
     for (int a = 0; a < 3 && c->torque[0]; a++) c->torque[a][to] = c->torque[a][from];
-    for (int h = 0; h < CONTACT_SLIP_HISTORY && c->slip[0]; h++) c->slip[h][to] = c->slip[h][from];
 }
 
 void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_particles,

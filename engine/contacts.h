@@ -39,7 +39,8 @@ typedef struct contact_list {
     double *overlap;                    /* overlap of the last step, > 0 when touching
                                            (<= 0: apart; for pairs apart it is 0, not the
                                            gap) */
-    size_t *first_of_i;   /* n_first + 1: pairs of particle p are first_of_i[p]..[p+1] */
+    uint32_t *first_of_i; /* n_first + 1: pairs of particle p are first_of_i[p]..[p+1]
+                             (list indices are 32-bit: at most CONTACT_MAX_PAIRS) */
     /* Cross pairs (particle-particle lists only; contact_list_index_cross): the pairs
      * whose i and owner_j lie in different blocks of `block` consecutive particles.
      * The force loop runs the blocks in parallel, each adding its pairs' forces to its
@@ -51,7 +52,7 @@ typedef struct contact_list {
     size_t block;
     uint32_t *cross_slot;
     size_t n_cross, cross_capacity;
-    size_t *cross_first;
+    uint32_t *cross_first;
     uint32_t *cross_pair;
     double *cross_torque[3];            /* torque on owner_j of cross pair q, last step
                                            (only with friction) */
@@ -66,6 +67,8 @@ typedef struct contact_list {
     int has_rolling;      /* rolling[3] */
     int has_slip;         /* slip[CONTACT_SLIP_HISTORY] (the microslip model) */
     int has_impact;       /* impact_velocity (dem_law.uses_impact_velocity) */
+    int history_only;     /* a history carrier (contact_list_keep_touching): first_of_i,
+                             owner_j, touching and the history arrays, nothing else */
 } contact_list;
 
 void contact_list_free(contact_list *c);
@@ -73,6 +76,10 @@ void contact_list_free(contact_list *c);
 void contact_list_configure(contact_list *c, int is_wall, int impact, int n_history,
                             int friction, int rolling, int slip);
 int contact_list_reserve(contact_list *c, size_t capacity);
+
+/* The most pairs a list holds: its indices are uint32_t (4.4 candidates per sphere
+ * reach it at about 10^9 spheres); building a longer list fails as out of memory. */
+#define CONTACT_MAX_PAIRS ((size_t)UINT32_MAX - 1)
 
 #define CONTACT_SAME_BLOCK UINT32_MAX
 /* Particles per block of the force loop (contact_list.block). Fixed, never the number
@@ -84,6 +91,16 @@ int contact_list_reserve(contact_list *c, size_t capacity);
  * among `n_particles` (contact_list.block) and zeroes their cross_torque. Returns 0 or
  * -1 (allocation failure). */
 int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block);
+
+/* Makes `carry` (configured as a history carrier, contact_list_configure_carrier)
+ * hold the touching pairs of c with their history, grouped by i as in c, so that c can
+ * be rebuilt in place and adopt it back (contact_list_adopt_history). A carrier holds
+ * about a quarter of what a second whole list would: only the pairs that touch (3 of 4.4
+ * per sphere in a bed) and only their history. Returns 0 or -1 (out of memory). */
+int contact_list_keep_touching(contact_list *carry, const contact_list *c);
+/* contact_list_configure for a history carrier of lists configured with these flags. */
+void contact_list_configure_carrier(contact_list *c, int impact, int n_history, int friction,
+                                    int rolling, int slip, int is_wall);
 
 /* Copies the history of every pair of `old` that still is a candidate in `c` (matched
  * by its two particles, or its particle and wall key) into c. Both lists must be

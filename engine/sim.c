@@ -133,9 +133,10 @@ static void configure_lists(sim *s)
         rolling |= li->friction.active && li->friction.rolling_model != ROLLING_NONE;
         slip |= li->friction.active && li->friction.tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ;
     }
-    contact_list *lists[4] = {&s->pairs, &s->spare, &s->wall_pairs, &s->wall_spare};
-    for (int L = 0; L < 4; L++)
-        contact_list_configure(lists[L], L >= 2, impact, n_history, friction, rolling, slip);
+    contact_list_configure(&s->pairs, 0, impact, n_history, friction, rolling, slip);
+    contact_list_configure(&s->wall_pairs, 1, impact, n_history, friction, rolling, slip);
+    contact_list_configure_carrier(&s->carry, impact, n_history, friction, rolling, slip, 0);
+    contact_list_configure_carrier(&s->wall_carry, impact, n_history, friction, rolling, slip, 1);
 }
 
 /* Every pair of material types that can meet must have a law. */
@@ -281,19 +282,25 @@ static size_t wall_candidates(const sim *s, uint32_t i, uint32_t *out_w)
 typedef size_t (*candidate_fn)(const sim *, uint32_t, uint32_t *);
 
 /* Fills list with the candidates of every local particle (two passes: count, then
- * fill), keeping the previous history; `from`: how the particles were renumbered since
- * old was built (sort_particles), or NULL. */
+ * fill), taking their history from `old` (the carrier of the list's touching pairs);
+ * `from`: how the particles were renumbered since old was made (sort_particles), or
+ * NULL. */
 static int build_list(sim *s, contact_list *list, contact_list *old, candidate_fn find,
                       int is_wall, const size_t *from)
 {
     size_t n = s->p.n_local;
-    size_t *first = realloc(list->first_of_i, (n + 1) * sizeof *first);
+    uint32_t *first = realloc(list->first_of_i, (n + 1) * sizeof *first);
     if (!first) return -1;
     list->first_of_i = first;
     first[0] = 0;
     #pragma omp parallel for schedule(dynamic, 256) if (n > s->parallel_min)
-    for (size_t i = 0; i < n; i++) first[i + 1] = find(s, (uint32_t)i, NULL);
-    for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
+    for (size_t i = 0; i < n; i++) first[i + 1] = (uint32_t)find(s, (uint32_t)i, NULL);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += first[i + 1];
+        if (total > CONTACT_MAX_PAIRS) return -1; /* beyond 32-bit list indices */
+        first[i + 1] = (uint32_t)total;
+    }
     if (contact_list_reserve(list, first[n] + first[n] / 8) != 0) return -1;
     list->n = first[n];
     list->n_first = n;
@@ -313,16 +320,14 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
     return 0;
 }
 
-/* Refills `spare` with the current candidates, carrying the history over from
- * `current`, then swaps the two: lists are recycled, not reallocated. */
-static int refresh_list(sim *s, contact_list *current, contact_list *spare, candidate_fn find,
+/* Rebuilds `list` in place with the current candidates: the history of its touching
+ * pairs waits in `carry` meanwhile. The list's arrays are reused (no churn), and no
+ * second whole list is kept for the history: a carrier takes about a quarter of that. */
+static int refresh_list(sim *s, contact_list *list, contact_list *carry, candidate_fn find,
                         int is_wall, const size_t *from)
 {
-    if (build_list(s, spare, current, find, is_wall, from) != 0) return -1;
-    contact_list old = *current;
-    *current = *spare;
-    *spare = old;
-    return 0;
+    if (contact_list_keep_touching(carry, list) != 0) return -1;
+    return build_list(s, list, carry, find, is_wall, from);
 }
 
 /* Sorts the local particles back into curve order if they have drifted out of it
@@ -348,9 +353,9 @@ static int rebuild(sim *s)
     update_ghosts(s, &s->p);
     if (neighbour_grid_build(&s->grid, &s->p, s->cutoff) != 0) goto done;
 
-    if (refresh_list(s, &s->pairs, &s->spare, particle_candidates, 0, from) != 0 ||
+    if (refresh_list(s, &s->pairs, &s->carry, particle_candidates, 0, from) != 0 ||
         contact_list_index_cross(&s->pairs, s->p.n_local, s->block) != 0 ||
-        refresh_list(s, &s->wall_pairs, &s->wall_spare, wall_candidates, 1, from) != 0 ||
+        refresh_list(s, &s->wall_pairs, &s->wall_carry, wall_candidates, 1, from) != 0 ||
         reserve_chunk_work(s) != 0)
         goto done;
 
@@ -1318,9 +1323,9 @@ void sim_free(sim *s)
     particles_free(&s->p);
     neighbour_grid_free(&s->grid);
     contact_list_free(&s->pairs);
-    contact_list_free(&s->spare);
+    contact_list_free(&s->carry);
     contact_list_free(&s->wall_pairs);
-    contact_list_free(&s->wall_spare);
+    contact_list_free(&s->wall_carry);
     free(s->laws);
     walls_free(&s->walls);
     free(s->x_at_rebuild);

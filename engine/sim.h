@@ -50,7 +50,8 @@ typedef struct sim {
     size_t reorder_min;       /* ... when there are at least this many */
     int64_t n_reorders;       /* how many rebuilds did */
 
-    contact_list spare, wall_spare; /* the previous lists, refilled at the next rebuild */
+    contact_list carry, wall_carry; /* the touching pairs' history while a list is
+                                       rebuilt (contact_list_keep_touching) */
 
     /* Work done on the contacts since t = 0 [J], by kind (SIM_WORK_*): what the normal
      * force of dashpot and plastic laws, the tangential force and the rolling torque took

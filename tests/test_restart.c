@@ -62,6 +62,58 @@ static void test_history_table_is_complete(void **state)
     contact_list_free(&c);
 }
 
+/* A neighbour rebuild refills the list in place while a carrier holds the history of
+ * its touching pairs (contact_list_keep_touching). Every history array the restart
+ * saves (sim_pair_history, which the test above keeps complete) must ride along, for
+ * exactly the touching pairs, grouped by particle as in the list: a history array left
+ * out of the carrier would be lost at every rebuild. */
+static void test_carrier_keeps_every_history_array(void **state)
+{
+    (void)state;
+    contact_list c, carry;
+    memset(&c, 0, sizeof c);
+    memset(&carry, 0, sizeof carry);
+    assert_int_equal(contact_list_reserve(&c, 16), 0); /* never configured: every array */
+    contact_list_configure_carrier(&carry, 1, LAW_MAX_HISTORY, 1, 1, 1, 0);
+    /* particle 0 has pairs 0 (touching) and 1 (apart), particle 1 none, particle 2 pair 2 */
+    static const uint32_t first[4] = {0, 2, 2, 3};
+    c.first_of_i = malloc(sizeof first);
+    assert_non_null(c.first_of_i);
+    memcpy(c.first_of_i, first, sizeof first);
+    c.n = 3;
+    c.n_first = 3;
+    for (size_t k = 0; k < c.n; k++) {
+        c.owner_j[k] = (uint32_t)(5 + k);
+        c.touching[k] = k != 1;
+        for (int f = 0; f < sim_n_pair_history; f++)
+            for (int comp = 0; comp < sim_pair_history[f].count; comp++)
+                sim_pair_history_array(&c, &sim_pair_history[f], comp)[k] = 100.0 * f + 10.0 * comp + (double)k;
+    }
+    assert_int_equal(contact_list_keep_touching(&carry, &c), 0);
+    assert_int_equal(carry.n, 2);
+    assert_int_equal(carry.n_first, 3);
+    static const uint32_t carried_first[4] = {0, 1, 1, 2};
+    assert_memory_equal(carry.first_of_i, carried_first, sizeof carried_first);
+    static const size_t from[2] = {0, 2}; /* carrier entry m is list pair from[m] */
+    for (size_t m = 0; m < 2; m++) {
+        assert_int_equal(carry.owner_j[m], c.owner_j[from[m]]);
+        assert_int_equal(carry.touching[m], 1);
+        for (int f = 0; f < sim_n_pair_history; f++)
+            for (int comp = 0; comp < sim_pair_history[f].count; comp++) {
+                const double *got = sim_pair_history_array(&carry, &sim_pair_history[f], comp);
+                if (!got)
+                    fail_msg("the carrier does not hold %s[%d]", sim_pair_history[f].name, comp);
+                if (got[m] != 100.0 * f + 10.0 * comp + (double)from[m])
+                    fail_msg("%s[%d] of touching pair %zu: carried %g", sim_pair_history[f].name,
+                             comp, from[m], got[m]);
+            }
+    }
+    assert_null(carry.force[0]); /* a carrier holds history, not a second list */
+    assert_null(carry.overlap);
+    contact_list_free(&c);
+    contact_list_free(&carry);
+}
+
 /* ------------------------------------------------------------ case comparison */
 
 static const char *base_case =
@@ -450,6 +502,7 @@ int main(void)
     mkdir(out_dir, 0777);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_history_table_is_complete),
+        cmocka_unit_test(test_carrier_keeps_every_history_array),
         cmocka_unit_test(test_compare_cases),
         cmocka_unit_test(test_restart_is_bit_identical),
         cmocka_unit_test(test_restart_is_bit_identical_sorting),
