@@ -63,7 +63,7 @@ int contact_list_reserve(contact_list *c, size_t capacity)
         for (int a = 0; a < 3; a++) GROW(c->force[a], capacity);
         for (int a = 0; a < 3 && (all || (c->has_friction && c->is_wall)); a++)
             GROW(c->torque[a], capacity);
-        GROW(c->overlap, capacity);
+        if (all || c->is_wall) GROW(c->overlap, capacity);
         if (all || !c->is_wall) GROW(c->cross_slot, capacity);
     }
     c->capacity = capacity;
@@ -194,7 +194,7 @@ static void move_entry(contact_list *c, size_t to, size_t from)
 {
     copy_history(c, to, c, from);
     c->i[to] = c->i[from]; c->j[to] = c->j[from];
-    c->overlap[to] = c->overlap[from];
+    if (c->overlap) c->overlap[to] = c->overlap[from];
     for (int a = 0; a < 3; a++) c->force[a][to] = c->force[a][from];
     for (int a = 0; a < 3 && c->torque[0]; a++) c->torque[a][to] = c->torque[a][from];
 }

@@ -9,9 +9,11 @@
 #ifndef DEMPACT_CONTACTS_H
 #define DEMPACT_CONTACTS_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "../models/law.h"
+#include "particles.h"
 
 /* Per-pair state of the Mindlin-Deresiewicz tangential model (engine/friction.h):
  * branch, the two turning-point forces and the last step's normal force. */
@@ -36,9 +38,10 @@ typedef struct contact_list {
     double *torque[3];                  /* torque on i, last step: wall lists only (a
                                            particle pair adds its torques to the
                                            particles directly, or through cross_torque) */
-    double *overlap;                    /* overlap of the last step, > 0 when touching
-                                           (<= 0: apart; for pairs apart it is 0, not the
-                                           gap) */
+    double *overlap;                    /* wall lists only: overlap of the last step,
+                                           > 0 when touching (<= 0: apart; for pairs
+                                           apart it is 0, not the gap). A particle pair's
+                                           follows from the positions: contact_overlap() */
     uint32_t *first_of_i; /* n_first + 1: pairs of particle p are first_of_i[p]..[p+1]
                              (list indices are 32-bit: at most CONTACT_MAX_PAIRS) */
     /* Cross pairs (particle-particle lists only; contact_list_index_cross): the pairs
@@ -115,6 +118,21 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
  * stays. j (a ghost index) is left stale: only a rebuild may follow. */
 void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_particles,
                         int is_wall);
+
+/* The overlap of pair k as the last force computation found it: a wall pair's as it
+ * stored it; a particle pair's from the positions, which have not moved since (the same
+ * operations as the force loop, so the same bits; 0 for a pair farther apart than
+ * touching, and <= 0 at exactly touching distance). Storing it would cost 8 bytes per
+ * candidate pair. */
+static inline double contact_overlap(const contact_list *c, const particle_store *p, size_t k)
+{
+    if (c->is_wall) return c->overlap[k];
+    uint32_t i = c->i[k], j = c->j[k];
+    double dx = p->x[j] - p->x[i], dy = p->y[j] - p->y[i], dz = p->z[j] - p->z[i];
+    double dist2 = dx * dx + dy * dy + dz * dz, sum_r = p->radius[i] + p->radius[j];
+    if (dist2 >= sum_r * sum_r) return 0.0;
+    return sum_r - sqrt(dist2);
+}
 
 /* Clears pair k's history (the pair has separated). */
 void contact_clear_history(contact_list *c, size_t k);

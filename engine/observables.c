@@ -37,9 +37,10 @@ void sim_observe(const sim *s, sim_observables *o)
     int64_t n = 0;
     const contact_list *c = &s->pairs;
     for (size_t k = 0; k < c->n; k++) {
-        if (!(c->overlap[k] > 0.0)) continue;
+        double d = contact_overlap(c, &s->p, k);
+        if (!(d > 0.0)) continue;
         n++;
-        if (c->overlap[k] > worst) worst = c->overlap[k];
+        if (d > worst) worst = d;
     }
     o->n_contacts = n;
     const contact_list *w = &s->wall_pairs;

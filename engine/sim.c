@@ -311,7 +311,7 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
             list->i[k] = (uint32_t)i;
             list->owner_j[k] = is_wall ? walls_pair_key(list->j, first[i], k, s->walls.n)
                                        : (uint32_t)particles_owner(&s->p, list->j[k]);
-            list->overlap[k] = 0.0;
+            if (is_wall) list->overlap[k] = 0.0;
             for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
             for (int a = 0; a < 3 && list->torque[0]; a++) list->torque[a][k] = 0.0;
         }
@@ -473,7 +473,7 @@ pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, int is_wa
     const double *restrict radius = p->radius, *restrict mass = p->mass;
     const int32_t *restrict type = p->type;
     const uint32_t *restrict list_i = c->i, *restrict list_j = c->j;
-    double *restrict overlap = c->overlap;
+    double *restrict overlap = c->overlap; /* wall lists only */
     const int n_materials = s->n_materials;
     /* an STL wall's contacts with one particle, shared by its consecutive entries */
     uint32_t mesh_i = UINT32_MAX, mesh_w = UINT32_MAX;
@@ -489,13 +489,10 @@ pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, int is_wa
         if (!is_wall) {
             double dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
             double dist2 = dx * dx + dy * dy + dz * dz, sum_r = radius[i] + radius[j];
-            if (dist2 >= sum_r * sum_r) { /* apart (most candidates): no square root */
-                overlap[k] = 0.0;
-                goto apart;
-            }
+            /* (contact_overlap repeats these operations) */
+            if (dist2 >= sum_r * sum_r) goto apart; /* most candidates: no square root */
             double dist = sqrt(dist2), inv = 1.0 / dist;
             d = sum_r - dist;
-            overlap[k] = d;
             if (d <= 0.0) goto apart;
             nx = dx * inv; ny = dy * inv; nz = dz * inv;
             rate = -((vx[j] - vx[i]) * nx + (vy[j] - vy[i]) * ny + (vz[j] - vz[i]) * nz);
@@ -514,7 +511,7 @@ pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, int is_wa
                 }
                 size_t slot = c->owner_j[k] / s->walls.n;
                 if ((int)slot >= mesh_n) {
-                    c->overlap[k] = -p->radius[i];
+                    overlap[k] = -p->radius[i];
                     goto apart;
                 }
                 dist = mesh_c[slot].distance;
@@ -523,7 +520,7 @@ pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, int is_wa
                 dist = walls_distance(&s->walls, j, centre, n);
             }
             d = p->radius[i] - dist;
-            c->overlap[k] = d;
+            overlap[k] = d;
             if (d <= 0.0) goto apart;
             nx = n[0]; ny = n[1]; nz = n[2];
             rate = p->vx[i] * nx + p->vy[i] * ny + p->vz[i] * nz;
@@ -995,7 +992,9 @@ void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
     for (int L = 0; L < 2; L++) {
         const contact_list *c = lists[L];
         for (size_t k = 0; k < c->n; k++) {
-            if (!c->touching[k] || c->overlap[k] <= 0.0) continue;
+            if (!c->touching[k]) continue;
+            double d = contact_overlap(c, p, k);
+            if (d <= 0.0) continue;
             uint32_t i = c->i[k], j = c->j[k];
             double r_eff;
             int other;
@@ -1014,9 +1013,9 @@ void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
             for (int a = 0; a < 3 && c->rolling[0]; a++) theta[a] = c->rolling[a][k];
             for (int q = 0; q < CONTACT_SLIP_HISTORY && c->slip[0]; q++) slip[q] = c->slip[q][k];
             double e = li->law->elastic_energy
-                           ? li->law->elastic_energy(&li->coeffs, c->overlap[k], r_eff, h) : 0.0;
+                           ? li->law->elastic_energy(&li->coeffs, d, r_eff, h) : 0.0;
             stored[li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL] += e;
-            friction_spring_energy(&li->friction, c->overlap[k], r_eff, xi, theta, slip, springs);
+            friction_spring_energy(&li->friction, d, r_eff, xi, theta, slip, springs);
             stored[SIM_WORK_TANGENTIAL] += springs[0];
             stored[SIM_WORK_ROLLING] += springs[1];
         }

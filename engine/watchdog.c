@@ -198,7 +198,7 @@ static void describe_contact(const sim *s, int L, size_t k, size_t i, watchdog_c
     }
     const law_instance *li = law_of(s, c->material_a, c->material_b);
     c->law = li->law ? li->law->name : "(none)";
-    c->overlap = list->overlap[k];
+    c->overlap = contact_overlap(list, p, k);
     c->fraction = c->overlap / r;
     c->force = sqrt(list->force[0][k] * list->force[0][k] + list->force[1][k] * list->force[1][k] +
                     list->force[2][k] * list->force[2][k]);
@@ -223,14 +223,16 @@ static void strongest_contact(const sim *s, size_t i, watchdog_contact *out)
         const contact_list *c = L ? &s->wall_pairs : &s->pairs;
         if (!c->first_of_i || i >= c->n_first) continue;
         for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++) {
-            if (!(c->overlap[k] > 0.0) && isfinite(c->overlap[k])) continue;
+            double d = contact_overlap(c, &s->p, k);
+            if (!(d > 0.0) && isfinite(d)) continue;
             double f = fabs(c->force[0][k]) + fabs(c->force[1][k]) + fabs(c->force[2][k]);
             if (best_list < 0 || worse(f, best)) { best = f; best_list = L; best_k = k; }
         }
         if (L == 0) /* where i is the second particle: a scan (only when reporting) */
             for (size_t k = 0; k < c->n; k++) {
                 if (c->owner_j[k] != i) continue;
-                if (!(c->overlap[k] > 0.0) && isfinite(c->overlap[k])) continue;
+                double d = contact_overlap(c, &s->p, k);
+            if (!(d > 0.0) && isfinite(d)) continue;
                 double f = fabs(c->force[0][k]) + fabs(c->force[1][k]) + fabs(c->force[2][k]);
                 if (best_list < 0 || worse(f, best)) { best = f; best_list = L; best_k = k; }
             }
@@ -248,7 +250,7 @@ static int first_deep_contact(const sim *s, double fraction, size_t *k_out)
         size_t first = c->n;
         #pragma omp parallel for reduction(min : first) schedule(static) if (c->n > s->parallel_min)
         for (size_t k = 0; k < c->n; k++) {
-            double d = c->overlap[k];
+            double d = contact_overlap(c, p, k);
             if (!(d > 0.0)) continue;
             double r = p->radius[c->i[k]];
             if (!L) r = fmin(r, p->radius[c->owner_j[k]]);
@@ -428,10 +430,11 @@ double watchdog_energy_budget(const sim *s)
     for (int L = 0; L < 2; L++) {
         const contact_list *c = L ? &s->wall_pairs : &s->pairs;
         for (size_t k = 0; k < c->n; k++) {
-            if (!(c->overlap[k] > 0.0)) continue;
+            double d = contact_overlap(c, &s->p, k);
+            if (!(d > 0.0)) continue;
             double f = sqrt(c->force[0][k] * c->force[0][k] + c->force[1][k] * c->force[1][k] +
                             c->force[2][k] * c->force[2][k]);
-            if (isfinite(f)) stored += f * c->overlap[k];
+            if (isfinite(f)) stored += f * d;
         }
     }
     return watchdog_energy(s) + stored;
@@ -591,12 +594,12 @@ static void release_partners(sim *s, size_t d)
     double *f[3] = {p->fx, p->fy, p->fz};
     for (size_t k = c->first_of_i[d]; k < c->first_of_i[d + 1]; k++) {
         size_t other = c->owner_j[k];
-        if (other == d || other >= p->n_local || !(c->overlap[k] > 0.0)) continue;
+        if (other == d || other >= p->n_local || !(contact_overlap(c, p, k) > 0.0)) continue;
         for (int a = 0; a < 3; a++) f[a][other] += c->force[a][k]; /* it got -force */
     }
     for (size_t k = 0; k < c->n; k++) { /* where d is the second particle */
         size_t other = c->i[k];
-        if (c->owner_j[k] != d || other == d || !(c->overlap[k] > 0.0)) continue;
+        if (c->owner_j[k] != d || other == d || !(contact_overlap(c, p, k) > 0.0)) continue;
         for (int a = 0; a < 3; a++) f[a][other] -= c->force[a][k];
     }
     /* a partner whose force stays non-finite keeps only its weight */

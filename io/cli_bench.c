@@ -153,7 +153,7 @@ typedef struct contact_count { size_t pairs, walls; } contact_count;
 static contact_count count_contacts(const sim *s)
 {
     contact_count c = {0, 0};
-    for (size_t k = 0; k < s->pairs.n; k++) c.pairs += s->pairs.overlap[k] > 0.0;
+    for (size_t k = 0; k < s->pairs.n; k++) c.pairs += contact_overlap(&s->pairs, &s->p, k) > 0.0;
     for (size_t k = 0; k < s->wall_pairs.n; k++) c.walls += s->wall_pairs.overlap[k] > 0.0;
     return c;
 }

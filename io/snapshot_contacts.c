@@ -30,7 +30,7 @@ static void fill_row(contact_table *t, size_t r, const snapshot_state *st, const
     const particle_store *p = st->p;
     uint32_t i = c->i[k], j = c->j[k];
     double xi[3] = {p->x[i], p->y[i], p->z[i]}, n[3], other[3], contact_dist;
-    double d = c->overlap[k];
+    double d = contact_overlap(c, p, k);
     if (!is_wall) {
         double xj[3] = {p->x[j], p->y[j], p->z[j]}; /* a ghost is the image beside i */
         double dist = sqrt((xj[0] - xi[0]) * (xj[0] - xi[0]) + (xj[1] - xi[1]) * (xj[1] - xi[1]) +

@@ -96,7 +96,7 @@ static size_t engine_pairs(const sim *s, uint64_t *keys)
     const contact_list *c = &s->pairs;
     size_t n = 0;
     for (size_t k = 0; k < c->n; k++) {
-        if (c->overlap[k] <= 0.0) continue;
+        if (contact_overlap(c, &s->p, k) <= 0.0) continue;
         uint64_t a = c->i[k], b = c->owner_j[k];
         keys[n++] = a < b ? (a << 32) | b : (b << 32) | a;
     }

@@ -636,7 +636,13 @@ static void test_contacts(void **state)
             assert_int_equal(id[2 * r], s.p.id[i]);
             assert_int_equal(wall[r], L);
             assert_int_equal(id[2 * r + 1], L ? (int64_t)cl->j[k] : s.p.id[cl->owner_j[k]]);
-            assert_true(overlap[r] == cl->overlap[k] && overlap[r] > 0.0);
+            double expect = cl->overlap ? cl->overlap[k] : 0.0; /* a wall pair's is stored */
+            if (!L) { /* a particle pair's: from the positions */
+                uint32_t j = cl->j[k];
+                double dx = s.p.x[j] - s.p.x[i], dy = s.p.y[j] - s.p.y[i], dz = s.p.z[j] - s.p.z[i];
+                expect = s.p.radius[i] + s.p.radius[j] - sqrt(dx * dx + dy * dy + dz * dz);
+            }
+            assert_true(overlap[r] == expect && overlap[r] > 0.0);
             double *nr = normal + 3 * r, len = sqrt(nr[0] * nr[0] + nr[1] * nr[1] + nr[2] * nr[2]);
             assert_true(fabs(len - 1.0) < 1e-12);
             double dot = 0.0, fmag = 0.0;
