@@ -239,9 +239,9 @@ static void update_ghosts(const sim *s, particle_store *p)
 
 /* ---- neighbour rebuild ------------------------------------------------------------ */
 
-/* Visits the candidates of local particle i in a fixed order: calls emit(k) for each
- * (counting when out is NULL). */
-static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j)
+/* The candidates of local particle i, in a fixed order: writes the first `room` of them
+ * to out_j and returns how many there are. */
+static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j, size_t room)
 {
     const particle_store *p = &s->p;
     size_t cells[NEIGHBOUR_CELLS_MAX], nc = neighbour_cells_around(&s->grid, i, cells), count = 0;
@@ -254,7 +254,7 @@ static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j)
             double dx = p->x[q] - p->x[i], dy = p->y[q] - p->y[i], dz = p->z[q] - p->z[i];
             double reach = p->radius[i] + p->radius[q] + s->skin;
             if (dx * dx + dy * dy + dz * dz >= reach * reach) continue;
-            if (out_j) out_j[count] = q;
+            if (count < room) out_j[count] = q;
             count++;
         }
     return count;
@@ -264,7 +264,7 @@ static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j)
  * force rebuilds often enough for this to hold until the next one: walls.c). An STL
  * wall gets one entry per contact the particle may have with it (walls_slots); the
  * entries' history keys tell them apart (walls_pair_key in build_list). */
-static size_t wall_candidates(const sim *s, uint32_t i, uint32_t *out_w)
+static size_t wall_candidates(const sim *s, uint32_t i, uint32_t *out_w, size_t room)
 {
     const particle_store *p = &s->p;
     double c[3] = {p->x[i], p->y[i], p->z[i]};
@@ -272,50 +272,96 @@ static size_t wall_candidates(const sim *s, uint32_t i, uint32_t *out_w)
     for (size_t w = 0; w < s->walls.n; w++) {
         size_t slots = walls_slots(&s->walls, w, c, p->radius[i] + s->skin);
         for (size_t q = 0; q < slots; q++) {
-            if (out_w) out_w[count] = (uint32_t)w;
+            if (count < room) out_w[count] = (uint32_t)w;
             count++;
         }
     }
     return count;
 }
 
-typedef size_t (*candidate_fn)(const sim *, uint32_t, uint32_t *);
+typedef size_t (*candidate_fn)(const sim *, uint32_t, uint32_t *, size_t);
 
-/* Fills list with the candidates of every local particle (two passes: count, then
- * fill), taking their history from `old` (the carrier of the list's touching pairs);
- * `from`: how the particles were renumbered since old was made (sort_particles), or
- * NULL. */
+/* Particles per segment of a list build: each segment's candidates are found once, into
+ * a buffer of its own, and copied into the list once the counts are known. */
+#define BUILD_SEGMENT 4096
+
+/* The candidates of particles [lo, hi) into a new buffer (NULL: out of memory), each
+ * particle's count into first[i + 1]; `per`: candidates per particle to expect. */
+static uint32_t *find_segment(const sim *s, candidate_fn find, size_t lo, size_t hi, double per,
+                              uint32_t *first)
+{
+    size_t used = 0, room = (size_t)(per * (double)(hi - lo)) + 64;
+    uint32_t *buf = malloc(room * sizeof *buf);
+    for (size_t i = lo; i < hi && buf; i++) {
+        size_t got = find(s, (uint32_t)i, buf + used, room - used);
+        if (got > room - used) { /* did not fit: grow, and find them again */
+            room = 2 * (used + got);
+            uint32_t *more = realloc(buf, room * sizeof *buf);
+            if (!more) {
+                free(buf);
+                return NULL;
+            }
+            buf = more;
+            find(s, (uint32_t)i, buf + used, room - used);
+        }
+        first[i + 1] = (uint32_t)got;
+        used += got;
+    }
+    return buf;
+}
+
+/* Fills list with the candidates of every local particle, taking their history from
+ * `old` (the carrier of the list's touching pairs); `from`: how the particles were
+ * renumbered since old was made (sort_particles), or NULL. The neighbour search runs
+ * once per particle (it used to run twice: count, then fill). */
 static int build_list(sim *s, contact_list *list, contact_list *old, candidate_fn find,
                       int is_wall, const size_t *from)
 {
-    size_t n = s->p.n_local;
+    size_t n = s->p.n_local, n_seg = (n + BUILD_SEGMENT - 1) / BUILD_SEGMENT;
+    /* the last list's density, with room to spare (a buffer that fills up grows) */
+    double per = list->n_first ? 1.25 * (double)list->n / (double)list->n_first + 1.0 : 8.0;
     uint32_t *first = realloc(list->first_of_i, (n + 1) * sizeof *first);
     if (!first) return -1;
     list->first_of_i = first;
     first[0] = 0;
-    #pragma omp parallel for schedule(dynamic, 256) if (n > s->parallel_min)
-    for (size_t i = 0; i < n; i++) first[i + 1] = (uint32_t)find(s, (uint32_t)i, NULL);
+    uint32_t **found = calloc(n_seg ? n_seg : 1, sizeof *found);
+    if (!found) return -1;
+    int failed = 0;
+    #pragma omp parallel for schedule(dynamic, 1) reduction(| : failed) if (n > s->parallel_min)
+    for (size_t g = 0; g < n_seg; g++) {
+        size_t lo = g * BUILD_SEGMENT, hi = lo + BUILD_SEGMENT < n ? lo + BUILD_SEGMENT : n;
+        found[g] = find_segment(s, find, lo, hi, per, first);
+        failed |= found[g] == NULL;
+    }
     size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !failed; i++) {
         total += first[i + 1];
-        if (total > CONTACT_MAX_PAIRS) return -1; /* beyond 32-bit list indices */
+        failed |= total > CONTACT_MAX_PAIRS; /* beyond 32-bit list indices */
         first[i + 1] = (uint32_t)total;
     }
-    if (contact_list_reserve(list, first[n] + first[n] / 8) != 0) return -1;
-    list->n = first[n];
-    list->n_first = n;
-    #pragma omp parallel for schedule(dynamic, 256) if (n > s->parallel_min)
-    for (size_t i = 0; i < n; i++) {
-        find(s, (uint32_t)i, list->j + first[i]);
-        for (size_t k = first[i]; k < first[i + 1]; k++) {
-            list->i[k] = (uint32_t)i;
-            list->owner_j[k] = is_wall ? walls_pair_key(list->j, first[i], k, s->walls.n)
-                                       : (uint32_t)particles_owner(&s->p, list->j[k]);
-            if (is_wall) list->overlap[k] = 0.0;
-            for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
-            for (int a = 0; a < 3 && list->torque[0]; a++) list->torque[a][k] = 0.0;
-        }
+    if (failed || contact_list_reserve(list, total + total / 8) != 0) {
+        for (size_t g = 0; g < n_seg; g++) free(found[g]);
+        free(found);
+        return -1;
     }
+    list->n = total;
+    list->n_first = n;
+    #pragma omp parallel for schedule(dynamic, 1) if (n > s->parallel_min)
+    for (size_t g = 0; g < n_seg; g++) {
+        size_t lo = g * BUILD_SEGMENT, hi = lo + BUILD_SEGMENT < n ? lo + BUILD_SEGMENT : n;
+        memcpy(list->j + first[lo], found[g], (first[hi] - first[lo]) * sizeof *list->j);
+        free(found[g]);
+        for (size_t i = lo; i < hi; i++)
+            for (size_t k = first[i]; k < first[i + 1]; k++) {
+                list->i[k] = (uint32_t)i;
+                list->owner_j[k] = is_wall ? walls_pair_key(list->j, first[i], k, s->walls.n)
+                                           : (uint32_t)particles_owner(&s->p, list->j[k]);
+                if (is_wall) list->overlap[k] = 0.0;
+                for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
+                for (int a = 0; a < 3 && list->torque[0]; a++) list->torque[a][k] = 0.0;
+            }
+    }
+    free(found);
     contact_list_adopt_history(list, old, n > s->parallel_min, from);
     return 0;
 }
