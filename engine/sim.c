@@ -319,7 +319,8 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
 {
     size_t n = s->p.n_local, n_seg = (n + BUILD_SEGMENT - 1) / BUILD_SEGMENT;
     /* the last list's density, with room to spare (a buffer that fills up grows) */
-    double per = list->n_first ? 1.25 * (double)list->n / (double)list->n_first + 1.0 : 8.0;
+    double per = s->search_room >= 0.0 ? s->search_room
+                 : list->n_first ? 1.25 * (double)list->n / (double)list->n_first + 1.0 : 8.0;
     uint32_t *first = realloc(list->first_of_i, (n + 1) * sizeof *first);
     if (!first) return -1;
     list->first_of_i = first;
@@ -1317,6 +1318,10 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
     /* DEMPACT_BLOCK: smaller blocks, so that tests of small systems have cross pairs */
     const char *block = getenv("DEMPACT_BLOCK");
     s->block = block && strtoul(block, NULL, 10) > 0 ? strtoul(block, NULL, 10) : CONTACT_BLOCK;
+    /* DEMPACT_SEARCH_ROOM=0: the neighbour search's buffers start nearly empty, so that
+     * tests take the path where they grow (build_list) */
+    const char *room = getenv("DEMPACT_SEARCH_ROOM");
+    s->search_room = room ? strtod(room, NULL) : -1.0;
     const char *reorder_min = getenv("DEMPACT_REORDER_MIN"); /* engine/reorder.h */
     s->reorder = 1;
     s->reorder_min = reorder_min ? strtoul(reorder_min, NULL, 10) : REORDER_MIN;

@@ -46,6 +46,8 @@ typedef struct sim {
     int64_t n_rebuilds;
     size_t parallel_min;      /* loops over fewer items run on one thread */
     size_t block;             /* particles per block of the force loop (CONTACT_BLOCK) */
+    double search_room;       /* candidates per particle a rebuild's search buffers start
+                                 with; < 0: from the last list (DEMPACT_SEARCH_ROOM) */
     int reorder;              /* sort the particles along a curve at rebuilds (reorder.h) */
     size_t reorder_min;       /* ... when there are at least this many */
     int64_t n_reorders;       /* how many rebuilds did */

@@ -6,7 +6,7 @@ set -eu
 dempact=$1 case_file=$2 supp=$3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-OMP_NUM_THREADS=2 DEMPACT_PARALLEL_MIN=0 DEMPACT_BLOCK=32 DEMPACT_REORDER_MIN=1 valgrind --quiet --leak-check=full \
+OMP_NUM_THREADS=2 DEMPACT_PARALLEL_MIN=0 DEMPACT_BLOCK=32 DEMPACT_REORDER_MIN=1 DEMPACT_SEARCH_ROOM=0 valgrind --quiet --leak-check=full \
   --show-leak-kinds=definite,possible --errors-for-leak-kinds=definite,possible \
   --suppressions="$supp" --error-exitcode=9 \
   "$dempact" run "$case_file" --output "$out" --quiet "${@:4}"
