@@ -622,8 +622,12 @@ void watchdog_drop_particle(sim *s, size_t d)
     particles_remove(p, remove, new_index);
     contact_list_remap(&s->pairs, new_index, p->n_local, 0);
     contact_list_remap(&s->wall_pairs, new_index, p->n_local, 1);
-    /* until the rebuild, keep every index in range and the cross pairs true */
-    for (size_t k = 0; k < s->pairs.n; k++) s->pairs.j[k] = s->pairs.owner_j[k];
+    /* Until the rebuild, a local partner's j must follow the renumbering (owner_j did);
+     * a ghost partner's j keeps pointing at the ghost's entry, which still holds the
+     * periodic image's position (particles_remove moves only entries below n), so
+     * contact_overlap stays right. The cross pairs follow owner_j. */
+    for (size_t k = 0; k < s->pairs.n; k++)
+        if (s->pairs.j[k] < n) s->pairs.j[k] = s->pairs.owner_j[k];
     if (contact_list_index_cross(&s->pairs, p->n_local, s->block) != 0) goto oom;
     free(remove);
     free(new_index);
