@@ -29,8 +29,8 @@ void contact_list_configure(contact_list *c, int is_wall, int impact, int n_hist
     c->has_slip = slip;
 }
 
-void contact_list_configure_carrier(contact_list *c, int impact, int n_history, int friction,
-                                    int rolling, int slip, int is_wall)
+void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, int n_history,
+                                    int friction, int rolling, int slip)
 {
     contact_list_configure(c, is_wall, impact, n_history, friction, rolling, slip);
     c->history_only = 1;

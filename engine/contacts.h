@@ -102,8 +102,8 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block);
  * per sphere in a bed) and only their history. Returns 0 or -1 (out of memory). */
 int contact_list_keep_touching(contact_list *carry, const contact_list *c);
 /* contact_list_configure for a history carrier of lists configured with these flags. */
-void contact_list_configure_carrier(contact_list *c, int impact, int n_history, int friction,
-                                    int rolling, int slip, int is_wall);
+void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, int n_history,
+                                    int friction, int rolling, int slip);
 
 /* Copies the history of every pair of `old` that still is a candidate in `c` (matched
  * by its two particles, or its particle and wall key) into c. Both lists must be
@@ -119,17 +119,30 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
 void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_particles,
                         int is_wall);
 
+/* The centre-to-centre vector of particles i and j (into d), its squared length
+ * (returned) and their radii's sum: where the force loop and contact_overlap both start,
+ * so that both find the same bits. The arrays are parameters so that the force loop's
+ * restrict-qualified ones pass through. */
+static inline double contact_separation(const double *x, const double *y, const double *z,
+                                        const double *radius, uint32_t i, uint32_t j,
+                                        double d[3], double *sum_r)
+{
+    d[0] = x[j] - x[i];
+    d[1] = y[j] - y[i];
+    d[2] = z[j] - z[i];
+    *sum_r = radius[i] + radius[j];
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+}
+
 /* The overlap of pair k as the last force computation found it: a wall pair's as it
- * stored it; a particle pair's from the positions, which have not moved since (the same
- * operations as the force loop, so the same bits; 0 for a pair farther apart than
- * touching, and <= 0 at exactly touching distance). Storing it would cost 8 bytes per
- * candidate pair. */
+ * stored it; a particle pair's from the positions, which have not moved since (0 for a
+ * pair farther apart than touching, <= 0 at exactly touching distance, as in the force
+ * loop). Storing it would cost 8 bytes per candidate pair. */
 static inline double contact_overlap(const contact_list *c, const particle_store *p, size_t k)
 {
     if (c->is_wall) return c->overlap[k];
-    uint32_t i = c->i[k], j = c->j[k];
-    double dx = p->x[j] - p->x[i], dy = p->y[j] - p->y[i], dz = p->z[j] - p->z[i];
-    double dist2 = dx * dx + dy * dy + dz * dz, sum_r = p->radius[i] + p->radius[j];
+    double d[3], sum_r;
+    double dist2 = contact_separation(p->x, p->y, p->z, p->radius, c->i[k], c->j[k], d, &sum_r);
     if (dist2 >= sum_r * sum_r) return 0.0;
     return sum_r - sqrt(dist2);
 }

@@ -135,8 +135,8 @@ static void configure_lists(sim *s)
     }
     contact_list_configure(&s->pairs, 0, impact, n_history, friction, rolling, slip);
     contact_list_configure(&s->wall_pairs, 1, impact, n_history, friction, rolling, slip);
-    contact_list_configure_carrier(&s->carry, impact, n_history, friction, rolling, slip, 0);
-    contact_list_configure_carrier(&s->wall_carry, impact, n_history, friction, rolling, slip, 1);
+    contact_list_configure_carrier(&s->carry, 0, impact, n_history, friction, rolling, slip);
+    contact_list_configure_carrier(&s->wall_carry, 1, impact, n_history, friction, rolling, slip);
 }
 
 /* Every pair of material types that can meet must have a law. */
@@ -534,9 +534,9 @@ pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, int is_wa
         double nx, ny, nz, d, rate, r_eff, m_eff;
         int law;
         if (!is_wall) {
-            double dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
-            double dist2 = dx * dx + dy * dy + dz * dz, sum_r = radius[i] + radius[j];
-            /* (contact_overlap repeats these operations) */
+            double sep[3], sum_r; /* (contact_overlap starts from the same) */
+            double dist2 = contact_separation(x, y, z, radius, i, j, sep, &sum_r);
+            double dx = sep[0], dy = sep[1], dz = sep[2];
             if (dist2 >= sum_r * sum_r) goto apart; /* most candidates: no square root */
             double dist = sqrt(dist2), inv = 1.0 / dist;
             d = sum_r - dist;

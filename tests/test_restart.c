@@ -74,7 +74,7 @@ static void test_carrier_keeps_every_history_array(void **state)
     memset(&c, 0, sizeof c);
     memset(&carry, 0, sizeof carry);
     assert_int_equal(contact_list_reserve(&c, 16), 0); /* never configured: every array */
-    contact_list_configure_carrier(&carry, 1, LAW_MAX_HISTORY, 1, 1, 1, 0);
+    contact_list_configure_carrier(&carry, 0, 1, LAW_MAX_HISTORY, 1, 1, 1);
     /* particle 0 has pairs 0 (touching) and 1 (apart), particle 1 none, particle 2 pair 2 */
     static const uint32_t first[4] = {0, 2, 2, 3};
     c.first_of_i = malloc(sizeof first);
