@@ -40,6 +40,15 @@ void bed_free(bed *b)
     memset(b, 0, sizeof *b);
 }
 
+void bed_release_particles(void *bed_ptr)
+{
+    bed *b = bed_ptr;
+    free(b->x);
+    free(b->v);
+    free(b->radius);
+    b->x = b->v = b->radius = NULL;
+}
+
 void bed_wrap(bed *b)
 {
     for (size_t i = 0; i < b->n; i++)

@@ -86,6 +86,10 @@ int bed_tiling(long n, long *mx, long *my, long *n_t);
 
 /* Allocates a bed of n spheres (zeroed). Returns 0 or -1. */
 int bed_alloc(bed *b, size_t n);
+/* Frees the spheres' arrays (x, v, radius: NULL after) but keeps n, the box and how the
+ * bed was made. Shaped as sim_config.sources_copied, so that a simulation of the bed can
+ * free it once it has its own copy. */
+void bed_release_particles(void *bed_ptr);
 void bed_free(bed *b);
 
 /* Moves every sphere into [lo, hi) along x and y (periodic images). */

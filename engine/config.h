@@ -179,6 +179,13 @@ typedef struct sim_config {
 
     watchdog_settings watchdog; /* the case's watchdog: block (io/case.c) */
 
+    /* Called once sim_create has copied every source's particles, before it builds the
+     * first neighbour list, where a run's memory peaks: a caller holding a large list
+     * of particles (dempact bench's bed) frees it there. The sources are never read
+     * again. NULL: nothing is called. */
+    void (*sources_copied)(void *ctx);
+    void *sources_copied_ctx;
+
     char *case_path;       /* where it came from (may be NULL) */
     char *case_text;       /* the case file's full text, stored with the output (may be NULL) */
 } sim_config;

@@ -1,19 +1,22 @@
 #include "contacts.h"
 
+#include "field_alloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 void contact_list_free(contact_list *c)
 {
-    free(c->i); free(c->j); free(c->owner_j); free(c->touching); free(c->impact_velocity);
-    for (int k = 0; k < LAW_MAX_HISTORY; k++) free(c->history[k]);
+    field_free(c->i); field_free(c->j); field_free(c->owner_j); field_free(c->touching);
+    field_free(c->impact_velocity);
+    for (int k = 0; k < LAW_MAX_HISTORY; k++) field_free(c->history[k]);
     for (int a = 0; a < 3; a++) {
-        free(c->force[a]); free(c->tangential[a]); free(c->rolling[a]);
+        field_free(c->force[a]); field_free(c->tangential[a]); field_free(c->rolling[a]);
     }
-    for (int a = 0; a < 3; a++) { free(c->torque[a]); free(c->cross_torque[a]); }
-    for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) free(c->slip[h]);
-    free(c->overlap); free(c->first_of_i);
-    free(c->cross_slot); free(c->cross_first); free(c->cross_pair);
+    for (int a = 0; a < 3; a++) { field_free(c->torque[a]); field_free(c->cross_torque[a]); }
+    for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) field_free(c->slip[h]);
+    field_free(c->overlap); field_free(c->cross_slot); field_free(c->cross_pair);
+    free(c->first_of_i); free(c->cross_first);
     memset(c, 0, sizeof *c);
 }
 
@@ -38,7 +41,7 @@ void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, in
 
 #define GROW(ptr, count)                                                            \
     do {                                                                            \
-        void *q = realloc(ptr, (count) * sizeof *(ptr));                            \
+        void *q = field_realloc(ptr, (count) * sizeof *(ptr));                            \
         if (!q) return -1;                                                          \
         ptr = q;                                                                    \
     } while (0)

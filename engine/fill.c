@@ -155,6 +155,10 @@ done:
 static int fill_list(particle_store *p, const particle_source *src, const material *mat,
                      int index, char *err, size_t err_len)
 {
+    if (particles_reserve(p, p->n_local + (size_t)src->n_list) != 0) {
+        snprintf(err, err_len, "particles[%d]: out of memory", index);
+        return -1;
+    }
     for (long k = 0; k < src->n_list; k++) {
         const double *v = src->list_velocity ? src->list_velocity + 3 * k : src->velocity;
         long i = particles_add(p, src->material, src->list_radius[k], mat->density,

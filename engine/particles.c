@@ -1,12 +1,14 @@
 #include "particles.h"
 
+#include "field_alloc.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GROW(field, type)                                                          \
     do {                                                                           \
-        void *q = realloc(p->field, capacity * sizeof(type));                      \
+        void *q = field_realloc(p->field, capacity * sizeof(type));                      \
         if (!q) return -1;                                                         \
         p->field = q;                                                              \
     } while (0)
@@ -36,7 +38,7 @@ int particles_reserve_ghosts(particle_store *p, size_t n_ghosts)
     if (n_ghosts <= p->ghost_capacity && p->ghost_owner) return 0;
     size_t capacity = n_ghosts + n_ghosts / 2 + 16;
     GROW(ghost_owner, size_t);
-    void *q = realloc(p->ghost_shift, 3 * capacity * sizeof(double));
+    void *q = field_realloc(p->ghost_shift, 3 * capacity * sizeof(double));
     if (!q) return -1;
     p->ghost_shift = q;
     p->ghost_capacity = capacity;
@@ -56,7 +58,7 @@ void particles_free(particle_store *p)
                       p->fx, p->fy, p->fz, p->tx, p->ty, p->tz, p->fx0, p->fy0, p->fz0,
                       p->tx0, p->ty0, p->tz0, p->ghost_owner,
                       p->ghost_shift};
-    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) free(fields[k]);
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) field_free(fields[k]);
     memset(p, 0, sizeof *p);
 }
 

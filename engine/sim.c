@@ -194,11 +194,32 @@ static int add_ghost(particle_store *p, size_t owner, const double shift[3])
     return 0;
 }
 
-/* Creates a ghost for every image of a particle within `cutoff` of a periodic face. */
+/* How many images particle i has within `cutoff` of the periodic faces. */
+static size_t count_images(const sim *s, size_t i)
+{
+    const particle_store *p = &s->p;
+    const double pos[3] = {p->x[i], p->y[i], p->z[i]};
+    size_t n = 1;
+    for (int a = 0; a < 3; a++)
+        if (s->cfg.periodic[a])
+            n *= 1 + (pos[a] < s->cfg.domain_min[a] + s->cutoff) +
+                 (pos[a] > s->cfg.domain_max[a] - s->cutoff);
+    return n - 1;
+}
+
+/* Creates a ghost for every image of a particle within `cutoff` of a periodic face.
+ * The ghosts are counted first, so that the store grows once and by what they need
+ * (growing by doubling kept up to twice the particles' memory for a few ghosts). */
 static int make_ghosts(sim *s)
 {
     particle_store *p = &s->p;
     p->n_total = p->n_local;
+    size_t n_ghosts = 0;
+    for (size_t i = 0; i < p->n_local; i++) n_ghosts += count_images(s, i);
+    if (n_ghosts > 0 && p->n_local + n_ghosts > p->capacity &&
+        particles_reserve(p, p->n_local + n_ghosts + n_ghosts / 8 + 16) != 0)
+        return -1;
+    if (n_ghosts > 0 && particles_reserve_ghosts(p, n_ghosts) != 0) return -1;
     for (size_t i = 0; i < p->n_local; i++) {
         int choices[3][3], n_choice[3];
         /* read through p each time: add_ghost may move the arrays */
@@ -1331,6 +1352,7 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
         if (fill_source(&s->p, src, &cfg->materials[src->material], k, err, err_len) != 0)
             return -1;
     }
+    if (cfg->sources_copied) cfg->sources_copied(cfg->sources_copied_ctx);
     if (s->p.n_local == 0 && cfg->n_inlets == 0) {
         snprintf(err, err_len, "particles: the case creates no particles (and has no inlet)");
         return -1;

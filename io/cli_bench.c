@@ -351,6 +351,8 @@ int cli_bench(int argc, char **argv)
     /* the simulation */
     bed_setup st;
     bed_setup_fill(&st, &b, &mat, &bind, gravity, dt, skin);
+    st.cfg.sources_copied = bed_release_particles; /* the simulation holds its own copy */
+    st.cfg.sources_copied_ctx = &b;
     sim s;
     if (sim_create(&s, &st.cfg, err, sizeof err) != 0) {
         fprintf(stderr, "dempact bench: %s\n", err);
@@ -366,7 +368,7 @@ int cli_bench(int argc, char **argv)
     size_t tile_n = b.tile_particles;
     long settle_steps = b.settle_steps;
     double settle_seconds = b.settle_seconds;
-    bed_free(&b); /* the simulation holds its own copy */
+    bed_free(&b);
 
     contact_count c0 = count_contacts(&s);
     double v_start = fastest(&s), top = 0.0, volume = 0.0;
