@@ -12,7 +12,35 @@ void neighbour_grid_free(neighbour_grid *g)
     free(g->cell_start);
     free(g->items);
     free(g->cell_of);
+    neighbour_grid_unpack(g);
     memset(g, 0, sizeof *g);
+}
+
+int neighbour_grid_pack(neighbour_grid *g, const particle_store *p)
+{
+    size_t n = g->cell_start[g->n_cells];
+    neighbour_grid_unpack(g);
+    g->packed = malloc((n ? n : 1) * sizeof *g->packed);
+    g->owner = malloc((n ? n : 1) * sizeof *g->owner);
+    if (!g->packed || !g->owner) {
+        neighbour_grid_unpack(g);
+        return -1;
+    }
+    #pragma omp parallel for schedule(static) if (n > 50000)
+    for (size_t k = 0; k < n; k++) {
+        uint32_t q = g->items[k];
+        g->packed[k] = (neighbour_item){p->x[q], p->y[q], p->z[q], p->radius[q]};
+        g->owner[k] = (uint32_t)particles_owner(p, q);
+    }
+    return 0;
+}
+
+void neighbour_grid_unpack(neighbour_grid *g)
+{
+    free(g->packed);
+    free(g->owner);
+    g->packed = NULL;
+    g->owner = NULL;
 }
 
 static long cell_coord(double x, double origin, double size, long dim)
@@ -80,20 +108,22 @@ int neighbour_grid_build(neighbour_grid *g, const particle_store *p, double cuto
     return 0;
 }
 
-size_t neighbour_cells_around(const neighbour_grid *g, uint32_t i, size_t cells[NEIGHBOUR_CELLS_MAX])
+size_t neighbour_rows_around(const neighbour_grid *g, uint32_t i, size_t begin[NEIGHBOUR_ROWS_MAX],
+                             size_t end[NEIGHBOUR_ROWS_MAX])
 {
     long cell = g->cell_of[i];
     long cx = cell % g->dims[0], cy = (cell / g->dims[0]) % g->dims[1],
          cz = cell / (g->dims[0] * g->dims[1]);
+    long x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < g->dims[0] ? cx + 1 : cx;
     size_t k = 0;
     for (long z = cz - 1; z <= cz + 1; z++) {
         if (z < 0 || z >= g->dims[2]) continue;
         for (long y = cy - 1; y <= cy + 1; y++) {
             if (y < 0 || y >= g->dims[1]) continue;
-            for (long x = cx - 1; x <= cx + 1; x++) {
-                if (x < 0 || x >= g->dims[0]) continue;
-                cells[k++] = (size_t)((z * g->dims[1] + y) * g->dims[0] + x);
-            }
+            long row = (z * g->dims[1] + y) * g->dims[0];
+            begin[k] = g->cell_start[row + x0];
+            end[k] = g->cell_start[row + x1 + 1];
+            k++;
         }
     }
     return k;

@@ -261,21 +261,24 @@ static void update_ghosts(const sim *s, particle_store *p)
 /* ---- neighbour rebuild ------------------------------------------------------------ */
 
 /* The candidates of local particle i, in a fixed order: writes the first `room` of them
- * to out_j and returns how many there are. */
+ * to out_j and returns how many there are. Reads the grid's packed copies
+ * (neighbour_grid_pack). */
 static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j, size_t room)
 {
-    const particle_store *p = &s->p;
-    size_t cells[NEIGHBOUR_CELLS_MAX], nc = neighbour_cells_around(&s->grid, i, cells), count = 0;
-    for (size_t c = 0; c < nc; c++)
-        for (size_t k = s->grid.cell_start[cells[c]]; k < s->grid.cell_start[cells[c] + 1]; k++) {
-            uint32_t q = s->grid.items[k];
-            size_t owner = particles_owner(p, q);
+    const neighbour_grid *g = &s->grid;
+    const neighbour_item *restrict item = g->packed;
+    const uint32_t *restrict owner = g->owner;
+    const double xi = s->p.x[i], yi = s->p.y[i], zi = s->p.z[i], ri = s->p.radius[i];
+    size_t begin[NEIGHBOUR_ROWS_MAX], end[NEIGHBOUR_ROWS_MAX], count = 0;
+    size_t rows = neighbour_rows_around(g, i, begin, end);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t k = begin[r]; k < end[r]; k++) {
             /* each physical pair once: from its lower-indexed particle */
-            if (owner <= i) continue;
-            double dx = p->x[q] - p->x[i], dy = p->y[q] - p->y[i], dz = p->z[q] - p->z[i];
-            double reach = p->radius[i] + p->radius[q] + s->skin;
+            if (owner[k] <= i) continue;
+            double dx = item[k].x - xi, dy = item[k].y - yi, dz = item[k].z - zi;
+            double reach = ri + item[k].r + s->skin;
             if (dx * dx + dy * dy + dz * dz >= reach * reach) continue;
-            if (count < room) out_j[count] = q;
+            if (count < room) out_j[count] = g->items[k];
             count++;
         }
     return count;
@@ -419,9 +422,12 @@ static int rebuild(sim *s)
     if (s->reorder && sort_particles(s, &from) != 0) goto done;
     if (make_ghosts(s) != 0) goto done;
     update_ghosts(s, &s->p);
-    if (neighbour_grid_build(&s->grid, &s->p, s->cutoff) != 0) goto done;
-
-    if (refresh_list(s, &s->pairs, &s->carry, particle_candidates, 0, from) != 0 ||
+    if (neighbour_grid_build(&s->grid, &s->p, s->cutoff) != 0 ||
+        neighbour_grid_pack(&s->grid, &s->p) != 0)
+        goto done;
+    int failed = refresh_list(s, &s->pairs, &s->carry, particle_candidates, 0, from);
+    neighbour_grid_unpack(&s->grid);
+    if (failed ||
         contact_list_index_cross(&s->pairs, s->p.n_local, s->block) != 0 ||
         refresh_list(s, &s->wall_pairs, &s->wall_carry, wall_candidates, 1, from) != 0 ||
         reserve_chunk_work(s) != 0)
