@@ -85,23 +85,49 @@ static void copy_history(contact_list *to, size_t m, const contact_list *from, s
     for (int h = 0; h < CONTACT_SLIP_HISTORY && to->slip[0]; h++) to->slip[h][m] = from->slip[h][k];
 }
 
+/* Particles per segment of contact_list_keep_touching: segments are counted, then
+ * copied, in parallel; the carrier's order is the list's whatever the threads. */
+#define KEEP_SEGMENT 4096
+
 int contact_list_keep_touching(contact_list *carry, const contact_list *c)
 {
-    size_t n = 0;
-    for (size_t k = 0; k < c->n; k++) n += c->touching[k] != 0;
-    if (contact_list_reserve(carry, n + n / 8) != 0) return -1;
+    size_t n_seg = (c->n_first + KEEP_SEGMENT - 1) / KEEP_SEGMENT;
+    size_t *seg_first = malloc((n_seg + 1) * sizeof *seg_first);
     uint32_t *first = realloc(carry->first_of_i, (c->n_first + 1) * sizeof *first);
-    if (!first) return -1;
-    carry->first_of_i = first;
-    size_t m = 0;
-    for (size_t p = 0; p < c->n_first; p++) {
-        first[p] = (uint32_t)m;
-        for (size_t k = c->first_of_i[p]; k < c->first_of_i[p + 1]; k++)
-            if (c->touching[k]) copy_history(carry, m++, c, k);
+    if (!seg_first || !first) {
+        free(seg_first);
+        if (first) carry->first_of_i = first;
+        return -1;
     }
-    first[c->n_first] = (uint32_t)m;
-    carry->n = m;
+    carry->first_of_i = first;
+    seg_first[0] = 0;
+    #pragma omp parallel for schedule(static) if (n_seg > 1)
+    for (size_t g = 0; g < n_seg; g++) {
+        size_t lo = g * KEEP_SEGMENT, hi = lo + KEEP_SEGMENT < c->n_first ? lo + KEEP_SEGMENT : c->n_first;
+        size_t m = 0;
+        for (size_t k = c->first_of_i[lo]; k < c->first_of_i[hi]; k++) m += c->touching[k] != 0;
+        seg_first[g + 1] = m;
+    }
+    for (size_t g = 0; g < n_seg; g++) seg_first[g + 1] += seg_first[g];
+    size_t n = seg_first[n_seg];
+    if (contact_list_reserve(carry, n + n / 8) != 0) {
+        free(seg_first);
+        return -1;
+    }
+    #pragma omp parallel for schedule(static) if (n_seg > 1)
+    for (size_t g = 0; g < n_seg; g++) {
+        size_t lo = g * KEEP_SEGMENT, hi = lo + KEEP_SEGMENT < c->n_first ? lo + KEEP_SEGMENT : c->n_first;
+        size_t m = seg_first[g];
+        for (size_t p = lo; p < hi; p++) {
+            first[p] = (uint32_t)m;
+            for (size_t k = c->first_of_i[p]; k < c->first_of_i[p + 1]; k++)
+                if (c->touching[k]) copy_history(carry, m++, c, k);
+        }
+    }
+    first[c->n_first] = (uint32_t)n;
+    carry->n = n;
     carry->n_first = c->n_first;
+    free(seg_first);
     return 0;
 }
 
@@ -112,8 +138,13 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
     c->cross_first = first;
     c->block = block;
     memset(first, 0, (n_particles + 1) * sizeof *first);
-    for (size_t k = 0; k < c->n; k++)
-        if (c->i[k] / block != c->owner_j[k] / block) first[c->owner_j[k] + 1]++;
+    /* a pair is cross if owner_j is outside [lo, hi), the block of its particle i (the
+     * list is grouped by i: no division per pair) */
+    for (size_t i = 0; i < c->n_first; i++) {
+        uint32_t lo = (uint32_t)(i / block * block), hi = (uint32_t)(lo + block);
+        for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
+            if (c->owner_j[k] < lo || c->owner_j[k] >= hi) first[c->owner_j[k] + 1]++;
+    }
     for (size_t p = 0; p < n_particles; p++) first[p + 1] += first[p];
     size_t n = first[n_particles];
     if (n > c->cross_capacity || !c->cross_pair) {
@@ -127,14 +158,17 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
     uint32_t *fill = malloc((n_particles + 1) * sizeof *fill);
     if (!fill) return -1;
     memcpy(fill, first, (n_particles + 1) * sizeof *fill);
-    for (size_t k = 0; k < c->n; k++) {
-        if (c->i[k] / block == c->owner_j[k] / block) {
-            c->cross_slot[k] = CONTACT_SAME_BLOCK;
-            continue;
+    for (size_t i = 0; i < c->n_first; i++) {
+        uint32_t lo = (uint32_t)(i / block * block), hi = (uint32_t)(lo + block);
+        for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++) {
+            if (c->owner_j[k] >= lo && c->owner_j[k] < hi) {
+                c->cross_slot[k] = CONTACT_SAME_BLOCK;
+                continue;
+            }
+            size_t q = fill[c->owner_j[k]]++;
+            c->cross_pair[q] = (uint32_t)k;
+            c->cross_slot[k] = (uint32_t)q;
         }
-        size_t q = fill[c->owner_j[k]]++;
-        c->cross_pair[q] = (uint32_t)k;
-        c->cross_slot[k] = (uint32_t)q;
     }
     free(fill);
     for (int a = 0; a < 3 && c->cross_torque[a]; a++) memset(c->cross_torque[a], 0, n * sizeof(double));

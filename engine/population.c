@@ -172,22 +172,34 @@ void population_accrue(sim *s)
     }
 }
 
+/* The first outlet whose region holds x, or -1. */
+static int outlet_at(const sim *s, const double x[3])
+{
+    for (int k = 0; k < s->cfg.n_outlets; k++) {
+        const outlet_spec *o = &s->cfg.outlets[k];
+        if (inside_box(x, o->region_min, o->region_max)) return k;
+    }
+    return -1;
+}
+
 size_t population_mark_outgoing(sim *s, uint8_t *remove)
 {
     const particle_store *p = &s->p;
     size_t n = 0;
+    /* every step: the flags in parallel, the tallies (sums in index order) only when a
+     * particle leaves */
+    #pragma omp parallel for reduction(+ : n) schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
-        remove[i] = 0;
         double x[3] = {p->x[i], p->y[i], p->z[i]};
-        for (int k = 0; k < s->cfg.n_outlets; k++) {
-            const outlet_spec *o = &s->cfg.outlets[k];
-            if (!inside_box(x, o->region_min, o->region_max)) continue;
-            remove[i] = 1;
-            s->outlets[k].removed++;
-            s->outlets[k].mass_removed += p->mass[i];
-            n++;
-            break;
-        }
+        remove[i] = outlet_at(s, x) >= 0;
+        n += remove[i];
+    }
+    for (size_t i = 0; i < p->n_local && n > 0; i++) {
+        if (!remove[i]) continue;
+        double x[3] = {p->x[i], p->y[i], p->z[i]};
+        int k = outlet_at(s, x);
+        s->outlets[k].removed++;
+        s->outlets[k].mass_removed += p->mass[i];
     }
     return n;
 }
