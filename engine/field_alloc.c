@@ -13,12 +13,15 @@
  * among small arrays costs nothing that matters). */
 #define FIELD_MAP_MIN (256u * 1024u)
 
-/* What sits just before each array. */
+/* What sits just before each array; 32 bytes, so that an array in a malloc block
+ * keeps malloc's 16-byte alignment. */
 typedef struct field_header {
     void *block;    /* the mapping, or the block malloc returned */
     size_t bytes;   /* the array's size */
     size_t mapped;  /* the mapping's length, 0 for a malloc block */
+    size_t unused;
 } field_header;
+_Static_assert(sizeof(field_header) == 32, "arrays after a header stay 16-byte aligned");
 
 /* A mapped array starts `lead` bytes into its first page: past a line for the header,
  * then successive arrays 5 lines apart (5 is odd, so 63 arrays in a row get 63

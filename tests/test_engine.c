@@ -471,6 +471,7 @@ static void field_arrays_spread_over_cache_lines_and_keep_contents(void **state)
     grown[HUGE_N - 1] = 7.0; /* the new room is there */
     double *small = field_realloc(grown, SMALL * sizeof(double)); /* mapped -> heap */
     assert_non_null(small);
+    assert_int_equal((uintptr_t)small % 16, 0);
     for (int k = 0; k < SMALL; k++) assert_true(small[k] == 0.5 * k - 1.0 / 3.0);
     double *again = field_realloc(small, BIG * sizeof(double)); /* heap -> mapped */
     assert_non_null(again);
