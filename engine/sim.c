@@ -1598,12 +1598,14 @@ static int restore_engine(sim *s, const sim_restart_state *st, char *err, size_t
 {
     if (st->work)
         for (int q = 0; q < SIM_WORK_KINDS; q++) s->work[q] = st->work[q];
-    /* the walls' work goes on from the snapshot's (trapezoidal) value: the running sum it
-     * came from (work_sum, which the snapshot lacks) differs by half the power of that
-     * step times dt, which the restarted run's work keeps (not bit for bit) */
+    /* the walls' work and the running sums behind it (work is the trapezoidal value,
+     * work_sum minus half the last step's power x dt); a file without the sums goes on
+     * from the trapezoidal value, within half a step's power x dt */
     if (st->wall_work && s->walls.work)
-        for (size_t w = 0; w < s->walls.n; w++)
-            s->walls.work[w] = s->walls.work_sum[w] = st->wall_work[w];
+        for (size_t w = 0; w < s->walls.n; w++) {
+            s->walls.work[w] = st->wall_work[w];
+            s->walls.work_sum[w] = st->wall_work_sum ? st->wall_work_sum[w] : st->wall_work[w];
+        }
     size_t ni = (size_t)s->cfg.n_inlets * sizeof *s->inlets, no = (size_t)s->cfg.n_outlets * sizeof *s->outlets;
     if ((ni && (!st->inlets || st->inlets_bytes != ni)) || (no && (!st->outlets || st->outlets_bytes != no))) {
         snprintf(err, err_len, "the snapshot's inlet and outlet states do not fit the case's %d inlets "

@@ -142,6 +142,8 @@ typedef struct sim_restart_state {
     int64_t next_id;              /* -1: unknown */
     const double *work;           /* SIM_WORK_KINDS */
     const double *wall_work;      /* walls.n */
+    const double *wall_work_sum;  /* walls.n: the running sums behind wall_work (NULL:
+                                     files from before session 7) */
     const void *inlets, *outlets; /* the inlet_state and outlet_state arrays, as bytes */
     size_t inlets_bytes, outlets_bytes;
     double rebuild_wall_time;     /* where the walls were at the last rebuild (NaN: at

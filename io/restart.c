@@ -248,7 +248,7 @@ typedef struct snap_arrays {
     double *radius, *mass, *position, *position_at_rebuild, *velocity, *angular_velocity;
     double *force, *torque;
     double *history[SIM_MAX_HISTORY_FIELDS];
-    double *work, *wall_work;
+    double *work, *wall_work, *wall_work_sum;
     uint8_t *inlets, *outlets;
     size_t inlets_bytes, outlets_bytes;
 } snap_arrays;
@@ -256,7 +256,7 @@ typedef struct snap_arrays {
 static void free_arrays(snap_arrays *a)
 {
     free(a->id); free(a->contact_id); free(a->contact_slot); free(a->type);
-    free(a->work); free(a->wall_work); free(a->inlets); free(a->outlets); free(a->contact_wall); free(a->radius);
+    free(a->work); free(a->wall_work); free(a->wall_work_sum); free(a->inlets); free(a->outlets); free(a->contact_wall); free(a->radius);
     free(a->mass); free(a->position); free(a->position_at_rebuild); free(a->velocity);
     free(a->angular_velocity); free(a->force); free(a->torque);
     for (int h = 0; h < SIM_MAX_HISTORY_FIELDS; h++) free(a->history[h]);
@@ -328,6 +328,8 @@ static int load_snapshot(hid_t file, const restart_point *rp, sim *s, char *err,
     a.outlets_bytes = (size_t)s->cfg.n_outlets * sizeof *s->outlets;
     READ(work, "engine/work", H5T_NATIVE_DOUBLE, 8, SIM_WORK_KINDS, 0);
     if (s->walls.n > 0) READ(wall_work, "engine/wall_work", H5T_NATIVE_DOUBLE, 8, s->walls.n, 0);
+    if (s->walls.n > 0 && H5Lexists(g, "engine/wall_work_sum", H5P_DEFAULT) > 0) /* since session 7 */
+        READ(wall_work_sum, "engine/wall_work_sum", H5T_NATIVE_DOUBLE, 8, s->walls.n, 0);
     READ(inlets, "engine/inlets", H5T_NATIVE_UINT8, 1, a.inlets_bytes, 0);
     READ(outlets, "engine/outlets", H5T_NATIVE_UINT8, 1, a.outlets_bytes, 0);
 #undef READ
@@ -338,7 +340,8 @@ static int load_snapshot(hid_t file, const restart_point *rp, sim *s, char *err,
                             .force = a.force, .torque = a.torque, .n_contacts = m,
                             .contact_id = a.contact_id, .contact_wall = a.contact_wall,
                             .contact_slot = a.contact_slot, .next_id = next_id, .work = a.work,
-                            .wall_work = a.wall_work, .inlets = a.inlets, .outlets = a.outlets,
+                            .wall_work = a.wall_work, .wall_work_sum = a.wall_work_sum,
+                            .inlets = a.inlets, .outlets = a.outlets,
                             .inlets_bytes = a.inlets_bytes, .outlets_bytes = a.outlets_bytes,
                             .rebuild_wall_time = rebuild_wall_time};
     for (int h = 0; h < sim_n_pair_history; h++) st.history[h] = a.history[h];

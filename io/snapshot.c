@@ -867,7 +867,8 @@ static int write_engine(hid_t g, const sim *s)
         write_attr(e, "rebuild_wall_time", F64, &nan) < 0 ||
         write_column(e, "work", F64, SIM_WORK_KINDS, 0, s->work) < 0 ||
         (s->walls.n > 0 && s->walls.work &&
-         write_column(e, "wall_work", F64, s->walls.n, 0, s->walls.work) < 0) ||
+         (write_column(e, "wall_work", F64, s->walls.n, 0, s->walls.work) < 0 ||
+          write_column(e, "wall_work_sum", F64, s->walls.n, 0, s->walls.work_sum) < 0)) ||
         write_column(e, "inlets", U8, (size_t)s->cfg.n_inlets * sizeof *s->inlets, 0, s->inlets) < 0 ||
         write_column(e, "outlets", U8, (size_t)s->cfg.n_outlets * sizeof *s->outlets, 0, s->outlets) < 0)
         goto done;
