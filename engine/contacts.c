@@ -41,7 +41,7 @@ void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, in
 
 #define GROW(ptr, count)                                                            \
     do {                                                                            \
-        void *q = field_realloc(ptr, (count) * sizeof *(ptr));                            \
+        void *q = field_realloc(ptr, (count) * sizeof *(ptr));                      \
         if (!q) return -1;                                                          \
         ptr = q;                                                                    \
     } while (0)

@@ -8,7 +8,7 @@
 
 #define GROW(field, type)                                                          \
     do {                                                                           \
-        void *q = field_realloc(p->field, capacity * sizeof(type));                      \
+        void *q = field_realloc(p->field, capacity * sizeof(type));                \
         if (!q) return -1;                                                         \
         p->field = q;                                                              \
     } while (0)
