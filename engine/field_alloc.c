@@ -10,8 +10,13 @@
 #define PAGE 4096u
 #define LINE 64u
 /* Arrays at least this large get their own mapping (below it, malloc's heap: aliasing
- * among small arrays costs nothing that matters). */
+ * among small arrays costs nothing that matters). Sanitizer builds take every array from
+ * malloc, where AddressSanitizer and LeakSanitizer see overflows and leaks. */
+#ifdef DEMPACT_FIELDS_FROM_MALLOC
+#define FIELD_MAP_MIN SIZE_MAX
+#else
 #define FIELD_MAP_MIN (256u * 1024u)
+#endif
 
 /* What sits just before each array; 32 bytes, so that an array in a malloc block
  * keeps malloc's 16-byte alignment. */
