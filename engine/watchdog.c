@@ -232,7 +232,7 @@ static void strongest_contact(const sim *s, size_t i, watchdog_contact *out)
             for (size_t k = 0; k < c->n; k++) {
                 if (c->owner_j[k] != i) continue;
                 double d = contact_overlap(c, &s->p, k);
-            if (!(d > 0.0) && isfinite(d)) continue;
+                if (!(d > 0.0) && isfinite(d)) continue;
                 double f = fabs(c->force[0][k]) + fabs(c->force[1][k]) + fabs(c->force[2][k]);
                 if (best_list < 0 || worse(f, best)) { best = f; best_list = L; best_k = k; }
             }
