@@ -473,6 +473,12 @@ typedef struct chunk_scratch {
     /* for friction: lever arms (centre to contact point), velocity of j's contact point
      * relative to i's, w_i - w_j, and the reduced rolling inertia */
     double arm_i[CHUNK], arm_j[CHUNK], v_rel[3][CHUNK], w_rel[3][CHUNK], inertia_r[CHUNK];
+    /* particle pairs, by candidate: separation (j's centre minus i's), distance,
+     * overlap, touching; by touching pair: its candidate, and the pairs touching for
+     * the first time */
+    double sep[3][CHUNK], dist[CHUNK], overlap[CHUNK];
+    uint8_t touches[CHUNK];
+    uint32_t candidate[CHUNK], first_touch[CHUNK];
 } chunk_scratch;
 
 typedef struct batch_scratch {
@@ -533,22 +539,27 @@ contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint
     }
 }
 
-/* Geometry of the touching pairs in list[start, end); separated pairs lose their
+/* A pair apart holds zero force and torque (what the sums read): set when the list was
+ * built, and here the step a touching pair k separates, so pairs that stay apart (most
+ * candidates) need no stores. */
+static void pair_separates(contact_list *c, size_t k)
+{
+    contact_clear_history(c, k);
+    c->force[0][k] = c->force[1][k] = c->force[2][k] = 0.0;
+    for (int a = 0; a < 3 && c->torque[0]; a++) c->torque[a][k] = 0.0;
+    if (!c->is_wall && c->cross_slot[k] != CONTACT_SAME_BLOCK)
+        for (int a = 0; a < 3 && c->cross_torque[0]; a++)
+            c->cross_torque[a][c->cross_slot[k]] = 0.0;
+}
+
+/* Geometry of the touching wall pairs in list[start, end); separated pairs lose their
  * history here. */
-static inline __attribute__((always_inline)) void
-pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, int is_wall,
-              chunk_scratch *cs)
+static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
+                               chunk_scratch *cs)
 {
     const particle_store *p = &s->p;
-    /* restrict locals: the stores below (overlap, scratch) cannot move the particles,
-     * so the compiler keeps these pointers in registers */
-    const double *restrict x = p->x, *restrict y = p->y, *restrict z = p->z;
-    const double *restrict vx = p->vx, *restrict vy = p->vy, *restrict vz = p->vz;
-    const double *restrict radius = p->radius, *restrict mass = p->mass;
-    const int32_t *restrict type = p->type;
     const uint32_t *restrict list_i = c->i, *restrict list_j = c->j;
-    double *restrict overlap = c->overlap; /* wall lists only */
-    const int n_materials = s->n_materials;
+    double *restrict overlap = c->overlap;
     /* an STL wall's contacts with one particle, shared by its consecutive entries */
     uint32_t mesh_i = UINT32_MAX, mesh_w = UINT32_MAX;
     int mesh_n = 0;
@@ -560,20 +571,7 @@ pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, int is_wa
         uint32_t i = list_i[k], j = list_j[k];
         double nx, ny, nz, d, rate, r_eff, m_eff;
         int law;
-        if (!is_wall) {
-            double sep[3], sum_r; /* (contact_overlap starts from the same) */
-            double dist2 = contact_separation(x, y, z, radius, i, j, sep, &sum_r);
-            double dx = sep[0], dy = sep[1], dz = sep[2];
-            if (dist2 >= sum_r * sum_r) goto apart; /* most candidates: no square root */
-            double dist = sqrt(dist2), inv = 1.0 / dist;
-            d = sum_r - dist;
-            if (d <= 0.0) goto apart;
-            nx = dx * inv; ny = dy * inv; nz = dz * inv;
-            rate = -((vx[j] - vx[i]) * nx + (vy[j] - vy[i]) * ny + (vz[j] - vz[i]) * nz);
-            r_eff = radius[i] * radius[j] / sum_r;
-            m_eff = mass[i] * mass[j] / (mass[i] + mass[j]);
-            law = type[i] * n_materials + type[j];
-        } else {
+        {
             const wall_spec *w = &s->walls.walls[j];
             double centre[3] = {p->x[i], p->y[i], p->z[i]}, n[3], dist;
             if (w->kind == WALL_STL) { /* entry slot takes the slot-th closest contact */
@@ -626,25 +624,117 @@ pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, int is_wa
         if (c->has_friction) { /* else no pair has friction, and the arms go unread */
             const friction_coeffs *fc = &s->laws[law].friction;
             if (fc->active)
-                contact_point_motion(s, cs, m, i, j, is_wall, fc->rolling_model == ROLLING_SPRING);
+                contact_point_motion(s, cs, m, i, j, 1, fc->rolling_model == ROLLING_SPRING);
             else
                 cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
         }
         continue;
     apart:
-        /* A pair apart holds zero force and torque (what the sums read): set when the
-         * list was built, and here the step a touching pair separates, so pairs that
-         * stay apart (most candidates) need no stores. */
-        if (c->touching[k]) {
-            contact_clear_history(c, k);
-            c->force[0][k] = c->force[1][k] = c->force[2][k] = 0.0;
-            for (int a = 0; a < 3 && c->torque[0]; a++) c->torque[a][k] = 0.0;
-            if (!is_wall && c->cross_slot[k] != CONTACT_SAME_BLOCK)
-                for (int a = 0; a < 3 && c->cross_torque[0]; a++)
-                    c->cross_torque[a][c->cross_slot[k]] = 0.0;
-        }
+        if (c->touching[k]) pair_separates(c, k);
     }
     cs->worst = worst;
+}
+
+
+/* Geometry of the touching particle pairs in list[start, end) (at most CHUNK); separated
+ * pairs lose their history here. Three passes, so that the first and the last run
+ * without branches and vectorise: every candidate's separation; the touching ones
+ * picked out, in list order (and the pairs that start or stop touching handled); the
+ * touching ones' normals, rates and effective radius and mass. Each pair sees the same
+ * operations as in contact_overlap: the same bits. */
+static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
+                                   chunk_scratch *cs)
+{
+    const particle_store *p = &s->p;
+    /* restrict locals: the stores below (scratch) cannot move the particles, so the
+     * compiler keeps these pointers in registers and vectorises */
+    const double *restrict x = p->x, *restrict y = p->y, *restrict z = p->z;
+    const double *restrict vx = p->vx, *restrict vy = p->vy, *restrict vz = p->vz;
+    const double *restrict radius = p->radius, *restrict mass = p->mass;
+    const int32_t *restrict type = p->type;
+    const uint32_t *restrict list_i = c->i + start, *restrict list_j = c->j + start;
+    const uint8_t *restrict was_touching = c->touching + start;
+    double *restrict sep_x = cs->sep[0], *restrict sep_y = cs->sep[1],
+                     *restrict sep_z = cs->sep[2], *restrict dist = cs->dist,
+                     *restrict overlap = cs->overlap;
+    uint8_t *restrict touches = cs->touches;
+    const size_t n_candidates = end - start;
+    const int n_materials = s->n_materials;
+
+    /* 1. every candidate: separation, distance, overlap; touching unless the squared
+     * distance reaches the radii's sum squared or the overlap is not positive (written
+     * as negations so that a NaN touches, as in contact_overlap) */
+    for (size_t q = 0; q < n_candidates; q++) {
+        double sep[3], sum_r;
+        double dist2 = contact_separation(x, y, z, radius, list_i[q], list_j[q], sep, &sum_r);
+        double r = sqrt(dist2), d = sum_r - r;
+        sep_x[q] = sep[0]; sep_y[q] = sep[1]; sep_z[q] = sep[2];
+        dist[q] = r;
+        overlap[q] = d;
+        touches[q] = !(dist2 >= sum_r * sum_r) & !(d <= 0.0);
+    }
+
+    /* 2. the touching ones, in list order; the first touch starts a pair's history, a
+     * pair that stops touching loses it */
+    uint32_t *restrict slot = cs->slot, *restrict from = cs->candidate;
+    size_t n = 0, n_first = 0;
+    for (size_t q = 0; q < n_candidates; q++) {
+        int t = touches[q];
+        slot[n] = (uint32_t)(start + q);
+        from[n] = (uint32_t)q;
+        if (t != was_touching[q]) {
+            if (t) {
+                contact_clear_history(c, start + q);
+                c->touching[start + q] = 1;
+                cs->first_touch[n_first++] = (uint32_t)n;
+            } else {
+                pair_separates(c, start + q);
+            }
+        }
+        n += (size_t)t;
+    }
+    cs->n = n;
+
+    /* 3. the touching ones' geometry */
+    double *restrict nx = cs->nx, *restrict ny = cs->ny, *restrict nz = cs->nz,
+                     *restrict d_out = cs->d, *restrict rate = cs->rate,
+                     *restrict r_eff = cs->r_eff, *restrict m_eff = cs->m_eff;
+    int *restrict law = cs->law;
+    double worst = 0.0;
+    for (size_t m = 0; m < n; m++) {
+        uint32_t q = from[m], i = list_i[q], j = list_j[q];
+        double inv = 1.0 / dist[q], sum_r = radius[i] + radius[j];
+        double ex = sep_x[q] * inv, ey = sep_y[q] * inv, ez = sep_z[q] * inv;
+        nx[m] = ex; ny[m] = ey; nz[m] = ez;
+        rate[m] = -((vx[j] - vx[i]) * ex + (vy[j] - vy[i]) * ey + (vz[j] - vz[i]) * ez);
+        r_eff[m] = radius[i] * radius[j] / sum_r;
+        m_eff[m] = mass[i] * mass[j] / (mass[i] + mass[j]);
+        law[m] = type[i] * n_materials + type[j];
+        double d = overlap[q];
+        d_out[m] = d;
+        worst = d > worst ? d : worst;
+    }
+    cs->worst = worst;
+    cs->one_law = n > 0 ? law[0] : -1;
+    for (size_t m = 1; m < n && cs->one_law >= 0; m++)
+        if (law[m] != cs->one_law) cs->one_law = -1;
+
+    if (c->impact_velocity) { /* else no law reads it */
+        for (size_t f = 0; f < n_first; f++) {
+            size_t m = cs->first_touch[f];
+            c->impact_velocity[slot[m]] = rate[m];
+        }
+        for (size_t m = 0; m < n; m++) cs->v0[m] = c->impact_velocity[slot[m]];
+    }
+    if (!c->has_friction) return; /* no pair has friction, and the arms go unread */
+    for (size_t m = 0; m < n; m++) {
+        const friction_coeffs *fc = &s->laws[law[m]].friction;
+        if (fc->active)
+            contact_point_motion(s, cs, m, list_i[from[m]], list_j[from[m]], 0,
+                                 fc->rolling_model == ROLLING_SPRING);
+        else
+            cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
+    }
 }
 
 /* apply_friction for the Mindlin-Deresiewicz model, which also keeps the pair's slip
@@ -1020,8 +1110,8 @@ static void contact_forces(sim *s, contact_list *c, int is_wall)
             for (int q = 0; q < SIM_WORK_KINDS; q++) work[q] = 0.0;
             for (size_t start = first; start < last; start += CHUNK) {
                 size_t end = start + CHUNK < last ? start + CHUNK : last;
-                if (is_wall) pair_geometry(s, c, start, end, 1, &cs); /* a loop each */
-                else pair_geometry(s, c, start, end, 0, &cs);
+                if (is_wall) wall_pair_geometry(s, c, start, end, &cs);
+                else particle_pair_geometry(s, c, start, end, &cs);
                 chunk_forces(s, c, &cs, &bs, work, is_wall ? NULL : &sums);
                 touching += cs.n;
                 worst = cs.worst > worst ? cs.worst : worst;
