@@ -87,7 +87,7 @@ static void copy_history(contact_list *to, size_t m, const contact_list *from, s
 
 /* Particles per segment of contact_list_keep_touching: segments are counted, then
  * copied, in parallel; the carrier's order is the list's whatever the threads. */
-#define KEEP_SEGMENT 4096
+#define KEEP_SEGMENT 1024
 
 int contact_list_keep_touching(contact_list *carry, const contact_list *c)
 {
@@ -131,6 +131,24 @@ int contact_list_keep_touching(contact_list *carry, const contact_list *c)
     return 0;
 }
 
+/* Whether pair k of particle i's block [lo, hi) is a cross pair (contact_list_index_cross) */
+static int is_cross(const contact_list *c, size_t k, uint32_t lo, uint32_t hi)
+{
+    return c->owner_j[k] < lo || c->owner_j[k] >= hi;
+}
+
+/* Room for n cross pairs. Returns 0 or -1. */
+static int reserve_cross(contact_list *c, size_t n)
+{
+    if (n <= c->cross_capacity && c->cross_pair) return 0;
+    size_t capacity = n + n / 8 + 16;
+    GROW(c->cross_pair, capacity);
+    for (int a = 0; a < 3 && (!c->configured || c->has_friction); a++)
+        GROW(c->cross_torque[a], capacity);
+    c->cross_capacity = capacity;
+    return 0;
+}
+
 int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
 {
     uint32_t *first = realloc(c->cross_first, (n_particles + 1) * sizeof *first);
@@ -138,38 +156,50 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
     c->cross_first = first;
     c->block = block;
     memset(first, 0, (n_particles + 1) * sizeof *first);
-    /* a pair is cross if owner_j is outside [lo, hi), the block of its particle i (the
-     * list is grouped by i: no division per pair) */
-    for (size_t i = 0; i < c->n_first; i++) {
-        uint32_t lo = (uint32_t)(i / block * block), hi = (uint32_t)(lo + block);
-        for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++)
-            if (c->owner_j[k] < lo || c->owner_j[k] >= hi) first[c->owner_j[k] + 1]++;
+    /* Blocks in parallel: each marks its pairs within the block and lists its cross
+     * pairs (those whose owner_j is outside it) in list order, at its own offset; the
+     * few cross pairs are then sorted by owner, keeping list order (a counting sort):
+     * the same index for any number of threads. */
+    size_t n_blocks = (c->n_first + block - 1) / block;
+    size_t *block_first = malloc((n_blocks + 1) * sizeof *block_first);
+    if (!block_first) return -1;
+    block_first[0] = 0;
+    #pragma omp parallel for schedule(static) if (n_blocks > 1)
+    for (size_t b = 0; b < n_blocks; b++) {
+        uint32_t lo = (uint32_t)(b * block), hi = (uint32_t)(lo + block);
+        size_t last = hi < c->n_first ? hi : c->n_first, n = 0;
+        for (size_t k = c->first_of_i[lo]; k < c->first_of_i[last]; k++) n += is_cross(c, k, lo, hi);
+        block_first[b + 1] = n;
     }
-    for (size_t p = 0; p < n_particles; p++) first[p + 1] += first[p];
-    size_t n = first[n_particles];
-    if (n > c->cross_capacity || !c->cross_pair) {
-        size_t capacity = n + n / 8 + 16;
-        GROW(c->cross_pair, capacity);
-        for (int a = 0; a < 3 && (!c->configured || c->has_friction); a++)
-            GROW(c->cross_torque[a], capacity);
-        c->cross_capacity = capacity;
-    }
-    c->n_cross = n;
+    for (size_t b = 0; b < n_blocks; b++) block_first[b + 1] += block_first[b];
+    size_t n = block_first[n_blocks];
+    uint32_t *in_list_order = malloc((n ? n : 1) * sizeof *in_list_order);
     uint32_t *fill = malloc((n_particles + 1) * sizeof *fill);
-    if (!fill) return -1;
-    memcpy(fill, first, (n_particles + 1) * sizeof *fill);
-    for (size_t i = 0; i < c->n_first; i++) {
-        uint32_t lo = (uint32_t)(i / block * block), hi = (uint32_t)(lo + block);
-        for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++) {
-            if (c->owner_j[k] >= lo && c->owner_j[k] < hi) {
-                c->cross_slot[k] = CONTACT_SAME_BLOCK;
-                continue;
-            }
-            size_t q = fill[c->owner_j[k]]++;
-            c->cross_pair[q] = (uint32_t)k;
-            c->cross_slot[k] = (uint32_t)q;
+    if (!in_list_order || !fill || reserve_cross(c, n) != 0) {
+        free(block_first); free(in_list_order); free(fill);
+        return -1;
+    }
+    #pragma omp parallel for schedule(static) if (n_blocks > 1)
+    for (size_t b = 0; b < n_blocks; b++) {
+        uint32_t lo = (uint32_t)(b * block), hi = (uint32_t)(lo + block);
+        size_t last = hi < c->n_first ? hi : c->n_first, q = block_first[b];
+        for (size_t k = c->first_of_i[lo]; k < c->first_of_i[last]; k++) {
+            if (is_cross(c, k, lo, hi)) in_list_order[q++] = (uint32_t)k;
+            else c->cross_slot[k] = CONTACT_SAME_BLOCK;
         }
     }
+    free(block_first);
+    for (size_t q = 0; q < n; q++) first[c->owner_j[in_list_order[q]] + 1]++;
+    for (size_t p = 0; p < n_particles; p++) first[p + 1] += first[p];
+    c->n_cross = n;
+    memcpy(fill, first, (n_particles + 1) * sizeof *fill);
+    for (size_t t = 0; t < n; t++) {
+        uint32_t k = in_list_order[t];
+        size_t q = fill[c->owner_j[k]]++;
+        c->cross_pair[q] = k;
+        c->cross_slot[k] = (uint32_t)q;
+    }
+    free(in_list_order);
     free(fill);
     for (int a = 0; a < 3 && c->cross_torque[a]; a++) memset(c->cross_torque[a], 0, n * sizeof(double));
     return 0;

@@ -48,28 +48,42 @@ int reorder_sort(size_t n, const unsigned long long *keys, size_t *order)
     return 0;
 }
 
+/* Particles per segment of reorder_plan's passes, which run in parallel. */
+#define PLAN_SEGMENT 1024
+
+static unsigned long long key_of(const particle_store *p, size_t i, const double origin[3],
+                                 double cell)
+{
+    double x[3] = {p->x[i], p->y[i], p->z[i]};
+    return reorder_key(x, origin, cell);
+}
+
 int reorder_plan(const particle_store *p, size_t min, const double origin[3], double cell,
-                 size_t **from)
+                 int parallel, size_t **from)
 {
     *from = NULL;
     size_t n = p->n_local;
     if (n < min || n < 2) return 0;
-    /* count the particles out of order first: most rebuilds stop here, with no buffer */
-    size_t descents = 0;
-    unsigned long long previous = 0;
-    for (size_t i = 0; i < n; i++) {
-        double x[3] = {p->x[i], p->y[i], p->z[i]};
-        unsigned long long key = reorder_key(x, origin, cell);
-        descents += i > 0 && key < previous;
-        previous = key;
+    /* count the particles out of order first: most rebuilds stop here, with no buffer
+     * (a count: the same for any split into segments) */
+    size_t descents = 0, n_seg = (n + PLAN_SEGMENT - 1) / PLAN_SEGMENT;
+    #pragma omp parallel for schedule(static) reduction(+ : descents) if (parallel && n_seg > 1)
+    for (size_t g = 0; g < n_seg; g++) {
+        size_t lo = g * PLAN_SEGMENT, hi = lo + PLAN_SEGMENT < n ? lo + PLAN_SEGMENT : n;
+        unsigned long long previous = lo > 0 ? key_of(p, lo - 1, origin, cell) : 0;
+        for (size_t i = lo; i < hi; i++) {
+            unsigned long long key = key_of(p, i, origin, cell);
+            descents += i > 0 && key < previous;
+            previous = key;
+        }
     }
     if (descents * REORDER_SLACK <= n) return 0;
     unsigned long long *keys = malloc(n * sizeof *keys);
     size_t *order = malloc(n * sizeof *order);
     int rc = keys && order ? 1 : -1;
-    for (size_t i = 0; i < n && rc > 0; i++) {
-        double x[3] = {p->x[i], p->y[i], p->z[i]};
-        keys[i] = reorder_key(x, origin, cell);
+    if (rc > 0) {
+        #pragma omp parallel for schedule(static) if (parallel)
+        for (size_t i = 0; i < n; i++) keys[i] = key_of(p, i, origin, cell);
     }
     if (rc > 0 && reorder_sort(n, keys, order) != 0) rc = -1;
     free(keys);

@@ -29,11 +29,11 @@ unsigned long long reorder_key(const double x[3], const double origin[3], double
 int reorder_sort(size_t n, const unsigned long long *keys, size_t *order);
 
 /* Whether the local particles of p (at least `min` of them) are due for sorting, and
- * the order if so: returns 1
+ * the order if so (`parallel`: on the OpenMP threads; the answer is the same): returns 1
  * and sets *from (malloc'd, n_local entries: new particle i is old particle from[i];
  * particles in one cell keep their present order), 0 (the order stays; *from NULL), or
  * -1 (out of memory). */
 int reorder_plan(const particle_store *p, size_t min, const double origin[3], double cell,
-                 size_t **from);
+                 int parallel, size_t **from);
 
 #endif

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "engine/collision.h"
+#include "engine/contacts.h"
 #include "engine/field_alloc.h"
 #include "engine/rng.h"
 #include "models/restitution.h"
@@ -483,6 +484,63 @@ static void field_arrays_spread_over_cache_lines_and_keep_contents(void **state)
     field_free(NULL);
 }
 
+/* contact_list_index_cross against its definition, on a random list of 5,000 particles
+ * in blocks of 64 (79 blocks, so that the blocks run in parallel): pair k of particle i
+ * is a cross pair iff its owner_j lies in another block; the cross pairs of particle p
+ * are cross_pair[cross_first[p] .. cross_first[p + 1]), in list order, and cross_slot
+ * points back to them; the others are CONTACT_SAME_BLOCK. */
+static void cross_pairs_follow_their_definition(void **state)
+{
+    (void)state;
+    enum { N = 5000, BLOCK = 64 };
+    int was = omp_get_max_threads();
+    for (int threads = 1; threads <= 3; threads++) {
+        omp_set_num_threads(threads);
+        contact_list c = {0};
+        contact_list_configure(&c, 0, 0, 0, 1, 0, 0);
+        assert_int_equal(contact_list_reserve(&c, 8 * N), 0);
+        rng r = {12345};
+        c.first_of_i = malloc((N + 1) * sizeof *c.first_of_i);
+        assert_non_null(c.first_of_i);
+        size_t n = 0;
+        for (size_t i = 0; i < N; i++) { /* 0 to 7 partners above i, some far away */
+            c.first_of_i[i] = (uint32_t)n;
+            int m = (int)(rng_next(&r) % 8);
+            for (int q = 0; q < m && i + 1 < N; q++) {
+                uint64_t span = rng_next(&r) % 4 == 0 ? N - i - 1 : (N - i - 1 < 100 ? N - i - 1 : 100);
+                c.owner_j[n] = (uint32_t)(i + 1 + rng_next(&r) % span);
+                c.i[n] = c.j[n] = 0; /* unread */
+                n++;
+            }
+        }
+        c.first_of_i[N] = (uint32_t)n;
+        c.n = n;
+        c.n_first = N;
+        assert_int_equal(contact_list_index_cross(&c, N, BLOCK), 0);
+        size_t cross = 0;
+        for (size_t i = 0; i < N; i++)
+            for (size_t k = c.first_of_i[i]; k < c.first_of_i[i + 1]; k++) {
+                int is_cross = c.owner_j[k] / BLOCK != i / BLOCK;
+                if (!is_cross) {
+                    assert_int_equal(c.cross_slot[k], CONTACT_SAME_BLOCK);
+                    continue;
+                }
+                cross++;
+                uint32_t q = c.cross_slot[k], p = c.owner_j[k];
+                assert_true(q >= c.cross_first[p] && q < c.cross_first[p + 1]);
+                assert_int_equal(c.cross_pair[q], k);
+            }
+        assert_int_equal(c.n_cross, cross);
+        assert_int_equal(c.cross_first[N], cross);
+        for (size_t p = 0; p < N; p++)
+            for (size_t q = c.cross_first[p]; q + 1 < c.cross_first[p + 1]; q++)
+                assert_true(c.cross_pair[q] < c.cross_pair[q + 1]); /* list order */
+        assert_true(cross > n / 10);
+        contact_list_free(&c);
+    }
+    omp_set_num_threads(was);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -495,6 +553,7 @@ int main(void)
         cmocka_unit_test(sorting_keeps_state_and_history),
         cmocka_unit_test(particles_sorted_along_the_curve),
         cmocka_unit_test(field_arrays_spread_over_cache_lines_and_keep_contents),
+        cmocka_unit_test(cross_pairs_follow_their_definition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
