@@ -1092,7 +1092,8 @@ static void contact_forces(sim *s, contact_list *c, int is_wall)
     double *chunk_work = s->chunk_work;
     size_t touching = 0;
     double worst = s->max_overlap;
-    #pragma omp parallel if (c->n > s->parallel_min)
+    /* a wall pair costs a distance to a curved surface as well: walls go parallel sooner */
+    #pragma omp parallel if (c->n > (is_wall ? s->parallel_min / 8 : s->parallel_min))
     {
         chunk_scratch cs;
         batch_scratch bs;
