@@ -572,41 +572,39 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
         uint32_t i = list_i[k], j = list_j[k];
         double nx, ny, nz, d, rate, r_eff, m_eff;
         int law;
-        {
-            const wall_spec *w = &s->walls.walls[j];
-            double centre[3] = {p->x[i], p->y[i], p->z[i]}, n[3], dist;
-            if (w->kind == WALL_STL) { /* entry slot takes the slot-th closest contact */
-                if (mesh_i != i || mesh_w != j) {
-                    mesh_n = walls_mesh_contacts(&s->walls, j, centre, p->radius[i], mesh_c,
-                                                 WALL_MAX_SLOTS);
-                    mesh_i = i;
-                    mesh_w = j;
-                }
-                size_t slot = c->owner_j[k] / s->walls.n;
-                if ((int)slot >= mesh_n) {
-                    overlap[k] = -p->radius[i];
-                    goto apart;
-                }
-                dist = mesh_c[slot].distance;
-                for (int a = 0; a < 3; a++) n[a] = mesh_c[slot].n[a];
-            } else {
-                dist = walls_distance(&s->walls, j, centre, n);
+        const wall_spec *w = &s->walls.walls[j];
+        double centre[3] = {p->x[i], p->y[i], p->z[i]}, n[3], dist;
+        if (w->kind == WALL_STL) { /* entry slot takes the slot-th closest contact */
+            if (mesh_i != i || mesh_w != j) {
+                mesh_n = walls_mesh_contacts(&s->walls, j, centre, p->radius[i], mesh_c,
+                                             WALL_MAX_SLOTS);
+                mesh_i = i;
+                mesh_w = j;
             }
-            d = p->radius[i] - dist;
-            overlap[k] = d;
-            if (d <= 0.0) goto apart;
-            nx = n[0]; ny = n[1]; nz = n[2];
-            rate = p->vx[i] * nx + p->vy[i] * ny + p->vz[i] * nz;
-            if (s->walls.state[j].moves) { /* minus the wall's velocity at the contact point */
-                double arm = p->radius[i] - 0.5 * d, vw[3];
-                double x[3] = {centre[0] + arm * nx, centre[1] + arm * ny, centre[2] + arm * nz};
-                walls_point_velocity(&s->walls, j, x, vw);
-                rate -= vw[0] * nx + vw[1] * ny + vw[2] * nz;
+            size_t slot = c->owner_j[k] / s->walls.n;
+            if ((int)slot >= mesh_n) {
+                overlap[k] = -p->radius[i];
+                goto apart;
             }
-            r_eff = p->radius[i];
-            m_eff = p->mass[i];
-            law = p->type[i] * s->n_materials + w->material;
+            dist = mesh_c[slot].distance;
+            for (int a = 0; a < 3; a++) n[a] = mesh_c[slot].n[a];
+        } else {
+            dist = walls_distance(&s->walls, j, centre, n);
         }
+        d = p->radius[i] - dist;
+        overlap[k] = d;
+        if (d <= 0.0) goto apart;
+        nx = n[0]; ny = n[1]; nz = n[2];
+        rate = p->vx[i] * nx + p->vy[i] * ny + p->vz[i] * nz;
+        if (s->walls.state[j].moves) { /* minus the wall's velocity at the contact point */
+            double arm = p->radius[i] - 0.5 * d, vw[3];
+            double x[3] = {centre[0] + arm * nx, centre[1] + arm * ny, centre[2] + arm * nz};
+            walls_point_velocity(&s->walls, j, x, vw);
+            rate -= vw[0] * nx + vw[1] * ny + vw[2] * nz;
+        }
+        r_eff = p->radius[i];
+        m_eff = p->mass[i];
+        law = p->type[i] * s->n_materials + w->material;
         if (!c->touching[k]) { /* first touch: the history starts now */
             contact_clear_history(c, k);
             c->touching[k] = 1;
@@ -636,19 +634,19 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
     cs->worst = worst;
 }
 
-
 /* Geometry of the touching particle pairs in list[start, end) (at most CHUNK); separated
  * pairs lose their history here. Three passes, so that the first and the last run
- * without branches and vectorise: every candidate's separation; the touching ones
- * picked out, in list order (and the pairs that start or stop touching handled); the
- * touching ones' normals, rates and effective radius and mass. Each pair sees the same
- * operations as in contact_overlap: the same bits. */
+ * without a branch (about 30% of the candidates are apart, in no pattern, and
+ * mispredicting them cost more than the arithmetic): every candidate's separation; the
+ * touching ones picked out, in list order (and the pairs that start or stop touching
+ * handled); the touching ones' normals, rates and effective radius and mass. Each pair
+ * sees the same operations as in contact_overlap: the same bits. */
 static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
                                    chunk_scratch *cs)
 {
     const particle_store *p = &s->p;
     /* restrict locals: the stores below (scratch) cannot move the particles, so the
-     * compiler keeps these pointers in registers and vectorises */
+     * compiler keeps these pointers in registers */
     const double *restrict x = p->x, *restrict y = p->y, *restrict z = p->z;
     const double *restrict vx = p->vx, *restrict vy = p->vy, *restrict vz = p->vz;
     const double *restrict radius = p->radius, *restrict mass = p->mass;
