@@ -507,7 +507,8 @@ static void cross_pairs_follow_their_definition(void **state)
             c.first_of_i[i] = (uint32_t)n;
             int m = (int)(rng_next(&r) % 8);
             for (int q = 0; q < m && i + 1 < N; q++) {
-                uint64_t span = rng_next(&r) % 4 == 0 ? N - i - 1 : (N - i - 1 < 100 ? N - i - 1 : 100);
+                uint64_t above = N - i - 1; /* a quarter anywhere above, the rest near */
+                uint64_t span = rng_next(&r) % 4 == 0 ? above : (above < 100 ? above : 100);
                 c.owner_j[n] = (uint32_t)(i + 1 + rng_next(&r) % span);
                 c.i[n] = c.j[n] = 0; /* unread */
                 n++;
