@@ -442,6 +442,7 @@ static int rebuild(sim *s)
         s->x_at_rebuild[3 * i + 1] = s->p.y[i];
         s->x_at_rebuild[3 * i + 2] = s->p.z[i];
     }
+    s->rebuild_wall_time = s->walls.time;
     s->n_rebuilds++;
     rc = 0;
 done:

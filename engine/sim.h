@@ -43,6 +43,8 @@ typedef struct sim {
     double cutoff;            /* largest diameter + skin: hash cell size, ghost band */
     double skin;
     double *x_at_rebuild;     /* 3 per local particle: positions at the last rebuild */
+    double rebuild_wall_time; /* the time the walls were at in the last rebuild (a
+                                 restart rebuilds with its moving walls there) */
     int64_t n_rebuilds;
     size_t parallel_min;      /* loops over fewer items run on one thread */
     size_t block;             /* particles per block of the force loop (CONTACT_BLOCK) */

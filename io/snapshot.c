@@ -862,9 +862,8 @@ static int write_engine(hid_t g, const sim *s)
     if (e < 0) return -1;
     int rc = -1;
     int64_t next_id = s->p.next_id;
-    double nan = NAN; /* the walls' time at the last rebuild: not recorded by the engine yet */
     if (write_attr(e, "next_id", I64, &next_id) < 0 ||
-        write_attr(e, "rebuild_wall_time", F64, &nan) < 0 ||
+        write_attr(e, "rebuild_wall_time", F64, &s->rebuild_wall_time) < 0 ||
         write_column(e, "work", F64, SIM_WORK_KINDS, 0, s->work) < 0 ||
         (s->walls.n > 0 && s->walls.work &&
          (write_column(e, "wall_work", F64, s->walls.n, 0, s->walls.work) < 0 ||

@@ -326,7 +326,8 @@ static void test_restart_is_bit_identical_with_microslip(void **state)
 /* A piston on a motion schedule (down, up, down, rest; tests/compare/piston_restart.yaml,
  * dt 5.5 us: the segments end at steps 1811, 2535 and 3260): restarts from steps 1000
  * and 1600 (first segment; at 1600 the piston presses the beads) and 2200 (second)
- * reach step 4000 in the same state, the piston's place, load and work included. */
+ * reach step 4000 in the same state, the piston's place, load and work included, and
+ * rebuild the wall list with the piston where the run's last rebuild had it. */
 static void test_restart_in_a_motion_schedule(void **state)
 {
     (void)state;
@@ -337,6 +338,8 @@ static void test_restart_in_a_motion_schedule(void **state)
     snapshot_file *f = open_snapshots(&ca, &a, "piston", "piston");
     double most = 0.0;
     int pressing = 0; /* snapshots taken while the piston did work */
+    size_t wall_candidates[3]; /* the wall list at each snapshot */
+    int moved_since_rebuild = 0; /* snapshots taken with the piston off its rebuild place */
     while (a.step < 4000) {
         sim_step(&a);
         if (a.walls.force[3 * 5 + 2] > most) most = a.walls.force[3 * 5 + 2];
@@ -344,8 +347,11 @@ static void test_restart_in_a_motion_schedule(void **state)
             snapshot_state st = state_of(&a);
             assert_int_equal(snapshot_write(f, &st, err, sizeof err), 0);
             pressing += a.walls.work_sum[5] != a.walls.work[5];
+            wall_candidates[a.step == 1000 ? 0 : a.step == 1600 ? 1 : 2] = a.wall_pairs.n;
+            moved_since_rebuild += a.rebuild_wall_time != a.time;
         }
     }
+    assert_true(moved_since_rebuild > 0);
     assert_true(most > 0.01); /* the piston pressed the beads (N) */
     assert_true(pressing > 0); /* so its running and trapezoidal sums differed */
     char h5[PATH_MAX];
@@ -356,6 +362,10 @@ static void test_restart_in_a_motion_schedule(void **state)
         load_case("../../compare/piston_restart.yaml", &cb, &b);
         restart_point rp;
         if (restart_from_file(h5, from[k], cb.case_text, &b, &rp, err, sizeof err) != 0) fail_msg("%s", err);
+        /* the wall list rebuilt as the run's last rebuild built it: with the piston where
+         * it was then, not where it is at the snapshot (a list built there holds the
+         * beads within reach of the piston's later place) */
+        assert_int_equal(b.wall_pairs.n, wall_candidates[k]);
         while (b.step < 4000) sim_step(&b);
         same_state(&a, &b);
         SAME(a.walls.force, b.walls.force, 3 * a.walls.n);
