@@ -41,7 +41,7 @@ static const law_param hertzian_params[] = {
     {"stiffness", 0.0, "N/m^n", "K in K d^n; 0: Hertz K_hz = 4/3 E* sqrt(R*) of each contact",
      NULL, 0.0, HUGE_VAL},
     {"exponent", 1.5, "-", "exponent n in K d^n (> 0)", NULL, 0.0, 10.0},
-    PARAM_VELOCITY_FLOOR,
+    PARAM_DASHPOT_VELOCITY_FLOOR,
 };
 #define N_PARAMS ((int)(sizeof hertzian_params / sizeof hertzian_params[0]))
 

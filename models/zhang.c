@@ -32,7 +32,7 @@ static const law_param zhang_params[] = {
     {"n", 1.5, "-", "elastic exponent n in K d^n", NULL, 1e-3, 10.0},
     {"stiffness", 0.0, "N/m^n", "K in K d^n; 0: Hertz K_hz = 4/3 E* sqrt(R*) of each contact",
      NULL, 0.0, HUGE_VAL},
-    PARAM_VELOCITY_FLOOR,
+    PARAM_DASHPOT_VELOCITY_FLOOR,
 };
 static const char *const zhang_history[] = {"lambda"};
 
