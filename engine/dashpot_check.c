@@ -1,0 +1,63 @@
+#include "dashpot_check.h"
+
+#include "contacts.h"
+
+/* c dt / m* of touching contact k of list c (L = 1: a wall list), or -1 when its law has
+ * no dashpot to check (plastic, or no law). */
+static double dashpot_ratio(const sim *s, const contact_list *c, int L, size_t k, double d,
+                            const law_instance **li_out, double *r_eff_out)
+{
+    const particle_store *p = &s->p;
+    uint32_t i = c->i[k], j = c->j[k];
+    double r_eff, m_eff;
+    int other;
+    if (L == 0) {
+        r_eff = p->radius[i] * p->radius[j] / (p->radius[i] + p->radius[j]);
+        m_eff = p->mass[i] * p->mass[j] / (p->mass[i] + p->mass[j]);
+        other = p->type[j];
+    } else { /* as the force loop has it: the wall does not move under the contact */
+        r_eff = p->radius[i];
+        m_eff = p->mass[i];
+        other = s->walls.walls[j].material;
+    }
+    const law_instance *li = &s->laws[p->type[i] * s->n_materials + other];
+    if (!li->law || !li->law->force || li->law->plastic) return -1.0;
+    /* the contact twice, at rest and approaching at 1 m/s, on copies of its history */
+    double v0 = c->impact_velocity ? c->impact_velocity[k] : 0.0;
+    double overlap[2] = {d, d}, rate[2] = {0.0, 1.0}, impact[2] = {v0, v0};
+    double radii[2] = {r_eff, r_eff}, masses[2] = {m_eff, m_eff}, force[2];
+    double history[LAW_MAX_HISTORY][2];
+    law_batch b = {.n = 2, .overlap = overlap, .overlap_rate = rate, .impact_velocity = impact,
+                   .r_eff = radii, .m_eff = masses, .force = force};
+    for (int h = 0; h < LAW_MAX_HISTORY; h++) {
+        double value = h < li->law->n_history && c->history[h] ? c->history[h][k] : 0.0;
+        history[h][0] = history[h][1] = value;
+        b.history[h] = history[h];
+    }
+    li->law->force(&li->coeffs, &b);
+    *li_out = li;
+    *r_eff_out = r_eff;
+    return (force[1] - force[0]) * s->dt / m_eff;
+}
+
+void dashpot_check_run(const sim *s, dashpot_check *out)
+{
+    *out = (dashpot_check){0};
+    const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
+    for (int L = 0; L < 2; L++) {
+        const contact_list *c = lists[L];
+        for (size_t k = 0; k < c->n; k++) {
+            if (!c->touching[k]) continue;
+            double d = contact_overlap(c, &s->p, k);
+            if (!(d > 0.0)) continue;
+            const law_instance *li = NULL;
+            double r_eff = 0.0, ratio = dashpot_ratio(s, c, L, k, d, &li, &r_eff);
+            if (ratio > 1.0) out->unresolved++;
+            if (ratio > out->worst) {
+                out->worst = ratio;
+                out->worst_law = li;
+                out->worst_overlap = d / r_eff;
+            }
+        }
+    }
+}
