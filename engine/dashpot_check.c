@@ -2,25 +2,13 @@
 
 #include "contacts.h"
 
-/* c dt / m* of touching contact k of list c (L = 1: a wall list), or -1 when its law has
- * no dashpot to check (plastic, or no law). */
-static double dashpot_ratio(const sim *s, const contact_list *c, int L, size_t k, double d,
+/* c dt / m* of touching contact k of list c, or -1 when its law has no dashpot to check
+ * (plastic, or no law). */
+static double dashpot_ratio(const sim *s, const contact_list *c, size_t k, double d,
                             const law_instance **li_out, double *r_eff_out)
 {
-    const particle_store *p = &s->p;
-    uint32_t i = c->i[k], j = c->j[k];
     double r_eff, m_eff;
-    int other;
-    if (L == 0) {
-        r_eff = p->radius[i] * p->radius[j] / (p->radius[i] + p->radius[j]);
-        m_eff = p->mass[i] * p->mass[j] / (p->mass[i] + p->mass[j]);
-        other = p->type[j];
-    } else { /* as the force loop has it: the wall does not move under the contact */
-        r_eff = p->radius[i];
-        m_eff = p->mass[i];
-        other = s->walls.walls[j].material;
-    }
-    const law_instance *li = &s->laws[p->type[i] * s->n_materials + other];
+    const law_instance *li = sim_contact_law(s, c, k, &r_eff, &m_eff);
     if (!li->law || !li->law->force || li->law->plastic) return -1.0;
     /* the contact twice, at rest and approaching at 1 m/s, on copies of its history */
     double v0 = c->impact_velocity ? c->impact_velocity[k] : 0.0;
@@ -51,7 +39,7 @@ void dashpot_check_run(const sim *s, dashpot_check *out)
             double d = contact_overlap(c, &s->p, k);
             if (!(d > 0.0)) continue;
             const law_instance *li = NULL;
-            double r_eff = 0.0, ratio = dashpot_ratio(s, c, L, k, d, &li, &r_eff);
+            double r_eff = 0.0, ratio = dashpot_ratio(s, c, k, d, &li, &r_eff);
             if (ratio > 1.0) out->unresolved++;
             if (ratio > out->worst) {
                 out->worst = ratio;

@@ -1149,6 +1149,21 @@ static int reserve_chunk_work(sim *s)
     return 0;
 }
 
+const law_instance *sim_contact_law(const sim *s, const contact_list *c, size_t k,
+                                    double *r_eff, double *m_eff)
+{
+    const particle_store *p = &s->p;
+    uint32_t i = c->i[k], j = c->j[k];
+    if (c->is_wall) {
+        *r_eff = p->radius[i];
+        if (m_eff) *m_eff = p->mass[i];
+        return &s->laws[p->type[i] * s->n_materials + s->walls.walls[j].material];
+    }
+    *r_eff = p->radius[i] * p->radius[j] / (p->radius[i] + p->radius[j]);
+    if (m_eff) *m_eff = p->mass[i] * p->mass[j] / (p->mass[i] + p->mass[j]);
+    return &s->laws[p->type[i] * s->n_materials + p->type[j]];
+}
+
 void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
 {
     for (int q = 0; q < SIM_WORK_KINDS; q++) stored[q] = 0.0;
@@ -1160,17 +1175,8 @@ void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
             if (!c->touching[k]) continue;
             double d = contact_overlap(c, p, k);
             if (d <= 0.0) continue;
-            uint32_t i = c->i[k], j = c->j[k];
             double r_eff;
-            int other;
-            if (L == 0) {
-                r_eff = p->radius[i] * p->radius[j] / (p->radius[i] + p->radius[j]);
-                other = p->type[j];
-            } else {
-                r_eff = p->radius[i];
-                other = s->walls.walls[j].material;
-            }
-            const law_instance *li = &s->laws[p->type[i] * s->n_materials + other];
+            const law_instance *li = sim_contact_law(s, c, k, &r_eff, NULL);
             double h[LAW_MAX_HISTORY] = {0}, springs[2], xi[3] = {0}, theta[3] = {0};
             double slip[CONTACT_SLIP_HISTORY] = {0};
             for (int q = 0; q < LAW_MAX_HISTORY && c->history[q]; q++) h[q] = c->history[q][k];

@@ -92,6 +92,10 @@ void sim_step(sim *s);
  * elastic energy (split as dashpot or plastic law) and the tangential and rolling
  * springs. Serial, in list order. */
 void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS]);
+/* The law of contact k of list c (s->pairs or s->wall_pairs) and its R* (and m*, when
+ * m_eff is not NULL), as the force loop has them: against a wall, the particle's own. */
+const law_instance *sim_contact_law(const sim *s, const contact_list *c, size_t k,
+                                    double *r_eff, double *m_eff);
 
 /* Work done on the contacts since t = 0 [J], by kind, by the trapezoidal rule in time
  * (sim.work is the running rectangle sum). */
