@@ -700,7 +700,6 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
                      *restrict d_out = cs->d, *restrict rate = cs->rate,
                      *restrict r_eff = cs->r_eff, *restrict m_eff = cs->m_eff;
     int *restrict law = cs->law;
-    double worst = 0.0;
     for (size_t m = 0; m < n; m++) {
         uint32_t q = from[m], i = list_i[q], j = list_j[q];
         double inv = 1.0 / dist[q], sum_r = radius[i] + radius[j];
@@ -710,10 +709,12 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         r_eff[m] = radius[i] * radius[j] / sum_r;
         m_eff[m] = mass[i] * mass[j] / (mass[i] + mass[j]);
         law[m] = type[i] * n_materials + type[j];
-        double d = overlap[q];
-        d_out[m] = d;
-        worst = d > worst ? d : worst;
+        d_out[m] = overlap[q];
     }
+    /* the largest overlap in a loop of its own: a reduction in the loop above kept the
+     * compiler from vectorising it */
+    double worst = 0.0;
+    for (size_t m = 0; m < n; m++) worst = d_out[m] > worst ? d_out[m] : worst;
     cs->worst = worst;
     cs->one_law = n > 0 ? law[0] : -1;
     for (size_t m = 1; m < n && cs->one_law >= 0; m++)
@@ -865,23 +866,45 @@ typedef struct result_context {
     double dt, *work;
 } result_context;
 
+/* The three work sums a chunk's results add to, held in locals while a loop runs (the
+ * compiler cannot keep work[] itself in a register: the loop's history stores might
+ * alias it). Loaded from and stored back to work[]: each sum sees the same additions in
+ * the same order, so the same bits. */
+typedef struct work_sums {
+    double normal, tangential, rolling; /* normal: work[rc->work_kind] */
+} work_sums;
+
+static inline __attribute__((always_inline)) work_sums work_sums_load(const result_context *rc)
+{
+    return (work_sums){rc->work[rc->work_kind], rc->work[SIM_WORK_TANGENTIAL],
+                       rc->work[SIM_WORK_ROLLING]};
+}
+
+static inline __attribute__((always_inline)) void work_sums_store(const result_context *rc,
+                                                                  const work_sums *w)
+{
+    rc->work[rc->work_kind] = w->normal;
+    rc->work[SIM_WORK_TANGENTIAL] = w->tangential;
+    rc->work[SIM_WORK_ROLLING] = w->rolling;
+}
+
 static inline __attribute__((always_inline)) void
 contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
-               const result_context *rc, size_t q, size_t m, const int friction,
-               const int rolling, const int torques, double f_i[3], double t_i[3],
-               double t_j[3])
+               const result_context *rc, work_sums *w, size_t q, size_t m,
+               const int friction, const int rolling, const int torques, double f_i[3],
+               double t_i[3], double t_j[3])
 {
     double f = bs->f[q];
     double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
     double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
-    rc->work[rc->work_kind] += f * cs->rate[m] * rc->dt;
+    w->normal += f * cs->rate[m] * rc->dt;
     if (friction) {
         for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
-        rc->work[SIM_WORK_TANGENTIAL] += bs->power[0][q] * rc->dt;
+        w->tangential += bs->power[0][q] * rc->dt;
     }
     if (rolling) {
         for (int a = 0; a < 3; a++) m_r[a] = bs->m_r[a][q];
-        rc->work[SIM_WORK_ROLLING] += bs->power[1][q] * rc->dt;
+        w->rolling += bs->power[1][q] * rc->dt;
     }
     for (int a = 0; a < 3; a++) f_i[a] = -f * nrm[a] + f_t[a];
     for (int h = 0; h < rc->nh; h++) c->history[h][cs->slot[m]] = bs->h[h][q];
@@ -902,10 +925,11 @@ contact_results(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
                 const result_context *rc, size_t n, const int friction, const int rolling,
                 const int torques)
 {
+    work_sums w = work_sums_load(rc);
     for (size_t q = 0; q < n; q++) {
         size_t m = bs->from[q];
         double f_i[3], t_i[3], t_j[3];
-        contact_result(c, cs, bs, rc, q, m, friction, rolling, torques, f_i, t_i, t_j);
+        contact_result(c, cs, bs, rc, &w, q, m, friction, rolling, torques, f_i, t_i, t_j);
         for (int a = 0; a < 3; a++) bs->force[a][m] = f_i[a];
         if (!torques) continue;
         for (int a = 0; a < 3; a++) {
@@ -913,6 +937,7 @@ contact_results(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
             bs->torque_j[a][m] = t_j[a];
         }
     }
+    work_sums_store(rc, &w);
 }
 
 /* deliver_forces for a chunk of particle pairs: keeps each pair's force on the pair and
@@ -939,6 +964,7 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
      * of them is the particle whose sums are held. */
     uint32_t held = first[slot[0]];
     double f_i[3] = {0.0, 0.0, 0.0}, t_i[3] = {0.0, 0.0, 0.0};
+    work_sums w = fused ? work_sums_load(rc) : (work_sums){0.0, 0.0, 0.0};
     for (size_t m = 0; m < n; m++) {
         uint32_t k = slot[m], i = first[k], o = owner[k], q = cross[k];
         if (i != held) {
@@ -952,7 +978,7 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
         }
         double f[3], ti[3], tj[3];
         if (fused) { /* the chunk is one law's batch, in order: contact q is slot m */
-            contact_result(c, cs, bs, rc, m, m, friction, rolling, torques, f, ti, tj);
+            contact_result(c, cs, bs, rc, &w, m, m, friction, rolling, torques, f, ti, tj);
         } else {
             for (int a = 0; a < 3; a++) {
                 f[a] = bs->force[a][m];
@@ -975,6 +1001,7 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
     }
     fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
     if (torques) { tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2]; }
+    if (fused) work_sums_store(rc, &w);
 }
 
 /* Puts the forces of a chunk's contacts (bs->force, torque_i, torque_j), in list
@@ -1194,7 +1221,8 @@ void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
 }
 
 /* Each local particle's force starts as its weight, its torque as zero; the pair
- * list's blocks then add to them (contact_forces). */
+ * list's blocks then add to them (contact_forces). Within a step advance_positions does
+ * this in its own pass over the particles; this is for the forces at the start. */
 static void start_force_sums(sim *s)
 {
     particle_store *p = &s->p;
@@ -1207,12 +1235,15 @@ static void start_force_sums(sim *s)
 }
 
 /* Adds to each particle what the force loop left on the pairs: the j side of its cross
- * pairs, then its wall contacts, in list order. */
-static void add_stored_forces(sim *s)
+ * pairs, then its wall contacts, in list order. Within a step (`correct`), the
+ * particle's force is then final, and the same pass corrects its predicted velocity
+ * (advance_positions): v += dt/2 (a(n+1) - a(n)), one pass over the particles fewer. */
+static void add_stored_forces(sim *s, const int correct)
 {
     particle_store *p = &s->p;
     const contact_list *c = &s->pairs, *w = &s->wall_pairs;
     const int torques = c->has_friction;
+    const double h = 0.5 * s->dt;
     #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
         double f[3] = {p->fx[i], p->fy[i], p->fz[i]}, t[3] = {p->tx[i], p->ty[i], p->tz[i]};
@@ -1227,6 +1258,14 @@ static void add_stored_forces(sim *s)
         }
         p->fx[i] = f[0]; p->fy[i] = f[1]; p->fz[i] = f[2];
         p->tx[i] = t[0]; p->ty[i] = t[1]; p->tz[i] = t[2];
+        if (!correct) continue; /* ghosts follow at the next ghost update */
+        double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
+        p->vx[i] += a * (f[0] - p->fx0[i]);
+        p->vy[i] += a * (f[1] - p->fy0[i]);
+        p->vz[i] += a * (f[2] - p->fz0[i]);
+        p->wx[i] += b * (t[0] - p->tx0[i]);
+        p->wy[i] += b * (t[1] - p->ty0[i]);
+        p->wz[i] += b * (t[2] - p->tz0[i]);
     }
 }
 
@@ -1297,15 +1336,18 @@ static void sum_wall_loads(sim *s)
     }
 }
 
-static void compute_forces(sim *s)
+/* The forces on every particle and wall. Within a step (`in_step`) advance_positions
+ * has started the particles' sums, and the velocities are corrected as the sums end. */
+static void compute_forces(sim *s, const int in_step)
 {
     for (int q = 0; q < SIM_WORK_KINDS; q++) s->work_step[q] = 0.0;
     s->n_contacts = 0;
     s->max_overlap = 0.0;
-    start_force_sums(s);
+    if (!in_step) start_force_sums(s);
     contact_forces(s, &s->pairs, 0);
     contact_forces(s, &s->wall_pairs, 1);
-    add_stored_forces(s);
+    if (in_step) add_stored_forces(s, 1);
+    else add_stored_forces(s, 0);
     sum_wall_loads(s);
 }
 
@@ -1322,11 +1364,15 @@ static void compute_forces(sim *s)
  * (a 10% error in e at e = 0.1 with 50 steps per contact). So the forces are computed
  * with the prediction v(n+1/2) + dt/2 a(n), which is second order, and the kick is then
  * corrected by dt/2 (a(n+1) - a(n)): the positions are exactly those of velocity Verlet,
- * and so is the final velocity up to rounding. */
+ * and so is the final velocity up to rounding (add_stored_forces).
+ *
+ * The same pass starts the step's force sums (as start_force_sums: the weight, no
+ * torque): nothing reads a particle's force between here and the force loop, and a
+ * rebuild's reordering carries the started sums with their particles. */
 static double advance_positions(const sim *s, particle_store *p, double dt)
 {
     double h = 0.5 * dt, worst = 0.0;
-    const double *x0 = s->x_at_rebuild;
+    const double *x0 = s->x_at_rebuild, *g = s->cfg.gravity;
     #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
         double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
@@ -1340,26 +1386,13 @@ static double advance_positions(const sim *s, particle_store *p, double dt)
         p->wx[i] = wx + b * tx; p->wy[i] = wy + b * ty; p->wz[i] = wz + b * tz;
         p->fx0[i] = fx; p->fy0[i] = fy; p->fz0[i] = fz;
         p->tx0[i] = tx; p->ty0[i] = ty; p->tz0[i] = tz;
+        p->fx[i] = p->mass[i] * g[0]; p->fy[i] = p->mass[i] * g[1]; p->fz[i] = p->mass[i] * g[2];
+        p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
         double dx = x - x0[3 * i], dy = y - x0[3 * i + 1], dz = z - x0[3 * i + 2];
         double d2 = dx * dx + dy * dy + dz * dz;
         worst = d2 > worst ? d2 : worst; /* a NaN is skipped (the watchdog reports it) */
     }
     return worst;
-}
-
-static void correct_velocities(const sim *s, particle_store *p, double dt)
-{
-    double h = 0.5 * dt;
-    #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
-    for (size_t i = 0; i < p->n_local; i++) {
-        double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
-        p->vx[i] += a * (p->fx[i] - p->fx0[i]);
-        p->vy[i] += a * (p->fy[i] - p->fy0[i]);
-        p->vz[i] += a * (p->fz[i] - p->fz0[i]);
-        p->wx[i] += b * (p->tx[i] - p->tx0[i]);
-        p->wy[i] += b * (p->ty[i] - p->ty0[i]);
-        p->wz[i] += b * (p->tz[i] - p->tz0[i]);
-    }
 }
 
 /* Inlets and outlets: removes the particles that entered an outlet, inserts what the
@@ -1406,8 +1439,7 @@ void sim_step(sim *s)
     } else {
         update_ghosts(s, &s->p);
     }
-    compute_forces(s);
-    correct_velocities(s, &s->p, s->dt); /* ghosts follow at the next ghost update */
+    compute_forces(s, 1); /* and corrects the velocities */
     s->step++;
     s->time = s->step * s->dt;
 }
@@ -1486,7 +1518,7 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
     if (choose_timestep(s, err, err_len) != 0) return -1;
 
     if (rebuild(s) != 0) goto oom;
-    compute_forces(s);
+    compute_forces(s, 0);
     return 0;
 oom:
     snprintf(err, err_len, "out of memory");
