@@ -1220,6 +1220,15 @@ void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
     }
 }
 
+/* Without friction no contact exerts a torque (the torques come from the tangential
+ * and rolling springs only): every torque stays 0 from the first force sums on, and
+ * every spin stays what it was. The steps then leave spins and torques alone, which
+ * spares a frictionless run 9 of the 25 arrays the particle passes stream through. */
+static int particles_spin_free(const sim *s)
+{
+    return !s->pairs.has_friction && !s->wall_pairs.has_friction;
+}
+
 /* Each local particle's force starts as its weight, its torque as zero; the pair
  * list's blocks then add to them (contact_forces). Within a step advance_positions does
  * this in its own pass over the particles; this is for the forces at the start. */
@@ -1238,15 +1247,16 @@ static void start_force_sums(sim *s)
  * pairs, then its wall contacts, in list order. Within a step (`correct`), the
  * particle's force is then final, and the same pass corrects its predicted velocity
  * (advance_positions): v += dt/2 (a(n+1) - a(n)), one pass over the particles fewer. */
-static void add_stored_forces(sim *s, const int correct)
+static inline __attribute__((always_inline)) void
+add_stored_forces_as(sim *s, const int correct, const int torques)
 {
     particle_store *p = &s->p;
     const contact_list *c = &s->pairs, *w = &s->wall_pairs;
-    const int torques = c->has_friction;
     const double h = 0.5 * s->dt;
     #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
-        double f[3] = {p->fx[i], p->fy[i], p->fz[i]}, t[3] = {p->tx[i], p->ty[i], p->tz[i]};
+        double f[3] = {p->fx[i], p->fy[i], p->fz[i]}, t[3] = {0.0, 0.0, 0.0};
+        if (torques) { t[0] = p->tx[i]; t[1] = p->ty[i]; t[2] = p->tz[i]; }
         for (size_t q = c->cross_first[i]; q < c->cross_first[i + 1]; q++) {
             uint32_t k = c->cross_pair[q];
             for (int a = 0; a < 3; a++) f[a] -= c->force[a][k];
@@ -1257,15 +1267,34 @@ static void add_stored_forces(sim *s, const int correct)
             for (int a = 0; a < 3 && torques; a++) t[a] += w->torque[a][k];
         }
         p->fx[i] = f[0]; p->fy[i] = f[1]; p->fz[i] = f[2];
-        p->tx[i] = t[0]; p->ty[i] = t[1]; p->tz[i] = t[2];
+        if (torques) { p->tx[i] = t[0]; p->ty[i] = t[1]; p->tz[i] = t[2]; }
         if (!correct) continue; /* ghosts follow at the next ghost update */
-        double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
+        double a = h * p->inv_mass[i];
         p->vx[i] += a * (f[0] - p->fx0[i]);
         p->vy[i] += a * (f[1] - p->fy0[i]);
         p->vz[i] += a * (f[2] - p->fz0[i]);
+        if (!torques) continue;
+        double b = h * p->inv_inertia[i];
         p->wx[i] += b * (t[0] - p->tx0[i]);
         p->wy[i] += b * (t[1] - p->ty0[i]);
         p->wz[i] += b * (t[2] - p->tz0[i]);
+    }
+}
+
+/* Adds to each particle what the force loop left on the pairs: the j side of its cross
+ * pairs, then its wall contacts, in list order. Within a step (`correct`), the
+ * particle's force is then final, and the same pass corrects its predicted velocity
+ * (advance_positions): v += dt/2 (a(n+1) - a(n)), one pass over the particles fewer.
+ * Without friction nothing exerts a torque (particles_spin_free): torques and spins are
+ * left as they are. */
+static void add_stored_forces(sim *s, const int correct)
+{
+    if (particles_spin_free(s)) {
+        if (correct) add_stored_forces_as(s, 1, 0);
+        else add_stored_forces_as(s, 0, 0);
+    } else {
+        if (correct) add_stored_forces_as(s, 1, 1);
+        else add_stored_forces_as(s, 0, 1);
     }
 }
 
@@ -1369,30 +1398,40 @@ static void compute_forces(sim *s, const int in_step)
  * The same pass starts the step's force sums (as start_force_sums: the weight, no
  * torque): nothing reads a particle's force between here and the force loop, and a
  * rebuild's reordering carries the started sums with their particles. */
-static double advance_positions(const sim *s, particle_store *p, double dt)
+static inline __attribute__((always_inline)) double
+advance_positions_as(const sim *s, particle_store *p, double dt, const int spins)
 {
     double h = 0.5 * dt, worst = 0.0;
     const double *x0 = s->x_at_rebuild, *g = s->cfg.gravity;
     #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
-        double a = h * p->inv_mass[i], b = h * p->inv_inertia[i];
+        double a = h * p->inv_mass[i];
         double fx = p->fx[i], fy = p->fy[i], fz = p->fz[i];
-        double tx = p->tx[i], ty = p->ty[i], tz = p->tz[i];
         double vx = p->vx[i] + a * fx, vy = p->vy[i] + a * fy, vz = p->vz[i] + a * fz;
-        double wx = p->wx[i] + b * tx, wy = p->wy[i] + b * ty, wz = p->wz[i] + b * tz;
         double x = p->x[i] + dt * vx, y = p->y[i] + dt * vy, z = p->z[i] + dt * vz;
         p->x[i] = x; p->y[i] = y; p->z[i] = z;
         p->vx[i] = vx + a * fx; p->vy[i] = vy + a * fy; p->vz[i] = vz + a * fz;
-        p->wx[i] = wx + b * tx; p->wy[i] = wy + b * ty; p->wz[i] = wz + b * tz;
         p->fx0[i] = fx; p->fy0[i] = fy; p->fz0[i] = fz;
-        p->tx0[i] = tx; p->ty0[i] = ty; p->tz0[i] = tz;
         p->fx[i] = p->mass[i] * g[0]; p->fy[i] = p->mass[i] * g[1]; p->fz[i] = p->mass[i] * g[2];
-        p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
+        if (spins) {
+            double b = h * p->inv_inertia[i];
+            double tx = p->tx[i], ty = p->ty[i], tz = p->tz[i];
+            double wx = p->wx[i] + b * tx, wy = p->wy[i] + b * ty, wz = p->wz[i] + b * tz;
+            p->wx[i] = wx + b * tx; p->wy[i] = wy + b * ty; p->wz[i] = wz + b * tz;
+            p->tx0[i] = tx; p->ty0[i] = ty; p->tz0[i] = tz;
+            p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
+        }
         double dx = x - x0[3 * i], dy = y - x0[3 * i + 1], dz = z - x0[3 * i + 2];
         double d2 = dx * dx + dy * dy + dz * dz;
         worst = d2 > worst ? d2 : worst; /* a NaN is skipped (the watchdog reports it) */
     }
     return worst;
+}
+
+static double advance_positions(const sim *s, particle_store *p, double dt)
+{
+    return particles_spin_free(s) ? advance_positions_as(s, p, dt, 0)
+                                  : advance_positions_as(s, p, dt, 1);
 }
 
 /* Inlets and outlets: removes the particles that entered an outlet, inserts what the
@@ -1650,6 +1689,9 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
         q.wz[r] = st->angular_velocity[3 * r + 2];
         q.fx[r] = st->force[3 * r]; q.fy[r] = st->force[3 * r + 1]; q.fz[r] = st->force[3 * r + 2];
         q.tx[r] = st->torque[3 * r]; q.ty[r] = st->torque[3 * r + 1]; q.tz[r] = st->torque[3 * r + 2];
+        if (particles_spin_free(s)) /* a snapshot of a run with friction, restarted without:
+                                       no torque acts from here on (the steps leave it) */
+            q.tx[r] = q.ty[r] = q.tz[r] = 0.0;
         q.fx0[r] = q.fy0[r] = q.fz0[r] = q.tx0[r] = q.ty0[r] = q.tz0[r] = 0.0;
     }
     q.n_local = q.n_total = st->n;
