@@ -700,6 +700,7 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
                      *restrict d_out = cs->d, *restrict rate = cs->rate,
                      *restrict r_eff = cs->r_eff, *restrict m_eff = cs->m_eff;
     int *restrict law = cs->law;
+    double worst = 0.0;
     for (size_t m = 0; m < n; m++) {
         uint32_t q = from[m], i = list_i[q], j = list_j[q];
         double inv = 1.0 / dist[q], sum_r = radius[i] + radius[j];
@@ -709,12 +710,10 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         r_eff[m] = radius[i] * radius[j] / sum_r;
         m_eff[m] = mass[i] * mass[j] / (mass[i] + mass[j]);
         law[m] = type[i] * n_materials + type[j];
-        d_out[m] = overlap[q];
+        double d = overlap[q];
+        d_out[m] = d;
+        worst = d > worst ? d : worst;
     }
-    /* the largest overlap in a loop of its own: a reduction in the loop above kept the
-     * compiler from vectorising it */
-    double worst = 0.0;
-    for (size_t m = 0; m < n; m++) worst = d_out[m] > worst ? d_out[m] : worst;
     cs->worst = worst;
     cs->one_law = n > 0 ? law[0] : -1;
     for (size_t m = 1; m < n && cs->one_law >= 0; m++)
