@@ -61,6 +61,23 @@ static double mechanical_energy(const sim *s)
     return sim_kinetic_energy(s); /* translational + rotational, no gravity here */
 }
 
+/* Creates the world's simulation and steps it through the impact until the spheres are
+ * apart again; returns the mechanical energy before it. */
+static double run_impact(sim *s, pair_world *w)
+{
+    char err[256];
+    if (sim_create(s, &w->cfg, err, sizeof err) != 0) fail_msg("%s", err);
+    double e0 = mechanical_energy(s);
+    int touched = 0;
+    for (int n = 0; n < 400000; n++) {
+        sim_step(s);
+        if (s->max_overlap > 0.0) touched = 1;
+        if (touched && s->max_overlap <= 0.0) break;
+    }
+    assert_true(touched);
+    return e0;
+}
+
 /* Elastic Hertz, head on: at every step the work done on the contact equals what it
  * stores (2/5 K d^(5/2)), and that equals the kinetic energy lost. */
 static void test_elastic_contact_gives_back_its_work(void **state)
@@ -100,16 +117,7 @@ static void test_dissipation_accounts_for_lost_energy(void **state)
     pair_world w;
     pair_world_init(&w, "hertz_tti", 0.5, 0.3, 0.3);
     sim s;
-    char err[256];
-    if (sim_create(&s, &w.cfg, err, sizeof err) != 0) fail_msg("%s", err);
-    double e0 = mechanical_energy(&s);
-    int touched = 0;
-    for (int n = 0; n < 400000; n++) {
-        sim_step(&s);
-        if (s.max_overlap > 0.0) touched = 1;
-        if (touched && s.max_overlap <= 0.0) break;
-    }
-    assert_true(touched);
+    double e0 = run_impact(&s, &w);
     double stored[SIM_WORK_KINDS];
     sim_stored_energy(&s, stored);
     double lost = e0 - mechanical_energy(&s);
@@ -135,16 +143,7 @@ static void test_frictionless_impact_keeps_the_spins(void **state)
     double spin[6] = {30.0, -20.0, 10.0, 0.0, 0.0, -40.0};
     w.src.list_angular_velocity = spin;
     sim s;
-    char err[256];
-    if (sim_create(&s, &w.cfg, err, sizeof err) != 0) fail_msg("%s", err);
-    double e0 = mechanical_energy(&s);
-    int touched = 0;
-    for (int n = 0; n < 400000; n++) {
-        sim_step(&s);
-        if (s.max_overlap > 0.0) touched = 1;
-        if (touched && s.max_overlap <= 0.0) break;
-    }
-    assert_true(touched);
+    double e0 = run_impact(&s, &w);
     for (size_t i = 0; i < 2; i++) {
         size_t k = s.p.id[i] == 0 ? 0 : 3;
         assert_true(s.p.wx[i] == spin[k] && s.p.wy[i] == spin[k + 1] && s.p.wz[i] == spin[k + 2]);
