@@ -709,15 +709,24 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         rate[m] = -((vx[j] - vx[i]) * ex + (vy[j] - vy[i]) * ey + (vz[j] - vz[i]) * ez);
         r_eff[m] = radius[i] * radius[j] / sum_r;
         m_eff[m] = mass[i] * mass[j] / (mass[i] + mass[j]);
-        law[m] = type[i] * n_materials + type[j];
         double d = overlap[q];
         d_out[m] = d;
         worst = d > worst ? d : worst;
     }
     cs->worst = worst;
-    cs->one_law = n > 0 ? law[0] : -1;
-    for (size_t m = 1; m < n && cs->one_law >= 0; m++)
-        if (law[m] != cs->one_law) cs->one_law = -1;
+    /* each pair's law (by the two materials): with one material, the only law */
+    if (n_materials == 1) {
+        for (size_t m = 0; m < n; m++) law[m] = 0;
+        cs->one_law = n > 0 ? 0 : -1;
+    } else {
+        for (size_t m = 0; m < n; m++) {
+            uint32_t q = from[m];
+            law[m] = type[list_i[q]] * n_materials + type[list_j[q]];
+        }
+        cs->one_law = n > 0 ? law[0] : -1;
+        for (size_t m = 1; m < n && cs->one_law >= 0; m++)
+            if (law[m] != cs->one_law) cs->one_law = -1;
+    }
 
     if (c->impact_velocity) { /* else no law reads it */
         for (size_t f = 0; f < n_first; f++) {
