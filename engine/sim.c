@@ -1251,48 +1251,78 @@ static void start_force_sums(sim *s)
     }
 }
 
-/* Adds to each particle what the force loop left on the pairs: the j side of its cross
- * pairs, then its wall contacts, in list order. Within a step (`correct`), the
- * particle's force is then final, and the same pass corrects its predicted velocity
- * (advance_positions): v += dt/2 (a(n+1) - a(n)), one pass over the particles fewer. */
+/* The particle passes run in blocks of this many particles: a block's arrays stay in L1
+ * between the block's loops, and the loops without a reduction or an inner loop are
+ * simple enough to vectorise. */
+#define PARTICLE_BLOCK 512
+
+/* Velocity correction of particles [lo, hi) (advance_positions): v += dt/2 (a(n+1) - a(n)).
+ * Each array is its own (GCC does not read restrict on locals, hence ivdep). */
+static inline __attribute__((always_inline)) void
+correct_block(particle_store *p, double h, size_t lo, size_t hi, const int torques)
+{
+    const double *inv_mass = p->inv_mass, *fx = p->fx, *fy = p->fy, *fz = p->fz,
+                 *fx0 = p->fx0, *fy0 = p->fy0, *fz0 = p->fz0;
+    double *vx = p->vx, *vy = p->vy, *vz = p->vz;
+    #pragma GCC ivdep
+    for (size_t i = lo; i < hi; i++) {
+        double a = h * inv_mass[i];
+        vx[i] += a * (fx[i] - fx0[i]);
+        vy[i] += a * (fy[i] - fy0[i]);
+        vz[i] += a * (fz[i] - fz0[i]);
+    }
+    if (!torques) return;
+    const double *inv_inertia = p->inv_inertia, *tx = p->tx, *ty = p->ty, *tz = p->tz,
+                 *tx0 = p->tx0, *ty0 = p->ty0, *tz0 = p->tz0;
+    double *wx = p->wx, *wy = p->wy, *wz = p->wz;
+    #pragma GCC ivdep
+    for (size_t i = lo; i < hi; i++) {
+        double b = h * inv_inertia[i];
+        wx[i] += b * (tx[i] - tx0[i]);
+        wy[i] += b * (ty[i] - ty0[i]);
+        wz[i] += b * (tz[i] - tz0[i]);
+    }
+}
+
 static inline __attribute__((always_inline)) void
 add_stored_forces_as(sim *s, const int correct, const int torques)
 {
     particle_store *p = &s->p;
     const contact_list *c = &s->pairs, *w = &s->wall_pairs;
     const double h = 0.5 * s->dt;
+    const size_t n_blocks = (p->n_local + PARTICLE_BLOCK - 1) / PARTICLE_BLOCK;
     #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
-    for (size_t i = 0; i < p->n_local; i++) {
-        double f[3] = {p->fx[i], p->fy[i], p->fz[i]}, t[3] = {0.0, 0.0, 0.0};
-        if (torques) { t[0] = p->tx[i]; t[1] = p->ty[i]; t[2] = p->tz[i]; }
-        for (size_t q = c->cross_first[i]; q < c->cross_first[i + 1]; q++) {
-            uint32_t k = c->cross_pair[q];
-            for (int a = 0; a < 3; a++) f[a] -= c->force[a][k];
-            for (int a = 0; a < 3 && torques; a++) t[a] += c->cross_torque[a][q];
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t lo = b * PARTICLE_BLOCK,
+               hi = lo + PARTICLE_BLOCK < p->n_local ? lo + PARTICLE_BLOCK : p->n_local;
+        for (size_t i = lo; i < hi; i++) {
+            size_t cross_lo = c->cross_first[i], cross_hi = c->cross_first[i + 1],
+                   wall_lo = w->first_of_i[i], wall_hi = w->first_of_i[i + 1];
+            if (cross_lo == cross_hi && wall_lo == wall_hi) continue;
+            double f[3] = {p->fx[i], p->fy[i], p->fz[i]}, t[3] = {0.0, 0.0, 0.0};
+            if (torques) { t[0] = p->tx[i]; t[1] = p->ty[i]; t[2] = p->tz[i]; }
+            for (size_t q = cross_lo; q < cross_hi; q++) {
+                uint32_t k = c->cross_pair[q];
+                for (int a = 0; a < 3; a++) f[a] -= c->force[a][k];
+                for (int a = 0; a < 3 && torques; a++) t[a] += c->cross_torque[a][q];
+            }
+            for (size_t k = wall_lo; k < wall_hi; k++) {
+                for (int a = 0; a < 3; a++) f[a] += w->force[a][k];
+                for (int a = 0; a < 3 && torques; a++) t[a] += w->torque[a][k];
+            }
+            p->fx[i] = f[0]; p->fy[i] = f[1]; p->fz[i] = f[2];
+            if (torques) { p->tx[i] = t[0]; p->ty[i] = t[1]; p->tz[i] = t[2]; }
         }
-        for (size_t k = w->first_of_i[i]; k < w->first_of_i[i + 1]; k++) {
-            for (int a = 0; a < 3; a++) f[a] += w->force[a][k];
-            for (int a = 0; a < 3 && torques; a++) t[a] += w->torque[a][k];
-        }
-        p->fx[i] = f[0]; p->fy[i] = f[1]; p->fz[i] = f[2];
-        if (torques) { p->tx[i] = t[0]; p->ty[i] = t[1]; p->tz[i] = t[2]; }
-        if (!correct) continue; /* ghosts follow at the next ghost update */
-        double a = h * p->inv_mass[i];
-        p->vx[i] += a * (f[0] - p->fx0[i]);
-        p->vy[i] += a * (f[1] - p->fy0[i]);
-        p->vz[i] += a * (f[2] - p->fz0[i]);
-        if (!torques) continue;
-        double b = h * p->inv_inertia[i];
-        p->wx[i] += b * (t[0] - p->tx0[i]);
-        p->wy[i] += b * (t[1] - p->ty0[i]);
-        p->wz[i] += b * (t[2] - p->tz0[i]);
+        /* the block's forces are final: its velocities are corrected while in cache
+         * (ghosts follow at the next ghost update) */
+        if (correct) correct_block(p, h, lo, hi, torques);
     }
 }
 
 /* Adds to each particle what the force loop left on the pairs: the j side of its cross
  * pairs, then its wall contacts, in list order. Within a step (`correct`), the
- * particle's force is then final, and the same pass corrects its predicted velocity
- * (advance_positions): v += dt/2 (a(n+1) - a(n)), one pass over the particles fewer.
+ * particle's force is then final, and the same pass, block by block, corrects its
+ * predicted velocity (advance_positions): v += dt/2 (a(n+1) - a(n)).
  * Without friction nothing exerts a torque (particles_spin_free): torques and spins are
  * left as they are. */
 static void add_stored_forces(sim *s, const int correct)
@@ -1406,32 +1436,63 @@ static void compute_forces(sim *s, const int in_step)
  * The same pass starts the step's force sums (as start_force_sums: the weight, no
  * torque): nothing reads a particle's force between here and the force loop, and a
  * rebuild's reordering carries the started sums with their particles. */
+/* advance_positions for particles [lo, hi): the kick, drift and prediction in loops that
+ * vectorise, then the largest squared displacement since the last rebuild in one of its
+ * own (a max that skips NaN is no vector reduction). */
+static inline __attribute__((always_inline)) double
+advance_block(const sim *s, particle_store *p, double dt, size_t lo, size_t hi,
+              const int spins)
+{
+    const double h = 0.5 * dt, g0 = s->cfg.gravity[0], g1 = s->cfg.gravity[1],
+                 g2 = s->cfg.gravity[2];
+    const double *inv_mass = p->inv_mass, *mass = p->mass;
+    double *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
+    double *fx = p->fx, *fy = p->fy, *fz = p->fz, *fx0 = p->fx0, *fy0 = p->fy0, *fz0 = p->fz0;
+    #pragma GCC ivdep
+    for (size_t i = lo; i < hi; i++) {
+        double a = h * inv_mass[i];
+        double f0 = fx[i], f1 = fy[i], f2 = fz[i];
+        double v0 = vx[i] + a * f0, v1 = vy[i] + a * f1, v2 = vz[i] + a * f2;
+        x[i] = x[i] + dt * v0; y[i] = y[i] + dt * v1; z[i] = z[i] + dt * v2;
+        vx[i] = v0 + a * f0; vy[i] = v1 + a * f1; vz[i] = v2 + a * f2;
+        fx0[i] = f0; fy0[i] = f1; fz0[i] = f2;
+        fx[i] = mass[i] * g0; fy[i] = mass[i] * g1; fz[i] = mass[i] * g2;
+    }
+    if (spins) {
+        const double *inv_inertia = p->inv_inertia;
+        double *wx = p->wx, *wy = p->wy, *wz = p->wz, *tx = p->tx, *ty = p->ty, *tz = p->tz;
+        double *tx0 = p->tx0, *ty0 = p->ty0, *tz0 = p->tz0;
+        #pragma GCC ivdep
+        for (size_t i = lo; i < hi; i++) {
+            double b = h * inv_inertia[i];
+            double t0 = tx[i], t1 = ty[i], t2 = tz[i];
+            double w0 = wx[i] + b * t0, w1 = wy[i] + b * t1, w2 = wz[i] + b * t2;
+            wx[i] = w0 + b * t0; wy[i] = w1 + b * t1; wz[i] = w2 + b * t2;
+            tx0[i] = t0; ty0[i] = t1; tz0[i] = t2;
+            tx[i] = 0.0; ty[i] = 0.0; tz[i] = 0.0;
+        }
+    }
+    const double *x0 = s->x_at_rebuild;
+    double worst = 0.0;
+    for (size_t i = lo; i < hi; i++) {
+        double dx = x[i] - x0[3 * i], dy = y[i] - x0[3 * i + 1], dz = z[i] - x0[3 * i + 2];
+        double d2 = dx * dx + dy * dy + dz * dz;
+        worst = d2 > worst ? d2 : worst; /* a NaN is skipped (the watchdog reports it) */
+    }
+    return worst;
+}
+
 static inline __attribute__((always_inline)) double
 advance_positions_as(const sim *s, particle_store *p, double dt, const int spins)
 {
-    double h = 0.5 * dt, worst = 0.0;
-    const double *x0 = s->x_at_rebuild, *g = s->cfg.gravity;
+    double worst = 0.0;
+    const size_t n_blocks = (p->n_local + PARTICLE_BLOCK - 1) / PARTICLE_BLOCK;
     #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > s->parallel_min)
-    for (size_t i = 0; i < p->n_local; i++) {
-        double a = h * p->inv_mass[i];
-        double fx = p->fx[i], fy = p->fy[i], fz = p->fz[i];
-        double vx = p->vx[i] + a * fx, vy = p->vy[i] + a * fy, vz = p->vz[i] + a * fz;
-        double x = p->x[i] + dt * vx, y = p->y[i] + dt * vy, z = p->z[i] + dt * vz;
-        p->x[i] = x; p->y[i] = y; p->z[i] = z;
-        p->vx[i] = vx + a * fx; p->vy[i] = vy + a * fy; p->vz[i] = vz + a * fz;
-        p->fx0[i] = fx; p->fy0[i] = fy; p->fz0[i] = fz;
-        p->fx[i] = p->mass[i] * g[0]; p->fy[i] = p->mass[i] * g[1]; p->fz[i] = p->mass[i] * g[2];
-        if (spins) {
-            double b = h * p->inv_inertia[i];
-            double tx = p->tx[i], ty = p->ty[i], tz = p->tz[i];
-            double wx = p->wx[i] + b * tx, wy = p->wy[i] + b * ty, wz = p->wz[i] + b * tz;
-            p->wx[i] = wx + b * tx; p->wy[i] = wy + b * ty; p->wz[i] = wz + b * tz;
-            p->tx0[i] = tx; p->ty0[i] = ty; p->tz0[i] = tz;
-            p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
-        }
-        double dx = x - x0[3 * i], dy = y - x0[3 * i + 1], dz = z - x0[3 * i + 2];
-        double d2 = dx * dx + dy * dy + dz * dz;
-        worst = d2 > worst ? d2 : worst; /* a NaN is skipped (the watchdog reports it) */
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t lo = b * PARTICLE_BLOCK,
+               hi = lo + PARTICLE_BLOCK < p->n_local ? lo + PARTICLE_BLOCK : p->n_local;
+        double w = advance_block(s, p, dt, lo, hi, spins);
+        worst = w > worst ? w : worst;
     }
     return worst;
 }
