@@ -124,8 +124,6 @@ static double energy_block(const particle_store *p, size_t start, size_t end, co
 }
 
 /* One pass over fixed blocks of particles (in parallel for large systems; the blocks
- * and the order of their sums do not depend on the number of threads). */
-/* One pass over fixed blocks of particles (in parallel for large systems; the blocks
  * and the order of their sums do not depend on the number of threads). `full` adds the
  * angular velocities, forces and torques, and the energy sum when budget is finite. */
 static void scan_particles(const sim *s, double budget, double mass_floor, bool full,
