@@ -1288,9 +1288,15 @@ correct_block(particle_store *p, double h, size_t lo, size_t hi, const int torqu
     }
 }
 
-static inline __attribute__((always_inline)) void
-add_stored_forces_as(sim *s, const int correct, const int torques)
+/* Adds to each particle what the force loop left on the pairs: the j side of its cross
+ * pairs, then its wall contacts, in list order. Within a step (`correct`), the
+ * particle's force is then final, and the same pass, block by block, corrects its
+ * predicted velocity (advance_positions): v += dt/2 (a(n+1) - a(n)).
+ * Without friction nothing exerts a torque (particles_spin_free): torques and spins are
+ * left as they are. */
+static void add_stored_forces(sim *s, const int correct)
 {
+    const int torques = !particles_spin_free(s);
     particle_store *p = &s->p;
     const contact_list *c = &s->pairs, *w = &s->wall_pairs;
     const double h = 0.5 * s->dt;
@@ -1320,23 +1326,6 @@ add_stored_forces_as(sim *s, const int correct, const int torques)
         /* the block's forces are final: its velocities are corrected while in cache
          * (ghosts follow at the next ghost update) */
         if (correct) correct_block(p, h, lo, hi, torques);
-    }
-}
-
-/* Adds to each particle what the force loop left on the pairs: the j side of its cross
- * pairs, then its wall contacts, in list order. Within a step (`correct`), the
- * particle's force is then final, and the same pass, block by block, corrects its
- * predicted velocity (advance_positions): v += dt/2 (a(n+1) - a(n)).
- * Without friction nothing exerts a torque (particles_spin_free): torques and spins are
- * left as they are. */
-static void add_stored_forces(sim *s, const int correct)
-{
-    if (particles_spin_free(s)) {
-        if (correct) add_stored_forces_as(s, 1, 0);
-        else add_stored_forces_as(s, 0, 0);
-    } else {
-        if (correct) add_stored_forces_as(s, 1, 1);
-        else add_stored_forces_as(s, 0, 1);
     }
 }
 
@@ -1417,29 +1406,12 @@ static void compute_forces(sim *s, const int in_step)
     if (!in_step) start_force_sums(s);
     contact_forces(s, &s->pairs, 0);
     contact_forces(s, &s->wall_pairs, 1);
-    if (in_step) add_stored_forces(s, 1);
-    else add_stored_forces(s, 0);
+    add_stored_forces(s, in_step);
     sum_wall_loads(s);
 }
 
 /* ---- integration ------------------------------------------------------------------- */
 
-/* One pass over the particles for the first half of the step: the half kick
- * v(n+1/2) = v(n) + dt/2 a(n), the drift x(n+1) = x(n) + dt v(n+1/2), and the velocity
- * prediction v(n+1/2) + dt/2 a(n) for the forces (below); a(n) is kept for the
- * correction. Returns the largest squared displacement since the last rebuild.
- *
- * Velocity-dependent forces (dashpots) need v(n+1) at the new positions, which velocity
- * Verlet knows only after those forces. Using the half-step velocity v(n+1/2) lags the
- * dashpot by dt/2 and makes restitution, contact time and peak force first order in dt
- * (a 10% error in e at e = 0.1 with 50 steps per contact). So the forces are computed
- * with the prediction v(n+1/2) + dt/2 a(n), which is second order, and the kick is then
- * corrected by dt/2 (a(n+1) - a(n)): the positions are exactly those of velocity Verlet,
- * and so is the final velocity up to rounding (add_stored_forces).
- *
- * The same pass starts the step's force sums (as start_force_sums: the weight, no
- * torque): nothing reads a particle's force between here and the force loop, and a
- * rebuild's reordering carries the started sums with their particles. */
 /* advance_positions for particles [lo, hi): the kick, drift and prediction in loops that
  * vectorise, then the largest squared displacement since the last rebuild in one of its
  * own (a max that skips NaN is no vector reduction). */
@@ -1486,9 +1458,25 @@ advance_block(const sim *s, particle_store *p, double dt, size_t lo, size_t hi,
     return worst;
 }
 
-static inline __attribute__((always_inline)) double
-advance_positions_as(const sim *s, particle_store *p, double dt, const int spins)
+/* One pass over the particles (block by block) for the first half of the step: the half kick
+ * v(n+1/2) = v(n) + dt/2 a(n), the drift x(n+1) = x(n) + dt v(n+1/2), and the velocity
+ * prediction v(n+1/2) + dt/2 a(n) for the forces (below); a(n) is kept for the
+ * correction. Returns the largest squared displacement since the last rebuild.
+ *
+ * Velocity-dependent forces (dashpots) need v(n+1) at the new positions, which velocity
+ * Verlet knows only after those forces. Using the half-step velocity v(n+1/2) lags the
+ * dashpot by dt/2 and makes restitution, contact time and peak force first order in dt
+ * (a 10% error in e at e = 0.1 with 50 steps per contact). So the forces are computed
+ * with the prediction v(n+1/2) + dt/2 a(n), which is second order, and the kick is then
+ * corrected by dt/2 (a(n+1) - a(n)): the positions are exactly those of velocity Verlet,
+ * and so is the final velocity up to rounding (add_stored_forces).
+ *
+ * The same pass starts the step's force sums (as start_force_sums: the weight, no
+ * torque): nothing reads a particle's force between here and the force loop, and a
+ * rebuild's reordering carries the started sums with their particles. */
+static double advance_positions(const sim *s, particle_store *p, double dt)
 {
+    const int spins = !particles_spin_free(s);
     double worst = 0.0;
     const size_t n_blocks = (p->n_local + PARTICLE_BLOCK - 1) / PARTICLE_BLOCK;
     #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > s->parallel_min)
@@ -1499,12 +1487,6 @@ advance_positions_as(const sim *s, particle_store *p, double dt, const int spins
         worst = w > worst ? w : worst;
     }
     return worst;
-}
-
-static double advance_positions(const sim *s, particle_store *p, double dt)
-{
-    return particles_spin_free(s) ? advance_positions_as(s, p, dt, 0)
-                                  : advance_positions_as(s, p, dt, 1);
 }
 
 /* Inlets and outlets: removes the particles that entered an outlet, inserts what the
