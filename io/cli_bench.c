@@ -70,33 +70,10 @@ static int bad(const char *what, const char *value)
 /* "KEY=VALUE" into the law's parameter array. */
 static int set_param(const dem_law *law, double *params, const char *text)
 {
-    char key[64];
-    const char *eq = strchr(text, '=');
-    if (!eq || eq == text || (size_t)(eq - text) >= sizeof key) {
-        bad("--param takes KEY=VALUE", text);
-        return -1;
-    }
-    memcpy(key, text, (size_t)(eq - text));
-    key[eq - text] = '\0';
-    int q = law_param_index(law, key);
-    if (q < 0) {
-        fprintf(stderr, "dempact bench: law %s has no parameter '%s' (see dempact laws %s)\n",
-                law->name, key, law->name);
-        return -1;
-    }
-    const law_param *lp = &law->params[q];
-    double value = NAN;
-    if (lp->choices) {
-        for (int c = 0; lp->choices[c]; c++)
-            if (!strcmp(lp->choices[c], eq + 1)) value = c;
-        if (isnan(value)) { bad("not one of the parameter's choices", text); return -1; }
-    } else if (cli_parse_double(eq + 1, &value) || value < lp->min_value || value > lp->max_value) {
-        fprintf(stderr, "dempact bench: %s must be a number in [%g, %g]\n", text, lp->min_value,
-                lp->max_value);
-        return -1;
-    }
-    params[q] = value;
-    return 0;
+    char err[256];
+    if (law_param_set(law, params, text, err, sizeof err) >= 0) return 0;
+    fprintf(stderr, "dempact bench: %s\n", err);
+    return -1;
 }
 
 /* A loaded data file as a bed: one density, radius = diameter / 2. */

@@ -223,30 +223,11 @@ int cli_collide(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     for (int k = 0; k < n_params; k++) {
-        char key[64];
-        const char *eq = strchr(params[k], '=');
-        if (!eq || eq == params[k] || (size_t)(eq - params[k]) >= sizeof key)
-            return bad("--param takes KEY=VALUE", params[k]);
-        memcpy(key, params[k], (size_t)(eq - params[k]));
-        key[eq - params[k]] = '\0';
-        int q = law_param_index(law, key);
-        if (q < 0) {
-            fprintf(stderr, "dempact collide: law %s has no parameter '%s' (see dempact laws %s)\n",
-                    law->name, key, law->name);
+        char err[256];
+        if (law_param_set(law, sp.params, params[k], err, sizeof err) < 0) {
+            fprintf(stderr, "dempact collide: %s\n", err);
             return EXIT_BAD_INPUT;
         }
-        const law_param *lp = &law->params[q];
-        double value = NAN;
-        if (lp->choices) {
-            for (int ch = 0; lp->choices[ch]; ch++)
-                if (!strcmp(lp->choices[ch], eq + 1)) value = ch;
-            if (isnan(value)) return bad("not one of the parameter's choices", params[k]);
-        } else if (cli_parse_double(eq + 1, &value) || value < lp->min_value || value > lp->max_value) {
-            fprintf(stderr, "dempact collide: %s must be a number in [%g, %g]\n", params[k],
-                    lp->min_value, lp->max_value);
-            return EXIT_BAD_INPUT;
-        }
-        sp.params[q] = value;
     }
 
     int e_index = law_param_index(law, "restitution");

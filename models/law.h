@@ -116,6 +116,12 @@ const dem_law *law_at(int index);
 /* Index of a parameter by name, or -1. */
 int law_param_index(const dem_law *law, const char *name);
 
+/* Sets the parameter named by "KEY=VALUE" in params[] (law->n_params of them): a finite
+ * number within the parameter's range, or one of its choices by name. Returns the
+ * parameter's index, or -1 with the reason in err (for the command lines' --param). */
+int law_param_set(const dem_law *law, double *params, const char *arg, char *err,
+                  size_t err_len);
+
 /* Hertz helpers shared by several laws. */
 double hertz_stiffness(double young_eff, double r_eff); /* K_hz = 4/3 E* sqrt(R*) */
 double hertz_contact_time(double young_eff, double r_eff, double m_eff, double v0);

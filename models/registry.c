@@ -2,6 +2,8 @@
 #include "law.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern const dem_law law_linear;
@@ -51,6 +53,49 @@ int law_param_index(const dem_law *law, const char *name)
     for (int k = 0; k < law->n_params; k++)
         if (strcmp(law->params[k].name, name) == 0) return k;
     return -1;
+}
+
+int law_param_set(const dem_law *law, double *params, const char *arg, char *err,
+                  size_t err_len)
+{
+    char key[64];
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof key) {
+        snprintf(err, err_len, "--param takes KEY=VALUE: '%s'", arg);
+        return -1;
+    }
+    memcpy(key, arg, (size_t)(eq - arg));
+    key[eq - arg] = '\0';
+    int q = law_param_index(law, key);
+    if (q < 0) {
+        snprintf(err, err_len, "law %s has no parameter '%s' (see dempact laws %s)", law->name,
+                 key, law->name);
+        return -1;
+    }
+    const law_param *lp = &law->params[q];
+    const char *text = eq + 1;
+    double value = NAN;
+    if (lp->choices) {
+        for (int c = 0; lp->choices[c]; c++)
+            if (!strcmp(lp->choices[c], text)) value = c;
+        if (isnan(value)) {
+            size_t used = (size_t)snprintf(err, err_len, "%s: %s is one of", arg, key);
+            for (int c = 0; lp->choices[c] && used < err_len; c++)
+                used += (size_t)snprintf(err + used, err_len - used, " %s", lp->choices[c]);
+            return -1;
+        }
+    } else {
+        char *end;
+        value = *text ? strtod(text, &end) : NAN;
+        if (!*text || *end != '\0' || !isfinite(value) || value < lp->min_value ||
+            value > lp->max_value) {
+            snprintf(err, err_len, "%s: %s must be a number in [%g, %g]", arg, key,
+                     lp->min_value, lp->max_value);
+            return -1;
+        }
+    }
+    params[q] = value;
+    return q;
 }
 
 double hertz_stiffness(double young_eff, double r_eff)

@@ -471,6 +471,41 @@ static void test_csv_angular_velocity(void **state)
     rmdir(dir);
 }
 
+/* --param KEY=VALUE on the command lines (bench, collide, hysteresis): the law's own
+ * table decides what is accepted, and each refusal names what was wrong. */
+static void test_command_line_param(void **state)
+{
+    const dem_law *law = law_find("linear");
+    assert_non_null(law);
+    double params[LAW_MAX_PARAMS] = {0};
+    char err[256];
+    int e = law_param_index(law, "restitution"), f = law_param_index(law, "stiffness_formula");
+    assert_true(e >= 0 && f >= 0);
+    assert_int_equal(law_param_set(law, params, "restitution=0.7", err, sizeof err), e);
+    assert_true(params[e] == 0.7);
+    int time = -1;
+    for (int c = 0; law->params[f].choices[c]; c++)
+        if (!strcmp(law->params[f].choices[c], "time")) time = c;
+    assert_true(time >= 0);
+    assert_int_equal(law_param_set(law, params, "stiffness_formula=time", err, sizeof err), f);
+    assert_true(params[f] == time);
+    const struct { const char *arg, *says; } bad[] = {
+        {"restitution=nan", "must be a number in"}, {"restitution=inf", "must be a number in"},
+        {"restitution=1.5", "must be a number in"}, {"restitution=", "must be a number in"},
+        {"restitution=0.5x", "must be a number in"}, {"restitutio=0.5", "no parameter 'restitutio'"},
+        {"restitution", "KEY=VALUE"}, {"=0.5", "KEY=VALUE"},
+        {"stiffness_formula=energyy", "is one of"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        params[e] = 0.7;
+        err[0] = '\0';
+        assert_int_equal(law_param_set(law, params, bad[k].arg, err, sizeof err), -1);
+        if (!strstr(err, bad[k].says)) fail_msg("%s: '%s'", bad[k].arg, err);
+        assert_true(params[e] == 0.7); /* nothing set */
+    }
+    assert_non_null(strstr(err, "energy")); /* the choices are listed */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_small_error_buffer),
         cmocka_unit_test(test_csv_angular_velocity),
+        cmocka_unit_test(test_command_line_param),
     };
     return cmocka_run_group_tests(tests, find_data, NULL);
 }

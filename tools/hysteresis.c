@@ -70,31 +70,10 @@ static int parse_path(const char *text, double *path)
 /* KEY=VALUE into the law's parameter vector, checked as the case reader does. */
 static int set_param(const dem_law *law, double *params, const char *arg)
 {
-    const char *eq = strchr(arg, '=');
-    char key[64];
-    if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof key)
-        return bad("--param takes KEY=VALUE: '%s'", arg);
-    memcpy(key, arg, (size_t)(eq - arg));
-    key[eq - arg] = '\0';
-    int q = law_param_index(law, key);
-    if (q < 0) {
-        fprintf(stderr, "hysteresis: law %s has no parameter '%s' (see dempact laws %s)\n",
-                law->name, key, law->name);
-        return EXIT_BAD_INPUT;
-    }
-    const law_param *lp = &law->params[q];
-    double value = NAN;
-    if (lp->choices) {
-        for (int ch = 0; lp->choices[ch]; ch++)
-            if (!strcmp(lp->choices[ch], eq + 1)) value = ch;
-        if (isnan(value)) return bad("not one of the parameter's choices: '%s'", arg);
-    } else if (parse_double(eq + 1, &value) || value < lp->min_value || value > lp->max_value) {
-        fprintf(stderr, "hysteresis: %s: %s must be a number in [%g, %g]\n", arg, key,
-                lp->min_value, lp->max_value);
-        return EXIT_BAD_INPUT;
-    }
-    params[q] = value;
-    return 0;
+    char err[256];
+    if (law_param_set(law, params, arg, err, sizeof err) >= 0) return 0;
+    fprintf(stderr, "hysteresis: %s\n", err);
+    return EXIT_BAD_INPUT;
 }
 
 int main(int argc, char **argv)
