@@ -878,45 +878,23 @@ typedef struct result_context {
     double dt, *work;
 } result_context;
 
-/* The three work sums a chunk's results add to, held in locals while a loop runs (the
- * compiler cannot keep work[] itself in a register: the loop's history stores might
- * alias it). Loaded from and stored back to work[]: each sum sees the same additions in
- * the same order, so the same bits. */
-typedef struct work_sums {
-    double normal, tangential, rolling; /* normal: work[rc->work_kind] */
-} work_sums;
-
-static inline __attribute__((always_inline)) work_sums work_sums_load(const result_context *rc)
-{
-    return (work_sums){rc->work[rc->work_kind], rc->work[SIM_WORK_TANGENTIAL],
-                       rc->work[SIM_WORK_ROLLING]};
-}
-
-static inline __attribute__((always_inline)) void work_sums_store(const result_context *rc,
-                                                                  const work_sums *w)
-{
-    rc->work[rc->work_kind] = w->normal;
-    rc->work[SIM_WORK_TANGENTIAL] = w->tangential;
-    rc->work[SIM_WORK_ROLLING] = w->rolling;
-}
-
 static inline __attribute__((always_inline)) void
 contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
-               const result_context *rc, work_sums *w, size_t q, size_t m,
-               const int friction, const int rolling, const int torques, double f_i[3],
-               double t_i[3], double t_j[3])
+               const result_context *rc, size_t q, size_t m, const int friction,
+               const int rolling, const int torques, double f_i[3], double t_i[3],
+               double t_j[3])
 {
     double f = bs->f[q];
     double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
     double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
-    w->normal += f * cs->rate[m] * rc->dt;
+    rc->work[rc->work_kind] += f * cs->rate[m] * rc->dt;
     if (friction) {
         for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
-        w->tangential += bs->power[0][q] * rc->dt;
+        rc->work[SIM_WORK_TANGENTIAL] += bs->power[0][q] * rc->dt;
     }
     if (rolling) {
         for (int a = 0; a < 3; a++) m_r[a] = bs->m_r[a][q];
-        w->rolling += bs->power[1][q] * rc->dt;
+        rc->work[SIM_WORK_ROLLING] += bs->power[1][q] * rc->dt;
     }
     for (int a = 0; a < 3; a++) f_i[a] = -f * nrm[a] + f_t[a];
     for (int h = 0; h < rc->nh; h++) c->history[h][cs->slot[m]] = bs->h[h][q];
@@ -937,11 +915,10 @@ contact_results(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
                 const result_context *rc, size_t n, const int friction, const int rolling,
                 const int torques)
 {
-    work_sums w = work_sums_load(rc);
     for (size_t q = 0; q < n; q++) {
         size_t m = bs->from[q];
         double f_i[3], t_i[3], t_j[3];
-        contact_result(c, cs, bs, rc, &w, q, m, friction, rolling, torques, f_i, t_i, t_j);
+        contact_result(c, cs, bs, rc, q, m, friction, rolling, torques, f_i, t_i, t_j);
         for (int a = 0; a < 3; a++) bs->force[a][m] = f_i[a];
         if (!torques) continue;
         for (int a = 0; a < 3; a++) {
@@ -949,7 +926,6 @@ contact_results(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
             bs->torque_j[a][m] = t_j[a];
         }
     }
-    work_sums_store(rc, &w);
 }
 
 /* deliver_forces for a chunk of particle pairs: keeps each pair's force on the pair and
@@ -976,7 +952,6 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
      * of them is the particle whose sums are held. */
     uint32_t held = first[slot[0]];
     double f_i[3] = {0.0, 0.0, 0.0}, t_i[3] = {0.0, 0.0, 0.0};
-    work_sums w = fused ? work_sums_load(rc) : (work_sums){0.0, 0.0, 0.0};
     for (size_t m = 0; m < n; m++) {
         uint32_t k = slot[m], i = first[k], o = owner[k], q = cross[k];
         if (i != held) {
@@ -990,7 +965,7 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
         }
         double f[3], ti[3], tj[3];
         if (fused) { /* the chunk is one law's batch, in order: contact q is slot m */
-            contact_result(c, cs, bs, rc, &w, m, m, friction, rolling, torques, f, ti, tj);
+            contact_result(c, cs, bs, rc, m, m, friction, rolling, torques, f, ti, tj);
         } else {
             for (int a = 0; a < 3; a++) {
                 f[a] = bs->force[a][m];
@@ -1013,7 +988,6 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
     }
     fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
     if (torques) { tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2]; }
-    if (fused) work_sums_store(rc, &w);
 }
 
 /* Puts the forces of a chunk's contacts (bs->force, torque_i, torque_j), in list
