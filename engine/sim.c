@@ -1234,32 +1234,32 @@ static void start_force_sums(sim *s)
  * simple enough to vectorise. */
 #define PARTICLE_BLOCK 512
 
-/* Velocity correction of particles [lo, hi) (advance_positions): v += dt/2 (a(n+1) - a(n)).
- * Each array is its own (GCC does not read restrict on locals, hence ivdep). */
+/* The velocity correction (advance_positions) of particles [lo, hi) for one kind of
+ * motion: v += h inv_m (f - f0), for the velocities (forces, 1/mass) or the spins
+ * (torques, 1/inertia). Each array is its own (GCC does not read restrict on locals,
+ * hence ivdep). */
 static inline __attribute__((always_inline)) void
-correct_block(particle_store *p, double h, size_t lo, size_t hi, const int torques)
+correct_kick(double *vx, double *vy, double *vz, const double *fx, const double *fy,
+             const double *fz, const double *fx0, const double *fy0, const double *fz0,
+             const double *inv_m, double h, size_t lo, size_t hi)
 {
-    const double *inv_mass = p->inv_mass, *fx = p->fx, *fy = p->fy, *fz = p->fz,
-                 *fx0 = p->fx0, *fy0 = p->fy0, *fz0 = p->fz0;
-    double *vx = p->vx, *vy = p->vy, *vz = p->vz;
     #pragma GCC ivdep
     for (size_t i = lo; i < hi; i++) {
-        double a = h * inv_mass[i];
+        double a = h * inv_m[i];
         vx[i] += a * (fx[i] - fx0[i]);
         vy[i] += a * (fy[i] - fy0[i]);
         vz[i] += a * (fz[i] - fz0[i]);
     }
-    if (!torques) return;
-    const double *inv_inertia = p->inv_inertia, *tx = p->tx, *ty = p->ty, *tz = p->tz,
-                 *tx0 = p->tx0, *ty0 = p->ty0, *tz0 = p->tz0;
-    double *wx = p->wx, *wy = p->wy, *wz = p->wz;
-    #pragma GCC ivdep
-    for (size_t i = lo; i < hi; i++) {
-        double b = h * inv_inertia[i];
-        wx[i] += b * (tx[i] - tx0[i]);
-        wy[i] += b * (ty[i] - ty0[i]);
-        wz[i] += b * (tz[i] - tz0[i]);
-    }
+}
+
+static inline __attribute__((always_inline)) void
+correct_block(particle_store *p, double h, size_t lo, size_t hi, const int torques)
+{
+    correct_kick(p->vx, p->vy, p->vz, p->fx, p->fy, p->fz, p->fx0, p->fy0, p->fz0, p->inv_mass,
+                 h, lo, hi);
+    if (torques)
+        correct_kick(p->wx, p->wy, p->wz, p->tx, p->ty, p->tz, p->tx0, p->ty0, p->tz0,
+                     p->inv_inertia, h, lo, hi);
 }
 
 /* Adds to each particle what the force loop left on the pairs: the j side of its cross

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "h5_read.h"
 #include "snapshot_journal.h"
 
 static void usage(FILE *out)
@@ -32,33 +33,6 @@ static char *read_string_attr(hid_t loc, const char *name)
     }
     H5Tclose(t);
     if (a >= 0) H5Aclose(a);
-    return copy;
-}
-
-static int read_attr(hid_t loc, const char *obj, const char *name, hid_t type, void *v)
-{
-    if (H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) <= 0) return -1;
-    hid_t a = H5Aopen_by_name(loc, obj, name, H5P_DEFAULT, H5P_DEFAULT);
-    if (a < 0) return -1;
-    int rc = H5Aread(a, type, v) < 0 ? -1 : 0;
-    H5Aclose(a);
-    return rc;
-}
-
-static char *read_case_text(hid_t file)
-{
-    if (H5Lexists(file, "case_text", H5P_DEFAULT) <= 0) return NULL;
-    hid_t d = H5Dopen2(file, "case_text", H5P_DEFAULT);
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    char *v = NULL, *copy = NULL;
-    if (d >= 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) >= 0 && v) {
-        copy = strdup(v);
-        H5free_memory(v);
-    }
-    H5Tclose(t);
-    if (d >= 0) H5Dclose(d);
     return copy;
 }
 
@@ -135,7 +109,7 @@ int cli_info(int argc, char **argv)
         fprintf(stderr, "dempact info: cannot open '%s' as an HDF5 file\n", path);
         return EXIT_BAD_INPUT;
     }
-    char *text = read_case_text(file);
+    char *text = h5_read_case_text(file);
     if (show_case) {
         int ok = text != NULL;
         if (ok) fputs(text, stdout);
@@ -154,8 +128,8 @@ int cli_info(int argc, char **argv)
     }
     int32_t format = 1;
     double dt = 0.0;
-    read_attr(file, ".", "format", H5T_NATIVE_INT32, &format);
-    read_attr(file, ".", "dt", H5T_NATIVE_DOUBLE, &dt);
+    h5_read_attr(file, ".", "format", H5T_NATIVE_INT32, &format);
+    h5_read_attr(file, ".", "dt", H5T_NATIVE_DOUBLE, &dt);
     int lines = 0;
     for (const char *c = text; c && *c; c++) lines += *c == '\n';
     printf("file:        %s\n", path);
@@ -179,10 +153,10 @@ int cli_info(int argc, char **argv)
         snprintf(c, sizeof c, "%s/contacts", g);
         double t = 0.0;
         int64_t step = 0, n = 0, m = -1;
-        read_attr(file, g, "time", H5T_NATIVE_DOUBLE, &t);
-        read_attr(file, g, "step", H5T_NATIVE_INT64, &step);
-        read_attr(file, g, "n_particles", H5T_NATIVE_INT64, &n);
-        if (H5Lexists(file, c, H5P_DEFAULT) > 0) read_attr(file, c, "n_contacts", H5T_NATIVE_INT64, &m);
+        h5_read_attr(file, g, "time", H5T_NATIVE_DOUBLE, &t);
+        h5_read_attr(file, g, "step", H5T_NATIVE_INT64, &step);
+        h5_read_attr(file, g, "n_particles", H5T_NATIVE_INT64, &n);
+        if (H5Lexists(file, c, H5P_DEFAULT) > 0) h5_read_attr(file, c, "n_contacts", H5T_NATIVE_INT64, &m);
         char contacts[32] = "-";
         if (m >= 0) snprintf(contacts, sizeof contacts, "%lld", (long long)m);
         printf("  %6d %12lld %14.8g %10lld %10s\n", k, (long long)step, t, (long long)n, contacts);

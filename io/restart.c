@@ -11,6 +11,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "h5_read.h"
 #include "snapshot_journal.h"
 
 static void set_err(char *err, size_t err_len, const char *fmt, ...)
@@ -213,34 +214,6 @@ static void *read_array(hid_t loc, const char *name, hid_t mem_type, size_t elem
     return buf;
 }
 
-static int read_scalar_attr(hid_t loc, const char *obj, const char *name, hid_t type, void *v)
-{
-    hid_t a = H5Aopen_by_name(loc, obj, name, H5P_DEFAULT, H5P_DEFAULT);
-    if (a < 0) return -1;
-    int rc = H5Aread(a, type, v) < 0 ? -1 : 0;
-    H5Aclose(a);
-    return rc;
-}
-
-/* The stored case text, malloc'd, or NULL. */
-static char *read_case_text(hid_t file)
-{
-    if (H5Lexists(file, "case_text", H5P_DEFAULT) <= 0) return NULL;
-    hid_t d = H5Dopen2(file, "case_text", H5P_DEFAULT);
-    if (d < 0) return NULL;
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    char *v = NULL, *copy = NULL;
-    if (H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) >= 0 && v) {
-        copy = strdup(v);
-        H5free_memory(v);
-    }
-    H5Tclose(t);
-    H5Dclose(d);
-    return copy;
-}
-
 typedef struct snap_arrays {
     int64_t *id, *contact_id, *contact_slot;
     int32_t *type;
@@ -275,12 +248,12 @@ static int load_snapshot(hid_t file, const restart_point *rp, sim *s, char *err,
     snap_arrays a = {0};
     int rc = -1;
     char sub[1024] = "";
-    if (read_scalar_attr(g, ".", "n_particles", H5T_NATIVE_INT64, &n64) < 0 || n64 <= 0) {
+    if (h5_read_attr(g, ".", "n_particles", H5T_NATIVE_INT64, &n64) < 0 || n64 <= 0) {
         set_err(err, err_len, "%s has no particles", name);
         goto done;
     }
     if (H5Lexists(g, "contacts", H5P_DEFAULT) <= 0 ||
-        read_scalar_attr(g, "contacts", "n_contacts", H5T_NATIVE_INT64, &m64) < 0 || m64 < 0) {
+        h5_read_attr(g, "contacts", "n_contacts", H5T_NATIVE_INT64, &m64) < 0 || m64 < 0) {
         set_err(err, err_len, "%s has no contacts group (not written by this version of dempact?)",
                 name);
         goto done;
@@ -319,8 +292,8 @@ static int load_snapshot(hid_t file, const restart_point *rp, sim *s, char *err,
     int64_t next_id = -1;
     double rebuild_wall_time = NAN;
     if (H5Lexists(g, "engine", H5P_DEFAULT) <= 0 ||
-        read_scalar_attr(g, "engine", "next_id", H5T_NATIVE_INT64, &next_id) < 0 ||
-        read_scalar_attr(g, "engine", "rebuild_wall_time", H5T_NATIVE_DOUBLE, &rebuild_wall_time) < 0) {
+        h5_read_attr(g, "engine", "next_id", H5T_NATIVE_INT64, &next_id) < 0 ||
+        h5_read_attr(g, "engine", "rebuild_wall_time", H5T_NATIVE_DOUBLE, &rebuild_wall_time) < 0) {
         snprintf(sub, sizeof sub, "no engine group (not written by this version of dempact?)");
         goto bad;
     }
@@ -365,7 +338,7 @@ static void list_steps(hid_t file, int count, char *buf, size_t len)
         char name[64];
         int64_t step;
         snprintf(name, sizeof name, "/snapshots/%06d", k);
-        if (read_scalar_attr(file, name, "step", H5T_NATIVE_INT64, &step) < 0) continue;
+        if (h5_read_attr(file, name, "step", H5T_NATIVE_INT64, &step) < 0) continue;
         used += (size_t)snprintf(buf + used, len - used, "%s%lld", k ? ", " : "", (long long)step);
     }
     if (used + 32 >= len) snprintf(buf + used, len - used, ", ...");
@@ -407,11 +380,11 @@ int restart_from_file(const char *h5_path, int64_t from_step, const char *case_t
         char name[64];
         int64_t step;
         snprintf(name, sizeof name, "/snapshots/%06d", k);
-        if (read_scalar_attr(file, name, "step", H5T_NATIVE_INT64, &step) < 0) continue;
+        if (h5_read_attr(file, name, "step", H5T_NATIVE_INT64, &step) < 0) continue;
         if (from_step < 0 || step == from_step) {
             rp->index = k;
             rp->step = step;
-            read_scalar_attr(file, name, "time", H5T_NATIVE_DOUBLE, &rp->time);
+            h5_read_attr(file, name, "time", H5T_NATIVE_DOUBLE, &rp->time);
             break;
         }
     }
@@ -422,12 +395,12 @@ int restart_from_file(const char *h5_path, int64_t from_step, const char *case_t
                               "at steps %s", (long long)from_step, h5_path, steps);
         goto done;
     }
-    if (read_scalar_attr(file, "/", "dt", H5T_NATIVE_DOUBLE, &rp->dt) < 0 || !(rp->dt > 0.0)) {
+    if (h5_read_attr(file, "/", "dt", H5T_NATIVE_DOUBLE, &rp->dt) < 0 || !(rp->dt > 0.0)) {
         set_err(err, err_len, "'%s' has no timestep (root attribute dt)", h5_path);
         goto done;
     }
     /* the case */
-    stored = read_case_text(file);
+    stored = h5_read_case_text(file);
     if (!stored) {
         set_err(err, err_len, "'%s' does not hold the case it was run with (/case_text)", h5_path);
         goto done;

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "snapshot.h"
+#include "h5_read.h"
 #include "snapshot_internal.h"
 #include "snapshot_journal.h"
 
@@ -230,16 +231,6 @@ static int make_dirs(const char *dir, char *err, size_t err_len)
     return rc;
 }
 
-static void sync_parent(const char *path)
-{
-    char *copy = strdup(path);
-    if (!copy) return;
-    int dfd = open(dirname(copy), O_RDONLY);
-    free(copy);
-    if (dfd < 0) return;
-    fsync(dfd);
-    close(dfd);
-}
 
 /* -------------------------------------------------------------- HDF5 helpers */
 /* Each returns 0, or -1 with h5_last_error set, and closes what it opened. */
@@ -690,7 +681,7 @@ snapshot_file *snapshot_create(const char *dir, const char *name,
         goto fail;
     }
     journal_rename(f->file, f->h5_path);
-    sync_parent(f->h5_path);
+    io_sync_parent(f->h5_path);
     free(new_path);
     return f;
 fail:

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* F_OFD_SETLK */
 
 #include "snapshot_journal.h"
+#include "h5_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,18 +117,6 @@ static int write_full(int fd, const void *buf, size_t n)
     return 0;
 }
 
-/* fsync of the folder holding path, so that a new or renamed entry survives a power
- * cut. Folders that cannot be synced (some file systems) are not an error. */
-static void sync_parent(const char *path)
-{
-    char *copy = strdup(path);
-    if (!copy) return;
-    int dfd = open(dirname(copy), O_RDONLY);
-    free(copy);
-    if (dfd < 0) return;
-    fsync(dfd);
-    close(dfd);
-}
 
 static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
 {
@@ -587,7 +576,7 @@ static int write_journal(const jfile *f)
     }
     errno = e;
     if (rc != 0) return -1;
-    sync_parent(f->jpath);
+    io_sync_parent(f->jpath);
     return 0;
 }
 
@@ -751,7 +740,7 @@ int journal_recover(const char *h5_path, char *err, size_t err_len)
         goto done;
     }
     unlink(jpath);
-    sync_parent(jpath);
+    io_sync_parent(jpath);
     rc = 1;
 done:
     if (fd >= 0) close(fd);
