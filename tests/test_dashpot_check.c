@@ -14,6 +14,7 @@
 #include "engine/contacts.h"
 #include "engine/dashpot_check.h"
 #include "engine/sim.h"
+#include "world_helpers.h"
 
 #define RADIUS 0.005
 #define YOUNG 1e7
@@ -43,14 +44,9 @@ static void make(world *w, sim *s, const char *law, double v_floor)
     if (e >= 0) w->bind.params[e] = 0.5;
     if (f >= 0) w->bind.params[f] = v_floor;
     w->floor = (wall_spec){.name = "floor", .kind = WALL_PLANE, .normal = {0, 0, 1}};
-    w->src = (particle_source){.kind = SOURCE_LIST, .n_list = 1, .list_position = w->pos,
-                               .list_velocity = w->vel, .list_radius = w->rad};
+    w->src = list_source(w->pos, w->vel, w->rad, 1);
     sim_config *c = &w->cfg;
-    c->materials = &w->mat; c->n_materials = 1;
-    c->bindings = &w->bind; c->n_bindings = 1;
-    c->sources = &w->src; c->n_sources = 1;
-    c->walls = &w->floor; c->n_walls = 1;
-    c->dt_check = true;
+    wire_world(c, &w->mat, &w->bind, &w->src, &w->floor, 1);
     c->gravity[2] = -9.81;
     for (int a = 0; a < 3; a++) c->domain_max[a] = 0.1;
     char err[512];

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "engine/sim.h"
+#include "world_helpers.h"
 
 typedef struct pair_world {
     material mat;
@@ -37,13 +38,9 @@ static void pair_world_init(pair_world *w, const char *law, double e, double mu,
     memcpy(w->pos, pos, sizeof pos);
     memcpy(w->vel, vel, sizeof vel);
     w->rad[0] = w->rad[1] = R;
-    w->src = (particle_source){.kind = SOURCE_LIST, .n_list = 2, .list_position = w->pos,
-                               .list_velocity = w->vel, .list_radius = w->rad};
+    w->src = list_source(w->pos, w->vel, w->rad, 2);
     sim_config *c = &w->cfg;
-    c->materials = &w->mat; c->n_materials = 1;
-    c->bindings = &w->bind; c->n_bindings = 1;
-    c->sources = &w->src; c->n_sources = 1;
-    c->dt_check = true;
+    wire_world(c, &w->mat, &w->bind, &w->src, NULL, 0);
     c->impact_speed_estimate = 1.0;
     for (int a = 0; a < 3; a++) { c->domain_min[a] = -0.1; c->domain_max[a] = 0.1; }
 }

@@ -17,6 +17,7 @@
 #include "engine/rng.h"
 #include "models/restitution.h"
 #include "engine/sim.h"
+#include "world_helpers.h"
 #include "engine/walls.h"
 
 typedef struct world {
@@ -49,13 +50,9 @@ static void random_world(world *w, long n, double L, double r_min, double r_max,
     w->mats[0] = (material){"soft", 1000.0, 1e6, 0.3};
     w->binds[0] = (law_binding){.material_a = 0, .material_b = 0, .law = law_find("hertz"),
                                 .cohesion_removal = true};
-    w->src = (particle_source){.kind = SOURCE_LIST, .n_list = n, .list_position = w->pos,
-                               .list_velocity = w->vel, .list_radius = w->rad};
+    w->src = list_source(w->pos, w->vel, w->rad, n);
     sim_config *c = &w->cfg;
-    c->materials = w->mats; c->n_materials = 1;
-    c->bindings = w->binds; c->n_bindings = 1;
-    c->sources = &w->src; c->n_sources = 1;
-    c->dt_check = true;
+    wire_world(c, w->mats, w->binds, &w->src, NULL, 0);
     for (int a = 0; a < 3; a++) {
         c->domain_min[a] = 0.0;
         c->domain_max[a] = L;

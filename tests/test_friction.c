@@ -12,6 +12,7 @@
 
 #include "engine/friction.h"
 #include "engine/sim.h"
+#include "world_helpers.h"
 
 #define G 9.81
 
@@ -44,15 +45,10 @@ static void plane_world_init(plane_world *w, double v0, double mu, int rolling_m
     w->pos[2] = R - d_static;
     w->vel[0] = v0;
     w->rad[0] = R;
-    w->src = (particle_source){.kind = SOURCE_LIST, .n_list = 1, .list_position = w->pos,
-                               .list_velocity = w->vel, .list_radius = w->rad};
+    w->src = list_source(w->pos, w->vel, w->rad, 1);
     sim_config *c = &w->cfg;
-    c->materials = &w->mat; c->n_materials = 1;
-    c->bindings = &w->bind; c->n_bindings = 1;
-    c->walls = &w->floor; c->n_walls = 1;
-    c->sources = &w->src; c->n_sources = 1;
+    wire_world(c, &w->mat, &w->bind, &w->src, &w->floor, 1);
     c->gravity[2] = -G;
-    c->dt_check = true;
     c->impact_speed_estimate = v0;
     for (int a = 0; a < 3; a++) { c->domain_min[a] = -10.0; c->domain_max[a] = 10.0; }
     c->domain_min[2] = 0.0;

@@ -14,6 +14,7 @@
 
 #include "engine/rng.h"
 #include "engine/sim.h"
+#include "world_helpers.h"
 #include "engine/watchdog.h"
 
 #define MAX_BALLS 6000
@@ -46,14 +47,9 @@ static world *balls(int n, int skip, const char *law)
     int e = law_param_index(w->bind.law, "restitution");
     if (e >= 0) w->bind.params[e] = 0.5;
     w->floor = (wall_spec){.name = "floor", .kind = WALL_PLANE, .normal = {0, 0, 1}};
-    w->src = (particle_source){.kind = SOURCE_LIST, .n_list = m, .list_position = w->pos,
-                               .list_velocity = w->vel, .list_radius = w->rad};
+    w->src = list_source(w->pos, w->vel, w->rad, (size_t)m);
     sim_config *c = &w->cfg;
-    c->materials = &w->mat; c->n_materials = 1;
-    c->bindings = &w->bind; c->n_bindings = 1;
-    c->sources = &w->src; c->n_sources = 1;
-    c->walls = &w->floor; c->n_walls = 1;
-    c->dt_check = true;
+    wire_world(c, &w->mat, &w->bind, &w->src, &w->floor, 1);
     c->gravity[2] = -9.81;
     for (int a = 0; a < 3; a++) c->domain_max[a] = a == 0 ? 0.02 * n : 0.1;
     return w;
