@@ -133,6 +133,9 @@ static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
 }
 
 /* The constant rolling torque of a batch: M = -mu_r R* F_n w_r / |w_r|. */
+/* no-trapping-math: nothing here reads the floating-point exception flags, and it lets
+ * GCC evaluate both sides of a select (the same results, bit for bit) */
+__attribute__((optimize("no-trapping-math")))
 static void rolling_constant_batch(const friction_coeffs *fc, const friction_batch *b)
 {
     const double *restrict n0 = b->normal[0], *restrict n1 = b->normal[1],
@@ -143,13 +146,18 @@ static void rolling_constant_batch(const friction_coeffs *fc, const friction_bat
     double *restrict m0 = b->m_r[0], *restrict m1 = b->m_r[1], *restrict m2 = b->m_r[2];
     double *restrict power = b->power[1];
     const double mu_r = fc->mu_r;
+    #pragma GCC ivdep /* GCC does not read restrict on locals: each array is its own */
     for (size_t q = 0; q < b->n; q++) {
         double wn = w0[q] * n0[q] + w1[q] * n1[q] + w2[q] * n2[q];
         double r0 = w0[q] - wn * n0[q], r1 = w1[q] - wn * n1[q], r2 = w2[q] - wn * n2[q];
         double limit = mu_r * r_eff[q] * f_normal[q];
         double w = sqrt(r0 * r0 + r1 * r1 + r2 * r2);
-        double a0 = w > 0.0 ? -limit * r0 / w : 0.0, a1 = w > 0.0 ? -limit * r1 / w : 0.0,
-               a2 = w > 0.0 ? -limit * r2 / w : 0.0;
+        /* every lane divides (by 1 where w is 0, the result then not taken), so that the
+         * loop has selects instead of branches and vectorises */
+        int turning = w > 0.0;
+        double by = turning ? w : 1.0;
+        double q0 = -limit * r0 / by, q1 = -limit * r1 / by, q2 = -limit * r2 / by;
+        double a0 = turning ? q0 : 0.0, a1 = turning ? q1 : 0.0, a2 = turning ? q2 : 0.0;
         m0[q] = a0;
         m1[q] = a1;
         m2[q] = a2;
