@@ -480,11 +480,11 @@ typedef struct chunk_scratch {
      * relative to i's, w_i - w_j, and the reduced rolling inertia */
     double arm_i[CHUNK], arm_j[CHUNK], v_rel[3][CHUNK], w_rel[3][CHUNK], inertia_r[CHUNK];
     /* particle pairs, by candidate: separation (j's centre minus i's), distance,
-     * overlap, touching; by touching pair: its candidate, and the pairs touching for
-     * the first time */
+     * overlap, touching (a touching pair's candidate is its slot minus the chunk's
+     * start); the pairs touching for the first time */
     double sep[3][CHUNK], dist[CHUNK], overlap[CHUNK];
     uint8_t touches[CHUNK];
-    uint32_t candidate[CHUNK], first_touch[CHUNK];
+    uint32_t first_touch[CHUNK];
 } chunk_scratch;
 
 typedef struct batch_scratch {
@@ -680,12 +680,11 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
 
     /* 2. the touching ones, in list order; the first touch starts a pair's history, a
      * pair that stops touching loses it */
-    uint32_t *restrict slot = cs->slot, *restrict from = cs->candidate;
+    uint32_t *restrict slot = cs->slot;
     size_t n = 0, n_first = 0;
     for (size_t q = 0; q < n_candidates; q++) {
         int t = touches[q];
         slot[n] = (uint32_t)(start + q);
-        from[n] = (uint32_t)q;
         if (t != was_touching[q]) {
             if (t) {
                 contact_clear_history(c, start + q);
@@ -706,7 +705,7 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
     int *restrict law = cs->law;
     double worst = 0.0;
     for (size_t m = 0; m < n; m++) {
-        uint32_t q = from[m], i = list_i[q], j = list_j[q];
+        uint32_t q = slot[m] - (uint32_t)start, i = list_i[q], j = list_j[q];
         double inv = 1.0 / dist[q], sum_r = radius[i] + radius[j];
         double ex = sep_x[q] * inv, ey = sep_y[q] * inv, ez = sep_z[q] * inv;
         nx[m] = ex; ny[m] = ey; nz[m] = ez;
@@ -724,7 +723,7 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         cs->one_law = n > 0 ? 0 : -1;
     } else {
         for (size_t m = 0; m < n; m++) {
-            uint32_t q = from[m];
+            uint32_t q = slot[m] - (uint32_t)start;
             law[m] = type[list_i[q]] * n_materials + type[list_j[q]];
         }
         cs->one_law = n > 0 ? law[0] : -1;
@@ -743,7 +742,7 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
     for (size_t m = 0; m < n; m++) {
         const friction_coeffs *fc = &s->laws[law[m]].friction;
         if (fc->active)
-            contact_point_motion(s, cs, m, list_i[from[m]], list_j[from[m]], 0,
+            contact_point_motion(s, cs, m, c->i[slot[m]], c->j[slot[m]], 0,
                                  fc->rolling_model == ROLLING_SPRING);
         else
             cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
