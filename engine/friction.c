@@ -132,9 +132,9 @@ static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
     }
 }
 
-/* The constant rolling torque of a batch: M = -mu_r R* F_n w_r / |w_r|. */
-/* no-trapping-math: nothing here reads the floating-point exception flags, and it lets
- * GCC evaluate both sides of a select (the same results, bit for bit) */
+/* The constant rolling torque of a batch: M = -mu_r R* F_n w_r / |w_r|.
+ * no-trapping-math: nothing here reads the floating-point exception flags, and it lets
+ * GCC evaluate both sides of a select (the same results, bit for bit). */
 __attribute__((optimize("no-trapping-math")))
 static void rolling_constant_batch(const friction_coeffs *fc, const friction_batch *b)
 {
