@@ -21,14 +21,7 @@
 #define POISSON 0.25
 #define DENSITY 2500.0
 
-typedef struct world {
-    material mat;
-    law_binding bind;
-    wall_spec floor;
-    particle_source src;
-    double pos[3], vel[3], rad[1];
-    sim_config cfg;
-} world;
+typedef floor_world world;
 
 /* The ball at rest, 20 um into the floor, under `law` with its defaults, e = 0.5 and
  * v_floor (when the law has them). */

@@ -16,14 +16,7 @@
 
 #define G 9.81
 
-typedef struct plane_world {
-    material mat;
-    law_binding bind;
-    wall_spec floor;
-    particle_source src;
-    double pos[3], vel[3], rad[1];
-    sim_config cfg;
-} plane_world;
+typedef floor_world plane_world;
 
 /* A steel sphere (R = 1 cm) resting on a steel floor at its static Hertz overlap, moving
  * along x at v0 without spin; hertz_tti with e = 0.3 damps the normal direction. */

@@ -6,6 +6,16 @@
 
 #include "engine/sim.h"
 
+/* One sphere and a floor: the world of the tests on a single contact with a wall. */
+typedef struct floor_world {
+    material mat;
+    law_binding bind;
+    wall_spec floor;
+    particle_source src;
+    double pos[3], vel[3], rad[1];
+    sim_config cfg;
+} floor_world;
+
 /* n particles listed by position, velocity (NULL: at rest) and radius. */
 static inline particle_source list_source(double *position, double *velocity, double *radius,
                                           size_t n)
