@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """dempact bench against LAMMPS and LIGGGHTS on the same settled bed.
 
 Usage: tools/bench_compare.py [--dempact build/dempact] [--particles N[,N...]] [--steps S]

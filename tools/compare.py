@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Compare the normal contact laws on one case: run it once per law at the same
 restitution, then measure each settled packing and write a report folder.
 

@@ -64,10 +64,9 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
-        print("plot_hysteresis: needs matplotlib (Debian: apt-get install python3-matplotlib, "
-              "then run with /usr/bin/python3 if another python3 comes first in PATH)",
-              file=sys.stderr)
+    except ImportError as missing:
+        import venv_hint
+        print(venv_hint.message("plot_hysteresis", missing), file=sys.stderr)
         return 2
 
     try:

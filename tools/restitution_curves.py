@@ -345,10 +345,9 @@ def import_pyplot():
         import matplotlib.pyplot as plt
         return plt
     except ImportError as exc:
-        print("restitution_curves: cannot import matplotlib with %s (%s).\n"
-              "  Install Debian's python3-matplotlib (apt-get install python3-matplotlib) and run\n"
-              "  this script with /usr/bin/python3, or pass --no-plot."
-              % (sys.executable, exc), file=sys.stderr)
+        import venv_hint
+        print(venv_hint.message("restitution_curves", exc) + " Or pass --no-plot.",
+              file=sys.stderr)
         sys.exit(2)
 
 

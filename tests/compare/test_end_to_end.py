@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """tools/compare.py end to end on tests/compare/tiny_settle.yaml (900 beads, 0.12 s) with
 three laws, and the energy balance of those real runs.
 
