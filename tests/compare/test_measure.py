@@ -32,15 +32,22 @@ SC = math.pi / 6
 FCC = math.pi / (3 * math.sqrt(2))
 
 
-def write_lattice_h5(path, centres, radius, box, contacts, friction=True, end=1.0):
+def write_lattice_h5(path, centres, radius, box, contacts, friction=True, end=1.0,
+                     periodic=(False, False, False), force=None):
     """A one-snapshot file with dempact's layout (docs/output.md), holding the given
-    particles and particle-particle contacts, in a closed box (a floor and four sides)."""
+    particles and particle-particle contacts (each pushing its pair apart along the line
+    of centres, by `force` or forces from 0.5 to 1.5 N), in a box with a floor and, along
+    the axes that are not periodic, side walls. With periodic axes a pair's normal is
+    taken to the nearest image."""
     n = len(centres)
     lo, hi = box
     case = f"""name: lattice
-domain: {{min: [{lo[0]}, {lo[1]}, {lo[2]}], max: [{hi[0]}, {hi[1]}, {hi[2]}]}}
+domain: {{min: [{lo[0]}, {lo[1]}, {lo[2]}], max: [{hi[0]}, {hi[1]}, {hi[2]}],
+  periodic: [{str(periodic[0]).lower()}, {str(periodic[1]).lower()}, {str(periodic[2]).lower()}]}}
 gravity: [0, 0, -9.81]
 time: {{end: {end}}}
+materials:
+  - {{name: glass, density: 2500, young: 1.0e7, poisson: 0.25}}
 contacts:
   - materials: [glass, glass]
     law: hertz_tti
@@ -50,6 +57,15 @@ walls:
   - {{name: floor, type: plane, material: steel, point: [0, 0, {lo[2]}], normal: [0, 0, 1]}}
 """
     mass = np.full(n, 1e-3)
+    pairs = np.asarray(contacts, dtype=np.int64).reshape(-1, 2)
+    m = len(pairs)
+    d = centres[pairs[:, 1]] - centres[pairs[:, 0]]
+    for k in range(3):
+        if periodic[k]:
+            length = hi[k] - lo[k]
+            d[:, k] -= length * np.round(d[:, k] / length)
+    normal = d / np.linalg.norm(d, axis=1)[:, None]
+    fn = np.linspace(0.5, 1.5, m) if force is None else np.full(m, float(force))
     with h5py.File(path, "w") as f:
         f.attrs["dempact_version"] = "test"
         f.attrs["case_name"] = "lattice"
@@ -62,16 +78,20 @@ walls:
         s.attrs["step"] = 1000
         s.attrs["n_particles"] = n
         s["id"] = np.arange(n, dtype=np.int64)
+        s["type"] = np.zeros(n, dtype=np.int32)
         s["radius"] = np.full(n, radius)
         s["mass"] = mass
         s["position"] = np.asarray(centres, dtype=float)
         c = s.create_group("contacts")
-        m = len(contacts)
         c.attrs["n_contacts"] = m
-        c["id"] = np.asarray(contacts, dtype=np.int64).reshape(m, 2)
+        c["id"] = pairs
         c["wall"] = np.zeros(m, dtype=np.uint8)
-        c["overlap"] = np.full(m, 1e-3 * radius)
-        c["normal_force"] = np.linspace(0.5, 1.5, m)
+        c["overlap"] = np.zeros(m)
+        c["normal"] = normal
+        c["point"] = centres[pairs[:, 0]] + radius * normal
+        c["normal_force"] = fn
+        c["normal_force_vector"] = -fn[:, None] * normal  # on i: pushed away from j
+        c["tangential_force"] = np.zeros((m, 3))
         t = f.create_group("timeseries")
         t["time"] = np.linspace(0, 1, 11)
         for k in ("kinetic_energy", "rotational_energy", "elastic_energy", "dissipated_damping",
@@ -134,6 +154,32 @@ class Lattices(unittest.TestCase):
         self.assertEqual(row["rattler_fraction"], 0.0)
         self.assertAlmostEqual(row["floor_load_over_weight"], 1.0, delta=1e-12)
         self.assertAlmostEqual(row["energy_balance_error"], 0.0, delta=1e-12)
+        return row
+
+    def test_periodic_simple_cubic(self):
+        # periodic in x and y (the lattice fills the period, shifted off the faces, bonds
+        # across them to the nearest image), every bond pushing with F = 2 N: the bulk
+        # spans the whole period; pi/6, 6 contacts, and the traction on any plane
+        # sigma_aa = F / a^2, isotropic fabric
+        a, force = 0.004, 2.0
+        pts, radius, _ = lattice("sc", a, (6, 6, 10))
+        pts = pts + [0.37 * a, -0.41 * a, 0.0]
+        lo, hi = np.zeros(3), np.array([6 * a, 6 * a, 10 * a + 0.02])
+        d = pts[:, None, :] - pts[None, :, :]
+        d[..., :2] -= 6 * a * np.round(d[..., :2] / (6 * a))
+        i, j = np.nonzero(np.triu(np.abs(np.linalg.norm(d, axis=2) - a) < 1e-9 * a, 1))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "periodic.h5")
+            write_lattice_h5(path, pts, radius, (lo, hi), np.stack([i, j], 1),
+                             periodic=(True, True, False), force=force)
+            row, _ = compare.measure(path)
+        self.assertAlmostEqual(row["phi_bulk"], SC, delta=2e-6)
+        self.assertAlmostEqual(row["z_mean"], 6, delta=1e-12)
+        for k in ("xx", "yy", "zz"):
+            self.assertAlmostEqual(row[f"sigma_{k}_Pa"] / (force / a ** 2), 1.0, delta=1e-9, msg=k)
+            self.assertAlmostEqual(row[f"fabric_{k}"], 1 / 3, delta=1e-12, msg=k)
+        self.assertAlmostEqual(row["sigma_xz_Pa"], 0.0, delta=1e-9 * force / a ** 2)
+        self.assertAlmostEqual(row["k_ratio"], 1.0, delta=1e-9)
 
     def test_incomplete_run(self):
         # a file whose last snapshot (t = 1) is short of the case's end (2 s): left out
@@ -147,7 +193,11 @@ class Lattices(unittest.TestCase):
     def test_simple_cubic(self):
         # the bulk box is 2 diameters = 2 cells in from each wall and from the top:
         # a whole number of cells, so pi/6 up to the quadrature
-        self.check("sc", SC, 6, 2e-6)   # 0.5236
+        row = self.check("sc", SC, 6, 2e-6)   # 0.5236
+        # bonds pushing with 0.5 to 1.5 N: the fabric stays I / 3 (2 cells in from the
+        # side walls, floor and top: whole cells)
+        for k in ("xx", "yy", "zz"):
+            self.assertAlmostEqual(row[f"fabric_{k}"], 1 / 3, delta=1e-12)
 
     def test_fcc(self):
         # 2 diameters = sqrt 2 cells: the bulk box cuts the lattice off its period,
