@@ -153,6 +153,13 @@ def _pyplot():
     return plt
 
 
+def _plain_log_ticks(axis):
+    """Decades as 1e-04, not as mathtext powers (whose exponents print below 9 pt)."""
+    from matplotlib import ticker
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.0e}"))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
 def _families_present(grouped):
     present = sorted({family_of(law) for law, _ in grouped})
     names = [FAMILIES[k][0] if k < len(FAMILIES) else "other" for k in present]
@@ -203,6 +210,7 @@ def curve_panels(plt, path, grouped, curves, xkey, ykey, xlabel, ylabel, title, 
                 ax.fill_between(x, low, high, color=colour, alpha=0.25, lw=0)
         if logy:
             ax.set_yscale("log")
+            _plain_log_ticks(ax.yaxis)
         if threshold is not None:
             ax.axhline(threshold, color="k", lw=0.8, ls=":")
         ax.set_title(name)
@@ -281,6 +289,7 @@ def energy_bars(plt, path, rows, grouped):
             ax2.errorbar(mean, yy, xerr=sd if math.isfinite(sd) else None, fmt="o", ms=4,
                          color="k", capsize=2, lw=1)
     ax2.set_xscale("log")
+    _plain_log_ticks(ax2.xaxis)
     ax2.set_xlabel("|balance residual| / dissipated")
     ax2.grid(axis="x", alpha=0.3, lw=0.5)
     fig.tight_layout()
