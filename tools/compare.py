@@ -143,9 +143,8 @@ def case_for(base, base_path, law, mode, params, calibrate, e, command, seed=0,
     for entry in case.get("contacts", []):
         entry["law"] = law
         entry["params"] = dict(params)  # the rest: dempact's defaults for the law
-        entry.pop("calibrate", None)
-        if calibrate:
-            entry["calibrate"] = True
+        # explicit either way, so the mode does not hang on the reader's default
+        entry["calibrate"] = bool(calibrate)
     folder = os.path.dirname(os.path.abspath(base_path))
     for item in case.get("particles", []) + case.get("walls", []):
         if "file" in item and not os.path.isabs(item["file"]):
@@ -510,10 +509,11 @@ def report(out, meta=None, dempact=None):
             if dempact:
                 text = dempact_h5.Run(os.path.join(folder, h5[0])).case_text
                 try:
-                    asked, actual, _ = actual_restitution(
+                    _, actual, _ = actual_restitution(
                         dempact, text, row["material"], row["radius_mean_m"],
                         row["impact_speed_m_s"], row["dt_s"])
-                    row["restitution_asked"], row["restitution_actual"] = asked, actual
+                    # asked: the comparison's e (hertz_critical_ratio gets it as its xi)
+                    row["restitution_asked"], row["restitution_actual"] = row["restitution"], actual
                 except (RuntimeError, LookupError, KeyError) as exc:
                     print(f"compare: {name}: no binary collision ({exc})", file=sys.stderr)
             row["wall_time_s"] = times.get(name, float("nan"))

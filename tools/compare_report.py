@@ -176,7 +176,7 @@ def _panels(plt, n, width=4.2, height=3.2):
 
 
 def curve_panels(plt, path, grouped, curves, xkey, ykey, xlabel, ylabel, title, logy=False,
-                 threshold=None, transform=None, swap=False):
+                 threshold=None, transform=None, swap=False, legend="best"):
     """One panel per law family; per law and mode the median over the seeds as a line and
     the seeds' range (min to max) as a band."""
     fams, names = _families_present(grouped)
@@ -217,7 +217,7 @@ def curve_panels(plt, path, grouped, curves, xkey, ykey, xlabel, ylabel, title, 
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3, lw=0.5)
-        ax.legend(loc="best", frameon=False)
+        ax.legend(loc=legend, frameon=False)
     fig.suptitle(title, fontsize=FONT + 3)
     fig.tight_layout()
     fig.savefig(path, format="svg")
@@ -312,7 +312,7 @@ def figures(out, rows, curves, grouped):
                  "time (s)", "kinetic energy / (N m g d)",
                  "Translational kinetic energy (line: median of the seeds, band: their range; "
                  "dotted: settled)", logy=True,
-                 threshold=cm.SETTLE_FRACTION)
+                 threshold=cm.SETTLE_FRACTION, legend="upper right")
     made.append(("kinetic_energy.svg", "Kinetic energy against time, per law family"))
     measures = [("settling_time_s", "settling time (s)", None),
                 ("phi_bulk", "packing fraction (bulk)", None),
