@@ -307,6 +307,36 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(meta["invocations"][-1]["seeds"], list(range(SEEDS)))
 
 
+class BinaryCollision(unittest.TestCase):
+    def test_case_particles_collide(self):
+        # e actual comes from `dempact collide` with the case's material, the given radius
+        # and speed: for the elastic hertz law, e = 1 (energy is conserved) and the
+        # contact lasts Hertz's t_c = 2.9432 (15 m* / (16 E* sqrt R*))^(2/5) v^(-1/5)
+        # (Johnson, Contact Mechanics, 1985, sec. 11.4) with m* = m/2, R* = R/2,
+        # E* = E / (2 (1 - nu^2)) for two equal glass beads (a step of 1e-8 s resolves
+        # it to 1e-4)
+        text = open(os.path.join(ROOT, "cases", "packing_small.yaml")).read()
+        case = yaml.safe_load(text)
+        case["contacts"][0].update(law="hertz", params={}, calibrate=False)
+        radius, speed = 0.002, 0.7
+        asked, e, rec = compare.actual_restitution(DEMPACT, yaml.safe_dump(case), "glass",
+                                                   radius, speed, 1e-8)
+        self.assertTrue(math.isnan(asked))
+        self.assertAlmostEqual(e, 1.0, delta=1e-4)
+        glass = next(m for m in case["materials"] if m["name"] == "glass")
+        glass = {k: float(v) for k, v in glass.items() if k != "name"}  # YAML 1.1: 1.0e7 is text
+        m = glass["density"] * 4 / 3 * math.pi * radius ** 3
+        e_star = glass["young"] / (2 * (1 - glass["poisson"] ** 2))
+        t_c = 2.9432 * (15 * (m / 2) / (16 * e_star * math.sqrt(radius / 2))) ** 0.4 * speed ** -0.2
+        self.assertAlmostEqual(rec["contact_time"] / t_c, 1.0, delta=1e-3)
+        # the law's parameters and calibration go through: hertz_kk calibrated to 0.5
+        case["contacts"][0].update(law="hertz_kk", params={"restitution": 0.5}, calibrate=True)
+        asked, e, _ = compare.actual_restitution(DEMPACT, yaml.safe_dump(case), "glass",
+                                                 radius, speed, 1e-8)
+        self.assertEqual(asked, 0.5)
+        self.assertAlmostEqual(e, 0.5, delta=5e-3)
+
+
 class Compression(unittest.TestCase):
     def test_stress_strain(self):
         # a piston on a schedule (tests/compare/piston_restart.yaml): the report draws
