@@ -364,7 +364,7 @@ def write(out, rows, curves, meta):
     if meta.get("base_case"):
         lines.append(f"Base case: `{os.path.basename(meta['base_case'])}`, "
                      f"{first['particles']} particles, restitution asked "
-                     f"{meta.get('restitution', float('nan')):g}; dempact {meta.get('dempact', '?')}.")
+                     f"{meta.get('restitution', float('nan')):g}; {meta.get('dempact', 'dempact ?')}.")
     if invocations:
         lines.append("Commands: " + "; ".join(f"`{i['command']}`" for i in invocations) + ".")
     seeds = sorted({r["seed"] for r in rows})
