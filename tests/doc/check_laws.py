@@ -23,7 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mdtables  # noqa: E402
 
-DOI = re.compile(r"10\.\d{4,9}/[^\s,;)]*(?:\([^\s)]*\)[^\s,;)]*)*")
+DOI = re.compile(r"10\.\d{4,9}/[^\s,;)]*(?:\([^\s)]*\)[^\s,;)]*)*(?<![.])")
 
 
 def program_laws(dempact):
@@ -78,7 +78,8 @@ def same_number(a, b):
 
 
 def plain(text):
-    return re.sub(r"[`\s]", "", text)
+    """A cell's text without Markdown: code marks, escapes and spaces."""
+    return re.sub(r"[`\s\\]", "", text)
 
 
 def main():
