@@ -16,7 +16,7 @@ FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 
 
 def slug(heading):
-    s = re.sub(r"[`*_]|<[^>]*>", "", heading.strip()).lower()
+    s = re.sub(r"[`*]|<[^>]*>", "", heading.strip()).lower()
     s = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", s)
     s = re.sub(r"[^\w\- ]", "", s)
     return s.replace(" ", "-")

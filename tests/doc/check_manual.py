@@ -23,7 +23,7 @@ FORBIDDEN = [
     (r"\.\./shared", "a folder that does not ship"),
     (r"\bseed \d{3}\b", "a working note's seed number"),
     (r"\bfamily \d\b", "a working note's law family number"),
-    (r"(?<!docs/)(?<!\()(?<![\w/])physics\.md", "the working notes' physics.md (link docs/physics.md)"),
+    (r"(?<!docs/)(?<![(\[])(?<![\w/])physics\.md", "the working notes' physics.md (link docs/physics.md)"),
 ]
 
 
