@@ -437,7 +437,7 @@ static void test_csv_angular_velocity(void **state)
     assert_near(src.list_velocity[2], -1.0, TOL);
     material mat = {"m", 2500, 1e9, 0.3};
     particle_store p = {0};
-    assert_int_equal(fill_source(&p, &src, &mat, 0, err, sizeof err), 0);
+    assert_int_equal(fill_source(&p, &src, &mat, 0, NULL, err, sizeof err), 0);
     assert_int_equal(p.n_local, 2);
     assert_near(p.wx[0], 0.5, TOL);
     assert_near(p.wy[0], -80, TOL);
