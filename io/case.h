@@ -26,4 +26,10 @@
  * zeroed. On success free *cfg with sim_config_free. */
 int case_load(const char *path, sim_config *cfg, char *err, size_t err_len);
 
+/* The same, with cfg->stop = stop: the reader's long loops (a particle file's rows and
+ * overlap check, an STL file's facets) give up when *stop becomes non-zero, with a
+ * message saying so. */
+int case_load_stoppable(const char *path, sim_config *cfg, volatile sig_atomic_t *stop,
+                        char *err, size_t err_len);
+
 #endif
