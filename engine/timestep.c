@@ -166,7 +166,7 @@ int timestep_check_speeds(const sim *s, char *err, size_t err_len)
     const double f = WATCHDOG_STEP_FRACTION, dt = s->dt;
     const particle_store *p = &s->p;
     for (size_t i = 0; i < p->n_local; i++) {
-        double v = sqrt(p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i]);
+        double v = hypot(hypot(p->vx[i], p->vy[i]), p->vz[i]);
         if (!(v * dt > f * p->radius[i])) continue;
         snprintf(err, err_len, "particles: particle %lld at (%g, %g, %g) m starts at %.4g m/s: it "
                  "would move %.4g m per step (%s = %.4g s), more than %g of its radius %g m; "
@@ -176,8 +176,7 @@ int timestep_check_speeds(const sim *s, char *err, size_t err_len)
     }
     for (int k = 0; k < s->cfg.n_inlets; k++) {
         const inlet_spec *in = &s->cfg.inlets[k];
-        double v = sqrt(in->velocity[0] * in->velocity[0] + in->velocity[1] * in->velocity[1] +
-                        in->velocity[2] * in->velocity[2]);
+        double v = hypot(hypot(in->velocity[0], in->velocity[1]), in->velocity[2]);
         if (!(v * dt > f * in->radius_min)) continue;
         snprintf(err, err_len, "inlets[%d].velocity: %.4g m/s would move its particles %.4g m "
                  "per step (%s = %.4g s), more than %g of the radius %g m", k, v, v * dt,
@@ -197,8 +196,7 @@ int timestep_check_speeds(const sim *s, char *err, size_t err_len)
                  "or lower the step", k, v, v * dt, step_words(s), dt, f, r_min);
         return -1;
     }
-    double g = sqrt(s->cfg.gravity[0] * s->cfg.gravity[0] + s->cfg.gravity[1] * s->cfg.gravity[1] +
-                    s->cfg.gravity[2] * s->cfg.gravity[2]);
+    double g = hypot(hypot(s->cfg.gravity[0], s->cfg.gravity[1]), s->cfg.gravity[2]);
     double h = 0.0;
     for (int a = 0; a < 3; a++) h = fmax(h, s->cfg.domain_max[a] - s->cfg.domain_min[a]);
     double v = sqrt(2.0 * g * h);

@@ -564,8 +564,7 @@ void watchdog_format(const watchdog_report *r, const sim *s, char *out, size_t l
         say_state(&t, r);
         break;
     case WATCHDOG_TOO_FAST: {
-        double v = sqrt(r->velocity[0] * r->velocity[0] + r->velocity[1] * r->velocity[1] +
-                        r->velocity[2] * r->velocity[2]);
+        double v = hypot(hypot(r->velocity[0], r->velocity[1]), r->velocity[2]);
         say(&t, "particle %lld moves %.4g m per step (%.4g m/s, time.step %.4g s), more than %g "
                 "of its radius (%.4g m): the step cannot integrate it",
             (long long)r->particle_id, v * s->dt, v, s->dt, WATCHDOG_STEP_FRACTION, r->limit);

@@ -150,6 +150,7 @@ int case_load_stoppable(const char *path, sim_config *cfg, volatile sig_atomic_t
     if (rc == 0) rc = case_read_materials(&c);
     if (rc == 0) rc = case_read_contacts(&c);
     if (rc == 0) rc = case_read_walls(&c);
+    if (rc == 0) rc = case_check_walls_reach(&c);
     if (rc == 0) rc = case_read_sources(&c);
     if (rc == 0) rc = case_read_population(&c);
     if (rc == 0) rc = case_check_walls_hold(&c);

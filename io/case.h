@@ -21,6 +21,13 @@
 #include <stddef.h>
 #include "../engine/config.h"
 
+/* Limits the reader holds every case to (docs/guarantees.md lists them all):
+ * domain coordinates within +-CASE_MAX_COORDINATE m; every wall (its points, ends and
+ * STL vertices) within CASE_WALL_REACH domain lengths of the domain along each axis, its
+ * sizes (radii, half sizes, lengths) at most CASE_WALL_REACH domain diagonals. */
+#define CASE_MAX_COORDINATE 1e9
+#define CASE_WALL_REACH 10.0
+
 /* Reads the case file at `path` into *cfg (which is overwritten: it must not hold
  * allocations). Returns 0, or -1 with a message (one or more lines) in err and *cfg
  * zeroed. On success free *cfg with sim_config_free. */
