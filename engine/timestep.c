@@ -140,10 +140,6 @@ int choose_timestep(sim *s, char *err, size_t err_len)
             return -1;
         }
     }
-    run_schedule plan;
-    if (timestep_check_speeds(s, err, err_len) != 0 ||
-        timestep_schedule(s, &plan, err, err_len) != 0)
-        return -1;
     return 0;
 }
 
@@ -222,6 +218,11 @@ int timestep_schedule(const sim *s, run_schedule *out, char *err, size_t err_len
     double dt = s->dt;
     *out = (run_schedule){0};
     double steps = ceil(cfg->end_time / dt - 1e-9);
+    if (!(cfg->end_time >= dt)) {
+        snprintf(err, err_len, "time.end = %g s is shorter than one step (%s = %.4g s): the run "
+                 "would take no step", cfg->end_time, step_words(s), dt);
+        return -1;
+    }
     if (!(steps <= TIMESTEP_MAX_STEPS)) {
         snprintf(err, err_len, "time.end = %g s takes %.4g steps of %s = %.4g s, more than the "
                  "%.0f (2^53) a run can count exactly; shorten the run or lengthen the step",

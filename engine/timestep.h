@@ -21,9 +21,10 @@ struct sim;
 double timestep_rayleigh(const struct sim *s);
 double timestep_contact_time(const struct sim *s, double impact_speed);
 double timestep_impact_speed(const struct sim *s);
-/* Chooses or checks the step, then checks what the case asks of it
- * (timestep_check_speeds, timestep_schedule). Returns 0 or -1 with a message that starts
- * with the key at fault. */
+/* Chooses or checks the step. Returns 0 or -1 with a message that starts with the key
+ * at fault. What a case asks of the step is checked apart (timestep_check_speeds,
+ * timestep_schedule: `dempact check` and `run` call them), since a simulation built in
+ * code (dempact collide, bench, the tests) has no time.end. */
 int choose_timestep(struct sim *s, char *err, size_t err_len);
 
 /* A particle may move at most WATCHDOG_STEP_FRACTION (half) of its radius in one step:
@@ -49,9 +50,9 @@ typedef struct run_schedule {
 } run_schedule;
 
 /* Fills *out. Refuses (returns -1 with a message naming the key, the value and the
- * limit) more than TIMESTEP_MAX_STEPS steps, an output or time-series interval shorter
+ * limit) a time.end shorter than one step, more than TIMESTEP_MAX_STEPS steps, an output or time-series interval shorter
  * than the step, more than TIMESTEP_MAX_SNAPSHOTS snapshots or an output estimated above
- * TIMESTEP_MAX_OUTPUT_BYTES. Called by choose_timestep and again by `dempact run` once
+ * TIMESTEP_MAX_OUTPUT_BYTES. Called by `dempact check` and again by `dempact run` once
  * --end-time and a restart have set the end and the step. */
 int timestep_schedule(const struct sim *s, run_schedule *out, char *err, size_t err_len);
 

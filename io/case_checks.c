@@ -140,6 +140,7 @@ static int check_wall_reach(case_reader *c, int k, const reach *r)
         centre[a] = 0.5 * (c->cfg->domain_min[a] + c->cfg->domain_max[a]);
     switch (w->kind) {
     case WALL_PLANE: {
+        if (!within(r, w->point)) return refuse_point(c, point.s, "the point", w->point, r);
         double d = fabs(plane_distance(w, centre));
         if (!(d <= r->size))
             return case_fail_at(c, point.s, "%s: the plane lies %g m from the domain's centre, more "

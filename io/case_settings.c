@@ -96,6 +96,11 @@ int case_read_time(case_reader *c)
     const raw_neighbour *nb = c->raw->neighbour;
     if (nb && nb->skin && case_read_non_negative(c, "neighbour.skin", nb->skin, &cfg->skin) != 0)
         return -1;
+    double widest = 0.0; /* a skin wider than the domain pairs every particle with every other */
+    for (int a = 0; a < 3; a++) widest = fmax(widest, cfg->domain_max[a] - cfg->domain_min[a]);
+    if (cfg->skin > widest)
+        return case_fail_at(c, "neighbour.skin", "neighbour.skin = %g m is wider than the domain's "
+                            "widest side (%g m)", cfg->skin, widest);
     return 0;
 }
 

@@ -52,6 +52,13 @@ int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_
         return EXIT_BAD_INPUT;
     }
     if (stopped_by(stop, case_path)) return 128 + *stop;
+    run_schedule plan;
+    if (timestep_check_speeds(s, err, sizeof err) != 0 ||
+        timestep_schedule(s, &plan, err, sizeof err) != 0) {
+        case_locate_error(cfg, err, located, sizeof located);
+        fprintf(stderr, "%s\n", located);
+        return EXIT_BAD_INPUT;
+    }
     watchdog_report r;
     if (watchdog_check_start(s, &r) != WATCHDOG_OK) {
         watchdog_format(&r, s, err, sizeof err);
