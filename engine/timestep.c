@@ -161,6 +161,21 @@ int timestep_check_speeds(const sim *s, char *err, size_t err_len)
 {
     const double f = WATCHDOG_STEP_FRACTION, dt = s->dt;
     const particle_store *p = &s->p;
+    /* a file's particles by their row (their source's key names the file) */
+    for (int k = 0; k < s->cfg.n_sources; k++) {
+        const particle_source *src = &s->cfg.sources[k];
+        if (src->kind != SOURCE_LIST || !src->list_velocity) continue;
+        for (long i = 0; i < src->n_list; i++) {
+            const double *v = src->list_velocity + 3 * i, *x = src->list_position + 3 * i;
+            double speed = hypot(hypot(v[0], v[1]), v[2]), r = src->list_radius[i];
+            if (!(speed * dt > f * r)) continue;
+            snprintf(err, err_len, "particles[%d].file: particle %ld of the file, at (%g, %g, %g) "
+                     "m, starts at %.4g m/s: it would move %.4g m per step (%s = %.4g s), more "
+                     "than %g of its radius %g m; lower its velocity or the step", k, i + 1, x[0],
+                     x[1], x[2], speed, speed * dt, step_words(s), dt, f, r);
+            return -1;
+        }
+    }
     for (size_t i = 0; i < p->n_local; i++) {
         double v = hypot(hypot(p->vx[i], p->vy[i]), p->vz[i]);
         if (!(v * dt > f * p->radius[i])) continue;

@@ -31,7 +31,9 @@ int choose_timestep(struct sim *s, char *err, size_t err_len);
  * beyond that the step cannot resolve its contacts. Refuses, naming the key, what would
  * move faster from the start: a particle's initial velocity (its id), an inlet's
  * velocity, a wall's motion (its fastest material point in the domain), and a free fall
- * across the whole domain under gravity. Returns 0 or -1 with a message. */
+ * across the whole domain under gravity. A particle file's rows are named by their source
+ * (the config's sources must still be there: not after sim_config.sources_copied freed
+ * them). Returns 0 or -1 with a message. */
 int timestep_check_speeds(const struct sim *s, char *err, size_t err_len);
 
 /* The run in steps, from time.end, time.output_interval and time.timeseries_interval at

@@ -121,6 +121,15 @@ static int read_generated_source(case_reader *c, const char *at, const raw_sourc
     if (read_region(c, at, r->region, s) != 0 || read_radius(c, at, s) != 0) return -1;
     if (!lattice && !r->count)
         return case_fail_at(c, at, "%s: a random source needs 'count' (how many particles)", at);
+    for (int a = 0; !lattice && a < 3; a++) { /* else its centres would be drawn outside */
+        double span = s->region_max[a] - s->region_min[a];
+        if (2.0 * s->radius_max > span) {
+            key_path radius = case_key("%s.radius", at);
+            return case_fail_at(c, radius.s, "%s: a sphere of diameter %g m does not fit in the "
+                                "region (%c spans %g m)", radius.s, 2.0 * s->radius_max, "xyz"[a],
+                                span);
+        }
+    }
     if (r->count && case_read_count(c, count.s, r->count, &s->count) != 0) return -1;
     if (s->count < 0 || (!lattice && s->count == 0))
         return case_fail_at(c, count.s, "%s = %s must be %s", count.s, r->count,
