@@ -239,7 +239,7 @@ int cli_run(int argc, char **argv)
         case 'r': restart_path = optarg; break;
         case 'f':
             if (cli_parse_double(optarg, &v) || v < 0 || v != floor(v) || v > 9e18) {
-                fprintf(stderr, "dempact run: --from-step takes a step number >= 0, not '%s'\n", optarg);
+                fprintf(stderr, "dempact run: --from-step takes the step of one of the file's snapshots, a whole number from 0 to 9e18 (dempact info FILE lists them), not '%s'\n", optarg);
                 return EXIT_BAD_INPUT;
             }
             from_step = (int64_t)v;
