@@ -310,6 +310,9 @@ static size_t wall_candidates(const sim *s, uint32_t i, uint32_t *out_w, size_t 
 
 typedef size_t (*candidate_fn)(const sim *, uint32_t, uint32_t *, size_t);
 
+/* A rebuild that cannot be done for a reason other than memory (sim.fault says which). */
+#define REBUILD_REFUSED (-2)
+
 /* Particles per segment of a list build: each segment's candidates are found once, into
  * a buffer of its own, and copied into the list once the counts are known. */
 #define BUILD_SEGMENT 4096
@@ -364,15 +367,16 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
         failed |= found[g] == NULL;
     }
     size_t total = 0;
-    for (size_t i = 0; i < n && !failed; i++) {
+    int too_many = 0;
+    for (size_t i = 0; i < n && !failed && !too_many; i++) {
         total += first[i + 1];
-        failed |= total > CONTACT_MAX_PAIRS; /* beyond 32-bit list indices */
+        too_many = total > CONTACT_MAX_PAIRS; /* beyond 32-bit list indices */
         first[i + 1] = (uint32_t)total;
     }
-    if (failed || contact_list_reserve(list, total + total / 8) != 0) {
+    if (failed || too_many || contact_list_reserve(list, total + total / 8) != 0) {
         for (size_t g = 0; g < n_seg; g++) free(found[g]);
         free(found);
-        return -1;
+        return too_many && !failed ? REBUILD_REFUSED : -1;
     }
     list->n = total;
     list->n_first = n;
@@ -421,7 +425,6 @@ static int sort_particles(sim *s, size_t **from)
 }
 
 /* Returns 0, -1 (out of memory) or REBUILD_REFUSED (s->fault says why). */
-#define REBUILD_REFUSED (-2)
 static int rebuild(sim *s)
 {
     wrap_periodic(s);
@@ -446,6 +449,11 @@ static int rebuild(sim *s)
         goto done;
     int failed = refresh_list(s, &s->pairs, &s->carry, particle_candidates, 0, from);
     neighbour_grid_unpack(&s->grid);
+    if (failed == REBUILD_REFUSED) {
+        s->fault = SIM_FAULT_PAIRS;
+        rc = REBUILD_REFUSED;
+        goto done;
+    }
     if (failed ||
         contact_list_index_cross(&s->pairs, s->p.n_local, s->block) != 0 ||
         refresh_list(s, &s->wall_pairs, &s->wall_carry, wall_candidates, 1, from) != 0 ||
@@ -1618,6 +1626,9 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
             snprintf(err, err_len, "particles: particle %lld lies more than %g domain lengths "
                      "outside the domain along %c", (long long)s->p.id[s->fault_particle],
                      SIM_RUNAWAY_MARGIN, "xyz"[s->fault_axis]);
+        else if (s->fault == SIM_FAULT_PAIRS)
+            snprintf(err, err_len, "particles: the neighbour list would hold more than %zu "
+                     "candidate pairs (particles crowded into few cells)", CONTACT_MAX_PAIRS);
         else
             snprintf(err, err_len, "particles: their spread is too wide for a neighbour grid");
         return -1;

@@ -92,7 +92,10 @@ enum {
      * (watchdog.interval) and runs without a watchdog (dempact bench). */
     SIM_FAULT_RUNAWAY,
     /* The neighbour grid could not be sized for the particles (neighbour.h). */
-    SIM_FAULT_GRID
+    SIM_FAULT_GRID,
+    /* The neighbour list would hold more candidate pairs than its 32-bit indices count
+     * (CONTACT_MAX_PAIRS): particles crowded into few cells. */
+    SIM_FAULT_PAIRS
 };
 #define SIM_RUNAWAY_MARGIN 1.0
 

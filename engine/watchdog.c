@@ -577,7 +577,11 @@ void watchdog_format(const watchdog_report *r, const sim *s, char *out, size_t l
     }
     case WATCHDOG_RUNAWAY:
         if (r->particle < 0) {
-            say(&t, "the particles spread too wide for the neighbour grid");
+            if (s->fault == SIM_FAULT_PAIRS)
+                say(&t, "the neighbour list would hold more than %zu candidate pairs (particles "
+                        "crowded into few cells); stopped before building it", CONTACT_MAX_PAIRS);
+            else
+                say(&t, "the particles spread too wide for the neighbour grid");
             break;
         }
         say(&t, "particle %lld is far outside the domain: %c = %.6g m is more than %g m (%g "
