@@ -255,11 +255,14 @@ int timestep_schedule(const sim *s, run_schedule *out, char *err, size_t err_len
                  dt);
         return -1;
     }
-    double every = cfg->output_interval > 0.0 ? fmin(round_ratio(cfg->output_interval, dt), steps)
-                                              : steps;
+    /* capped at 2^53 (>= steps: an interval longer than the run keeps its meaning, e.g.
+     * for the default time-series interval, a tenth of the snapshots') */
+    double every = cfg->output_interval > 0.0
+                       ? fmin(round_ratio(cfg->output_interval, dt), TIMESTEP_MAX_STEPS)
+                       : steps;
     if (every < 1.0) every = 1.0;
     double sample = cfg->timeseries_interval > 0.0
-                        ? fmin(round_ratio(cfg->timeseries_interval, dt), steps)
+                        ? fmin(round_ratio(cfg->timeseries_interval, dt), TIMESTEP_MAX_STEPS)
                     : cfg->output_interval > 0.0 ? floor(every / 10.0)
                                                  : floor(steps / 100.0);
     if (sample < 1.0) sample = 1.0;
