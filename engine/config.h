@@ -4,6 +4,7 @@
 #ifndef DEMPACT_CONFIG_H
 #define DEMPACT_CONFIG_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "../models/law.h"
@@ -185,6 +186,11 @@ typedef struct sim_config {
      * again. NULL: nothing is called. */
     void (*sources_copied)(void *ctx);
     void *sources_copied_ctx;
+
+    /* Set non-zero by the caller (a signal handler: the engine calls no signal API) to
+     * ask the long loops (the random and lattice fills, inlet insertion, the case
+     * reader's checks) to give up; NULL: never. case_load keeps it. */
+    volatile sig_atomic_t *stop;
 
     char *case_path;       /* where it came from (may be NULL) */
     char *case_text;       /* the case file's full text, stored with the output (may be NULL) */

@@ -46,7 +46,7 @@ void neighbour_grid_unpack(neighbour_grid *g)
 static long cell_coord(double x, double origin, double size, long dim)
 {
     double c = floor((x - origin) / size);
-    if (!(c >= 0.0)) return 0; /* also catches NaN */
+    if (!(c >= 0.0)) return 0; /* also catches NaN (and is where a NaN position goes) */
     return c >= (double)dim ? dim - 1 : (long)c;
 }
 
@@ -63,19 +63,26 @@ int neighbour_grid_build(neighbour_grid *g, const particle_store *p, double cuto
         }
         if (!(lo[a] <= hi[a])) lo[a] = hi[a] = 0.0;
     }
+    /* The cell counts are taken in doubles, so that no spread of particles can overflow
+     * them: a spread whose width is not even a finite number is refused (the engine's
+     * runaway guard stops such a run before it gets here); any finite spread ends with
+     * cells large enough for MAX_CELLS. */
+    if (!(cutoff > 0.0) || !isfinite(cutoff)) return NEIGHBOUR_BAD_SPREAD;
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(hi[a] - lo[a])) return NEIGHBOUR_BAD_SPREAD;
     double size = cutoff;
     for (;;) {
-        long total = 1;
-        for (int a = 0; a < 3; a++) {
-            g->dims[a] = (long)floor((hi[a] - lo[a]) / size) + 1;
-            total *= g->dims[a];
-        }
-        if (total <= MAX_CELLS || total <= 0) break;
+        double total = 1.0;
+        for (int a = 0; a < 3; a++) total *= floor((hi[a] - lo[a]) / size) + 1.0;
+        if (total <= (double)MAX_CELLS) break;
         size *= 1.5;
     }
+    for (int a = 0; a < 3; a++) g->dims[a] = (long)floor((hi[a] - lo[a]) / size) + 1;
     g->cell_size = size;
     for (int a = 0; a < 3; a++) g->origin[a] = lo[a];
-    g->n_cells = (size_t)(g->dims[0] * g->dims[1] * g->dims[2]);
+    g->n_cells = (size_t)(g->dims[0] * g->dims[1] * g->dims[2]); /* <= MAX_CELLS */
+    /* the items are indexed by uint32_t (sim_create keeps n below UINT32_MAX / 2) */
+    if (n > UINT32_MAX) return NEIGHBOUR_BAD_SPREAD;
 
     if (g->n_cells + 1 > g->cells_capacity) {
         free(g->cell_start);

@@ -35,8 +35,11 @@ void neighbour_grid_free(neighbour_grid *g);
 int neighbour_grid_pack(neighbour_grid *g, const particle_store *p);
 void neighbour_grid_unpack(neighbour_grid *g);
 
-/* Bins particles 0..p->n_total-1 into cells of at least `cutoff`. Returns 0 or -1
- * (allocation failure). */
+/* Bins particles 0..p->n_total-1 into cells of at least `cutoff` (larger when the grid
+ * would have more than 2^24 cells). Returns 0, -1 (allocation failure) or
+ * NEIGHBOUR_BAD_SPREAD: the particles' bounding box is wider than a double can hold
+ * (or the cutoff is not a positive number), so no grid can be sized for it. */
+#define NEIGHBOUR_BAD_SPREAD (-2)
 int neighbour_grid_build(neighbour_grid *g, const particle_store *p, double cutoff);
 
 /* The items in the 27 cells around particle i's cell, as up to 9 ranges of `items`

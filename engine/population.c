@@ -35,6 +35,28 @@ int population_init(sim *s, char *err, size_t err_len)
     return 0;
 }
 
+int population_check(const sim *s, char *err, size_t err_len)
+{
+    for (int k = 0; k < s->cfg.n_inlets; k++) {
+        const inlet_spec *in = &s->cfg.inlets[k];
+        double interval = in->interval > 0.0 ? in->interval : 100.0 * s->dt;
+        double per_insertion = s->inlets[k].rate * interval;
+        double cube = 2.0 * in->radius_max, room = 1.0;
+        for (int a = 0; a < 3; a++) room *= floor((in->region_max[a] - in->region_min[a]) / cube);
+        if (per_insertion <= room) continue;
+        const char *key = in->mass_rate > 0.0 ? "mass_rate" : "rate";
+        snprintf(err, err_len,
+                 "inlets[%d].%s = %g %s asks for %.4g particles at each insertion (every %g s%s), "
+                 "but the inlet's region holds at most %.0f spheres of radius %g m (one per cube "
+                 "of side %g m): lower the rate, insert more often (inlets[%d].interval) or "
+                 "enlarge the region", k, key, in->mass_rate > 0.0 ? in->mass_rate : in->rate,
+                 in->mass_rate > 0.0 ? "kg/s" : "particles/s", per_insertion, interval,
+                 in->interval > 0.0 ? "" : ": 100 steps", room, in->radius_max, cube, k);
+        return -1;
+    }
+    return 0;
+}
+
 void population_free(sim *s)
 {
     free(s->inlets);
@@ -111,6 +133,10 @@ static long place(sim *s, int k, long count)
     const material *mat = &s->cfg.materials[in->material];
     long placed = 0;
     for (long q = 0; q < count; q++) {
+        if (s->cfg.stop && *s->cfg.stop) { /* the run stops after this step */
+            st->failed += count - q;
+            break;
+        }
         double r = rng_range(&st->random, in->radius_min, in->radius_max), x[3];
         int ok = 0;
         for (int t = 0; t < ATTEMPTS_PER_PARTICLE && !ok; t++) {

@@ -33,11 +33,19 @@ typedef struct outlet_state {
 int population_init(struct sim *s, char *err, size_t err_len);
 void population_free(struct sim *s);
 
+/* Refuses an inlet whose insertions cannot fit in its region: rate x interval particles
+ * at each insertion (interval 0: 100 steps), against what the region holds at most, one
+ * sphere of the largest radius per cube of side twice that radius (simple cubic packing:
+ * more than a random insertion ever places, which jams near 38 % solid fraction). Without
+ * it a rate of 1e12 particles/s asks for 4e8 placements per insertion. Needs the step
+ * (after choose_timestep). Returns 0, or -1 with a message naming the key. */
+int population_check(const struct sim *s, char *err, size_t err_len);
+
 /* Adds what each active inlet owes for this step (rate x dt). */
 void population_accrue(struct sim *s);
 
-/* Inserts what the inlets owe at this time (particles are appended). Returns how many
- * were added. Ghosts must have been dropped (n_total == n_local). -1 on out of memory. */
+/* Inserts what the inlets owe at this time (particles are appended); stops early when
+ * the caller's stop flag (sim_config.stop) is set. Returns how many were added. Ghosts must have been dropped (n_total == n_local). -1 on out of memory. */
 long population_insert(struct sim *s);
 
 /* Marks the particles inside an outlet region in remove[] (n_local entries) and counts

@@ -18,6 +18,7 @@
 #include "fill.h"
 #include "friction.h"
 #include "reorder.h"
+#include "runaway.h"
 #include "timestep.h"
 
 #define CHUNK 256
@@ -309,6 +310,9 @@ static size_t wall_candidates(const sim *s, uint32_t i, uint32_t *out_w, size_t 
 
 typedef size_t (*candidate_fn)(const sim *, uint32_t, uint32_t *, size_t);
 
+/* A rebuild that cannot be done for a reason other than memory (sim.fault says which). */
+#define REBUILD_REFUSED (-2)
+
 /* Particles per segment of a list build: each segment's candidates are found once, into
  * a buffer of its own, and copied into the list once the counts are known. */
 #define BUILD_SEGMENT 4096
@@ -363,15 +367,16 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
         failed |= found[g] == NULL;
     }
     size_t total = 0;
-    for (size_t i = 0; i < n && !failed; i++) {
+    int too_many = 0;
+    for (size_t i = 0; i < n && !failed && !too_many; i++) {
         total += first[i + 1];
-        failed |= total > CONTACT_MAX_PAIRS; /* beyond 32-bit list indices */
+        too_many = total > CONTACT_MAX_PAIRS; /* beyond 32-bit list indices */
         first[i + 1] = (uint32_t)total;
     }
-    if (failed || contact_list_reserve(list, total + total / 8) != 0) {
+    if (failed || too_many || contact_list_reserve(list, total + total / 8) != 0) {
         for (size_t g = 0; g < n_seg; g++) free(found[g]);
         free(found);
-        return -1;
+        return too_many && !failed ? REBUILD_REFUSED : -1;
     }
     list->n = total;
     list->n_first = n;
@@ -419,19 +424,36 @@ static int sort_particles(sim *s, size_t **from)
     return 0;
 }
 
+/* Returns 0, -1 (out of memory) or REBUILD_REFUSED (s->fault says why). */
 static int rebuild(sim *s)
 {
     wrap_periodic(s);
+    long far = runaway_find(s, &s->fault_axis);
+    if (far >= 0) {
+        s->fault = SIM_FAULT_RUNAWAY;
+        s->fault_particle = far;
+        return REBUILD_REFUSED;
+    }
     size_t *from = NULL;
     int rc = -1;
     if (s->reorder && sort_particles(s, &from) != 0) goto done;
     if (make_ghosts(s) != 0) goto done;
     update_ghosts(s, &s->p);
-    if (neighbour_grid_build(&s->grid, &s->p, s->cutoff) != 0 ||
-        neighbour_grid_pack(&s->grid, &s->p) != 0)
+    int grid = neighbour_grid_build(&s->grid, &s->p, s->cutoff);
+    if (grid == NEIGHBOUR_BAD_SPREAD) {
+        s->fault = SIM_FAULT_GRID;
+        rc = REBUILD_REFUSED;
+        goto done;
+    }
+    if (grid != 0 || neighbour_grid_pack(&s->grid, &s->p) != 0)
         goto done;
     int failed = refresh_list(s, &s->pairs, &s->carry, particle_candidates, 0, from);
     neighbour_grid_unpack(&s->grid);
+    if (failed == REBUILD_REFUSED) {
+        s->fault = SIM_FAULT_PAIRS;
+        rc = REBUILD_REFUSED;
+        goto done;
+    }
     if (failed ||
         contact_list_index_cross(&s->pairs, s->p.n_local, s->block) != 0 ||
         refresh_list(s, &s->wall_pairs, &s->wall_carry, wall_candidates, 1, from) != 0 ||
@@ -1492,15 +1514,27 @@ static int change_population(sim *s)
 
 void sim_step(sim *s)
 {
-    if ((s->cfg.n_inlets > 0 || s->cfg.n_outlets > 0) && change_population(s) != 0) {
-        fprintf(stderr, "dempact: out of memory while inserting or removing particles\n");
-        exit(3);
+    if (s->fault) return; /* the watchdog reports it; nothing moves any more */
+    if (s->cfg.n_inlets > 0 || s->cfg.n_outlets > 0) {
+        int rc = change_population(s);
+        if (rc == REBUILD_REFUSED) return;
+        if (rc != 0) {
+            fprintf(stderr, "dempact: out of memory while inserting or removing particles\n");
+            exit(3);
+        }
     }
     double moved = advance_positions(s, &s->p, s->dt);
     walls_move(&s->walls, (double)(s->step + 1) * s->dt); /* to where they are at the step's end */
     if (needs_rebuild(s, moved)) {
-        if (rebuild(s) != 0) {
-            fprintf(stderr, "dempact: out of memory in the neighbour rebuild\n");
+        int rc = rebuild(s);
+        if (rc == REBUILD_REFUSED) { /* the positions are the step's end's, the forces not */
+            s->step++;
+            s->time = s->step * s->dt;
+            return;
+        }
+        if (rc != 0) {
+            fprintf(stderr, "dempact: out of memory in the neighbour rebuild (%zu particles, "
+                    "%zu candidate pairs before it)\n", s->p.n_local, s->pairs.n);
             exit(3);
         }
     } else {
@@ -1551,7 +1585,8 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
     if (particles_init(&s->p, 1024) != 0) goto oom;
     for (int k = 0; k < cfg->n_sources; k++) {
         const particle_source *src = &cfg->sources[k];
-        if (fill_source(&s->p, src, &cfg->materials[src->material], k, err, err_len) != 0)
+        if (fill_source(&s->p, src, &cfg->materials[src->material], k, cfg->stop, err,
+                        err_len) != 0)
             return -1;
     }
     if (cfg->sources_copied) cfg->sources_copied(cfg->sources_copied_ctx);
@@ -1582,9 +1617,23 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
             return -1;
         }
     }
-    if (choose_timestep(s, err, err_len) != 0) return -1;
+    if (choose_timestep(s, err, err_len) != 0 || population_check(s, err, err_len) != 0)
+        return -1;
 
-    if (rebuild(s) != 0) goto oom;
+    int built = rebuild(s);
+    if (built == REBUILD_REFUSED) { /* the case reader keeps particles in the domain */
+        if (s->fault == SIM_FAULT_RUNAWAY)
+            snprintf(err, err_len, "particles: particle %lld lies more than %g domain lengths "
+                     "outside the domain along %c", (long long)s->p.id[s->fault_particle],
+                     SIM_RUNAWAY_MARGIN, "xyz"[s->fault_axis]);
+        else if (s->fault == SIM_FAULT_PAIRS)
+            snprintf(err, err_len, "particles: the neighbour list would hold more than %zu "
+                     "candidate pairs (particles crowded into few cells)", CONTACT_MAX_PAIRS);
+        else
+            snprintf(err, err_len, "particles: their spread is too wide for a neighbour grid");
+        return -1;
+    }
+    if (built != 0) goto oom;
     compute_forces(s, 0);
     return 0;
 oom:

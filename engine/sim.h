@@ -74,7 +74,30 @@ typedef struct sim {
     /* diagnostics of the last step */
     size_t n_contacts;        /* touching pairs (particle-particle + particle-wall) */
     double max_overlap;
+
+    /* A step that could not be completed (SIM_FAULT_*): sim_step does nothing more, and
+     * the watchdog reports it (watchdog_check, exit 4 in `dempact run`). */
+    int fault;
+    long fault_particle;      /* SIM_FAULT_RUNAWAY: the local index of the particle */
+    int fault_axis;           /* ... and the axis along which it is too far out */
 } sim;
+
+/* Why sim_step stopped (sim.fault). */
+enum {
+    SIM_FAULT_NONE = 0,
+    /* A particle's centre is farther outside the domain than SIM_RUNAWAY_MARGIN domain
+     * lengths along some axis (after periodic wrapping): the rebuild refuses it before the
+     * neighbour grid is sized for it. The watchdog stops a run at the first step a
+     * particle is outside the domain at all, so this guards the steps between its checks
+     * (watchdog.interval) and runs without a watchdog (dempact bench). */
+    SIM_FAULT_RUNAWAY,
+    /* The neighbour grid could not be sized for the particles (neighbour.h). */
+    SIM_FAULT_GRID,
+    /* The neighbour list would hold more candidate pairs than its 32-bit indices count
+     * (CONTACT_MAX_PAIRS): particles crowded into few cells. */
+    SIM_FAULT_PAIRS
+};
+#define SIM_RUNAWAY_MARGIN 1.0
 
 /* Builds the simulation (particles from the sources, laws set up, timestep chosen and
  * checked). Returns 0, or -1 with a message naming the problem in err. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "sim.h"
+#include "watchdog.h"
 
 /* Smallest radius of each material among the particles and what the inlets will
  * insert (HUGE_VAL if absent). */
@@ -129,16 +130,160 @@ int choose_timestep(sim *s, char *err, size_t err_len)
     }
     if (s->cfg.dt <= 0.0) {
         s->dt = fmin(0.2 * t_r, t_c / 50.0);
-        return 0;
+    } else {
+        s->dt = s->cfg.dt;
+        if (s->cfg.dt_check && s->dt > s->dt_limit) {
+            snprintf(err, err_len,
+                     "time.step = %g s is above the stable limit %g s (min of the Rayleigh time "
+                     "%g s and a fifth of the contact time %g s); use a smaller step or 'auto'",
+                     s->dt, s->dt_limit, t_r, t_c);
+            return -1;
+        }
     }
-    s->dt = s->cfg.dt;
-    if (s->cfg.dt_check && s->dt > s->dt_limit) {
-        snprintf(err, err_len,
-                 "time.step = %g s is above the stable limit %g s (min of the Rayleigh time "
-                 "%g s and a fifth of the contact time %g s); use a smaller step or 'auto'",
-                 s->dt, s->dt_limit, t_r, t_c);
+    return 0;
+}
+
+/* "time.step = 1e-05 s" or "time.step (auto) = 1e-05 s", for messages. */
+static const char *step_words(const sim *s)
+{
+    return s->cfg.dt > 0.0 ? "time.step" : "time.step (auto)";
+}
+
+static double smallest_radius(const sim *s)
+{
+    double r = HUGE_VAL;
+    for (size_t i = 0; i < s->p.n_local; i++) r = fmin(r, s->p.radius[i]);
+    for (int k = 0; k < s->cfg.n_inlets; k++) r = fmin(r, s->cfg.inlets[k].radius_min);
+    return r;
+}
+
+int timestep_check_speeds(const sim *s, char *err, size_t err_len)
+{
+    const double f = WATCHDOG_STEP_FRACTION, dt = s->dt;
+    const particle_store *p = &s->p;
+    /* a file's particles by their row (their source's key names the file) */
+    for (int k = 0; k < s->cfg.n_sources; k++) {
+        const particle_source *src = &s->cfg.sources[k];
+        if (src->kind != SOURCE_LIST || !src->list_velocity) continue;
+        for (long i = 0; i < src->n_list; i++) {
+            const double *v = src->list_velocity + 3 * i, *x = src->list_position + 3 * i;
+            double speed = hypot(hypot(v[0], v[1]), v[2]), r = src->list_radius[i];
+            if (!(speed * dt > f * r)) continue;
+            snprintf(err, err_len, "particles[%d].file: particle %ld of the file, at (%g, %g, %g) "
+                     "m, starts at %.4g m/s: it would move %.4g m per step (%s = %.4g s), more "
+                     "than %g of its radius %g m; lower its velocity or the step", k, i + 1, x[0],
+                     x[1], x[2], speed, speed * dt, step_words(s), dt, f, r);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < p->n_local; i++) {
+        double v = hypot(hypot(p->vx[i], p->vy[i]), p->vz[i]);
+        if (!(v * dt > f * p->radius[i])) continue;
+        snprintf(err, err_len, "particles: particle %lld at (%g, %g, %g) m starts at %.4g m/s: it "
+                 "would move %.4g m per step (%s = %.4g s), more than %g of its radius %g m; "
+                 "lower its velocity or the step", (long long)p->id[i], p->x[i], p->y[i],
+                 p->z[i], v, v * dt, step_words(s), dt, f, p->radius[i]);
         return -1;
     }
+    for (int k = 0; k < s->cfg.n_inlets; k++) {
+        const inlet_spec *in = &s->cfg.inlets[k];
+        double v = hypot(hypot(in->velocity[0], in->velocity[1]), in->velocity[2]);
+        if (!(v * dt > f * in->radius_min)) continue;
+        snprintf(err, err_len, "inlets[%d].velocity: %.4g m/s would move its particles %.4g m "
+                 "per step (%s = %.4g s), more than %g of the radius %g m", k, v, v * dt,
+                 step_words(s), dt, f, in->radius_min);
+        return -1;
+    }
+    double r_min = smallest_radius(s);
+    if (r_min == HUGE_VAL) return 0;
+    for (int k = 0; k < s->cfg.n_walls; k++) {
+        sim one = *s; /* wall_speed_bound of this wall alone */
+        one.cfg.walls = &s->cfg.walls[k];
+        one.cfg.n_walls = 1;
+        double v = wall_speed_bound(&one);
+        if (!(v * dt > f * r_min)) continue;
+        snprintf(err, err_len, "walls[%d]: its motion reaches %.4g m/s in the domain, %.4g m per "
+                 "step (%s = %.4g s), more than %g of the smallest radius %g m; slow the wall "
+                 "or lower the step", k, v, v * dt, step_words(s), dt, f, r_min);
+        return -1;
+    }
+    double g = hypot(hypot(s->cfg.gravity[0], s->cfg.gravity[1]), s->cfg.gravity[2]);
+    double h = 0.0;
+    for (int a = 0; a < 3; a++) h = fmax(h, s->cfg.domain_max[a] - s->cfg.domain_min[a]);
+    double v = sqrt(2.0 * g * h);
+    if (v * dt > f * r_min) {
+        snprintf(err, err_len, "gravity: |g| = %.4g m/s^2 accelerates a particle falling across "
+                 "the domain (%g m) to %.4g m/s, %.4g m per step (%s = %.4g s), more than %g of "
+                 "the smallest radius %g m; lower gravity or the step", g, h, v, v * dt,
+                 step_words(s), dt, f, r_min);
+        return -1;
+    }
+    return 0;
+}
+
+/* x / y rounded to a whole number of steps, as a double (no conversion can overflow). */
+static double round_ratio(double x, double y)
+{
+    return round(x / y);
+}
+
+int timestep_schedule(const sim *s, run_schedule *out, char *err, size_t err_len)
+{
+    const sim_config *cfg = &s->cfg;
+    double dt = s->dt;
+    *out = (run_schedule){0};
+    double steps = ceil(cfg->end_time / dt - 1e-9);
+    if (!(cfg->end_time >= dt)) {
+        snprintf(err, err_len, "time.end = %g s is shorter than one step (%s = %.4g s): the run "
+                 "would take no step", cfg->end_time, step_words(s), dt);
+        return -1;
+    }
+    if (!(steps <= TIMESTEP_MAX_STEPS)) {
+        snprintf(err, err_len, "time.end = %g s takes %.4g steps of %s = %.4g s, more than the "
+                 "%.0f (2^53) a run can count exactly; shorten the run or lengthen the step",
+                 cfg->end_time, steps, step_words(s), dt, TIMESTEP_MAX_STEPS);
+        return -1;
+    }
+    if (cfg->output_interval > 0.0 && cfg->output_interval < dt) {
+        snprintf(err, err_len, "time.output_interval = %g s is shorter than one step (%s = %.4g "
+                 "s): a snapshot every step at most", cfg->output_interval, step_words(s), dt);
+        return -1;
+    }
+    if (cfg->timeseries_interval > 0.0 && cfg->timeseries_interval < dt) {
+        snprintf(err, err_len, "time.timeseries_interval = %g s is shorter than one step (%s = "
+                 "%.4g s): a sample every step at most", cfg->timeseries_interval, step_words(s),
+                 dt);
+        return -1;
+    }
+    /* capped at 2^53 (>= steps: an interval longer than the run keeps its meaning, e.g.
+     * for the default time-series interval, a tenth of the snapshots') */
+    double every = cfg->output_interval > 0.0
+                       ? fmin(round_ratio(cfg->output_interval, dt), TIMESTEP_MAX_STEPS)
+                       : steps;
+    if (every < 1.0) every = 1.0;
+    double sample = cfg->timeseries_interval > 0.0
+                        ? fmin(round_ratio(cfg->timeseries_interval, dt), TIMESTEP_MAX_STEPS)
+                    : cfg->output_interval > 0.0 ? floor(every / 10.0)
+                                                 : floor(steps / 100.0);
+    if (sample < 1.0) sample = 1.0;
+    double snapshots = 1.0 + ceil(steps / every);
+    double particles = (double)s->p.n_local;
+    for (int k = 0; k < cfg->n_inlets; k++) {
+        const inlet_spec *in = &cfg->inlets[k];
+        double until = in->stop > 0.0 ? fmin(in->stop, cfg->end_time) : cfg->end_time;
+        if (until > in->start && s->inlets) particles += s->inlets[k].rate * (until - in->start);
+    }
+    double bytes = snapshots * particles * TIMESTEP_SNAPSHOT_BYTES_PER_PARTICLE;
+    if (!(snapshots <= TIMESTEP_MAX_SNAPSHOTS) || !(bytes <= TIMESTEP_MAX_OUTPUT_BYTES)) {
+        snprintf(err, err_len, "time.output_interval = %g s writes %.4g snapshots of up to %.4g "
+                 "particles, at least %.3g GB: more than the limit of %.0f snapshots and %.0f "
+                 "GB; lengthen the interval", cfg->output_interval, snapshots, particles,
+                 bytes / 1e9, TIMESTEP_MAX_SNAPSHOTS, TIMESTEP_MAX_OUTPUT_BYTES / 1e9);
+        return -1;
+    }
+    *out = (run_schedule){.steps = (int64_t)steps, .every = (int64_t)every,
+                          .sample_every = (int64_t)sample, .snapshots = (int64_t)snapshots,
+                          .particles = particles, .bytes = bytes};
     return 0;
 }
 

@@ -14,12 +14,48 @@
 #define DEMPACT_TIMESTEP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct sim;
 
 double timestep_rayleigh(const struct sim *s);
 double timestep_contact_time(const struct sim *s, double impact_speed);
 double timestep_impact_speed(const struct sim *s);
+/* Chooses or checks the step. Returns 0 or -1 with a message that starts with the key
+ * at fault. What a case asks of the step is checked apart (timestep_check_speeds,
+ * timestep_schedule: `dempact check` and `run` call them), since a simulation built in
+ * code (dempact collide, bench, the tests) has no time.end. */
 int choose_timestep(struct sim *s, char *err, size_t err_len);
+
+/* A particle may move at most WATCHDOG_STEP_FRACTION (half) of its radius in one step:
+ * beyond that the step cannot resolve its contacts. Refuses, naming the key, what would
+ * move faster from the start: a particle's initial velocity (its id), an inlet's
+ * velocity, a wall's motion (its fastest material point in the domain), and a free fall
+ * across the whole domain under gravity. A particle file's rows are named by their source
+ * (the config's sources must still be there: not after sim_config.sources_copied freed
+ * them). Returns 0 or -1 with a message. */
+int timestep_check_speeds(const struct sim *s, char *err, size_t err_len);
+
+/* The run in steps, from time.end, time.output_interval and time.timeseries_interval at
+ * the step s->dt. */
+#define TIMESTEP_MAX_STEPS 9007199254740992.0 /* 2^53: time = step x dt stays exact */
+#define TIMESTEP_MAX_SNAPSHOTS 1000000.0
+#define TIMESTEP_MAX_OUTPUT_BYTES 1e12 /* 1 TB */
+#define TIMESTEP_SNAPSHOT_BYTES_PER_PARTICLE 212.0 /* the per-particle datasets alone */
+typedef struct run_schedule {
+    int64_t steps;        /* to time.end */
+    int64_t every;        /* steps between snapshots (the last is written anyway) */
+    int64_t sample_every; /* steps between time-series samples */
+    int64_t snapshots;    /* how many the run writes, the first and last included */
+    double particles;     /* the most particles a snapshot can hold (inlets included) */
+    double bytes;         /* a floor of the output's size: the snapshots' per-particle data */
+} run_schedule;
+
+/* Fills *out. Refuses (returns -1 with a message naming the key, the value and the
+ * limit) a time.end shorter than one step, more than TIMESTEP_MAX_STEPS steps, an output or time-series interval shorter
+ * than the step, more than TIMESTEP_MAX_SNAPSHOTS snapshots or an output estimated above
+ * TIMESTEP_MAX_OUTPUT_BYTES. Called by `dempact check` and again by `dempact run` once
+ * --end-time and a restart have set the end and the step. */
+int timestep_schedule(const struct sim *s, run_schedule *out, char *err, size_t err_len);
 
 #endif

@@ -46,6 +46,7 @@ typedef struct particle_scan {
     bool not_finite; /* a position or velocity (full: angular velocity, force, torque too) */
     bool outside;    /* a centre outside the domain along a non-periodic axis */
     bool fast;       /* a particle whose kinetic energy alone exceeds the budget */
+    bool too_fast;   /* maybe a particle that moves more than STEP_FRACTION r per step */
 } particle_scan;
 
 /* The flags are bit tricks on the doubles' representations, so that the loop is
@@ -68,21 +69,25 @@ static inline uint64_t bits_of(double v)
 
 /* The flags of particles [start, end): [0] a non-finite position or velocity (with
  * `all`, also angular velocity, force or torque), [1] a centre outside [lo, hi], [2] a
- * speed^2 above v2_max. Values are summed before the finiteness test (NaN and infinity
- * survive a sum; a false alarm from an overflowing sum only costs the exact search). */
+ * speed^2 above v2_max, [3] a speed^2 above v2_step (the exact test, against each
+ * particle's own radius, follows only then). Values are summed before the finiteness
+ * test (NaN and infinity survive a sum; a false alarm from an overflowing sum only costs
+ * the exact search). */
 static void flag_block(const particle_store *p, size_t start, size_t end, const double lo[3],
-                       const double hi[3], double v2_max, bool all, uint64_t flags[3])
+                       const double hi[3], double v2_max, double v2_step, bool all,
+                       uint64_t flags[4])
 {
     const double *restrict x = p->x, *restrict y = p->y, *restrict z = p->z;
     const double *restrict vx = p->vx, *restrict vy = p->vy, *restrict vz = p->vz;
     const double lx = lo[0], ly = lo[1], lz = lo[2], hx = hi[0], hy = hi[1], hz = hi[2];
-    uint64_t bad = 0, out = 0, fast = 0;
+    uint64_t bad = 0, out = 0, fast = 0, too_fast = 0;
     for (size_t i = start; i < end; i++) {
         double v2 = vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i];
         bad |= NOT_FINITE(x[i] + y[i] + z[i] + v2);
         out |= BELOW(x[i], lx) | BELOW(hx, x[i]) | BELOW(y[i], ly) | BELOW(hy, y[i]) |
                BELOW(z[i], lz) | BELOW(hz, z[i]);
         fast |= BELOW(v2_max, v2);
+        too_fast |= BELOW(v2_step, v2);
     }
     if (all) {
         const double *restrict wx = p->wx, *restrict wy = p->wy, *restrict wz = p->wz;
@@ -95,6 +100,7 @@ static void flag_block(const particle_store *p, size_t start, size_t end, const 
     flags[0] = bad & SIGN;
     flags[1] = out & SIGN;
     flags[2] = fast & SIGN;
+    flags[3] = too_fast & SIGN;
 }
 
 /* Kinetic + potential energy of particles [start, end), summed in four fixed lanes. */
@@ -126,8 +132,8 @@ static double energy_block(const particle_store *p, size_t start, size_t end, co
 /* One pass over fixed blocks of particles (in parallel for large systems; the blocks
  * and the order of their sums do not depend on the number of threads). `full` adds the
  * angular velocities, forces and torques, and the energy sum when budget is finite. */
-static void scan_particles(const sim *s, double budget, double mass_floor, bool full,
-                           particle_scan *out)
+static void scan_particles(const sim *s, double budget, double mass_floor, double radius_floor,
+                           bool full, particle_scan *out)
 {
     const particle_store *p = &s->p;
     size_t n = p->n_local;
@@ -135,7 +141,7 @@ static void scan_particles(const sim *s, double budget, double mass_floor, bool 
     if (block < MIN_BLOCK) block = MIN_BLOCK;
     size_t n_blocks = (n + block - 1) / block;
     double energy[MAX_BLOCKS];
-    uint64_t flags[MAX_BLOCKS][3];
+    uint64_t flags[MAX_BLOCKS][4];
     double origin[3], lo[3], hi[3];
     potential_origin(s, origin);
     for (int a = 0; a < 3; a++) {
@@ -147,11 +153,14 @@ static void scan_particles(const sim *s, double budget, double mass_floor, bool 
     double v2_max = isfinite(budget) && mass_floor > 0.0
                         ? 2.0 * budget * (1.0 + w.energy_tolerance) / mass_floor
                         : HUGE_VAL;
+    /* |v| dt > STEP_FRACTION r for some particle only if v^2 > (STEP_FRACTION r_min / dt)^2 */
+    double step_reach = WATCHDOG_STEP_FRACTION * radius_floor / s->dt;
+    double v2_step = s->dt > 0.0 && step_reach < 1e150 ? step_reach * step_reach : HUGE_VAL;
     bool with_energy = full && isfinite(budget);
     #pragma omp parallel for schedule(static) if (n > s->parallel_min && n_blocks > 1)
     for (size_t b = 0; b < n_blocks; b++) {
         size_t start = b * block, end = start + block < n ? start + block : n;
-        flag_block(p, start, end, lo, hi, v2_max, full, flags[b]);
+        flag_block(p, start, end, lo, hi, v2_max, v2_step, full, flags[b]);
         energy[b] = with_energy ? energy_block(p, start, end, s->cfg.gravity, origin) : 0.0;
     }
     *out = (particle_scan){.energy = 0.0};
@@ -160,13 +169,14 @@ static void scan_particles(const sim *s, double budget, double mass_floor, bool 
         out->not_finite |= flags[b][0] != 0;
         out->outside |= flags[b][1] != 0;
         out->fast |= flags[b][2] != 0;
+        out->too_fast |= flags[b][3] != 0;
     }
 }
 
 double watchdog_energy(const sim *s)
 {
     particle_scan scan;
-    scan_particles(s, 0.0, 0.0, true, &scan);
+    scan_particles(s, 0.0, 0.0, 0.0, true, &scan);
     return scan.energy;
 }
 
@@ -317,6 +327,37 @@ static void find_outside(const sim *s, watchdog_report *r)
         }
 }
 
+/* The first particle that moves more than STEP_FRACTION of its radius in one step. */
+static void find_too_fast(const sim *s, watchdog_report *r)
+{
+    const particle_store *p = &s->p;
+    for (size_t i = 0; i < p->n_local; i++) {
+        double reach = WATCHDOG_STEP_FRACTION * p->radius[i];
+        double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
+        if (!(sqrt(v2) * s->dt > reach)) continue;
+        r->problem = WATCHDOG_TOO_FAST;
+        r->limit = reach;
+        fill_particle(s, i, r);
+        strongest_contact(s, i, &r->contact);
+        return;
+    }
+}
+
+/* The step the engine refused (sim.fault). */
+static void report_fault(const sim *s, watchdog_report *r)
+{
+    r->problem = WATCHDOG_RUNAWAY;
+    if (s->fault != SIM_FAULT_RUNAWAY || s->fault_particle < 0 ||
+        (size_t)s->fault_particle >= s->p.n_local)
+        return;
+    size_t i = (size_t)s->fault_particle;
+    int a = s->fault_axis;
+    fill_particle(s, i, r);
+    r->axis = a;
+    r->side = r->position[a] < s->cfg.domain_min[a] ? -1 : 1;
+    r->limit = SIM_RUNAWAY_MARGIN * (s->cfg.domain_max[a] - s->cfg.domain_min[a]);
+}
+
 /* The particle with the largest kinetic energy: the likeliest culprit of a rise. */
 static void find_fastest(const sim *s, watchdog_report *r)
 {
@@ -361,9 +402,13 @@ static watchdog_problem check(const sim *s, const watchdog_state *st, bool full,
     *r = (watchdog_report){.problem = WATCHDOG_OK, .step = s->step, .time = s->time,
                            .particle = -1, .particle_id = -1, .energy = NAN,
                            .energy_budget = budget};
+    if (s->fault) {
+        report_fault(s, r);
+        return r->problem;
+    }
     if (s->p.n_local == 0) return WATCHDOG_OK; /* an inlet may fill it later */
     particle_scan scan;
-    scan_particles(s, budget, st->mass_floor, full, &scan);
+    scan_particles(s, budget, st->mass_floor, st->radius_floor, full, &scan);
     if (scan.not_finite) {
         find_not_finite(s, r);
         if (r->problem) return r->problem;
@@ -392,6 +437,10 @@ static watchdog_problem check(const sim *s, const watchdog_state *st, bool full,
     }
     if (scan.outside) {
         find_outside(s, r);
+        if (r->problem) return r->problem;
+    }
+    if (scan.too_fast) {
+        find_too_fast(s, r);
         if (r->problem) return r->problem;
     }
     if (!isfinite(budget)) return r->problem;
@@ -514,6 +563,36 @@ void watchdog_format(const watchdog_report *r, const sim *s, char *out, size_t l
         }
         say_state(&t, r);
         break;
+    case WATCHDOG_TOO_FAST: {
+        double v = hypot(hypot(r->velocity[0], r->velocity[1]), r->velocity[2]);
+        say(&t, "particle %lld moves %.4g m per step (%.4g m/s, time.step %.4g s), more than %g "
+                "of its radius (%.4g m): the step cannot integrate it",
+            (long long)r->particle_id, v * s->dt, v, s->dt, WATCHDOG_STEP_FRACTION, r->limit);
+        if (r->contact.found) {
+            say(&t, "; its strongest contact: with ");
+            say_contact(&t, s, &r->contact);
+        }
+        say_state(&t, r);
+        break;
+    }
+    case WATCHDOG_RUNAWAY:
+        if (r->particle < 0) {
+            if (s->fault == SIM_FAULT_PAIRS)
+                say(&t, "the neighbour list would hold more than %zu candidate pairs (particles "
+                        "crowded into few cells); stopped before building it", CONTACT_MAX_PAIRS);
+            else
+                say(&t, "the particles spread too wide for the neighbour grid");
+            break;
+        }
+        say(&t, "particle %lld is far outside the domain: %c = %.6g m is more than %g m (%g "
+                "domain length%s) %s the domain's %s face at %g m; stopped before the neighbour "
+                "grid is sized for it",
+            (long long)r->particle_id, axis[r->axis], r->position[r->axis], r->limit,
+            SIM_RUNAWAY_MARGIN, SIM_RUNAWAY_MARGIN == 1.0 ? "" : "s",
+            r->side < 0 ? "below" : "above", r->side < 0 ? "min" : "max",
+            r->side < 0 ? s->cfg.domain_min[r->axis] : s->cfg.domain_max[r->axis]);
+        say_state(&t, r);
+        break;
     case WATCHDOG_ENERGY_RISE:
         say(&t, "kinetic + gravitational energy is %.6g J, above the %.6g J the system started "
                 "with (tolerance %.3g): a closed dissipative system is gaining energy",
@@ -543,7 +622,7 @@ void watchdog_start(watchdog_state *st, const sim *s, FILE *log)
 watchdog_problem watchdog_guard(sim *s, watchdog_state *st, watchdog_report *r)
 {
     watchdog_settings w = watchdog_settings_of(s);
-    if (s->step % w.interval != 0) {
+    if (s->step % w.interval != 0 && !s->fault) {
         r->problem = WATCHDOG_OK;
         return WATCHDOG_OK;
     }
@@ -551,7 +630,8 @@ watchdog_problem watchdog_guard(sim *s, watchdog_state *st, watchdog_report *r)
         bool full = (s->step / w.interval) % WATCHDOG_FULL_EVERY == 0;
         watchdog_problem p = check(s, st, full, r);
         if (p == WATCHDOG_OK || w.on_error != WATCHDOG_ACTION_DROP_PARTICLE ||
-            p == WATCHDOG_ENERGY_RISE || p == WATCHDOG_NO_PARTICLES || r->particle < 0)
+            p == WATCHDOG_ENERGY_RISE || p == WATCHDOG_NO_PARTICLES || p == WATCHDOG_RUNAWAY ||
+            r->particle < 0)
             return p;
         if (st->log) {
             char msg[1024];

@@ -5,7 +5,14 @@
  *  - a contact whose overlap exceeds max_overlap_fraction (default 0.5) of the smaller
  *    radius (of the particle's radius against a wall);
  *  - a particle whose centre left the domain along a non-periodic axis;
+ *  - a particle that moves more than WATCHDOG_STEP_FRACTION of its radius in one step
+ *    (|v| dt > 0.5 r): the explicit step cannot resolve its contacts any more, and a
+ *    step later it may be anywhere;
  *  - energy rising in a closed dissipative system (below).
+ * Before all of these it reports a step the engine refused to complete (sim.fault: a
+ * particle farther outside the domain than SIM_RUNAWAY_MARGIN domain lengths, found at a
+ * neighbour rebuild, before the grid is sized for it). That one always stops the run,
+ * whatever on_error says.
  * and reports the particle, its contact (the other particle or the wall), the contact's
  * law and the step. It only reads the simulation: watchdog_check() is a pure function
  * of the sim and the energy budget. watchdog_guard() wraps it for the step loop: it
@@ -48,6 +55,7 @@
 #define WATCHDOG_DEFAULT_OVERLAP 0.5
 #define WATCHDOG_DEFAULT_ENERGY_TOLERANCE 0.01
 #define WATCHDOG_FULL_EVERY 100 /* every 100th check of the guard is a full one */
+#define WATCHDOG_STEP_FRACTION 0.5 /* of its radius: the most a particle may move per step */
 
 typedef enum watchdog_problem {
     WATCHDOG_OK = 0,
@@ -55,7 +63,9 @@ typedef enum watchdog_problem {
     WATCHDOG_OVERLAP,      /* a contact overlaps more than allowed */
     WATCHDOG_LEFT_DOMAIN,  /* a centre outside the box along a non-periodic axis */
     WATCHDOG_ENERGY_RISE,  /* energy created in a closed dissipative system */
-    WATCHDOG_NO_PARTICLES  /* every particle was dropped */
+    WATCHDOG_NO_PARTICLES, /* every particle was dropped */
+    WATCHDOG_TOO_FAST,     /* a particle moves more than WATCHDOG_STEP_FRACTION r per step */
+    WATCHDOG_RUNAWAY       /* the engine refused a step (sim.fault) */
 } watchdog_problem;
 
 /* A contact as the report names it. */
@@ -82,8 +92,10 @@ typedef struct watchdog_report {
     watchdog_contact contact; /* OVERLAP: the contact at fault; otherwise the particle's
                                  strongest contact (non-finite or largest force), if any */
     double limit;         /* OVERLAP: the allowed fraction; LEFT_DOMAIN: the face crossed;
-                             ENERGY_RISE: the energy allowed, J */
-    int axis, side;       /* LEFT_DOMAIN: 0..2, -1 below min / +1 above max */
+                             ENERGY_RISE: the energy allowed, J; TOO_FAST: the distance
+                             allowed per step, m; RUNAWAY: the distance from the domain
+                             allowed, m */
+    int axis, side;       /* LEFT_DOMAIN, RUNAWAY: 0..2, -1 below min / +1 above max */
     double energy, energy_budget; /* J, when the energy check applies (else NAN) */
 } watchdog_report;
 

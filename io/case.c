@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "case_internal.h"
+#include "text_encoding.h"
 
 #define MAX_CASE_BYTES (16u << 20)
 
@@ -51,6 +52,14 @@ static int read_case_file(case_reader *c)
         return -1;
     }
     c->text[c->len] = '\0';
+    /* libyaml would read UTF-16 and UTF-32 too, but the case text is kept with the output
+     * as UTF-8 (and compared by a restart): refuse them by name; a UTF-8 mark libyaml
+     * skips itself */
+    const char *encoding = text_encoding_problem(c->text, c->len);
+    if (encoding) {
+        snprintf(c->err, c->err_len, "%s: %s", c->path, encoding);
+        return -1;
+    }
     return 0;
 }
 
@@ -111,6 +120,12 @@ static int keep_source_text(case_reader *c)
 
 int case_load(const char *path, sim_config *cfg, char *err, size_t err_len)
 {
+    return case_load_stoppable(path, cfg, NULL, err, err_len);
+}
+
+int case_load_stoppable(const char *path, sim_config *cfg, volatile sig_atomic_t *stop,
+                        char *err, size_t err_len)
+{
     char scratch[1];
     if (!err || err_len == 0) {
         err = scratch;
@@ -123,6 +138,7 @@ int case_load(const char *path, sim_config *cfg, char *err, size_t err_len)
         return -1;
     }
     memset(cfg, 0, sizeof *cfg);
+    cfg->stop = stop;
     case_reader c = {.path = path, .cfg = cfg, .err = err, .err_len = err_len};
     int rc = read_case_file(&c);
     if (rc == 0) rc = locate(&c);
@@ -134,6 +150,7 @@ int case_load(const char *path, sim_config *cfg, char *err, size_t err_len)
     if (rc == 0) rc = case_read_materials(&c);
     if (rc == 0) rc = case_read_contacts(&c);
     if (rc == 0) rc = case_read_walls(&c);
+    if (rc == 0) rc = case_check_walls_reach(&c);
     if (rc == 0) rc = case_read_sources(&c);
     if (rc == 0) rc = case_read_population(&c);
     if (rc == 0) rc = case_check_walls_hold(&c);

@@ -21,9 +21,22 @@
 #include <stddef.h>
 #include "../engine/config.h"
 
+/* Limits the reader holds every case to (docs/guarantees.md lists them all):
+ * domain coordinates within +-CASE_MAX_COORDINATE m; every wall (its points, ends and
+ * STL vertices) within CASE_WALL_REACH domain lengths of the domain along each axis, its
+ * sizes (radii, half sizes, lengths) at most CASE_WALL_REACH domain diagonals. */
+#define CASE_MAX_COORDINATE 1e9
+#define CASE_WALL_REACH 10.0
+
 /* Reads the case file at `path` into *cfg (which is overwritten: it must not hold
  * allocations). Returns 0, or -1 with a message (one or more lines) in err and *cfg
  * zeroed. On success free *cfg with sim_config_free. */
 int case_load(const char *path, sim_config *cfg, char *err, size_t err_len);
+
+/* The same, with cfg->stop = stop: the reader's long loops (a particle file's rows and
+ * overlap check, an STL file's facets) give up when *stop becomes non-zero, with a
+ * message saying so. */
+int case_load_stoppable(const char *path, sim_config *cfg, volatile sig_atomic_t *stop,
+                        char *err, size_t err_len);
 
 #endif

@@ -85,6 +85,119 @@ int case_check_walls_hold(case_reader *c)
 }
 
 /* ------------------------------------------------------------------------------------
+ * Walls lie near the domain: a wall 1e15 m away cannot touch a particle and betrays a
+ * unit mistake; its sizes feed the timestep (a wall's speed bound) and the contact search.
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct reach {
+    double lo[3], hi[3]; /* the domain enlarged by CASE_WALL_REACH lengths on every side */
+    double size;         /* CASE_WALL_REACH domain diagonals */
+} reach;
+
+static reach reach_of(const sim_config *cfg)
+{
+    reach r;
+    double d2 = 0.0;
+    for (int a = 0; a < 3; a++) {
+        double len = cfg->domain_max[a] - cfg->domain_min[a];
+        r.lo[a] = cfg->domain_min[a] - CASE_WALL_REACH * len;
+        r.hi[a] = cfg->domain_max[a] + CASE_WALL_REACH * len;
+        d2 += len * len;
+    }
+    r.size = CASE_WALL_REACH * sqrt(d2);
+    return r;
+}
+
+static bool within(const reach *r, const double x[3])
+{
+    for (int a = 0; a < 3; a++)
+        if (!(x[a] >= r->lo[a] && x[a] <= r->hi[a])) return false;
+    return true;
+}
+
+static int refuse_point(case_reader *c, const char *key, const char *what, const double x[3],
+                        const reach *r)
+{
+    return case_fail_at(c, key, "%s: %s (%g, %g, %g) lies farther than %g domain lengths from the "
+                        "domain (x from %g to %g, y from %g to %g, z from %g to %g m): a wall "
+                        "there cannot touch a particle; check the units", key, what, x[0], x[1],
+                        x[2], CASE_WALL_REACH, r->lo[0], r->hi[0], r->lo[1], r->hi[1], r->lo[2],
+                        r->hi[2]);
+}
+
+static int refuse_size(case_reader *c, const char *key, double v, const reach *r)
+{
+    return case_fail_at(c, key, "%s = %g m is more than %g domain diagonals (%g m); check the "
+                        "units", key, v, CASE_WALL_REACH, r->size);
+}
+
+static int check_wall_reach(case_reader *c, int k, const reach *r)
+{
+    const wall_spec *w = &c->cfg->walls[k];
+    key_path point = case_key("walls[%d].point", k);
+    double centre[3];
+    for (int a = 0; a < 3; a++)
+        centre[a] = 0.5 * (c->cfg->domain_min[a] + c->cfg->domain_max[a]);
+    switch (w->kind) {
+    case WALL_PLANE: {
+        if (!within(r, w->point)) return refuse_point(c, point.s, "the point", w->point, r);
+        double d = fabs(plane_distance(w, centre));
+        if (!(d <= r->size))
+            return case_fail_at(c, point.s, "%s: the plane lies %g m from the domain's centre, more "
+                                "than %g domain diagonals (%g m): it cannot touch a particle; "
+                                "check the units", point.s, d, CASE_WALL_REACH, r->size);
+        break;
+    }
+    case WALL_RECTANGLE:
+        if (!within(r, w->point)) return refuse_point(c, point.s, "the centre", w->point, r);
+        for (int q = 0; q < 2; q++)
+            if (!(w->half_size[q] <= r->size))
+                return refuse_size(c, case_key("walls[%d].half_size[%d]", k, q).s,
+                                   w->half_size[q], r);
+        break;
+    case WALL_CYLINDER:
+    case WALL_CONE: {
+        if (!within(r, w->point)) return refuse_point(c, point.s, "the first end's centre",
+                                                      w->point, r);
+        if (!(w->length <= r->size))
+            return refuse_size(c, case_key("walls[%d].length", k).s, w->length, r);
+        for (int q = 0; q < 2; q++)
+            if (!(w->radii[q] <= r->size))
+                return refuse_size(c, case_key(w->kind == WALL_CONE ? "walls[%d].radii[%d]"
+                                                                    : "walls[%d].radius", k, q).s,
+                                   w->radii[q], r);
+        break;
+    }
+    case WALL_STL: {
+        key_path file = case_key("walls[%d].file", k);
+        for (long t = 0; t < w->n_triangles; t++)
+            for (int v = 0; v < 3; v++) {
+                const double *x = w->mesh + 9 * t + 3 * v;
+                if (within(r, x)) continue;
+                char what[96];
+                snprintf(what, sizeof what, "vertex %d of triangle %ld (scaled and translated)",
+                         v + 1, t + 1);
+                return refuse_point(c, file.s, what, x, r);
+            }
+        break;
+    }
+    }
+    bool turns = w->angular_velocity != 0.0;
+    if (turns && !within(r, w->rotation_point))
+        return refuse_point(c, case_key("walls[%d].rotation.axis_point", k).s, "the axis point",
+                            w->rotation_point, r);
+    return 0;
+}
+
+int case_check_walls_reach(case_reader *c)
+{
+    reach r = reach_of(c->cfg);
+    for (int k = 0; k < c->cfg->n_walls; k++)
+        if (check_wall_reach(c, k, &r) != 0) return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------
  * Every pair of materials that can touch needs a contact entry.
  * ---------------------------------------------------------------------------------- */
 

@@ -272,6 +272,7 @@ int case_read_population(case_reader *c);
  * ---------------------------------------------------------------------------------- */
 
 int case_check_walls_hold(case_reader *c);
+int case_check_walls_reach(case_reader *c);
 int case_check_contact_pairs(case_reader *c);
 
 #endif

@@ -2,12 +2,15 @@
  * or a CSV file), and the inlets and outlets that add and remove them during a run. */
 #include "case_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "overlap_check.h"
 #include "particle_csv.h"
+#include "engine/watchdog.h"
 
 /* ------------------------------------------------------------------------------------
  * Particle sources.
@@ -118,6 +121,15 @@ static int read_generated_source(case_reader *c, const char *at, const raw_sourc
     if (read_region(c, at, r->region, s) != 0 || read_radius(c, at, s) != 0) return -1;
     if (!lattice && !r->count)
         return case_fail_at(c, at, "%s: a random source needs 'count' (how many particles)", at);
+    for (int a = 0; !lattice && a < 3; a++) { /* else its centres would be drawn outside */
+        double span = s->region_max[a] - s->region_min[a];
+        if (2.0 * s->radius_max > span) {
+            key_path radius = case_key("%s.radius", at);
+            return case_fail_at(c, radius.s, "%s: a sphere of diameter %g m does not fit in the "
+                                "region (%c spans %g m)", radius.s, 2.0 * s->radius_max, "xyz"[a],
+                                span);
+        }
+    }
     if (r->count && case_read_count(c, count.s, r->count, &s->count) != 0) return -1;
     if (s->count < 0 || (!lattice && s->count == 0))
         return case_fail_at(c, count.s, "%s = %s must be %s", count.s, r->count,
@@ -167,6 +179,45 @@ static int check_list_inside_domain(const case_reader *c, const char *file_key,
     return 0;
 }
 
+/* Every radius fits in the domain (a sphere wider than the whole box is a unit mistake:
+ * millimetres read as metres). */
+static int check_list_radii(const case_reader *c, const char *file_key, const char *file,
+                            const particle_source *s)
+{
+    const sim_config *cfg = c->cfg;
+    double widest = 0.0;
+    for (int a = 0; a < 3; a++) widest = fmax(widest, cfg->domain_max[a] - cfg->domain_min[a]);
+    for (long i = 0; i < s->n_list; i++)
+        if (s->list_radius[i] > widest)
+            return case_fail_at(c, file_key, "%s: particle %ld of %s has radius %g m, larger than "
+                                "the domain's widest side (%g m)", file_key, i + 1, file,
+                                s->list_radius[i], widest);
+    return 0;
+}
+
+/* No two of the file's particles overlap by more than the watchdog allows at the start
+ * (watchdog.max_overlap_fraction of the smaller radius): checked here, on a hash of
+ * cells, so that a file of coincident particles is refused before the engine builds a
+ * neighbour list in which every one of them is a candidate of every other. */
+static int check_list_overlaps(const case_reader *c, const char *file_key, const char *file,
+                               const particle_source *s)
+{
+    double limit = c->cfg->watchdog.max_overlap_fraction > 0.0
+                       ? c->cfg->watchdog.max_overlap_fraction
+                       : WATCHDOG_DEFAULT_OVERLAP;
+    overlap_found o;
+    int rc = overlap_check(s->list_position, s->list_radius, (size_t)s->n_list, limit,
+                           c->cfg->stop, &o);
+    if (rc == 0) return 0;
+    if (rc == -1) return case_fail_at(c, file_key, "%s: out of memory", file_key);
+    if (rc == -2) return case_fail_at(c, file_key, "%s: stopped by a signal", file_key);
+    const double *a = s->list_position + 3 * o.first, *b = s->list_position + 3 * o.second;
+    return case_fail_at(c, file_key, "%s: particle %zu of %s at (%g, %g, %g) overlaps particle "
+                        "%zu at (%g, %g, %g) by %.4g m = %.3g of the smaller radius (limit %g, "
+                        "watchdog.max_overlap_fraction)", file_key, o.second + 1, file, b[0],
+                        b[1], b[2], o.first + 1, a[0], a[1], a[2], o.overlap, o.fraction, limit);
+}
+
 static int read_file_source(case_reader *c, const char *at, const raw_source *r,
                             particle_source *s)
 {
@@ -188,7 +239,7 @@ static int read_file_source(case_reader *c, const char *at, const raw_source *r,
         return -1;
     }
     char csv_err[512];
-    int rc = particle_csv_read(path, s, csv_err, sizeof csv_err);
+    int rc = particle_csv_read_stoppable(path, s, c->cfg->stop, csv_err, sizeof csv_err);
     if (rc == -2)
         case_fail_at(c, file_key.s, "%s: %s", file_key.s, csv_err);
     else if (rc != 0)
@@ -200,6 +251,8 @@ static int read_file_source(case_reader *c, const char *at, const raw_source *r,
                              "one place only", v.s, path);
     } else {
         rc = check_list_inside_domain(c, file_key.s, path, s);
+        if (rc == 0) rc = check_list_radii(c, file_key.s, path, s);
+        if (rc == 0) rc = check_list_overlaps(c, file_key.s, path, s);
     }
     free(path);
     if (rc != 0) return -1;

@@ -2,6 +2,7 @@
  * and its materials, which the contacts, walls and particles name. */
 #include "case_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,10 +47,20 @@ int case_read_domain(case_reader *c)
     if (case_read_vector(c, "domain.min", d->min, 3, cfg->domain_min) != 0 ||
         case_read_vector(c, "domain.max", d->max, 3, cfg->domain_max) != 0)
         return -1;
-    for (int a = 0; a < 3; a++)
+    for (int a = 0; a < 3; a++) {
         if (!(cfg->domain_min[a] < cfg->domain_max[a]))
             return case_fail_at(c, "domain.max", "domain: min %c = %g must be < max %c = %g",
                                 axis[a], cfg->domain_min[a], axis[a], cfg->domain_max[a]);
+        /* beyond, a double no longer resolves a tenth of a micrometre (and the engine's
+         * margins around the domain stay finite) */
+        for (int side = 0; side < 2; side++) {
+            double v = side ? cfg->domain_max[a] : cfg->domain_min[a];
+            if (fabs(v) <= CASE_MAX_COORDINATE) continue;
+            key_path k = case_key("domain.%s[%d]", side ? "max" : "min", a);
+            return case_fail_at(c, k.s, "%s = %g m is out of range [-%g, %g] m", k.s, v,
+                                CASE_MAX_COORDINATE, CASE_MAX_COORDINATE);
+        }
+    }
     for (int a = 0; d->periodic[0] && a < 3; a++) {
         key_path p = case_key("domain.periodic[%d]", a);
         if (case_read_bool(c, p.s, d->periodic[a], &cfg->periodic[a]) != 0) return -1;
@@ -85,6 +96,11 @@ int case_read_time(case_reader *c)
     const raw_neighbour *nb = c->raw->neighbour;
     if (nb && nb->skin && case_read_non_negative(c, "neighbour.skin", nb->skin, &cfg->skin) != 0)
         return -1;
+    double widest = 0.0; /* a skin wider than the domain pairs every particle with every other */
+    for (int a = 0; a < 3; a++) widest = fmax(widest, cfg->domain_max[a] - cfg->domain_min[a]);
+    if (cfg->skin > widest)
+        return case_fail_at(c, "neighbour.skin", "neighbour.skin = %g m is wider than the domain's "
+                            "widest side (%g m)", cfg->skin, widest);
     return 0;
 }
 

@@ -189,7 +189,7 @@ static int read_stl(case_reader *c, const char *at, const raw_wall *r, wall_spec
     char stl_err[512];
     double *tri = NULL;
     long n = 0;
-    int rc = stl_read(path, &tri, &n, stl_err, sizeof stl_err);
+    int rc = stl_read_stoppable(path, &tri, &n, c->cfg->stop, stl_err, sizeof stl_err);
     free(path);
     if (rc != 0) return case_fail_at(c, file.s, "%s: %s", file.s, stl_err);
     for (long k = 0; k < 9 * n; k++) {

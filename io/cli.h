@@ -5,6 +5,8 @@
 #ifndef DEMPACT_CLI_H
 #define DEMPACT_CLI_H
 
+#include <signal.h>
+
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 1
 #define EXIT_WATCHDOG 4 /* the numerical watchdog stopped the run (engine/watchdog.h) */
@@ -18,10 +20,13 @@ int cli_check(int argc, char **argv);
 
 /* What run and check do before the first step: reads the case, builds the simulation
  * and checks the state it starts from. Returns 0, or EXIT_BAD_INPUT after printing the
- * error (FILE:LINE: ...) on stderr. Free *s and *cfg afterwards in both cases. */
+ * error (FILE:LINE: ...) on stderr. Free *s and *cfg afterwards in both cases. stop (may
+ * be NULL): the caller's signal flag, polled by the long loops of reading and filling
+ * (cfg->stop); when it was set the return is 128 + its value (the signal's number). */
 struct sim_config;
 struct sim;
-int cli_check_case(const char *case_path, struct sim_config *cfg, struct sim *s);
+int cli_check_case(const char *case_path, struct sim_config *cfg, struct sim *s,
+                   volatile sig_atomic_t *stop);
 
 /* Parses "KEY=VALUE" law parameters and "on"/"off" switches (shared helpers). */
 int cli_parse_double(const char *text, double *out);

@@ -13,6 +13,7 @@
 #include "lammps_data.h"
 #include "engine/bed.h"
 #include "engine/sim.h"
+#include "engine/watchdog.h"
 #include "models/calibrate.h"
 
 /* Defaults: glass beads of 2 mm, as in cases/pour.yaml. */
@@ -123,6 +124,35 @@ static double rayleigh_time(double radius, const material *m)
 {
     double shear = m->young / (2.0 * (1.0 + m->poisson));
     return M_PI * radius * sqrt(m->density / shear) / (0.1631 * m->poisson + 0.8766);
+}
+
+/* A loaded file the engine can start from: no atoms overlapping by more than the
+ * watchdog's default allows, a solid fraction <= 1 (lammps_data_check_packing), and no
+ * atom moving more than half its radius per step (*dt: --dt, or 0 for the default the
+ * bench takes from the smallest atom, which it is set to here). Prints the problem. */
+static int loaded_bed_is_sane(const lammps_data *d, const char *path, const material *m,
+                              double *dt)
+{
+    char err[1024];
+    if (lammps_data_check_packing(d, WATCHDOG_DEFAULT_OVERLAP, NULL, path, err, sizeof err) != 0) {
+        fprintf(stderr, "dempact bench: %s\n", err);
+        return -1;
+    }
+    double r_min = HUGE_VAL;
+    for (size_t i = 0; i < d->n; i++) r_min = fmin(r_min, 0.5 * d->diameter[i]);
+    material mat = *m;
+    mat.density = d->density[0];
+    if (*dt == 0) *dt = D_RAYLEIGH_FRACTION * rayleigh_time(r_min, &mat);
+    for (size_t i = 0; i < d->n; i++) {
+        const double *v = d->v + 3 * i;
+        double speed = hypot(hypot(v[0], v[1]), v[2]), r = 0.5 * d->diameter[i];
+        if (!(speed * *dt > WATCHDOG_STEP_FRACTION * r)) continue;
+        fprintf(stderr, "dempact bench: %s: atom %lld moves at %.4g m/s, %.4g m per step (dt = "
+                        "%.4g s), more than %g of its radius %g m: the step cannot integrate it\n",
+                path, (long long)d->id[i], speed, speed * *dt, *dt, WATCHDOG_STEP_FRACTION, r);
+        return -1;
+    }
+    return 0;
 }
 
 typedef struct contact_count { size_t pairs, walls; } contact_count;
@@ -291,7 +321,7 @@ int cli_bench(int argc, char **argv)
             fprintf(stderr, "dempact bench: %s\n", err);
             return EXIT_BAD_INPUT;
         }
-        int rc = bed_from_data(&d, &b, load);
+        int rc = loaded_bed_is_sane(&d, load, &mat, &dt) != 0 ? -1 : bed_from_data(&d, &b, load);
         lammps_data_free(&d);
         if (rc != 0) return EXIT_BAD_INPUT;
         mat.density = b.density;
@@ -361,8 +391,18 @@ int cli_bench(int argc, char **argv)
         fprintf(stderr, "bench: %zu spheres, %.3g contacts each, %ld steps on %d threads\n", n,
                 (2.0 * c0.pairs + c0.walls) / n, n_steps, n_threads);
     double t0 = omp_get_wtime();
-    for (long k = 0; k < n_steps; k++) sim_step(&s);
+    for (long k = 0; k < n_steps && !s.fault; k++) sim_step(&s);
     double elapsed = omp_get_wtime() - t0;
+    if (s.fault) { /* a particle ran away: the engine refused the step (engine/runaway.h) */
+        watchdog_report wr;
+        watchdog_state ws = {.energy_budget = NAN};
+        char msg[1024];
+        watchdog_check(&s, &ws, false, &wr);
+        watchdog_format(&wr, &s, msg, sizeof msg);
+        fprintf(stderr, "dempact bench: %s\n", msg);
+        sim_free(&s);
+        return EXIT_WATCHDOG;
+    }
     contact_count c1 = count_contacts(&s);
     double v_end = fastest(&s);
     struct rusage ru;

@@ -9,6 +9,7 @@
 #include "case.h"
 #include "case_errors.h"
 #include "engine/sim.h"
+#include "engine/timestep.h"
 #include "engine/watchdog.h"
 
 static void usage(FILE *out)
@@ -24,16 +25,36 @@ static void usage(FILE *out)
             "and key).\n");
 }
 
-int cli_check_case(const char *case_path, sim_config *cfg, sim *s)
+/* A signal's flag set while reading or building: the loops gave up on it. */
+static int stopped_by(volatile sig_atomic_t *stop, const char *case_path)
+{
+    if (!stop || !*stop) return 0;
+    int sig = *stop;
+    fprintf(stderr, "%s: stopped by %s before the first step; nothing was written\n", case_path,
+            sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+    return 128 + sig;
+}
+
+int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_atomic_t *stop)
 {
     char err[4096];
     memset(s, 0, sizeof *s);
-    if (case_load(case_path, cfg, err, sizeof err) != 0) {
+    if (case_load_stoppable(case_path, cfg, stop, err, sizeof err) != 0) {
+        if (stopped_by(stop, case_path)) return 128 + *stop;
         fprintf(stderr, "%s\n", err);
         return EXIT_BAD_INPUT;
     }
     char located[sizeof err + 512];
     if (sim_create(s, cfg, err, sizeof err) != 0) {
+        if (stopped_by(stop, case_path)) return 128 + *stop;
+        case_locate_error(cfg, err, located, sizeof located);
+        fprintf(stderr, "%s\n", located);
+        return EXIT_BAD_INPUT;
+    }
+    if (stopped_by(stop, case_path)) return 128 + *stop;
+    run_schedule plan;
+    if (timestep_check_speeds(s, err, sizeof err) != 0 ||
+        timestep_schedule(s, &plan, err, sizeof err) != 0) {
         case_locate_error(cfg, err, located, sizeof located);
         fprintf(stderr, "%s\n", located);
         return EXIT_BAD_INPUT;
@@ -76,12 +97,14 @@ static void summary(const sim_config *cfg, const sim *s)
                b->calibrate ? " (calibrated)" : "");
     }
     double end = cfg->end_time;
-    long long steps = (long long)ceil(end / s->dt - 1e-9);
+    run_schedule plan; /* sim_create checked it */
+    char err[512];
+    timestep_schedule(s, &plan, err, sizeof err);
     printf("  time       end %g s, step %.4g s (stable limit %.4g s%s), %lld steps\n", end,
-           s->dt, s->dt_limit, s->dt > s->dt_limit ? ", EXCEEDED: check_step is off" : "", steps);
-    long long every = cfg->output_interval > 0 ? llround(cfg->output_interval / s->dt) : steps;
-    if (every < 1) every = 1;
-    printf("  output     %lld snapshots\n", 1 + (steps + every - 1) / every);
+           s->dt, s->dt_limit, s->dt > s->dt_limit ? ", EXCEEDED: check_step is off" : "",
+           (long long)plan.steps);
+    printf("  output     %lld snapshots (%.3g MB at least)\n", (long long)plan.snapshots,
+           plan.bytes / 1e6);
     watchdog_settings w = watchdog_settings_of(s);
     char energy[64] = "off";
     if (watchdog_energy_applies(s))
@@ -104,7 +127,7 @@ int cli_check(int argc, char **argv)
     }
     sim_config cfg = {0};
     sim s;
-    int status = cli_check_case(argv[1], &cfg, &s);
+    int status = cli_check_case(argv[1], &cfg, &s, NULL);
     if (status == 0) summary(&cfg, &s);
     sim_free(&s);
     sim_config_free(&cfg);

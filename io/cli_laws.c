@@ -1,10 +1,28 @@
-/* dempact laws: every normal-force law the build knows, with parameters and defaults. */
+/* dempact laws: every normal-force law the build knows, with its formula, the papers it
+ * comes from, its parameters and their defaults and ranges (docs/laws.md holds the same,
+ * checked against this output by tests/doc/check_laws.py). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "models/law.h"
+
+/* The law's sources, one citation per line: "  source: A\n          B\n". */
+static void print_sources(const char *source)
+{
+    const char *line = source;
+    printf("  source: ");
+    for (;;) {
+        const char *end = strchr(line, '\n');
+        if (!end) {
+            printf("%s\n", line);
+            return;
+        }
+        printf("%.*s\n          ", (int)(end - line), line);
+        line = end + 1;
+    }
+}
 
 static void print_default(const law_param *p)
 {
@@ -17,11 +35,12 @@ int cli_laws(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
         printf("usage: dempact laws [NAME]\n\n"
-               "Lists every normal-force law (or the one named) with its formula, source,\n"
-               "parameters, units, defaults and accepted ranges. Every law also takes the\n"
-               "switch cohesion_removal (default on: a negative normal force is set to 0)\n"
-               "and, where it has a damping coefficient, calibrate (default off: solve that\n"
-               "coefficient so that a binary collision restitutes exactly `restitution`).\n");
+               "Lists every normal-force law (or the one named) with its formula, the papers\n"
+               "it comes from (full citations), its parameters, units, defaults and accepted\n"
+               "ranges. Every law also takes the switch cohesion_removal (default on: a\n"
+               "negative normal force is set to 0) and, where it has a damping coefficient,\n"
+               "calibrate (default off: solve that coefficient so that a binary collision\n"
+               "restitutes exactly `restitution`). docs/laws.md has the same with formulas.\n");
         return 0;
     }
     const char *only = argc > 1 ? argv[1] : NULL;
@@ -32,7 +51,8 @@ int cli_laws(int argc, char **argv)
     for (int k = 0; k < law_count(); k++) {
         const dem_law *law = law_at(k);
         if (only && strcmp(only, law->name)) continue;
-        printf("%s\n  %s\n  source: %s\n", law->name, law->summary, law->source);
+        printf("%s\n  %s\n", law->name, law->summary);
+        print_sources(law->source);
         if (law->n_params == 0) printf("  parameters: none\n");
         for (int q = 0; q < law->n_params; q++) {
             const law_param *p = &law->params[q];

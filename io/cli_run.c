@@ -21,6 +21,7 @@
 #include "case_errors.h"
 #include "engine/dashpot_check.h"
 #include "engine/sim.h"
+#include "engine/timestep.h"
 #include "engine/observables.h"
 #include "engine/watchdog.h"
 #include "restart.h"
@@ -238,7 +239,7 @@ int cli_run(int argc, char **argv)
         case 'r': restart_path = optarg; break;
         case 'f':
             if (cli_parse_double(optarg, &v) || v < 0 || v != floor(v) || v > 9e18) {
-                fprintf(stderr, "dempact run: --from-step takes a step number >= 0, not '%s'\n", optarg);
+                fprintf(stderr, "dempact run: --from-step takes the step of one of the file's snapshots, a whole number from 0 to 9e18 (dempact info FILE lists them), not '%s'\n", optarg);
                 return EXIT_BAD_INPUT;
             }
             from_step = (int64_t)v;
@@ -273,10 +274,12 @@ int cli_run(int argc, char **argv)
     sim_config cfg = {0};
     char err[4096];
     sim s;
-    if (cli_check_case(case_path, &cfg, &s) != 0) { /* as `dempact check` */
+    catch_stop_signals(); /* the reader and the fills poll the flag too */
+    int checked = cli_check_case(case_path, &cfg, &s, &stop_signal); /* as `dempact check` */
+    if (checked != 0) {
         sim_free(&s);
         sim_config_free(&cfg);
-        return EXIT_BAD_INPUT;
+        return checked;
     }
     if (end_time > 0.0) cfg.end_time = s.cfg.end_time = end_time;
     restart_point rp = {0};
@@ -287,14 +290,17 @@ int cli_run(int argc, char **argv)
         sim_config_free(&cfg);
         return EXIT_BAD_INPUT;
     }
-    int64_t total_steps = (int64_t)ceil(cfg.end_time / s.dt - 1e-9);
-    int64_t every = cfg.output_interval > 0 ? (int64_t)llround(cfg.output_interval / s.dt) : total_steps;
-    if (every < 1) every = 1;
-    /* time series: time.timeseries_interval, by default ten samples per snapshot interval
-     * (a hundred over the run when there are only the first and last snapshots) */
-    int64_t ts_every = cfg.timeseries_interval > 0 ? (int64_t)llround(cfg.timeseries_interval / s.dt)
-                       : cfg.output_interval > 0 ? every / 10 : total_steps / 100;
-    if (ts_every < 1) ts_every = 1;
+    /* steps, snapshots and time-series samples (by default ten per snapshot interval, a
+     * hundred over the run when there are only the first and last snapshots), checked
+     * again with --end-time and the restart's step */
+    run_schedule plan;
+    if (timestep_schedule(&s, &plan, err, sizeof err) != 0) {
+        fprintf(stderr, "dempact run: %s%s\n", err, end_time > 0.0 ? " (with --end-time)" : "");
+        sim_free(&s);
+        sim_config_free(&cfg);
+        return EXIT_BAD_INPUT;
+    }
+    int64_t total_steps = plan.steps, every = plan.every, ts_every = plan.sample_every;
     if (!quiet)
         fprintf(stderr, "%s: %zu particles, %d walls, dt = %.4g s (stable limit %.4g s), %lld steps, "
                         "%d threads\n", cfg.name, s.p.n_local, cfg.n_walls, s.dt, s.dt_limit,
@@ -335,7 +341,6 @@ int cli_run(int argc, char **argv)
         status = EXIT_BAD_INPUT;
         goto done;
     }
-    catch_stop_signals();
     if (!restart_path) {
         if (add_sample(out, &s, wall_load, err, sizeof err) != 0 ||
             write_snapshot(out, &s, err, sizeof err) != 0)

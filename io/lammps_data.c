@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "overlap_check.h"
+#include "text_encoding.h"
 
 #define MAX_TOKENS 16
 
@@ -76,6 +80,9 @@ static int next_line(reader *r)
         return 0;
     }
     r->lineno++;
+    if (strlen(r->line) != (size_t)len)
+        return fail(r, "the line holds a NUL byte: the file is not text (or UTF-16: save it as "
+                       "UTF-8)");
     r->hint[0] = '\0';
     char *hash = strchr(r->line, '#');
     if (hash) {
@@ -160,6 +167,9 @@ static int read_header_line(reader *r, header *h, lammps_data *d)
             if (!(d->lo[a] < d->hi[a]))
                 return fail(r, "%s %s: %g %g is not a box side (need %s < %s)", axis_lo[a],
                             axis_hi[a], d->lo[a], d->hi[a], axis_lo[a], axis_hi[a]);
+            if (!(fabs(d->lo[a]) <= LAMMPS_MAX_COORDINATE && fabs(d->hi[a]) <= LAMMPS_MAX_COORDINATE))
+                return fail(r, "%s %s: %g %g reaches beyond +-%g m", axis_lo[a], axis_hi[a],
+                            d->lo[a], d->hi[a], LAMMPS_MAX_COORDINATE);
             h->have_box[a] = 1;
             return 0;
         }
@@ -219,6 +229,10 @@ static int read_atoms(reader *r, lammps_data *d, int n_types, long *lines)
         if (type < 1 || type > n_types)
             return fail(r, "atom type %lld is not in 1..%d (the header's atom types)", type, n_types);
         if (!(diameter > 0)) return fail(r, "diameter %g: must be > 0", diameter);
+        double widest = fmax(d->hi[0] - d->lo[0], fmax(d->hi[1] - d->lo[1], d->hi[2] - d->lo[2]));
+        if (diameter > widest)
+            return fail(r, "atom %lld: diameter %g is larger than the box's widest side %g", id,
+                        diameter, widest);
         if (!(density > 0)) return fail(r, "density %g: must be > 0", density);
         for (int a = 0; a < 3; a++) {
             static const char *const names[3] = {"x", "y", "z"};
@@ -309,7 +323,15 @@ int lammps_data_read(const char *path, lammps_data *d, char *err, size_t err_len
     lammps_data out;
     memset(&out, 0, sizeof out);
 
-    /* the title line, whatever it holds */
+    /* the title line, whatever it holds, unless it says the file is not UTF-8 */
+    char start[4] = {0};
+    size_t got = fread(start, 1, sizeof start, r.f);
+    const char *encoding = text_encoding_problem(start, got);
+    if (encoding) {
+        fail(&r, "%s", encoding);
+        goto done;
+    }
+    rewind(r.f);
     errno = 0;
     if (getline(&r.line, &r.cap, r.f) < 0) {
         if (ferror(r.f)) fail(&r, "read error: %s", strerror(errno));
@@ -324,6 +346,18 @@ int lammps_data_read(const char *path, lammps_data *d, char *err, size_t err_len
     if (h.n_atoms < 0) { fail(&r, "the header has no 'N atoms' line"); goto done; }
     if (h.n_atoms == 0) { fail(&r, "0 atoms: nothing to simulate"); goto done; }
     if (h.n_types == 0) { fail(&r, "the header has no 'N atom types' line"); goto done; }
+    {
+        /* an atom line is at least "1 1 1 1 0 0 0\n": a count the file cannot hold is
+         * refused before anything is allocated for it */
+        struct stat st;
+        if (fstat(fileno(r.f), &st) == 0 && S_ISREG(st.st_mode) &&
+            h.n_atoms > (long long)(st.st_size / 14)) {
+            fail(&r, "the header says %lld atoms, but a file of %lld bytes holds at most %lld atom "
+                     "lines (a wrong count, or a truncated file)", h.n_atoms,
+                 (long long)st.st_size, (long long)(st.st_size / 14));
+            goto done;
+        }
+    }
     for (int a = 0; a < 3; a++)
         if (!h.have_box[a]) { fail(&r, "the header has no '%s' line", a == 0 ? "xlo xhi" : a == 1 ? "ylo yhi" : "zlo zhi"); goto done; }
     {
@@ -392,6 +426,41 @@ done:
     if (rc == 0) *d = out;
     else lammps_data_free(&out);
     return rc;
+}
+
+/* ---- the packing ------------------------------------------------------------------ */
+
+int lammps_data_check_packing(const lammps_data *d, double fraction,
+                              const volatile sig_atomic_t *stop, const char *path, char *err,
+                              size_t err_len)
+{
+    double *radius = malloc((d->n ? d->n : 1) * sizeof *radius);
+    if (!radius) { snprintf(err, err_len, "%s: out of memory", path); return -1; }
+    double volume = 0.0;
+    for (size_t i = 0; i < d->n; i++) {
+        radius[i] = 0.5 * d->diameter[i];
+        volume += M_PI / 6.0 * d->diameter[i] * d->diameter[i] * d->diameter[i];
+    }
+    overlap_found o;
+    int rc = overlap_check(d->x, radius, d->n, fraction, stop, &o);
+    free(radius);
+    if (rc == -1) { snprintf(err, err_len, "%s: out of memory", path); return -1; }
+    if (rc == -2) { snprintf(err, err_len, "%s: stopped by a signal", path); return -1; }
+    if (rc == 1) {
+        const double *a = d->x + 3 * o.first, *b = d->x + 3 * o.second;
+        snprintf(err, err_len, "%s: atom %lld at (%.9g, %.9g, %.9g) overlaps atom %lld at (%.9g, "
+                 "%.9g, %.9g) by %.4g m = %.3g of the smaller radius (at most %g allowed)", path,
+                 (long long)d->id[o.second], b[0], b[1], b[2], (long long)d->id[o.first], a[0],
+                 a[1], a[2], o.overlap, o.fraction, fraction);
+        return -1;
+    }
+    double box = (d->hi[0] - d->lo[0]) * (d->hi[1] - d->lo[1]) * (d->hi[2] - d->lo[2]);
+    if (volume > box) {
+        snprintf(err, err_len, "%s: the atoms' volume %.4g m^3 exceeds the box's %.4g m^3 (solid "
+                 "fraction %.3g > 1): not a packing of spheres", path, volume, box, volume / box);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- writing ---------------------------------------------------------------------- */

@@ -22,6 +22,9 @@
  *   ID VX VY VZ WX WY WZ
  *   ...
  *
+ * The box lies within +-LAMMPS_MAX_COORDINATE m; no diameter exceeds its widest side;
+ * the header's atom count must fit in the file's size (an atom line takes 14 bytes at
+ * least); a line holding a NUL byte and a UTF-16 or UTF-32 file are refused by name.
  * '#' starts a comment anywhere. Header counts of other things (bonds, angles, ellipsoids,
  * ...) are accepted when 0; a tilted box (xy xz yz) is refused. A `Masses` or `Pair Coeffs`
  * section is skipped (a sphere's mass follows from diameter and density); any other
@@ -30,6 +33,7 @@
 #ifndef DEMPACT_LAMMPS_DATA_H
 #define DEMPACT_LAMMPS_DATA_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,8 +55,18 @@ typedef struct lammps_data {
 int lammps_data_alloc(lammps_data *d, size_t n);
 void lammps_data_free(lammps_data *d);
 
+#define LAMMPS_MAX_COORDINATE 1e9 /* m */
+
 /* Reads `path`. Returns 0, or -1 with "PATH:LINE: what is wrong" in err. */
 int lammps_data_read(const char *path, lammps_data *d, char *err, size_t err_len);
+
+/* Whether d is a packing a DEM engine can start from: no two atoms overlap by more than
+ * `fraction` of the smaller radius (coincident atoms, a file written twice over itself)
+ * and the atoms' volume does not exceed the box's (a solid fraction above 1). Polls *stop
+ * (may be NULL). Returns 0, or -1 with "PATH: what is wrong" (the atoms' IDs) in err. */
+int lammps_data_check_packing(const lammps_data *d, double fraction,
+                              const volatile sig_atomic_t *stop, const char *path, char *err,
+                              size_t err_len);
 
 /* Writes d to `path` (through a temporary file renamed when complete), with `title` as
  * the first line and the Velocities section when d->has_velocities. Numbers are

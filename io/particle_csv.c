@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_encoding.h"
+
 enum { COL_X, COL_Y, COL_Z, COL_RADIUS, COL_VX, COL_VY, COL_VZ, COL_WX, COL_WY, COL_WZ,
        N_COLUMNS };
 
@@ -33,6 +35,7 @@ typedef struct csv_reader {
     bool has_velocity, has_spin;
     long n, cap;
     double *position, *radius, *velocity, *spin;
+    const volatile sig_atomic_t *stop;
     char *err;
     size_t err_len;
 } csv_reader;
@@ -73,6 +76,12 @@ static int read_whole_file(csv_reader *r)
     }
     r->text = text;
     r->len = len;
+    const char *encoding = text_encoding_problem(text, len);
+    if (encoding) {
+        snprintf(r->err, r->err_len, "%s: %s", r->path, encoding);
+        return -1;
+    }
+    r->pos = text_bom_length(text, len); /* a UTF-8 byte-order mark is skipped */
     return 0;
 }
 
@@ -88,6 +97,10 @@ static bool next_line(csv_reader *r, csv_fields *out)
         size_t n = nl ? (size_t)(nl - s) : r->len - r->pos;
         r->pos += n + (nl != NULL);
         r->line++;
+        if (memchr(s, '\0', n)) {
+            out->n = -1; /* read_header and read_row name it */
+            return true;
+        }
         size_t first = 0;
         while (first < n && is_blank(s[first])) first++;
         if (first == n || s[first] == '#') continue;
@@ -124,6 +137,8 @@ static int read_header(csv_reader *r)
         r->line = r->line ? r->line : 1;
         return fail(r, "no header line: expected column names such as 'x,y,z,radius'");
     }
+    if (h.n < 0) return fail(r, "the line holds a NUL byte: the file is not text (or UTF-16: save "
+                             "it as UTF-8)");
     int seen[N_COLUMNS] = {0};
     for (int k = 0; k < h.n; k++) {
         if (k >= N_COLUMNS)
@@ -195,6 +210,8 @@ static int parse_field(csv_reader *r, const char *s, size_t len, int column, dou
 
 static int read_row(csv_reader *r, const csv_fields *f)
 {
+    if (f->n < 0) return fail(r, "the line holds a NUL byte: the file is not text");
+    if ((r->n & 4095) == 0 && r->stop && *r->stop) return fail(r, "stopped by a signal");
     if (f->n != r->n_fields)
         return fail(r, "expected %d fields as in the header, found %d", r->n_fields, f->n);
     if (r->n == r->cap && grow(r) != 0) return -1;
@@ -230,7 +247,13 @@ static int read_rows(csv_reader *r)
 
 int particle_csv_read(const char *path, particle_source *src, char *err, size_t err_len)
 {
-    csv_reader r = {.path = path, .err = err, .err_len = err_len};
+    return particle_csv_read_stoppable(path, src, NULL, err, err_len);
+}
+
+int particle_csv_read_stoppable(const char *path, particle_source *src,
+                                const volatile sig_atomic_t *stop, char *err, size_t err_len)
+{
+    csv_reader r = {.path = path, .stop = stop, .err = err, .err_len = err_len};
     src->list_position = src->list_velocity = src->list_radius = NULL;
     src->list_angular_velocity = NULL;
     src->n_list = 0;

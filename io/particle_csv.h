@@ -7,10 +7,12 @@
  *   ...
  *
  * Fields may be padded with spaces; blank lines and lines starting with '#' are skipped;
- * CRLF line ends are accepted. Every radius must be > 0 and every number finite. */
+ * CRLF line ends and a UTF-8 byte-order mark are accepted; UTF-16 and UTF-32 files are
+ * refused by name. Every radius must be > 0 and every number finite. */
 #ifndef DEMPACT_PARTICLE_CSV_H
 #define DEMPACT_PARTICLE_CSV_H
 
+#include <signal.h>
 #include <stddef.h>
 #include "../engine/config.h"
 
@@ -20,5 +22,10 @@
  * Returns 0; -2 when the file cannot be opened (err: "PATH: cannot open: <reason>");
  * -1 for bad content (err: "PATH:LINE: <what>"). On failure src's list fields are NULL. */
 int particle_csv_read(const char *path, particle_source *src, char *err, size_t err_len);
+
+/* The same, giving up (-1, "PATH:LINE: stopped by a signal") when *stop becomes non-zero
+ * (stop may be NULL). */
+int particle_csv_read_stoppable(const char *path, particle_source *src,
+                                const volatile sig_atomic_t *stop, char *err, size_t err_len);
 
 #endif

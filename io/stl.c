@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_encoding.h"
+
 #define MAX_STL_BYTES ((size_t)2 << 30) /* 2 GiB: some 43 million binary triangles */
 
 static int read_all(const char *path, unsigned char **data, size_t *len, char *err,
@@ -57,8 +59,10 @@ static float le_float(const unsigned char *b)
     return f;
 }
 
+#define STOP_EVERY 4096 /* triangles between looks at the stop flag */
+
 static int read_binary(const char *path, const unsigned char *d, size_t len, double **tri,
-                       long *n, char *err, size_t err_len)
+                       long *n, const volatile sig_atomic_t *stop, char *err, size_t err_len)
 {
     if (len < 84) {
         snprintf(err, err_len, "%s: not an STL file: %zu bytes is too short for a binary STL "
@@ -85,6 +89,11 @@ static int read_binary(const char *path, const unsigned char *d, size_t len, dou
         return -1;
     }
     for (uint32_t k = 0; k < count; k++) {
+        if (k % STOP_EVERY == 0 && stop && *stop) {
+            snprintf(err, err_len, "%s: stopped by a signal", path);
+            free(t);
+            return -1;
+        }
         const unsigned char *rec = d + 84 + 50 * (size_t)k + 12; /* skip the normal */
         for (int q = 0; q < 9; q++) {
             double x = le_float(rec + 4 * q);
@@ -184,8 +193,8 @@ static int number(lexer *lx, double *out, const char *what)
     return 0;
 }
 
-static int read_ascii(const char *path, const char *text, double **tri, long *n, char *err,
-                      size_t err_len)
+static int read_ascii(const char *path, const char *text, double **tri, long *n,
+                      const volatile sig_atomic_t *stop, char *err, size_t err_len)
 {
     lexer lx = {.path = path, .p = text, .line = 1, .err = err, .err_len = err_len};
     size_t cap = 1024, count = 0;
@@ -214,6 +223,10 @@ static int read_ascii(const char *path, const char *text, double **tri, long *n,
                 goto out;
             }
             int facet_line = lx.word_line;
+            if (count % STOP_EVERY == 0 && stop && *stop) {
+                fail(&lx, facet_line, "stopped by a signal");
+                goto out;
+            }
             double ignored;
             if (expect(&lx, "normal", "facet normal nx ny nz") != 0 ||
                 number(&lx, &ignored, "normal x") != 0 || number(&lx, &ignored, "normal y") != 0 ||
@@ -273,17 +286,34 @@ out:
 
 int stl_read(const char *path, double **tri, long *n, char *err, size_t err_len)
 {
+    return stl_read_stoppable(path, tri, n, NULL, err, err_len);
+}
+
+int stl_read_stoppable(const char *path, double **tri, long *n, const volatile sig_atomic_t *stop,
+                       char *err, size_t err_len)
+{
     unsigned char *d;
     size_t len;
     *tri = NULL;
     *n = 0;
     if (read_all(path, &d, &len, err, err_len) != 0) return -1;
-    const char *s = (const char *)d;
+    int sized = len >= 84 && 84 + 50 * (uint64_t)le32(d + 80) == len; /* binary, whatever it holds */
+    /* a byte-order mark of UTF-16 or UTF-32 is named; other bytes (a truncated binary
+     * file's zero header) go to the binary reader, which says what does not match */
+    int marked = len >= 2 && (d[0] == 0xff || d[0] == 0xfe || (len >= 4 && !d[0] && !d[1] &&
+                                                               d[2] == 0xfe && d[3] == 0xff));
+    const char *encoding = sized || !marked ? NULL : text_encoding_problem((const char *)d, len);
+    if (encoding) {
+        snprintf(err, err_len, "%s: %s (an ASCII STL) or write a binary STL", path, encoding);
+        free(d);
+        return -1;
+    }
+    const char *s = (const char *)d + (sized ? 0 : text_bom_length((const char *)d, len));
+    const char *text = s;
     while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
-    int ascii = strncmp(s, "solid", 5) == 0 && memchr(d, '\0', len) == NULL;
-    if (ascii && len >= 84 && 84 + 50 * (uint64_t)le32(d + 80) == len) ascii = 0;
-    int rc = ascii ? read_ascii(path, (const char *)d, tri, n, err, err_len)
-                   : read_binary(path, d, len, tri, n, err, err_len);
+    int ascii = !sized && strncmp(s, "solid", 5) == 0 && memchr(d, '\0', len) == NULL;
+    int rc = ascii ? read_ascii(path, text, tri, n, stop, err, err_len)
+                   : read_binary(path, d, len, tri, n, stop, err, err_len);
     free(d);
     return rc;
 }

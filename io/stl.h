@@ -6,10 +6,13 @@
  *   solid NAME / facet normal nx ny nz / outer loop / vertex x y z (three) / endloop /
  *   endfacet / ... / endsolid NAME
  * (several solids may follow each other; keywords in any case). Facet normals are read
- * and ignored: the engine takes each triangle as it is. */
+ * and ignored: the engine takes each triangle as it is. An ASCII file may start with a
+ * UTF-8 byte-order mark and end its lines with CRLF; a UTF-16 or UTF-32 one is refused
+ * by name. */
 #ifndef DEMPACT_STL_H
 #define DEMPACT_STL_H
 
+#include <signal.h>
 #include <stddef.h>
 
 /* Reads the triangles of the file at path into *tri (9 doubles per triangle: three
@@ -18,5 +21,9 @@
  * binary file whose size does not match its triangle count, a syntax error, a number
  * that is not finite, a file without triangles. */
 int stl_read(const char *path, double **tri, long *n, char *err, size_t err_len);
+
+/* The same, giving up ("stopped by a signal") when *stop becomes non-zero (may be NULL). */
+int stl_read_stoppable(const char *path, double **tri, long *n, const volatile sig_atomic_t *stop,
+                       char *err, size_t err_len);
 
 #endif

@@ -1,5 +1,5 @@
-/* Family 2: Hertz with a viscous dashpot, F = K_hz d^(3/2) + F_v, K_hz = 4/3 E* sqrt(R*)
- * (physics.md; the variants of seed 001's ContactForceN_ViscoElasticNonlinear).
+/* Hertz with a viscous dashpot, F = K_hz d^(3/2) + F_v, K_hz = 4/3 E* sqrt(R*) (docs/laws.md;
+ * the variants of DEMLab's ContactForceN_ViscoElasticNonlinear, each with its paper).
  *
  *   hertz                 F_v = 0
  *   hertz_critical_ratio  F_v = xi sqrt(8 m* E* sqrt(R*)) d^(1/4) d'
@@ -119,11 +119,37 @@ static const law_calibration xi_calibration = {"xi", 0, "xi", 0};
 static const law_calibration tti_calibration = {"eta/sqrt(m* K_hz)", 0, NULL, 0};
 static const law_calibration eta_calibration = {"eta", 0, "eta", 0};
 
+/* Where each law comes from (`dempact laws` prints it; docs/laws.md cites the same): Hertz
+ * for the spring, then the dashpot's paper. DEMLab is the code whose class collects these
+ * variants; it is the source of the critical-ratio form and of TTI's closed-form eta. */
+#define HERTZ_SOURCE                                                                \
+    "H. Hertz (1882), Ueber die Beruehrung fester elastischer Koerper, J. Reine Angew. " \
+    "Math. 92, 156-171, doi:10.1515/crll.1882.92.156"
+#define DEMLAB_SOURCE                                                               \
+    "R. L. Rangel, DEMLab: Discrete Element Method Laboratory, release 1.0, "       \
+    "doi:10.5281/zenodo.3234644, class ContactForceN_ViscoElasticNonlinear"
+#define SOURCE_law_hertz HERTZ_SOURCE
+#define SOURCE_law_hertz_critical_ratio HERTZ_SOURCE "\n" DEMLAB_SOURCE " (the dashpot)"
+#define SOURCE_law_hertz_tti                                                        \
+    HERTZ_SOURCE "\n"                                                               \
+    "Y. Tsuji, T. Tanaka, T. Ishida (1992), Lagrangian numerical simulation of plug flow of " \
+    "cohesionless particles in a horizontal pipe, Powder Technol. 71(3), 239-250, "  \
+    "doi:10.1016/0032-5910(92)88030-L (the dashpot)\n" DEMLAB_SOURCE " (eta from e)"
+#define SOURCE_law_hertz_kk                                                         \
+    HERTZ_SOURCE "\n"                                                               \
+    "G. Kuwabara, K. Kono (1987), Restitution coefficient in a collision between two "  \
+    "spheres, Jpn. J. Appl. Phys. 26(8), 1230-1233, doi:10.1143/JJAP.26.1230 (the dashpot)"
+#define SOURCE_law_hertz_lh                                                         \
+    HERTZ_SOURCE "\n"                                                               \
+    "J. Lee, H. J. Herrmann (1993), Angle of repose and angle of marginal stability: "  \
+    "molecular dynamics of granular particles, J. Phys. A: Math. Gen. 26(2), 373-383 " \
+    "(the dashpot)"
+
 #define HERTZ_LAW(ident, lname, lsummary, lparams, nparams, lsetup, lforce, lcal)      \
     const dem_law ident = {                                                         \
         .name = lname,                                                              \
         .summary = lsummary,                                                        \
-        .source = "physics.md family 2; seed 001 (ContactForceN_ViscoElasticNonlinear)", \
+        .source = SOURCE_##ident,                                                   \
         .params = lparams,                                                          \
         .n_params = nparams,                                                        \
         .setup = lsetup,                                                            \

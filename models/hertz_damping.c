@@ -1,4 +1,4 @@
-/* Family 3: Hertzian damping laws, F = K d^n (1 + chi(e) d'/v0) (physics.md).
+/* The Hertzian damping laws, F = K d^n (1 + chi(e) d'/v0) (docs/laws.md, docs/physics.md).
  *
  * K = K_hz = 4/3 E* sqrt(R*) (per contact) and n = 3/2 unless given; v0 is the impact
  * velocity stored at first touch, floored by v_floor for contacts born at rest. The laws
@@ -10,13 +10,15 @@
  *   gharib_hurmuzlu           1/e
  *   hu_guo                    3(1-e)/(2e)
  *   safaeifar_farshidianfar   5(1-e)/(4e)
- *   sheikhi_azqandi_safaeifar (200/159)(1-e)/e   (seed 000 eq. 28-30, I = 0.31788)
+ *   sheikhi_azqandi_safaeifar (200/159)(1-e)/e   (Sheikhi Azqandi & Safaeifar, eqs. 28-30,
+ *                                                 their integral I = 0.31788)
  *   exact                     the root of chi(1+e) = ln((1+chi)/(1-e chi)) in (0, 1/e)
  *
  * Each law's setup stores chi in c[C_CHI]; one force function serves all eight.
  *
  * The equation of motion m* d'' = -K d^n (1 + chi d'/v0) has a first integral
- * (seed 004 eq. 10): with s = d'/v0, s ds / (1 + chi s) = -(K/(m* v0^2)) d^n dd, so over
+ * (Alaci et al., eq. 10; docs/physics.md): with s = d'/v0,
+ * s ds / (1 + chi s) = -(K/(m* v0^2)) d^n dd, so over
  * the whole contact (d back to 0) the law restitutes the e_out that solves
  * chi (1 + e_out) = ln((1 + chi)/(1 - e_out chi)), whatever n, K, m* and v0
  * (models/restitution.h). The same integral keeps 1 - e_out chi > 0, and |d'| <= e_out v0
@@ -133,7 +135,7 @@ static const law_calibration chi_calibration = {"chi", C_CHI, NULL, 0};
         .name = lname,                                                                  \
         .summary = "F = K d^n (1 + chi d'/max(v0, v_floor)), " lsummary                 \
                    "; K = 4/3 E* sqrt(R*), n = 3/2 unless given",                       \
-        .source = "physics.md family 3; " lsource,                                      \
+        .source = lsource,                                                              \
         .params = hertzian_params,                                                      \
         .n_params = N_PARAMS,                                                           \
         .setup = lsetup,                                                                \
@@ -145,22 +147,40 @@ static const law_calibration chi_calibration = {"chi", C_CHI, NULL, 0};
     }
 
 HERTZIAN_LAW(law_hunt_crossley, "hunt_crossley", "chi = 3(1-e)/2 (Hunt-Crossley)",
-             "Hunt & Crossley 1975, seed 000 Table 1", hunt_crossley_setup);
+             "K. H. Hunt, F. R. E. Crossley (1975), Coefficient of restitution interpreted as "
+             "damping in vibroimpact, J. Appl. Mech. 42(2), 440-445, doi:10.1115/1.3423596",
+             hunt_crossley_setup);
 HERTZIAN_LAW(law_lankarani_nikravesh, "lankarani_nikravesh",
              "chi = 3(1-e^2)/4 (Lankarani-Nikravesh)",
-             "Lankarani & Nikravesh 1990, seed 004 eq. 1", lankarani_nikravesh_setup);
+             "H. M. Lankarani, P. E. Nikravesh (1990), A contact force model with hysteresis "
+             "damping for impact analysis of multibody systems, J. Mech. Des. 112(3), 369-376, "
+             "doi:10.1115/1.2912617", lankarani_nikravesh_setup);
 HERTZIAN_LAW(law_flores, "flores", "chi = 8(1-e)/(5e) (Flores et al.)",
-             "Flores et al. 2011, seed 004 eq. 24", flores_setup);
+             "P. Flores, M. Machado, M. T. Silva, J. M. Martins (2011), On the continuous contact "
+             "force models for soft materials in multibody dynamics, Multibody Syst. Dyn. 25(3), "
+             "357-375, doi:10.1007/s11044-010-9237-4", flores_setup);
 HERTZIAN_LAW(law_gharib_hurmuzlu, "gharib_hurmuzlu", "chi = 1/e (Gharib-Hurmuzlu)",
-             "Gharib & Hurmuzlu, seed 000 Table 1", gharib_hurmuzlu_setup);
-HERTZIAN_LAW(law_hu_guo, "hu_guo", "chi = 3(1-e)/(2e) (Hu-Guo)", "Hu & Guo, seed 000 Table 1",
-             hu_guo_setup);
+             "M. Gharib, Y. Hurmuzlu (2012), A new contact force model for low coefficient of "
+             "restitution impact, J. Appl. Mech. 79(6), 064506, doi:10.1115/1.4006494",
+             gharib_hurmuzlu_setup);
+HERTZIAN_LAW(law_hu_guo, "hu_guo", "chi = 3(1-e)/(2e) (Hu-Guo)",
+             "S. Hu, X. Guo (2015), A dissipative contact force model for impact analysis in "
+             "multibody dynamics, Multibody Syst. Dyn. 35(2), 131-151, "
+             "doi:10.1007/s11044-015-9453-z", hu_guo_setup);
 HERTZIAN_LAW(law_safaeifar_farshidianfar, "safaeifar_farshidianfar",
              "chi = 5(1-e)/(4e) (Safaeifar-Farshidianfar)",
-             "Safaeifar & Farshidianfar, seed 000 Table 1", safaeifar_farshidianfar_setup);
+             "H. Safaeifar, A. Farshidianfar (2020), A new model of the contact force for the "
+             "collision between two solid bodies, Multibody Syst. Dyn. 50(3), 233-257",
+             safaeifar_farshidianfar_setup);
 HERTZIAN_LAW(law_sheikhi_azqandi_safaeifar, "sheikhi_azqandi_safaeifar",
              "chi = (200/159)(1-e)/e (Sheikhi Azqandi-Safaeifar, ICACO optimal)",
-             "seed 000 eq. 28-30", sheikhi_azqandi_safaeifar_setup);
+             "M. Sheikhi Azqandi, H. Safaeifar (2024), Optimal model of the contact force for the "
+             "collision between two solid bodies by ICACO, Int. J. Optim. Civil Eng. 14(1), "
+             "eqs. 28-30", sheikhi_azqandi_safaeifar_setup);
 HERTZIAN_LAW(law_hertzian_exact, "exact",
              "chi: root in (0, 1/e) of chi(1+e) = ln((1+chi)/(1-e chi)), restitutes e exactly",
-             "seed 000 eq. 11, seed 004 eqs. 10-15", exact_setup);
+             "Y. Zhang, I. Sharf (2004), Compliant force modeling for impact analysis, Proc. ASME "
+             "2004 Design Engineering Technical Conferences, paper DETC2004-57220, "
+             "doi:10.1115/DETC2004-57220 (the exact relation between chi and e)\n"
+             "H. Safaeifar, A. Farshidianfar (2020), A new model of the contact force for the "
+             "collision between two solid bodies, Multibody Syst. Dyn. 50(3), 233-257", exact_setup);

@@ -1,5 +1,5 @@
-/* Family 5: Kostek's elastic-plastic rough-contact law (physics.md; seed 002, Kostek 2012,
- * JTAM 50(2) 509-530, eqs. 2.1-2.5 and the Appendix).
+/* Kostek's elastic-plastic rough-contact law (R. Kostek, J. Theor. Appl. Mech. 50(2), 509-530,
+ * 2012, eqs. 2.1-2.5 and the Appendix; docs/laws.md).
  *
  * The contact deflection is a function of the nominal pressure p and of two state
  * variables, the largest pressure so far p_max and the elasto-plastic deflection d_ep:
@@ -12,7 +12,7 @@
  * (d_ep/e_ep_unl)^(1/m_ep)), and sticks in between. e_ep_unl > e_ep_l keeps that band
  * non-empty. The force is F = p A with A the nominal contact area.
  *
- * The seed gives p -> d; the engine gives d and wants p. For the state at the step start,
+ * The paper gives p -> d; the engine gives d and wants p. For the state at the step start,
  * d(p) is continuous and strictly increasing (every term is non-decreasing in p and d_e
  * is strictly increasing), and d(0) = e_p p_max^m_p (d_ep on the unloading curve is 0 at
  * p = 0): below that plastic set the surfaces are apart although the spheres overlap,
@@ -20,7 +20,7 @@
  * and found by a safeguarded Newton iteration. The new state then follows from the
  * solved p and the step-start state only: the engine stores it once per accepted step.
  *
- * The law is rate independent (the seed's plastic element carries a pressure of fixed
+ * The law is rate independent (the paper's plastic element carries a pressure of fixed
  * sign, not a viscous one): it dissipates through the hysteresis loop alone, so it has
  * no damping coefficient to calibrate. */
 #include <math.h>
@@ -31,7 +31,7 @@
 enum { P_E_E, P_M_E, P_E_P, P_M_P, P_E_EP_L, P_E_EP_UNL, P_M_EP, P_AREA, N_PARAMS };
 enum { H_P_MAX, H_D_EP, H_P };
 
-/* Table 1 of the seed is in micrometres and MPa: d [um] = e [um MPa^-m] p [MPa]^m. In SI,
+/* The paper's Table 1 is in micrometres and MPa: d [um] = e [um MPa^-m] p [MPa]^m. In SI,
  * d [m] = 1e-6 e (1e-6 p [Pa])^m, so e_SI [m Pa^-m] = e x 1e-6 x (1e-6)^m. The literals
  * below are that product (tests/test_kostek.c recomputes it with pow). */
 #define KOSTEK_E_P 6.449725879470204e-11     /* 0.534 um MPa^-0.653 x 1e-6 x 1e-6^0.653 */
@@ -204,8 +204,9 @@ const dem_law law_kostek = {
     .name = "kostek",
     .summary = "F = p A, d = e_e p^m_e + e_p p_max^m_p + d_ep (loading/stick/unloading), "
                "inverted for p",
-    .source = "physics.md family 5; Kostek 2012, JTAM 50(2) 509-530, eqs. 2.1-2.5, Table 1 "
-              "(seed 002)",
+    .source = "R. Kostek (2012), The modelling of loading, unloading and reloading of the "
+              "elastic-plastic contact of rough surfaces, J. Theor. Appl. Mech. 50(2), 509-530, "
+              "eqs. 2.1-2.5, Table 1",
     .params = kostek_params,
     .n_params = N_PARAMS,
     .n_history = 3,

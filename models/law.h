@@ -5,7 +5,7 @@
  * types, and `force`, called by the engine once per batch of contacts so that its loop
  * can vectorise. The engine never names a law; it only sees this struct.
  *
- * Sign conventions (../shared/physics.md): overlap d > 0 in contact, overlap rate
+ * Sign conventions (docs/physics.md): overlap d > 0 in contact, overlap rate
  * d' > 0 while the particles approach, v0 the impact velocity stored at first touch.
  * The returned force is the normal force magnitude F (repulsive > 0); the engine
  * applies -F n to particle i and +F n to j, and clamps F < 0 to 0 when the pair's
@@ -72,7 +72,8 @@ typedef struct law_calibration {
 typedef struct dem_law {
     const char *name;        /* as users type it, e.g. "hertz_tti" */
     const char *summary;     /* one line: the formula */
-    const char *source;      /* the paper or reference page it comes from */
+    const char *source;      /* full citations of the papers it comes from, one per line
+                                (authors (year), title, journal volume(issue), pages, doi) */
     const law_param *params;
     int n_params;
     int n_history;           /* per-contact state beyond v0, 0..LAW_MAX_HISTORY */

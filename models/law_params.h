@@ -14,7 +14,7 @@
      "floor on the stored impact velocity v0 for contacts born at rest (uses max(v0, v_floor))", \
      NULL, 1e-12, HUGE_VAL}
 /* The same for a dashpot that scales with d'/v0: at the default a contact born at rest
- * gets a dashpot too stiff for the explicit step (README, decisions on v_floor). */
+ * gets a dashpot too stiff for the explicit step (docs/physics.md, "v_floor"). */
 #define PARAM_DASHPOT_VELOCITY_FLOOR                                                \
     {"v_floor", 1e-3, "m/s",                                                        \
      "floor on the stored impact velocity v0 for contacts born at rest (uses max(v0, v_floor)); " \

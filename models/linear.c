@@ -1,4 +1,4 @@
-/* Family 1: linear visco-elastic, F = K d + eta d' (physics.md).
+/* The linear visco-elastic law, F = K d + eta d' (docs/laws.md, docs/physics.md).
  *
  * K is given, or follows from the impact velocity by one of three formulas (with
  * beta = pi / ln e):
@@ -117,7 +117,11 @@ static const law_calibration linear_calibration = {"eta_scale", C_DAMPING_SCALE,
 const dem_law law_linear = {
     .name = "linear",
     .summary = "F = K d + eta d'; K given or from the energy/overlap/time formula, eta given or from e",
-    .source = "physics.md family 1; linear spring-dashpot with Hertz-equivalent stiffness",
+    .source = "P. A. Cundall, O. D. L. Strack (1979), A discrete numerical model for granular "
+              "assemblies, Geotechnique 29(1), 47-65 (the spring-dashpot)\n"
+              "R. L. Rangel, DEMLab: Discrete Element Method Laboratory, release 1.0, "
+              "doi:10.5281/zenodo.3234644, class ContactForceN_ViscoElasticLinear (the energy, "
+              "overlap and time stiffness formulas, eta from e)",
     .params = linear_params,
     .n_params = sizeof linear_params / sizeof linear_params[0],
     .n_history = 2,

@@ -1,8 +1,9 @@
-/* Family 4: an arbitrary damping exponent (Zhang et al., seed 003; physics.md),
+/* An arbitrary damping exponent (Zhang et al. 2021, Mech. Syst. Signal Process. 159, 107808;
+ * docs/laws.md),
  *
  *   F = K d^n + lambda d^m d',
  *   lambda = 3 m* (m+1) (1-e) v0 / (4 alpha) * (e m* (n+1) v0^2 / (2K))^(-(m+1)/(n+1))
- *                                                                          (seed 003 eq. 53)
+ *                                                                          (their eq. 53)
  *
  * with K = K_hz = 4/3 E* sqrt(R*) and n = 3/2 unless given, and v0 = max(v0, v_floor).
  * lambda depends only on what is fixed at first touch, so it is computed then and kept
@@ -127,7 +128,9 @@ const dem_law law_zhang = {
     .summary = "F = K d^n + lambda d^m d', lambda = 3 m* (m+1)(1-e) v0/(4 alpha) "
                "(e m* (n+1) v0^2/(2K))^(-(m+1)/(n+1)); alpha fitted (n = 3/2, m in {2, 1.5, 1, "
                "0.65, 0.5, 0.25}) or solved so that e is restituted",
-    .source = "physics.md family 4; Zhang et al., seed 003 eqs. 42-54",
+    .source = "J. Zhang, C. Huang, L. Zhao, J. Di, G. He, W. Li (2021), Continuous contact force "
+              "model with an arbitrary damping term exponent: Model and discussion, Mech. Syst. "
+              "Signal Process. 159, 107808, doi:10.1016/j.ymssp.2021.107808, eqs. 42-54",
     .params = zhang_params,
     .n_params = sizeof zhang_params / sizeof zhang_params[0],
     .n_history = 1,

@@ -306,8 +306,8 @@ static const bad_case bad_cases[] = {
     {"bad_step_text.yaml", {"bad_step_text.yaml:8: ", "time.step", "'fast'"}},
     {"bad_kostek_param.yaml", {"bad_kostek_param.yaml:11: ", "contacts[0].params.e_e = -1",
                                "out of range"}},
-    {"bad_csv_overlap.yaml", {"bad_csv_overlap.yaml:14: ", "particle 0 overlaps particle 1",
-                              "law hertz_tti"}},
+    {"bad_csv_overlap.yaml", {"bad_csv_overlap.yaml:15: ", "overlaps particle 1",
+                              "limit 0.5"}},
     {"bad_csv_behind_wall.yaml", {"bad_csv_behind_wall.yaml:15: ", "particles[0].file",
                                   "behind wall floor"}},
     {"bad_deep_nesting.yaml", {"bad_deep_nesting.yaml:5: ", "nesting deeper than 64"}},
@@ -437,7 +437,7 @@ static void test_csv_angular_velocity(void **state)
     assert_near(src.list_velocity[2], -1.0, TOL);
     material mat = {"m", 2500, 1e9, 0.3};
     particle_store p = {0};
-    assert_int_equal(fill_source(&p, &src, &mat, 0, err, sizeof err), 0);
+    assert_int_equal(fill_source(&p, &src, &mat, 0, NULL, err, sizeof err), 0);
     assert_int_equal(p.n_local, 2);
     assert_near(p.wx[0], 0.5, TOL);
     assert_near(p.wy[0], -80, TOL);

@@ -198,10 +198,47 @@ static void test_refusals(void **state)
     expect_refusal("velocity_fields.data", HEADER "Atoms\n\n1 1 0.002 2500 0.5 0.5 0.5\n2 1 0.002 2500 0.5 0.5 0.5\n\nVelocities\n\n1 0 0 0\n", 16, "has 4 fields");
     expect_refusal("no_atoms_section.data", HEADER "Masses\n\n1 1.0\n", 11, "no Atoms section");
 
+    /* hostile files: counts the file cannot hold, boxes and sizes out of range, encodings */
+    expect_refusal("count.data", "t\n\n100000 atoms\n1 atom types\n0 1 xlo xhi\n0 1 ylo yhi\n"
+                   "0 1 zlo zhi\n\nAtoms\n\n1 1 0.002 2500 0.5 0.5 0.5\n", 9,
+                   "the header says 100000 atoms, but a file of 100 bytes holds at most 7");
+    expect_refusal("far_box.data", "t\n\n2 atoms\n1 atom types\n0 1e300 xlo xhi\n", 5,
+                   "reaches beyond +-1e+09 m");
+    expect_refusal("wide.data", HEADER "Atoms\n\n1 1 2 2500 0.5 0.5 0.5\n", 11,
+                   "diameter 2 is larger than the box's widest side 1");
+    expect_refusal("utf16.data", "\xff\xfet\n", 0, "the file is UTF-16 (little-endian");
+
     lammps_data d;
     char err[512];
     assert_int_equal(lammps_data_read(path_of("missing.data"), &d, err, sizeof err), -1);
     assert_non_null(strstr(err, "missing.data: cannot open"));
+}
+
+/* The packing `dempact bench --load` starts from: two spheres of diameter 0.2 m with
+ * centres 0.05 m apart overlap by 0.15 m = 1.5 radii (refused, both named), 0.16 m apart
+ * by 0.04 m = 0.4 radii (accepted); two spheres of diameter 0.8 m in a 1 x 1 x 0.5 m box
+ * fill 2 (pi / 6) 0.8^3 / 0.5 = 1.0723 of it (refused) though they overlap by only 0.23
+ * radii. */
+static void test_packing(void **state)
+{
+    lammps_data d;
+    char err[512];
+    const char *p = write_text("pair.data", HEADER "Atoms\n\n4 1 0.2 2500 0.5 0.5 0.5\n"
+                                             "9 1 0.2 2500 0.55 0.5 0.5\n");
+    assert_int_equal(lammps_data_read(p, &d, err, sizeof err), 0);
+    assert_int_equal(lammps_data_check_packing(&d, 0.5, NULL, p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "atom 9 at (0.55, 0.5, 0.5) overlaps atom 4 at (0.5, 0.5, 0.5) "
+                            "by 0.15 m = 1.5 of the smaller radius"));
+    d.x[3] = 0.66;
+    assert_int_equal(lammps_data_check_packing(&d, 0.5, NULL, p, err, sizeof err), 0);
+    lammps_data_free(&d);
+    p = write_text("full.data", "t\n\n2 atoms\n1 atom types\n0 1 xlo xhi\n0 1 ylo yhi\n"
+                   "0 0.5 zlo zhi\n\nAtoms\n\n1 1 0.8 2500 0.25 0.25 0.25\n"
+                   "2 1 0.8 2500 0.75 0.75 0.25\n");
+    assert_int_equal(lammps_data_read(p, &d, err, sizeof err), 0);
+    assert_int_equal(lammps_data_check_packing(&d, 0.5, NULL, p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "(solid fraction 1.07 > 1)"));
+    lammps_data_free(&d);
 }
 
 static void test_write_error(void **state)
@@ -270,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_reads_lammps_style),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_packing),
         cmocka_unit_test(test_write_error),
         cmocka_unit_test(test_bed_sort_and_wrap),
     };

@@ -1,5 +1,6 @@
 /* The numerical watchdog (engine/watchdog.h): quiet runs pass, each kind of problem is
- * found and named, dropping a particle leaves the run it would have been without it,
+ * found and named (a particle too fast for the step, one that ran far out of the domain,
+ * stopped by the engine before its neighbour grid), the grid survives any spread, dropping a particle leaves the run it would have been without it,
  * and the energy sum does not depend on the number of threads. */
 #include <math.h>
 #include <omp.h>
@@ -283,6 +284,97 @@ static void test_drop_keeps_periodic_overlaps(void **state)
 }
 
 /* The energy is summed over fixed blocks: 1 and 3 threads give the same bits. */
+/* A particle moving more than half its radius per step is named; one just below is not.
+ * The threshold is the documented |v| dt > 0.5 r, tried at 0.49 and 0.51 of the radius. */
+static void test_too_fast(void **state)
+{
+    (void)state;
+    world *w = balls(3, -1, "hertz_tti");
+    w->cfg.gravity[2] = 0.0;
+    w->cfg.watchdog.energy_tolerance = -1.0; /* the kick given here is not the physics' */
+    sim s;
+    create(&s, w);
+    watchdog_state st;
+    watchdog_start(&st, &s, NULL);
+    watchdog_report r;
+    double per_step = 0.005 / s.dt; /* one radius per step, m/s */
+    s.p.vx[1] = 0.49 * per_step;
+    assert_int_equal(watchdog_check(&s, &st, false, &r), WATCHDOG_OK);
+    s.p.vx[1] = 0.51 * per_step;
+    assert_int_equal(watchdog_check(&s, &st, false, &r), WATCHDOG_TOO_FAST);
+    assert_int_equal(r.particle_id, s.p.id[1]);
+    assert_true(fabs(r.limit - 0.5 * 0.005) < 1e-15);
+    char msg[1024];
+    watchdog_format(&r, &s, msg, sizeof msg);
+    assert_non_null(strstr(msg, "particle 1 moves"));
+    assert_non_null(strstr(msg, "more than 0.5 of its radius"));
+    sim_free(&s);
+    free(w);
+}
+
+/* A particle shot out of the domain with the watchdog looking only every 1000 steps: the
+ * neighbour rebuild refuses it once it is more than one domain length out (before the
+ * grid is sized for it), the step stops there and the guard reports it at once, naming
+ * the particle and where it is; sim_step does nothing more. */
+static void test_runaway(void **state)
+{
+    (void)state;
+    world *w = balls(3, -1, "hertz_tti");
+    w->cfg.gravity[2] = 0.0;
+    w->cfg.watchdog.interval = 1000;
+    w->cfg.watchdog.energy_tolerance = -1.0;
+    sim s;
+    create(&s, w);
+    watchdog_state st;
+    watchdog_start(&st, &s, NULL);
+    watchdog_report r;
+    double length = s.cfg.domain_max[0] - s.cfg.domain_min[0];
+    s.p.vx[2] = 0.4 * 0.005 / s.dt; /* below the per-step limit: only the grid's guard acts */
+    int64_t steps = 0;
+    while (!s.fault && steps < 1000000) {
+        sim_step(&s);
+        steps++;
+        watchdog_problem p = watchdog_guard(&s, &st, &r);
+        if (p != WATCHDOG_OK) break;
+    }
+    assert_int_equal(s.fault, SIM_FAULT_RUNAWAY);
+    assert_int_equal(r.problem, WATCHDOG_RUNAWAY);
+    assert_int_equal(r.particle_id, 2);
+    assert_int_equal(r.axis, 0);
+    /* beyond the margin, and by less than the skin past it (a rebuild per half skin) */
+    double beyond = r.position[0] - (s.cfg.domain_max[0] + SIM_RUNAWAY_MARGIN * length);
+    assert_true(beyond > 0.0 && beyond <= s.skin);
+    char msg[1024];
+    watchdog_format(&r, &s, msg, sizeof msg);
+    assert_non_null(strstr(msg, "particle 2 is far outside the domain: x = "));
+    int64_t at = s.step;
+    double x = s.p.x[2];
+    sim_step(&s);
+    assert_int_equal(s.step, at);
+    assert_true(s.p.x[2] == x);
+    sim_free(&s);
+    free(w);
+}
+
+/* The neighbour grid of particles spread over any finite width: at most 2^24 cells, and
+ * a width a double cannot hold (1e308 - -1e308) refused instead of overflowing. */
+static void test_grid_spread(void **state)
+{
+    (void)state;
+    double x[4] = {0, 1e-3, 5e297, -1e300}, y[4] = {0, 0, 0, 1e300}, z[4] = {0, 0, 0, 0};
+    double r[4] = {1e-3, 1e-3, 1e-3, 1e-3};
+    particle_store p = {.x = x, .y = y, .z = z, .radius = r, .n_local = 4, .n_total = 4};
+    neighbour_grid g = {0};
+    assert_int_equal(neighbour_grid_build(&g, &p, 2.2e-3), 0);
+    assert_true(g.n_cells <= (size_t)1 << 24);
+    assert_true(g.dims[0] >= 1 && g.dims[1] >= 1 && g.dims[2] >= 1);
+    assert_int_equal(g.cell_start[g.n_cells], 4); /* every particle binned */
+    x[2] = 1.7e308;
+    x[3] = -1.7e308;
+    assert_int_equal(neighbour_grid_build(&g, &p, 2.2e-3), NEIGHBOUR_BAD_SPREAD);
+    neighbour_grid_free(&g);
+}
+
 static void test_energy_threads(void **state)
 {
     world *w = balls(1, -1, "hertz");
@@ -319,6 +411,8 @@ int main(void)
         cmocka_unit_test(test_drop_particle), cmocka_unit_test(test_drop_in_contact),
         cmocka_unit_test(test_drop_keeps_periodic_overlaps),
         cmocka_unit_test(test_energy_threads),
+        cmocka_unit_test(test_too_fast),      cmocka_unit_test(test_runaway),
+        cmocka_unit_test(test_grid_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libcyaml-dev libyaml-dev
           libcmocka-dev valgrind python3 python3-matplotlib python3-h5py python3-numpy
           python3-yaml python3-paraview python3-venv lammps)
+# help2man writes the man page from the built program (tools/man_page.sh); groff renders
+# it (tests/doc/install_tree.sh).
+packages+=(help2man groff-base)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

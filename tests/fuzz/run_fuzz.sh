@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Usage: tests/fuzz/run_fuzz.sh [case|restart] [SECONDS] [EXTRA libFuzzer OPTIONS...]
+# Usage: tests/fuzz/run_fuzz.sh [case|restart|csv|lammps|stl] [SECONDS] [EXTRA libFuzzer OPTIONS...]
 # Builds a fuzzer in build-fuzz/ (clang, libFuzzer, ASan + UBSan) and runs it for SECONDS
 # (default 1200) of wall time, one process, at nice 10, on a working corpus in
 # build-fuzz/corpus/NAME seeded from tests/fuzz/seeds/NAME:
 #   case     the case-file reader and what `dempact check` does after it (fuzz_case.c),
 #            with the dictionary case.dict;
-#   restart  the HDF5 restart reader (fuzz_restart.c), on files of restart_case.yaml.
+#   restart  the HDF5 restart reader (fuzz_restart.c), on files of restart_case.yaml;
+#   csv      the particle CSV reader and the overlap check after it (fuzz_csv.c);
+#   lammps   the LAMMPS data reader and bench's packing check (fuzz_lammps.c);
+#   stl      the STL reader, ASCII and binary (fuzz_stl.c).
 # Crashing inputs land in build-fuzz/artifacts/; once fixed, copy each into
 # tests/fuzz/regressions/NAME/, which ctest replays (fuzz_NAME_regressions) with every
 # build, sanitized or not. To fold new corpus entries into the seeds:
@@ -22,7 +25,8 @@ case "$name" in
   # are suppressed, single allocations capped, and out-of-memory runs skipped
   restart) options=(-max_len=262144 -timeout=30 -fork=1 -ignore_ooms=1 -malloc_limit_mb=1024)
            export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan_hdf5.supp ;;
-  *) echo "run_fuzz.sh: case or restart, not '$name'" >&2; exit 2 ;;
+  csv|lammps|stl) options=(-max_len=8192 -timeout=10) ;;
+  *) echo "run_fuzz.sh: case, restart, csv, lammps or stl, not '$name'" >&2; exit 2 ;;
 esac
 CC=clang cmake -S . -B build-fuzz -DDEMPACT_FUZZ=ON -DDEMPACT_SANITIZE=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link >/dev/null

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Usage: check_laws.py DEMPACT SOURCE_DIR
+
+docs/laws.md against `dempact laws`. The manual describes each law in a section whose
+heading names it in a code span (one section may name several laws that share their
+parameters); a section's table whose first header cell is "parameter" lists the laws'
+parameters with unit, default and range. Fails when
+- a law is printed but has no section, or a section names a law that does not exist;
+- a law's parameters differ between the two (names), or a parameter's default, unit or
+  range differs (numbers compared to the 6 digits `dempact laws` prints);
+- the summary table (first header cell "law") says a law calibrates something other than
+  what `dempact laws` says ("calibrate solves" column);
+- a citation `dempact laws` prints for a law is not in that law's section: its first
+  author's surname, its year and its DOI (when it has one);
+- laws.md cites a DOI that no law's citations hold, outside its "Friction" sections.
+"""
+import math
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mdtables  # noqa: E402
+
+DOI = re.compile(r"10\.\d{4,9}/[^\s,;)]*(?:\([^\s)]*\)[^\s,;)]*)*(?<![.])")
+
+
+def program_laws(dempact):
+    out = subprocess.run([dempact, "laws"], check=True, capture_output=True, text=True).stdout
+    laws, law, in_source = {}, None, False
+    for line in out.splitlines():
+        if line and not line.startswith(" "):
+            law = laws.setdefault(line.strip(), {"params": {}, "sources": [], "calibrate": None})
+            continue
+        if law is None or not line.strip():
+            continue
+        m = re.match(r"^  source: (.*)$", line)
+        if m:
+            law["sources"].append(m.group(1))
+            in_source = True
+            continue
+        if in_source and line.startswith("          "):
+            law["sources"].append(line.strip())
+            continue
+        in_source = False
+        m = re.match(r"^  (\w+)\s+default (\S+)(?: \[([^\]]*)\]; range \[([^,]+), ([^\]]+)\]|; one of (.*))$",
+                     line)
+        if m:
+            name, default, unit, lo, hi, choices = m.groups()
+            law["params"][name] = {"default": default, "unit": unit,
+                                   "range": (lo, hi) if lo is not None else None,
+                                   "choices": choices.split() if choices else None}
+            continue
+        m = re.match(r"^  calibrate: (?:true solves (.*) for the restitution|not available.*)$", line)
+        if m:
+            law["calibrate"] = m.group(1) or "-"
+    if len(laws) < 10:
+        sys.exit(f"FAIL: dempact laws listed only {len(laws)} laws")
+    return laws
+
+
+def number(text):
+    t = text.strip().strip("`").replace("−", "-").replace(" ", "")
+    if t in ("inf", "+inf", "∞"):
+        return math.inf
+    return float(t)
+
+
+def same_number(a, b):
+    try:
+        x, y = number(a), number(b)
+    except ValueError:
+        return False
+    if math.isinf(x) or math.isinf(y):
+        return x == y
+    return abs(x - y) <= 1e-5 * max(abs(x), abs(y)) or x == y
+
+
+def plain(text):
+    """A cell's text without Markdown: code marks, escapes and spaces."""
+    return re.sub(r"[`\s\\]", "", text)
+
+
+def main():
+    dempact, src = sys.argv[1], sys.argv[2]
+    laws = program_laws(dempact)
+    text = open(os.path.join(src, "docs", "laws.md"), encoding="utf-8").read()
+    problems = []
+
+    # sections that name laws: ### headings with code spans
+    sections = {}
+    for heading, body in mdtables.sections(text, 3):
+        for name in mdtables.code_spans(heading):
+            if name not in laws:
+                problems.append(f"docs/laws.md: section '{heading}' names '{name}', which "
+                                "dempact laws does not list")
+                continue
+            sections[name] = (heading, body)
+    for name in laws:
+        if name not in sections:
+            problems.append(f"docs/laws.md: no section for law '{name}'")
+
+    for name, (heading, body) in sections.items():
+        law = laws[name]
+        documented = {}
+        for _, header, rows in mdtables.tables(body):
+            if not header or header[0] != "parameter":
+                continue
+            for row in rows:
+                spans = mdtables.code_spans(row[0])
+                if spans:
+                    documented[spans[0]] = dict(zip(header, row))
+        for p in sorted(set(law["params"]) - set(documented)):
+            problems.append(f"{name}: parameter '{p}' is not in the table of '{heading}'")
+        for p in sorted(set(documented) - set(law["params"])):
+            problems.append(f"{name}: '{heading}' documents '{p}', which the law does not take")
+        for p in sorted(set(law["params"]) & set(documented)):
+            want, doc = law["params"][p], documented[p]
+            d = plain(doc.get("default", ""))
+            if want["default"] == "required" or want["choices"]:
+                ok = d == want["default"]
+            else:
+                ok = same_number(d, want["default"])
+            if not ok:
+                problems.append(f"{name}.{p}: default '{doc.get('default')}' in the manual, "
+                                f"'{want['default']}' in dempact laws")
+            if want["choices"]:
+                listed = [c for c in re.split(r"[,\s]+", plain(doc.get("range", "")).replace(",", " "))
+                          if c]
+                if sorted(mdtables.code_spans(doc.get("range", "")) or listed) != sorted(want["choices"]):
+                    problems.append(f"{name}.{p}: choices '{doc.get('range')}' in the manual, "
+                                    f"{want['choices']} in dempact laws")
+                continue
+            if plain(doc.get("unit", "")) != plain(want["unit"]):
+                problems.append(f"{name}.{p}: unit '{doc.get('unit')}' in the manual, "
+                                f"'{want['unit']}' in dempact laws")
+            m = re.match(r"^\[([^,]+),([^\]]+)\]$", plain(doc.get("range", "")))
+            if not m or not same_number(m.group(1), want["range"][0]) or \
+                    not same_number(m.group(2), want["range"][1]):
+                problems.append(f"{name}.{p}: range '{doc.get('range')}' in the manual, "
+                                f"[{want['range'][0]}, {want['range'][1]}] in dempact laws")
+
+        for ref in law["sources"]:
+            surname = re.split(r",", ref)[0].split()[-1]
+            year = re.search(r"\((\d{4})\)", ref)
+            if surname not in body:
+                problems.append(f"{name}: the manual's section does not cite {surname} ({ref[:60]}...)")
+            if year and year.group(1) not in body:
+                problems.append(f"{name}: the manual's section lacks the year {year.group(1)} of {surname}")
+            for doi in DOI.findall(ref):
+                if doi not in body:
+                    problems.append(f"{name}: the manual's section lacks doi:{doi}")
+
+    # the summary table: what calibrate solves
+    for heading, header, rows in mdtables.tables(text):
+        if not header or header[0] != "law" or "calibrate solves" not in header:
+            continue
+        col = header.index("calibrate solves")
+        seen = set()
+        for row in rows:
+            for name in mdtables.code_spans(row[0]):
+                if name not in laws:
+                    problems.append(f"summary table: '{name}' is not a law")
+                    continue
+                seen.add(name)
+                doc = plain(row[col]) if col < len(row) else ""
+                want = plain(laws[name]["calibrate"] or "")
+                if doc != want:
+                    problems.append(f"summary table: {name} calibrates '{row[col]}' in the manual, "
+                                    f"'{laws[name]['calibrate']}' in dempact laws")
+        for name in sorted(set(laws) - seen):
+            problems.append(f"summary table: {name} is missing")
+
+    # every DOI the manual gives for a law is one the program prints
+    printed = {d for law in laws.values() for ref in law["sources"] for d in DOI.findall(ref)}
+    for heading, body in mdtables.sections(text, 2):
+        if "friction" in heading.lower() or "rolling" in heading.lower():
+            continue
+        for doi in DOI.findall(body):
+            if doi not in printed:
+                problems.append(f"docs/laws.md ('{heading}') cites doi:{doi}, which no law's "
+                                "citations in dempact laws hold")
+
+    if problems:
+        print("\n".join("FAIL: " + p for p in problems))
+        sys.exit(1)
+    n = sum(len(l["params"]) for l in laws.values())
+    print(f"{len(laws)} laws, {n} parameters and their citations agree with dempact laws")
+
+
+if __name__ == "__main__":
+    main()
