@@ -203,7 +203,7 @@ def settle_scale(n, mean_mass, mean_diameter, g):
     """The energy scale of settling: n m g d, the work of lifting every particle by its
     diameter (mean mass and diameter; |g|). A packing whose translational kinetic energy
     stays below SETTLE_FRACTION of it moves at rms speeds below sqrt(2e-4 g d), about
-    0.014 sqrt(g d): a particle would take 70 sqrt(d/g) (about 1 s for 4 mm beads) to move
+    0.014 sqrt(g d): a particle would take 70 sqrt(d/g) (1.4 s for 4 mm beads) to move
     by its own diameter, several times the duration of the whole pour."""
     return float(n * mean_mass * abs(g) * mean_diameter)
 

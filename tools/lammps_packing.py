@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The same settled packing in dempact and LAMMPS, from the same initial particles.
 
-Usage: tools/lammps_packing.py [--dempact build/dempact] [--lmp lmp] [--seeds 1,2,3]
+Usage: .venv/bin/python tools/lammps_packing.py [--dempact build/dempact] [--lmp lmp] [--seeds 1,2,3]
            [--particles 2000] [--time 0.6] [--threads 1] [--tangential-damping on|off]
            [--keep DIR] [--reuse] [--json FILE] [--smoke]
 

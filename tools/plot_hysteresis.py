@@ -4,7 +4,8 @@
 Each file gets its own panel (laws differ by orders of magnitude in force and overlap),
 or all share one with --overlay. Turning points of the path (where the overlap rate
 changes sign) are marked, so that loading, unloading and reloading branches can be told
-apart.
+apart. Run it with the project's environment: `.venv/bin/python tools/plot_hysteresis.py
+FILE.csv ...` (bash tools/setup.sh makes .venv/).
 """
 import argparse
 import csv

@@ -25,6 +25,9 @@ Checked (exit status 1 when violated): every family-3 row against its closed for
 Rows of the other laws (linear, hertz_tti, zhang, ...) are reported, not checked. Laws or
 builds whose collide refuses --calibrate altogether are skipped with a message.
 Exit status 2: bad usage, or dempact could not be run at all.
+
+Run it with the project's environment: `.venv/bin/python tools/restitution_curves.py
+--dempact build/dempact` (bash tools/setup.sh makes .venv/).
 """
 
 import argparse

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/compare.py end to end: `--size small` (cases/packing_small.yaml, 240 beads in a
+"""tools/compare.py end to end: `--size small` (cases/packing_small.yaml, 200 beads in a
 periodic cell, 0.6 s) with three laws and two seeds, its report checked against the
 measures recomputed here from the HDF5 files by other means than the tool's.
 
