@@ -19,7 +19,6 @@ import glob
 import os
 import stat
 import subprocess
-import sys
 import tempfile
 import unittest
 
