@@ -176,7 +176,7 @@ def _panels(plt, n, width=4.2, height=3.2):
 
 
 def curve_panels(plt, path, grouped, curves, xkey, ykey, xlabel, ylabel, title, logy=False,
-                 threshold=None, transform=None, swap=False, legend="best"):
+                 threshold=None, transform=None, swap=False, legend="best", ylim=None):
     """One panel per law family; per law and mode the median over the seeds as a line and
     the seeds' range (min to max) as a band."""
     fams, names = _families_present(grouped)
@@ -213,13 +213,15 @@ def curve_panels(plt, path, grouped, curves, xkey, ykey, xlabel, ylabel, title, 
             _plain_log_ticks(ax.yaxis)
         if threshold is not None:
             ax.axhline(threshold, color="k", lw=0.8, ls=":")
+        if ylim is not None:
+            ax.set_ylim(*ylim)
         ax.set_title(name)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3, lw=0.5)
         ax.legend(loc=legend, frameon=False)
     fig.suptitle(title, fontsize=FONT + 3)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_size_inches()[1]))  # room for it
     fig.savefig(path, format="svg")
     plt.close(fig)
 
@@ -257,7 +259,7 @@ def dot_panels(plt, path, rows, grouped, measures, title):
         ax.set_yticks(y)
         ax.set_yticklabels(labels)
     fig.suptitle(title, fontsize=FONT + 3)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_size_inches()[1]))  # room for it
     fig.savefig(path, format="svg")
     plt.close(fig)
 
@@ -329,14 +331,16 @@ def figures(out, rows, curves, grouped):
     made.append(("measures.svg", "The measures, law by law"))
     energy_bars(plt, os.path.join(out, "energy.svg"), rows, grouped)
     made.append(("energy.svg", "Where the energy went"))
+    tops = [cv["surface"] for cv in curves if math.isfinite(cv["surface"])]
     curve_panels(plt, os.path.join(out, "packing_profile.svg"), grouped, curves, "z_mid", "phi_z",
-                 "height (m)", "packing fraction",
-                 "Packing fraction against height (slabs of d_max / 4)", swap=True)
+                 "packing fraction", "height (m)",
+                 "Packing fraction against height (slabs of d_max / 4)", swap=True,
+                 legend="center left", ylim=(0, 1.25 * max(tops)) if tops else None)
     made.append(("packing_profile.svg", "Packing fraction against height"))
     curve_panels(plt, os.path.join(out, "force_distribution.svg"), grouped, curves, None, None,
                  "f / <f>", "probability density",
                  "Normal forces between particles, final snapshot", logy=True,
-                 transform=_force_pdf)
+                 transform=_force_pdf, legend="upper right")
     made.append(("force_distribution.svg", "Distribution of the normal contact forces"))
     if any(cv["compression"] is not None for cv in curves):
         def _comp(cv):
