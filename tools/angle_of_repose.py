@@ -9,7 +9,8 @@ is also reported for each side (+x, -x, +y, -y quadrants) to show the scatter.
 
 usage: angle_of_repose.py OUTPUT.h5 [--snapshot N] [--floor Z] [--bins N] [--plot PNG]
 
-Needs Debian's python3-h5py and python3-numpy (/usr/bin/python3).
+Needs numpy and h5py: run it with the project's environment, `.venv/bin/python
+tools/angle_of_repose.py` (bash tools/setup.sh makes it).
 """
 import argparse
 import math
@@ -19,8 +20,8 @@ try:
     import h5py
     import numpy as np
 except ImportError as missing:  # pragma: no cover - environment problem
-    sys.exit(f"angle_of_repose: {missing}; run with /usr/bin/python3 (apt-get install "
-             "python3-h5py python3-numpy)")
+    import venv_hint
+    sys.exit(venv_hint.message("angle_of_repose", missing))
 
 
 def last_snapshot(f, wanted):

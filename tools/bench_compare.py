@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """dempact bench against LAMMPS and LIGGGHTS on the same settled bed.
 
-Usage: tools/bench_compare.py [--dempact build/dempact] [--particles N[,N...]] [--steps S]
+Usage: .venv/bin/python tools/bench_compare.py [--dempact build/dempact] [--particles N[,N...]] [--steps S]
            [--workload frictionless|mindlin] [--restitution E] [--young Y] [--poisson NU]
            [--radius R] [--density RHO] [--threads 1,2] [--ranks 1,2] [--keep DIR]
            [--reuse] [--json FILE]

@@ -20,7 +20,8 @@ usage: beverloo.py --dempact build/dempact [--diameters 0.018,0.0225,0.027]
 --seeds N pours each orifice N times with different seeds (replicates differ by 3 to 5%
 in W, which moves a four-orifice fit's C by about 0.04) and fits the mean rates.
 
-Needs Debian's python3-h5py and python3-numpy (/usr/bin/python3).
+Needs numpy and h5py: run it with the project's environment, `.venv/bin/python
+tools/beverloo.py` (bash tools/setup.sh makes it).
 """
 import argparse
 import math
@@ -33,8 +34,8 @@ try:
     import h5py
     import numpy as np
 except ImportError as missing:  # pragma: no cover
-    sys.exit(f"beverloo: {missing}; run with /usr/bin/python3 (apt-get install python3-h5py "
-             "python3-numpy)")
+    import venv_hint
+    sys.exit(venv_hint.message("beverloo", missing))
 
 G = 9.81
 HERE = os.path.dirname(os.path.abspath(__file__))

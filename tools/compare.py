@@ -1,11 +1,24 @@
-#!/usr/bin/python3
-"""Compare the normal contact laws on one case: run it once per law at the same
-restitution, then measure each settled packing and write a report folder.
+#!/usr/bin/env python3
+"""Compare the normal contact laws on one case: run it for every law at the same
+restitution, several seeds each, measure each settled packing and write a report.
 
-    /usr/bin/python3 tools/compare.py cases/packing_settle.yaml [--laws all|a,b,..]
-        [--calibrate off|on|both] [--restitution E] [--jobs N] [--out DIR]
-        [--dempact PATH] [--end-time T] [--param LAW:KEY=VALUE ...] [--seed-offset K]
-    /usr/bin/python3 tools/compare.py --report-only DIR
+    .venv/bin/python tools/compare.py [CASE | --size small|full] [--laws all|a,b,..]
+        [--seeds N] [--seed-offset K] [--calibrate off|on|both] [--restitution E]
+        [--jobs N] [--out DIR] [--dempact PATH] [--end-time T] [--param LAW:KEY=VALUE ...]
+    .venv/bin/python tools/compare.py --report-only DIR [--dempact PATH]
+
+(.venv/ is the project's Python environment: bash tools/setup.sh makes it.)
+
+--size small runs cases/packing_small.yaml (200 beads in a periodic cell: all 16 laws
+with 3 seeds take about 250 s of CPU, a little over 2 minutes on two free cores),
+--size full (the default) runs cases/packing_settle.yaml (2000 beads in a box). A CASE
+given by path replaces both.
+
+Seeds: run K (K = seed offset, 0 to N-1 by default) adds K to the `seed` of every random
+particle source and inlet (an absent seed is the reader's default, 1 for a source and
+1 + i for inlet i), giving N packings of the same case per law; every run has its own
+folder, runs/LAW_MODE/seedK/, so no seed overwrites another. The report gives the mean and
+the standard deviation over the seeds.
 
 How each law gets the restitution E (the base case's, unless --restitution):
 - laws with a `restitution` parameter take it (linear, hertz_tti, the Hertzian damping
@@ -17,19 +30,21 @@ How each law gets the restitution E (the base case's, unless --restitution):
   (their "off" row is the calibrated run, marked on*);
 - hertz (elastic) and kostek (plastic) have neither: one run each with their own
   parameters (kostek: area 1e-10 m^2, see LAW_DEFAULTS), marked "-".
-Every contact entry of the case gets the law; friction and rolling entries are kept.
+Every contact entry of the case gets the law; friction and rolling entries are kept. The
+law's other parameters (v_floor, stiffness, ...) take dempact's defaults: the comparison
+sets none of its own but kostek's area (and what --param gives).
 
-The report folder holds runs/LAW_MODE/ (the generated case, the HDF5 file, the log),
-table.csv, table.md, the PNG plots and meta.json (the command, the dempact version, the
-base case). The generated case files carry the comparison's settings in their header
-comment, and the HDF5 files keep the case text, so `--report-only DIR` rebuilds the
-table and the plots from the HDF5 files alone. Measurements: see tools/compare_measure.py
-and the README ("Comparing the laws").
+The report folder holds report.md with its SVG figures, table.csv (one row per run),
+summary.csv (mean and standard deviation per law and mode), meta.json (the command, the
+dempact version, the base case, run times) and runs/. The generated case files carry the
+comparison's settings in their header comment and the HDF5 files keep the case text, so
+`--report-only DIR` rebuilds everything from the HDF5 files alone (the asked-and-actual
+restitution column reruns `dempact collide`, a fraction of a second per run).
+Measurements and their conventions: tools/compare_measure.py and docs/compare.md.
 """
 
 import argparse
 import concurrent.futures
-import csv
 import datetime
 import json
 import math
@@ -39,22 +54,22 @@ import subprocess
 import sys
 import time
 
-import h5py
-import numpy as np
-
-try:
-    import yaml
-except ImportError as exc:  # pragma: no cover - message for a machine without PyYAML
-    raise ImportError("tools/compare.py needs PyYAML (Debian: apt-get install python3-yaml; "
-                      "run it with /usr/bin/python3)") from exc
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+try:
+    import h5py
+    import numpy as np
+    import yaml
+except ImportError as missing:  # pragma: no cover - environment problem
+    import venv_hint
+    sys.exit(venv_hint.message("compare", missing))
 import dempact_h5  # noqa: E402
 import compare_measure as cm  # noqa: E402
 
-SETTLE_FRACTION = 1e-6   # settled: translational kinetic energy below this x its peak, for good
 BULK_MARGIN = 2.0        # bulk region: this many largest diameters from walls and surface
+SIZES = {"small": os.path.join(ROOT, "cases", "packing_small.yaml"),
+         "full": os.path.join(ROOT, "cases", "packing_settle.yaml")}
 
 # parameters a law needs that the comparison does not vary (overridable by --param)
 LAW_DEFAULTS = {
@@ -63,19 +78,20 @@ LAW_DEFAULTS = {
     # beads) and the step stays within 2.3x of the others (the default 1e-6 m^2: 48x).
     "kostek": {"area": 1.0e-10},
 }
+# laws whose runs cost several times the others' (started first, so the cores end together)
+SLOW_LAWS = ("kostek",)
 
 
 def law_table(dempact):
     """{name: {"restitution": "plain"|"calibrate-only"|None, "calibrate": bool}} from
     `dempact laws`."""
     out = subprocess.run([dempact, "laws"], check=True, capture_output=True, text=True).stdout
-    laws, name, lines = {}, None, []
-    for line in out.splitlines() + [""]:
+    laws, name = {}, None
+    for line in out.splitlines():
         if line and not line.startswith(" "):
-            name, lines = line.strip(), []
+            name = line.strip()
             laws[name] = {"restitution": None, "calibrate": False}
         elif name:
-            lines.append(line)
             if line.strip().startswith("restitution "):
                 laws[name]["restitution"] = "plain"
             if "only with calibrate" in line and laws[name]["restitution"]:
@@ -104,31 +120,47 @@ def law_runs(law, info, e, calibrate):
     return [(m, dict(params, restitution=e), m == "on") for m in want]
 
 
-def case_for(base, base_path, law, mode, params, calibrate, e, command, seed_offset=0,
+def mode_dir(law, mode):
+    return f"{law}_{mode.replace('*', 'x').replace('-', 'none')}"
+
+
+def offset_seeds(case, k):
+    """Adds k to the seed of every random particle source and inlet (in place)."""
+    if not k:
+        return
+    for item in case.get("particles", []):
+        if item.get("source", "random") == "random":
+            item["seed"] = int(item.get("seed", 1)) + k
+    for i, item in enumerate(case.get("inlets", [])):
+        item["seed"] = int(item.get("seed", 1 + i)) + k
+
+
+def case_for(base, base_path, law, mode, params, calibrate, e, command, seed=0,
              end_time=None):
     """The text of the case file of one run."""
     case = json.loads(json.dumps(base))  # deep copy
-    if seed_offset:  # random sources and inlets (which have no `source`)
-        for item in case.get("particles", []) + case.get("inlets", []):
-            if item.get("source", "random") == "random":
-                item["seed"] = int(item.get("seed", 0)) + seed_offset
-    case["name"] = f"{law}_{mode.replace('*', 'x').replace('-', 'none')}"
+    offset_seeds(case, seed)
+    case["name"] = mode_dir(law, mode)
     for entry in case.get("contacts", []):
         entry["law"] = law
-        entry["params"] = dict(params)
-        entry.pop("calibrate", None)
-        if calibrate:
-            entry["calibrate"] = True
+        entry["params"] = dict(params)  # the rest: dempact's defaults for the law
+        # explicit either way, so the mode does not hang on the reader's default
+        entry["calibrate"] = bool(calibrate)
     folder = os.path.dirname(os.path.abspath(base_path))
     for item in case.get("particles", []) + case.get("walls", []):
         if "file" in item and not os.path.isabs(item["file"]):
             item["file"] = os.path.join(folder, item["file"])
-    meta = {"law": law, "mode": mode, "restitution": e, "base_case": os.path.abspath(base_path),
-            "command": command}
+    meta = {"law": law, "mode": mode, "restitution": e, "seed": seed,
+            "base_case": os.path.abspath(base_path), "command": command}
     if end_time is not None:
         meta["end_time"] = end_time
     head = "# written by tools/compare.py; compare: " + json.dumps(meta) + "\n"
     return head + yaml.safe_dump(case, sort_keys=False, default_flow_style=None, width=100)
+
+
+def base_law(case):
+    entries = case.get("contacts", [])
+    return entries[0].get("law") if entries else None
 
 
 def run_one(dempact, case_path, out_dir, end_time):
@@ -148,7 +180,7 @@ def run_one(dempact, case_path, out_dir, end_time):
 # ---------------------------------------------------------------- measurements
 
 
-def _compare_meta(case_text):
+def compare_meta(case_text):
     first = case_text.splitlines()[0] if case_text else ""
     key = "# written by tools/compare.py; compare: "
     return json.loads(first[len(key):]) if first.startswith(key) else {}
@@ -162,38 +194,74 @@ def _box(case):
     return (np.array(case["domain"]["min"], dtype=float), np.array(case["domain"]["max"], dtype=float))
 
 
+def _periodic(case):
+    return tuple(bool(x) for x in case["domain"].get("periodic", [False] * 3))
+
+
 class Incomplete(Exception):
     """A run that did not reach its end (killed, failed, or still running)."""
 
 
+def wall_work(h5_path, snap):
+    """Work the moving walls have done on the particles by this snapshot (J), from the
+    documented dataset /snapshots/NNNNNN/engine/wall_work (0 when the case has no walls)."""
+    with h5py.File(h5_path, "r", locking=False) as f:
+        g = f["snapshots"][f"{snap.index:06d}"]
+        return float(np.sum(g["engine/wall_work"][()])) if "engine/wall_work" in g else 0.0
+
+
+def overburden(z, mass, g, area, z0, z1, samples=2001):
+    """The weight of the particles whose centres lie above each height, averaged over
+    [z0, z1], divided by the area (Pa): the vertical stress of a static packing without
+    side walls (the Janssen effect makes the real one smaller beside walls)."""
+    zz = np.linspace(z0, z1, samples)
+    order = np.argsort(z)
+    cum = np.cumsum(mass[order][::-1])[::-1]  # mass of centres at or above z[order][k]
+    k = np.searchsorted(z[order], zz, side="right")
+    above = np.where(k < len(z), cum[np.minimum(k, len(z) - 1)], 0.0)
+    return float(np.trapz(above, zz) / (z1 - z0) * abs(g) / area)
+
+
 def measure(h5_path):
-    """The table row of one run, and the curves the plots need."""
+    """The table row of one run, and the curves the figures need."""
     run = dempact_h5.Run(h5_path)
     case = yaml.safe_load(run.case_text)
-    meta = _compare_meta(run.case_text)
+    meta = compare_meta(run.case_text)
     end = float(meta.get("end_time", case["time"]["end"]))
     if len(run) == 0 or run.times[-1] < end - 1.5 * run.dt:
         raise Incomplete(f"it stopped at t = {run.times[-1] if len(run) else 0:g} s of {end:g} s")
     snap = run.snapshot()
     ts = run.timeseries()
     lo, hi = _box(case)
+    periodic = _periodic(case)
     r = snap.radius
-    pos = snap.position
+    pos = snap.position.copy()
+    for k in range(3):  # wrap periodic axes into the domain
+        if periodic[k]:
+            pos[:, k] = lo[k] + np.mod(pos[:, k] - lo[k], hi[k] - lo[k])
     dmax = 2 * r.max()
     margin = BULK_MARGIN * dmax
-    xy_lo, xy_hi = lo[:2] + margin, hi[:2] - margin
+    side = np.array([0.0 if periodic[k] else margin for k in range(2)])
+    xy_lo, xy_hi = lo[:2] + side, hi[:2] - side
     surface = cm.surface_height(pos, r, xy_lo, xy_hi, dmax)
     b_lo = np.array([xy_lo[0], xy_lo[1], lo[2] + margin])
     b_hi = np.array([xy_hi[0], xy_hi[1], surface - margin])
-    phi = cm.packing_fraction(pos, r, b_lo, b_hi) if b_hi[2] > b_lo[2] else float("nan")
+    has_bulk = b_hi[2] > b_lo[2]
+    volume = float(np.prod(b_hi - b_lo)) if has_bulk else float("nan")
+    img_c, img_r = cm.periodic_images(pos, r, lo, hi, periodic)
+    phi = cm.packing_fraction(img_c, img_r, b_lo, b_hi) if has_bulk else float("nan")
+    # segments are clipped only along axes that are not periodic (the bulk spans them)
+    clip_lo = np.array([-np.inf if periodic[k] else b_lo[k] for k in range(3)])
+    clip_hi = np.array([np.inf if periodic[k] else b_hi[k] for k in range(3)])
 
-    # contacts: ids -> indices
     index = {int(i): k for k, i in enumerate(snap.id)}
     c = snap.contacts
     pairs = np.zeros((0, 2), dtype=np.int64)
     wall_of = np.zeros(0, dtype=np.int64)
     fn_pp = np.zeros(0)
     rel_overlap = np.zeros(0)
+    sigma = np.full((3, 3), np.nan)
+    fabric = np.full((3, 3), np.nan)
     if c is not None and len(c):
         wall = c.wall.astype(bool)
         i = np.array([index[int(x)] for x in c.id[:, 0]], dtype=np.int64)
@@ -205,35 +273,38 @@ def measure(h5_path):
         rmin = r[i].copy()
         rmin[~wall] = np.minimum(r[i[~wall]], r[j[~wall]])
         rel_overlap = c.overlap / rmin
+        n = c.normal / np.linalg.norm(c.normal, axis=1)[:, None]
+        # branch: to j's centre (r_i + r_j - overlap), or to the wall contact point
+        # (r_i - overlap / 2), along the normal: right across periodic faces too
+        r_j = np.where(wall, 0.0, r[np.maximum(j, 0)])
+        reach = np.where(wall, r[i] - 0.5 * c.overlap, r[i] + r_j - c.overlap)
+        branch = reach[:, None] * n
+        force = c.normal_force_vector + c.tangential_force
+        if has_bulk:
+            sigma, w = cm.contact_stress(pos[i], branch, force, clip_lo, clip_hi, volume)
+            fabric = cm.fabric_tensor(n[~wall], w[~wall])
     bulk = cm.in_box(pos, b_lo, b_hi)
     min_contacts = 2 if _has_friction(case) else 4
     z, z_nr, ratt = cm.coordination(len(r), pairs, wall_of, bulk, min_contacts)
-    counts = cm.contact_counts(len(r), pairs, wall_of)
-    below4 = float((counts[bulk] < 4).mean()) if bulk.any() else float("nan")
 
     t = ts["time"]
-    # translational only: a sphere spinning about its contact normal keeps its spin (no
-    # twisting resistance), which leaves plateaus of rotational energy in a still packing
-    ke = ts["kinetic_energy"]
-    settle = cm.settling_time(t, ke, SETTLE_FRACTION)
-    diss = {k: float(ts[f"dissipated_{k}"][-1]) for k in ("damping", "friction", "plasticity", "rolling")}
-    total0 = (ts["kinetic_energy"][0] + ts["rotational_energy"][0] + ts["gravitational_energy"][0]
-              + ts["elastic_energy"][0])
-    total = (ts["kinetic_energy"][-1] + ts["rotational_energy"][-1] + ts["gravitational_energy"][-1]
-             + ts["elastic_energy"][-1] + sum(diss.values()))
-    diss_sum = sum(diss.values())
-    # moving walls (a piston) put work in: /snapshots/N/engine/wall_work
-    with h5py.File(h5_path, "r", locking=False) as f:
-        g = f["snapshots"][f"{snap.index:06d}"]
-        wall_work = float(np.sum(g["engine/wall_work"][()])) if "engine/wall_work" in g else 0.0
-    balance = ((total - total0 - wall_work) / (diss_sum + abs(wall_work))
-               if diss_sum > 0 else float("nan"))
+    ke = ts["kinetic_energy"]  # translational: see docs/compare.md on spin
+    g = float(np.linalg.norm(case.get("gravity", [0, 0, 0])))
+    if g > 0:
+        scale = cm.settle_scale(len(r), snap.mass.mean(), 2 * r.mean(), g)
+        settle = cm.settling_time(t, ke, cm.SETTLE_FRACTION, scale=scale)
+    else:
+        scale = float(ke.max())
+        settle = cm.settling_time(t, ke, 1e-6)
+    work = wall_work(h5_path, snap)
+    books, residual, residual_rel = cm.energy_books(ts, work)
+    lost = sum(books.values())
 
-    # floor pressure: the plane facing +z (mean over the last 5% of the samples)
     area = (hi[0] - lo[0]) * (hi[1] - lo[1])
     floor = None
-    for k, w in enumerate(case.get("walls", [])):
-        if w.get("type") == "plane" and np.allclose(np.array(w["normal"], float) / np.linalg.norm(w["normal"]), [0, 0, 1]):
+    for k, wdef in enumerate(case.get("walls", [])):
+        if wdef.get("type") == "plane" and np.allclose(
+                np.array(wdef["normal"], float) / np.linalg.norm(wdef["normal"]), [0, 0, 1]):
             floor = k
             break
     pressure = weight_ratio = float("nan")
@@ -241,49 +312,72 @@ def measure(h5_path):
         tail = max(1, len(t) // 20)
         fz = -ts["wall_force"][-tail:, floor, 2].mean()  # force on the wall, downwards
         pressure = fz / area
-        g = abs(case.get("gravity", [0, 0, 0])[2])
         weight_ratio = fz / (snap.mass.sum() * g) if g > 0 else float("nan")
+    p_mean, q_dev, k_ratio = cm.stress_invariants(sigma) if has_bulk else (float("nan"),) * 3
+    weight_stress = (overburden(pos[:, 2], snap.mass, g, area, b_lo[2], b_hi[2])
+                     if has_bulk and g > 0 else float("nan"))
+    f_aniso, f_norm = cm.fabric_anisotropy(fabric) if has_bulk else (float("nan"),) * 2
 
-    # packing fraction against height, in the bulk columns, slabs of dmax / 4
+    # packing fraction against height, over the bulk columns, slabs of dmax / 4
     edges = np.arange(lo[2], hi[2] + 1e-12, dmax / 4)
-    phi_z = []
-    for z0, z1 in zip(edges[:-1], edges[1:]):
-        phi_z.append(cm.packing_fraction(pos, r, [xy_lo[0], xy_lo[1], z0], [xy_hi[0], xy_hi[1], z1]))
+    phi_z = [cm.packing_fraction(img_c, img_r, [xy_lo[0], xy_lo[1], z0], [xy_hi[0], xy_hi[1], z1])
+             for z0, z1 in zip(edges[:-1], edges[1:])]
 
-    contacts_pp = pairs.shape[0]
     comp = compression_curve(run, case, ts)
     row = {
-        "law": meta.get("law", case["contacts"][0]["law"]),
+        "law": meta.get("law", base_law(case)),
         "calibrate": meta.get("mode", "on" if case["contacts"][0].get("calibrate") else "off"),
+        "seed": int(meta.get("seed", 0)),
         "restitution": (float("nan") if meta.get("mode") == "-" else
-                        meta.get("restitution", case["contacts"][0].get("params", {}).get("restitution", float("nan")))),
+                        meta.get("restitution", case["contacts"][0].get("params", {}).get(
+                            "restitution", float("nan")))),
         "particles": len(r),
+        "radius_mean_m": float(r.mean()),
+        "material": _main_material(case, snap),
         "settling_time_s": settle,
+        "settle_threshold_J": cm.SETTLE_FRACTION * scale if g > 0 else 1e-6 * scale,
         "phi_bulk": phi,
         "z_mean": z,
         "z_no_rattlers": z_nr,
         "rattler_fraction": ratt,
-        "below_4_contacts": below4,
+        "bulk_height_m": float(b_hi[2] - b_lo[2]),
+        "sigma_xx_Pa": float(sigma[0, 0]), "sigma_yy_Pa": float(sigma[1, 1]),
+        "sigma_zz_Pa": float(sigma[2, 2]), "sigma_xy_Pa": float(0.5 * (sigma[0, 1] + sigma[1, 0])),
+        "sigma_xz_Pa": float(0.5 * (sigma[0, 2] + sigma[2, 0])),
+        "sigma_yz_Pa": float(0.5 * (sigma[1, 2] + sigma[2, 1])),
+        "p_Pa": p_mean, "q_over_p": q_dev / p_mean if p_mean else float("nan"),
+        "k_ratio": k_ratio,
+        "overburden_Pa": weight_stress,
+        "sigma_zz_over_overburden": float(sigma[2, 2]) / weight_stress if weight_stress else float("nan"),
+        "fabric_xx": float(fabric[0, 0]), "fabric_yy": float(fabric[1, 1]),
+        "fabric_zz": float(fabric[2, 2]), "fabric_anisotropy": f_aniso,
+        "fabric_deviator_norm": f_norm,
         "overlap_mean_rel": float(rel_overlap.mean()) if len(rel_overlap) else float("nan"),
         "overlap_max_rel": float(rel_overlap.max()) if len(rel_overlap) else float("nan"),
-        "diss_damping_J": diss["damping"],
-        "diss_friction_J": diss["friction"],
-        "diss_plasticity_J": diss["plasticity"],
-        "diss_rolling_J": diss["rolling"],
+        "diss_damping_J": books["damping"], "diss_friction_J": books["friction"],
+        "diss_rolling_J": books["rolling"], "diss_plasticity_J": books["plasticity"],
+        "diss_total_J": lost,
+        "frac_damping": books["damping"] / lost if lost > 0 else float("nan"),
+        "frac_friction": books["friction"] / lost if lost > 0 else float("nan"),
+        "frac_rolling": books["rolling"] / lost if lost > 0 else float("nan"),
+        "frac_plasticity": books["plasticity"] / lost if lost > 0 else float("nan"),
+        "wall_work_J": work,
+        "energy_residual_J": residual,
+        "energy_balance_error": residual_rel,
         "floor_pressure_Pa": pressure,
         "floor_load_over_weight": weight_ratio,
-        "energy_balance_error": balance,
-        "kinetic_end_J": float(ts["kinetic_energy"][-1]),
+        "kinetic_end_J": float(ke[-1]),
         "rotational_end_J": float(ts["rotational_energy"][-1]),
-        "pp_contacts": contacts_pp,
+        "impact_speed_m_s": float(math.sqrt(2 * ke.max() / snap.mass.sum())),
+        "pp_contacts": int(pairs.shape[0]),
         "end_time_s": float(t[-1]),
         "dt_s": run.dt,
     }
     if comp is not None:
         row["piston_peak_stress_Pa"] = float(comp["stress"].max())
-    curves = {"time": t, "ke": ke, "fn": fn_pp, "z_mid": 0.5 * (edges[:-1] + edges[1:]),
-              "phi_z": np.array(phi_z), "surface": surface, "bulk": (b_lo, b_hi),
-              "compression": comp}
+    curves = {"time": t, "ke": ke / scale, "fn": fn_pp,
+              "z_mid": 0.5 * (edges[:-1] + edges[1:]), "phi_z": np.array(phi_z),
+              "surface": surface, "compression": comp}
     return row, curves
 
 
@@ -332,208 +426,147 @@ def compression_curve(run, case, ts, onset=0.01):
     return {"strain": strain, "stress": stress, "moving": keep}
 
 
+# ---------------------------------------------------------------- restitution
+
+
+def pair_entry(case, material):
+    for entry in case.get("contacts", []):
+        if list(entry.get("materials", [])) == [material, material]:
+            return entry
+    return None
+
+
+def _main_material(case, snap):
+    """The material most of the particles are made of (types index the case's list)."""
+    kinds, counts = np.unique(snap.type, return_counts=True)
+    return case["materials"][int(kinds[np.argmax(counts)])]["name"]
+
+
+def actual_restitution(dempact, case_text, material, radius, speed, dt):
+    """The restitution a head-on collision of two of the case's particles (material,
+    radius) at `speed` gives with the case's law, parameters and cohesion removal for
+    that material pair, at the step dt. Returns (asked e or NaN, actual e, the
+    `dempact collide` record)."""
+    case = yaml.safe_load(case_text)
+    mat = next(m for m in case["materials"] if m["name"] == material)
+    entry = pair_entry(case, material)
+    if entry is None:
+        raise LookupError(f"no contact entry for [{material}, {material}]")
+    return collide(dempact, entry, radius, mat, speed, dt)
+
+
+def collide(dempact, entry, radius, mat, speed, dt):
+    params = dict(entry.get("params", {}))
+    cmd = [dempact, "collide", "--law", entry["law"], "--velocity", repr(float(speed)),
+           "--radius", repr(float(radius)), "--density", repr(float(mat["density"])),
+           "--young", repr(float(mat["young"])), "--poisson", repr(float(mat["poisson"])),
+           "--dt", repr(float(dt)), "--format", "json"]
+    e = params.pop("restitution", None)
+    if e is not None:
+        cmd += ["--restitution", repr(float(e))]
+    for key, value in params.items():
+        cmd += ["--param", f"{key}={value}"]
+    if entry.get("calibrate"):
+        cmd.append("--calibrate")
+    if "cohesion_removal" in entry:
+        cmd += ["--cohesion-removal", "on" if entry["cohesion_removal"] else "off"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: {out.stderr.strip()}")
+    rec = json.loads(out.stdout)
+    return (float("nan") if e is None else float(e)), float(rec["restitution_out"]), rec
+
+
 # ---------------------------------------------------------------- the report
 
-COLUMNS = [
-    ("law", "law", "{}"), ("calibrate", "calibrate", "{}"), ("restitution", "e", "{:g}"),
-    ("settling_time_s", "settling time (s)", "{:.3f}"), ("phi_bulk", "phi bulk", "{:.4f}"),
-    ("z_mean", "Z", "{:.3f}"), ("z_no_rattlers", "Z (no rattlers)", "{:.3f}"),
-    ("rattler_fraction", "rattlers", "{:.3f}"), ("below_4_contacts", "< 4 contacts", "{:.3f}"), ("overlap_mean_rel", "mean overlap / r", "{:.2e}"),
-    ("overlap_max_rel", "max overlap / r", "{:.2e}"), ("diss_damping_J", "E damping (J)", "{:.3e}"),
-    ("diss_friction_J", "E friction (J)", "{:.3e}"), ("diss_plasticity_J", "E plasticity (J)", "{:.3e}"),
-    ("floor_pressure_Pa", "floor pressure (Pa)", "{:.1f}"),
-    ("floor_load_over_weight", "floor load / weight", "{:.3f}"),
-    ("energy_balance_error", "energy balance", "{:.1e}"), ("cpu_time_s", "CPU (s)", "{:.0f}"),
-]
 
-
-def _fmt(fmt, v):
-    if isinstance(v, float) and not math.isfinite(v):
-        return "-"
-    return fmt.format(v)
-
-
-def write_report(out, rows, curves, meta):
-    order = {"off": 0, "-": 1, "on*": 2, "on": 3}
-    idx = sorted(range(len(rows)), key=lambda k: (order.get(rows[k]["calibrate"], 9), rows[k]["law"]))
-    rows = [rows[k] for k in idx]
-    curves = [curves[k] for k in idx]
-    keys = list(dict.fromkeys(k for row in rows for k in row))
-    with open(os.path.join(out, "table.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
-        w.writeheader()
-        for row in rows:
-            w.writerow({k: row.get(k, "") for k in keys})
-    end = max(r["end_time_s"] for r in rows)
-    lines = ["| " + " | ".join(h for _, h, _ in COLUMNS) + " |",
-             "|" + "---|" * len(COLUMNS)]
-    for row in rows:
-        cells = []
-        for k, _, fmt in COLUMNS:
-            v = row[k]
-            if k == "settling_time_s" and not math.isfinite(v):
-                cells.append(f"> {row['end_time_s']:.2f}")
-            else:
-                cells.append(_fmt(fmt, v))
-        lines.append("| " + " | ".join(cells) + " |")
-    notes = [
-        "",
-        f"Settling time: translational kinetic energy below {SETTLE_FRACTION:g} x its peak for "
-        "the rest of the run, 10 samples at least ('> T': not by the end). Bulk: centres and volumes in the box "
-        f"{BULK_MARGIN:g} largest diameters from the side walls, the floor and the free surface "
-        "(spheres cut exactly). Z: contacts (particles and walls) per bulk particle; rattlers: "
-        "fewer than 2 contacts with friction (4 without), removed iteratively; < 4 contacts: "
-        "the fraction of bulk particles below d + 1 = 4 contacts, whatever the friction. Overlap / r: "
-        "over every contact, r the smaller radius. Energies: dissipated by the end of the run. "
-        "Floor pressure: floor load over the box's cross-section, last 5% of the run. "
-        "Energy balance: (E(end) + dissipated - E(0) - W) / (dissipated + |W|), E = kinetic + "
-        "rotational + gravitational + elastic, W the work of moving walls. CPU: the run's CPU time (one thread). "
-        "calibrate: on* = calibrated because the law has no restitution parameter; - = the law "
-        "has no restitution (hertz, kostek).",
-    ]
-    with open(os.path.join(out, "table.md"), "w") as f:
-        f.write("\n".join(lines + notes) + "\n")
-    plots(out, rows, curves)
-    return rows
-
-
-def _label(row):
-    return f"{row['law']} ({row['calibrate']})"
-
-
-def plots(out, rows, curves):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    cmap = plt.get_cmap("tab20")
-    laws = sorted({r["law"] for r in rows})
-    colour = {law: cmap(k % 20) for k, law in enumerate(laws)}
-    style = {"off": "-", "-": "-", "on*": "--", "on": "--"}
-
-    fig, ax = plt.subplots(figsize=(10, 6))
-    for row, cv in zip(rows, curves):
-        ax.semilogy(cv["time"], np.maximum(cv["ke"], 1e-300), style[row["calibrate"]],
-                    color=colour[row["law"]], lw=1, label=_label(row))
-    peak = max(cv["ke"].max() for cv in curves)
-    ax.axhline(peak * SETTLE_FRACTION, color="k", lw=0.5, ls=":")
-    ax.set_ylim(peak * 1e-9, peak * 3)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("translational kinetic energy (J)")
-    ax.set_title("Kinetic energy (dotted: the settling threshold)")
-    ax.legend(fontsize=6, ncol=2)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "kinetic_energy.png"), dpi=120)
-    plt.close(fig)
-
-    has = {r["calibrate"] for r in rows}
-    modes = [m for m in ("off", "on") if m in has] or ["off"]
-    panel = {"off": ("off", "-", "on*"), "on": ("on", "-", "on*")}
-    for name, draw, xlabel, ylabel in (
-            ("force_distribution.png", "fn", "f / <f>", "P(f / <f>)"),
-            ("packing_fraction_height.png", "phi", "packing fraction", "height (m)")):
-        fig, axes = plt.subplots(1, len(modes), figsize=(6 * len(modes), 5), squeeze=False)
-        for ax, m in zip(axes[0], modes):
-            for row, cv in zip(rows, curves):
-                cal = row["calibrate"]
-                if cal not in panel[m]:
-                    continue
-                if draw == "fn":
-                    f = cv["fn"][cv["fn"] > 0]
-                    if len(f) < 10:
-                        continue
-                    h, e = np.histogram(f / f.mean(), bins=np.linspace(0, 6, 31), density=True)
-                    ax.semilogy(0.5 * (e[1:] + e[:-1]), np.where(h > 0, h, np.nan), style[cal],
-                                color=colour[row["law"]], lw=1, label=_label(row))
-                else:
-                    ax.plot(cv["phi_z"], cv["z_mid"], style[cal], color=colour[row["law"]], lw=1,
-                            label=_label(row))
-            if draw == "phi":
-                tops = [cv["surface"] for cv in curves if np.isfinite(cv["surface"])]
-                if tops:
-                    ax.set_ylim(0, 1.2 * max(tops))
-            ax.set_xlabel(xlabel)
-            ax.set_ylabel(ylabel)
-            ax.set_title(f"calibrate {m}")
-            ax.legend(fontsize=6)
-        if draw == "fn":
-            fig.suptitle("Normal contact forces between particles, final snapshot")
-        else:
-            fig.suptitle("Packing fraction against height (bulk columns, slabs of d_max / 4)")
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, name), dpi=120)
-        plt.close(fig)
-
-    if any(cv["compression"] is not None for cv in curves):
-        fig, ax = plt.subplots(figsize=(8, 6))
-        for row, cv in zip(rows, curves):
-            cc = cv["compression"]
-            if cc is None:
-                continue
-            mv = cc["moving"]
-            ax.plot(cc["strain"][mv], cc["stress"][mv], style[row["calibrate"]],
-                    color=colour[row["law"]], lw=1, label=_label(row))
-        ax.set_xlabel("strain (piston travel / initial gap)")
-        ax.set_ylabel("stress (piston load / area, Pa)")
-        ax.set_title("Load, unload, reload")
-        ax.legend(fontsize=6)
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, "stress_strain.png"), dpi=120)
-        plt.close(fig)
-
-
-def report(out, meta=None):
-    """Measures every run under out/runs and writes the table and the plots."""
+def report(out, meta=None, dempact=None):
+    """Measures every run under out/runs and writes the tables and the figures."""
+    import compare_report
     runs_dir = os.path.join(out, "runs")
     rows, curves = [], []
     times = (meta or {}).get("wall_times", {})
     cpus = (meta or {}).get("cpu_times", {})
+    dempact = dempact or (meta or {}).get("dempact_path")
+    if dempact and not os.path.exists(dempact):
+        dempact = None
     for d in sorted(os.listdir(runs_dir)):
-        h5 = [f for f in os.listdir(os.path.join(runs_dir, d)) if f.endswith(".h5")]
-        if not h5:
-            print(f"compare: {d}: no HDF5 file (the run failed: see {runs_dir}/{d}/log.txt)",
-                  file=sys.stderr)
-            continue
-        try:
-            row, cv = measure(os.path.join(runs_dir, d, h5[0]))
-        except Incomplete as exc:
-            print(f"compare: {d}: left out, {exc}", file=sys.stderr)
-            continue
-        row["wall_time_s"] = times.get(d, float("nan"))
-        row["cpu_time_s"] = cpus.get(d, float("nan"))
-        rows.append(row)
-        curves.append(cv)
+        for s in sorted(os.listdir(os.path.join(runs_dir, d))):
+            folder = os.path.join(runs_dir, d, s)
+            if not os.path.isdir(folder):
+                continue
+            name = f"{d}/{s}"
+            h5 = [f for f in os.listdir(folder) if f.endswith(".h5")]
+            if not h5:
+                print(f"compare: {name}: no HDF5 file (the run failed: see {folder}/log.txt)",
+                      file=sys.stderr)
+                continue
+            try:
+                row, cv = measure(os.path.join(folder, h5[0]))
+            except Incomplete as exc:
+                print(f"compare: {name}: left out, {exc}", file=sys.stderr)
+                continue
+            row["restitution_asked"], row["restitution_actual"] = float("nan"), float("nan")
+            if dempact:
+                text = dempact_h5.Run(os.path.join(folder, h5[0])).case_text
+                try:
+                    _, actual, _ = actual_restitution(
+                        dempact, text, row["material"], row["radius_mean_m"],
+                        row["impact_speed_m_s"], row["dt_s"])
+                    # asked: the comparison's e (hertz_critical_ratio gets it as its xi)
+                    row["restitution_asked"], row["restitution_actual"] = row["restitution"], actual
+                except (RuntimeError, LookupError, KeyError) as exc:
+                    print(f"compare: {name}: no binary collision ({exc})", file=sys.stderr)
+            row["wall_time_s"] = times.get(name, float("nan"))
+            row["cpu_time_s"] = cpus.get(name, float("nan"))
+            rows.append(row)
+            curves.append(cv)
     if not rows:
         raise SystemExit(f"compare: no run to report in {runs_dir}")
-    return write_report(out, rows, curves, meta)
+    return compare_report.write(out, rows, curves, meta or {})
 
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("case", nargs="?")
+    p.add_argument("case", nargs="?", help="the base case (default: --size)")
+    p.add_argument("--size", choices=sorted(SIZES), default=None,
+                   help="small: cases/packing_small.yaml; full (default): cases/packing_settle.yaml")
     p.add_argument("--laws", default="all")
+    p.add_argument("--seeds", type=int, default=3, help="runs per law and mode (default 3)")
+    p.add_argument("--seed-offset", type=int, default=0,
+                   help="the first seed offset (default 0: the case's own seeds): "
+                        "--seeds 2 --seed-offset 3 adds seeds 3 and 4 to a report")
     p.add_argument("--calibrate", choices=("off", "on", "both"), default="off")
     p.add_argument("--restitution", type=float)
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out")
-    p.add_argument("--dempact", default=os.path.join(HERE, "..", "build", "dempact"))
+    p.add_argument("--dempact", help="the program (default: build/dempact; with "
+                   "--report-only: the one meta.json names)")
     p.add_argument("--end-time", type=float)
     p.add_argument("--param", action="append", default=[], metavar="LAW:KEY=VALUE")
-    p.add_argument("--seed-offset", type=int, default=0,
-                   help="add this to the seed of every random particle source and inlet "
-                        "(another packing of the same case, for the spread between seeds)")
     p.add_argument("--report-only", metavar="DIR")
     a = p.parse_args(argv)
 
     if a.report_only:
         mp = os.path.join(a.report_only, "meta.json")
         meta = json.load(open(mp)) if os.path.exists(mp) else None
-        rows = report(a.report_only, meta)
-        print(open(os.path.join(a.report_only, "table.md")).read())
+        report(a.report_only, meta, a.dempact)
+        print(open(os.path.join(a.report_only, "report.md")).read())
         return 0
-    if not a.case:
-        p.error("give a CASE (or --report-only DIR)")
-    base = yaml.safe_load(open(a.case))
+    if a.case and a.size:
+        p.error("give a CASE or --size, not both")
+    case_path = a.case or SIZES[a.size or "full"]
+    a.dempact = a.dempact or os.path.join(ROOT, "build", "dempact")
+    if a.seeds < 1:
+        p.error("--seeds must be at least 1")
+    if not os.path.exists(a.dempact):
+        p.error(f"--dempact {a.dempact}: no such program (build it: bash tools/setup.sh)")
+    try:
+        base = yaml.safe_load(open(case_path))
+    except OSError as exc:
+        p.error(f"{case_path}: {exc.strerror}")
     e = a.restitution
     if e is None:
         e = float(base.get("contacts", [{}])[0].get("params", {}).get("restitution", 0.5))
@@ -551,40 +584,46 @@ def main(argv):
     for law in laws:
         if law not in table:
             p.error(f"unknown law {law}; laws: {', '.join(table)}")
-    out = a.out or os.path.join("compare", os.path.splitext(os.path.basename(a.case))[0])
+    out = a.out or os.path.join("compare", os.path.splitext(os.path.basename(case_path))[0])
     os.makedirs(os.path.join(out, "runs"), exist_ok=True)
     command = " ".join(shlex.quote(x) for x in ["tools/compare.py"] + list(argv))
     version = subprocess.run([a.dempact, "--version"], capture_output=True, text=True).stdout.strip()
+    case_text = open(case_path).read()
 
     jobs = []
+    seeds = range(a.seed_offset, a.seed_offset + a.seeds)
     for law in laws:
         for mode, params, cal in law_runs(law, table[law], e, a.calibrate):
-            d = os.path.join(out, "runs", f"{law}_{mode.replace('*', 'x').replace('-', 'none')}")
-            os.makedirs(d, exist_ok=True)
-            for f in os.listdir(d):
-                os.unlink(os.path.join(d, f))
-            cp = os.path.join(d, "case.yaml")
-            with open(cp, "w") as f:
-                f.write(case_for(base, a.case, law, mode, params, cal, e, command, a.seed_offset,
-                                 a.end_time))
-            jobs.append((os.path.basename(d), cp, d))
-    print(f"compare: {len(jobs)} runs of {a.case} at e = {e:g}, {a.jobs} at a time", file=sys.stderr)
+            for seed in seeds:
+                d = os.path.join(out, "runs", mode_dir(law, mode), f"seed{seed}")
+                os.makedirs(d, exist_ok=True)
+                for f in os.listdir(d):  # this run's own folder only
+                    os.unlink(os.path.join(d, f))
+                cp = os.path.join(d, "case.yaml")
+                with open(cp, "w") as f:
+                    f.write(case_for(base, case_path, law, mode, params, cal, e, command, seed,
+                                     a.end_time))
+                jobs.append((f"{mode_dir(law, mode)}/seed{seed}", cp, d, law in SLOW_LAWS))
+    jobs.sort(key=lambda j: not j[3])  # the slow laws first
+    print(f"compare: {len(jobs)} runs of {case_path} ({len(seeds)} seeds) at e = {e:g}, "
+          f"{a.jobs} at a time", file=sys.stderr)
     # meta.json: what each invocation into this folder did (a report may be made of runs
     # from several, e.g. --calibrate off first, on later), saved after every run
     meta_path = os.path.join(out, "meta.json")
     meta = json.load(open(meta_path)) if os.path.exists(meta_path) else {}
-    if meta and meta.get("base_case_text") != open(a.case).read():
+    if meta and meta.get("base_case_text") != case_text:
         meta = {}  # another case: start afresh
     meta.update({"dempact": version, "dempact_path": os.path.abspath(a.dempact),
-                 "base_case": os.path.abspath(a.case), "base_case_text": open(a.case).read(),
+                 "base_case": os.path.abspath(case_path), "base_case_text": case_text,
                  "restitution": e})
     invocation = {"command": command, "calibrate": a.calibrate, "laws": laws,
+                  "seeds": list(seeds),
                   "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   "failed": []}
     meta.setdefault("invocations", []).append(invocation)
     for key in ("wall_times", "cpu_times"):
         meta.setdefault(key, {})
-        for name, _, _ in jobs:
+        for name, _, _, _ in jobs:
             meta[key].pop(name, None)
 
     def save():
@@ -596,7 +635,8 @@ def main(argv):
     failed = invocation["failed"]
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        futs = {pool.submit(run_one, a.dempact, cp, d, a.end_time): name for name, cp, d in jobs}
+        futs = {pool.submit(run_one, a.dempact, cp, d, a.end_time): name
+                for name, cp, d, _ in jobs}
         for fut in concurrent.futures.as_completed(futs):
             name = futs[fut]
             rc, dt, cpu = fut.result()
@@ -607,11 +647,13 @@ def main(argv):
             if rc != 0:
                 failed.append(name)
             save()
+    invocation["runs_wall_time_s"] = time.time() - t0
+    save()
+    report(out, meta, a.dempact)
     invocation["wall_time_s"] = time.time() - t0
     save()
-    report(out, meta)
-    print(open(os.path.join(out, "table.md")).read())
-    print(f"compare: report in {out} ({time.time() - t0:.0f} s)", file=sys.stderr)
+    print(open(os.path.join(out, "report.md")).read())
+    print(f"compare: report in {out}/report.md ({time.time() - t0:.0f} s)", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -17,8 +17,8 @@
     print(run.case_text)                         # the case file the run was made with
 
 Every dataset of docs/output.md is an attribute of the snapshot (per particle) or of its
-`contacts` (per contact). Needs h5py and numpy (Debian: python3-h5py, python3-numpy;
-use /usr/bin/python3).
+`contacts` (per contact). Needs h5py and numpy: run with the project's environment,
+`.venv/bin/python` (bash tools/setup.sh makes it).
 
 From the command line, `dempact_h5.py FILE.h5 [--time T | --step N | --index K]` prints
 the file's snapshots and a summary of one of them.
@@ -32,13 +32,15 @@ import os
 import struct
 import sys
 
-import numpy as np
-
 try:
     import h5py
+    import numpy as np
 except ImportError as exc:  # pragma: no cover - message for users without h5py
-    raise ImportError("dempact_h5 needs h5py (Debian: apt-get install python3-h5py; run it "
-                      "with /usr/bin/python3)") from exc
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import venv_hint
+    if __name__ == "__main__":
+        sys.exit(venv_hint.message("dempact_h5", exc))
+    raise ImportError(venv_hint.message("dempact_h5", exc)) from exc
 
 PAGE = 4096
 _HEADER = 8 + 4 * 8

@@ -10,7 +10,8 @@ snapshot, and as the mean and standard deviation over them.
 
 usage: drum_angle.py OUTPUT.h5 [--from 1.5] [--bins 16] [--plot PNG]
 
-Needs Debian's python3-h5py and python3-numpy (/usr/bin/python3).
+Needs numpy and h5py: run it with the project's environment, `.venv/bin/python
+tools/drum_angle.py` (bash tools/setup.sh makes it).
 """
 import argparse
 import math
@@ -20,8 +21,8 @@ try:
     import h5py
     import numpy as np
 except ImportError as missing:  # pragma: no cover
-    sys.exit(f"drum_angle: {missing}; run with /usr/bin/python3 (apt-get install python3-h5py "
-             "python3-numpy)")
+    import venv_hint
+    sys.exit(venv_hint.message("drum_angle", missing))
 
 
 def surface_angle(x, z, r, bins):

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The same settled packing in dempact and LAMMPS, from the same initial particles.
 
-Usage: tools/lammps_packing.py [--dempact build/dempact] [--lmp lmp] [--seeds 1,2,3]
+Usage: .venv/bin/python tools/lammps_packing.py [--dempact build/dempact] [--lmp lmp] [--seeds 1,2,3]
            [--particles 2000] [--time 0.6] [--threads 1] [--tangential-damping on|off]
            [--keep DIR] [--reuse] [--json FILE] [--smoke]
 
@@ -83,7 +83,13 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+try:
+    import h5py  # noqa: F401 - read_dempact needs it; checked here, before any run
+    import numpy as np
+except ImportError as missing:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import venv_hint
+    sys.exit(venv_hint.message("lammps_packing", missing))
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The hopper's Beverloo discharge in LIGGGHTS, from dempact's own initial particles.
 
 usage: liggghts_hopper.py [--dempact-runs /tmp/bev2] [--work DIR]
@@ -62,7 +62,8 @@ Replicates differ by 3-5% in W per orifice (dempact at 22.5 mm with a step of 2.
 67.1 against 70.4), which moves a four-orifice fit's C by +-0.04 and k by +-0.3:
 C ~ 0.45-0.53 is what these parameters give in both codes.
 
-Needs Debian's liggghts package and /usr/bin/python3 (h5py, numpy).
+Needs Debian's liggghts package, and numpy and h5py: run it with the project's environment,
+`.venv/bin/python tools/liggghts_hopper.py` (bash tools/setup.sh makes it).
 """
 import argparse
 import glob

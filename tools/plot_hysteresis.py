@@ -4,7 +4,8 @@
 Each file gets its own panel (laws differ by orders of magnitude in force and overlap),
 or all share one with --overlay. Turning points of the path (where the overlap rate
 changes sign) are marked, so that loading, unloading and reloading branches can be told
-apart.
+apart. Run it with the project's environment: `.venv/bin/python tools/plot_hysteresis.py
+FILE.csv ...` (bash tools/setup.sh makes .venv/).
 """
 import argparse
 import csv
@@ -64,10 +65,9 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
-        print("plot_hysteresis: needs matplotlib (Debian: apt-get install python3-matplotlib, "
-              "then run with /usr/bin/python3 if another python3 comes first in PATH)",
-              file=sys.stderr)
+    except ImportError as missing:
+        import venv_hint
+        print(venv_hint.message("plot_hysteresis", missing), file=sys.stderr)
         return 2
 
     try:

@@ -25,6 +25,9 @@ Checked (exit status 1 when violated): every family-3 row against its closed for
 Rows of the other laws (linear, hertz_tti, zhang, ...) are reported, not checked. Laws or
 builds whose collide refuses --calibrate altogether are skipped with a message.
 Exit status 2: bad usage, or dempact could not be run at all.
+
+Run it with the project's environment: `.venv/bin/python tools/restitution_curves.py
+--dempact build/dempact` (bash tools/setup.sh makes .venv/).
 """
 
 import argparse
@@ -345,10 +348,9 @@ def import_pyplot():
         import matplotlib.pyplot as plt
         return plt
     except ImportError as exc:
-        print("restitution_curves: cannot import matplotlib with %s (%s).\n"
-              "  Install Debian's python3-matplotlib (apt-get install python3-matplotlib) and run\n"
-              "  this script with /usr/bin/python3, or pass --no-plot."
-              % (sys.executable, exc), file=sys.stderr)
+        import venv_hint
+        print(venv_hint.message("restitution_curves", exc) + " Or pass --no-plot.",
+              file=sys.stderr)
         sys.exit(2)
 
 

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Installs what dempact needs from Debian's packages (as root, or through sudo), then
-# configures and builds it in build/ (Release). Safe to run again: it only rebuilds.
+# Installs what dempact needs from Debian's packages (as root, or through sudo), makes the
+# Python environment .venv/ the tools and tests run in, then configures and builds dempact
+# in build/ (Release). Safe to run again: it keeps .venv/ and only rebuilds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # python3 runs tools/*.py (tests use them without plots); python3-matplotlib draws plots;
 # python3-h5py and python3-numpy read snapshots (tests/chung_ooi/run_benchmark.py,
 # tools/dempact_h5.py); python3-yaml reads case files (tools/compare.py); python3-paraview's
-# pvpython opens the .xmf in tests/e2e.
+# pvpython opens the .xmf in tests/e2e; python3-venv makes .venv/ (below).
 # lammps (its lmp, with mpirun through openmpi) is what tests/lammps/ compares the laws to.
 packages=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libcyaml-dev libyaml-dev
           libcmocka-dev valgrind python3 python3-matplotlib python3-h5py python3-numpy
-          python3-yaml python3-paraview lammps)
+          python3-yaml python3-paraview python3-venv lammps)
 # help2man writes the man page from the built program (tools/man_page.sh); groff renders
 # it (tests/doc/install_tree.sh).
 packages+=(help2man groff-base)
@@ -25,6 +26,23 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# .venv/: a virtual environment over Debian's /usr/bin/python3 that sees Debian's numpy,
+# h5py, matplotlib and yaml (--system-site-packages), so that the tools run the same
+# wherever another python3 (pyenv, conda) comes first on the PATH:
+# `.venv/bin/python tools/compare.py ...`. It is a full venv with pip, for packages
+# installed into it later; an existing one is kept (and with it what was installed).
+if [ -e .venv ] && ! .venv/bin/python -c 'import sys; sys.exit(sys.base_prefix != "/usr")' 2>/dev/null; then
+  echo "setup: .venv/ exists but is not a virtual environment over Debian's /usr/bin/python3;" \
+       "move it away (rm -rf .venv) and run tools/setup.sh again" >&2
+  exit 1
+fi
+[ -x .venv/bin/python ] || /usr/bin/python3 -m venv --system-site-packages .venv
+if ! .venv/bin/python -c 'import numpy, h5py, matplotlib, yaml' 2>/dev/null; then
+  echo "setup: .venv/bin/python cannot import numpy, h5py, matplotlib and yaml;" \
+       "check that Debian's python3-numpy python3-h5py python3-matplotlib python3-yaml are installed" >&2
+  exit 1
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null

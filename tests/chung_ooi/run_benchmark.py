@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The Chung & Ooi (2011) particle-impact benchmark, tests 1 to 8, through `dempact run`.
 
 Y.C. Chung, J.Y. Ooi, "Benchmark tests for verifying discrete element modelling codes at

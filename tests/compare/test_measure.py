@@ -1,11 +1,17 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """tools/compare.py's measurements against packings it did not produce: lattices written
 by hand into an HDF5 file of dempact's layout (simple cubic: packing fraction pi/6 =
 0.5236, coordination 6; FCC: pi/(3 sqrt 2) = 0.7405, coordination 12), spheres cut by
 planes (halves, quarters, eighths, a cap against its closed form), a constructed rattler
-example that needs the iteration, and a settling time on a made-up energy curve.
+example that needs the iteration, a settling time on a made-up energy curve; the stress
+tensor against tractions on planes (a simple cubic lattice loaded by known bond forces:
+sigma_aa = F_a / a^2, shear -T / a^2) and against statics (a column of spheres on a
+floor: the weight over the area in a slab at the floor, half of it over the whole
+column, the weight above each height averaged over any slab); the fabric tensor on
+simple cubic and FCC lattices (I/3) and on vertical contacts only (diag(0, 0, 1));
+periodic images; the energy books on a made-up history.
 
-    /usr/bin/python3 tests/compare/test_measure.py
+    .venv/bin/python tests/compare/test_measure.py
 """
 
 import math
@@ -26,15 +32,22 @@ SC = math.pi / 6
 FCC = math.pi / (3 * math.sqrt(2))
 
 
-def write_lattice_h5(path, centres, radius, box, contacts, friction=True, end=1.0):
+def write_lattice_h5(path, centres, radius, box, contacts, friction=True, end=1.0,
+                     periodic=(False, False, False), force=None):
     """A one-snapshot file with dempact's layout (docs/output.md), holding the given
-    particles and particle-particle contacts, in a closed box (a floor and four sides)."""
+    particles and particle-particle contacts (each pushing its pair apart along the line
+    of centres, by `force` or forces from 0.5 to 1.5 N), in a box with a floor and, along
+    the axes that are not periodic, side walls. With periodic axes a pair's normal is
+    taken to the nearest image."""
     n = len(centres)
     lo, hi = box
     case = f"""name: lattice
-domain: {{min: [{lo[0]}, {lo[1]}, {lo[2]}], max: [{hi[0]}, {hi[1]}, {hi[2]}]}}
+domain: {{min: [{lo[0]}, {lo[1]}, {lo[2]}], max: [{hi[0]}, {hi[1]}, {hi[2]}],
+  periodic: [{str(periodic[0]).lower()}, {str(periodic[1]).lower()}, {str(periodic[2]).lower()}]}}
 gravity: [0, 0, -9.81]
 time: {{end: {end}}}
+materials:
+  - {{name: glass, density: 2500, young: 1.0e7, poisson: 0.25}}
 contacts:
   - materials: [glass, glass]
     law: hertz_tti
@@ -44,6 +57,15 @@ walls:
   - {{name: floor, type: plane, material: steel, point: [0, 0, {lo[2]}], normal: [0, 0, 1]}}
 """
     mass = np.full(n, 1e-3)
+    pairs = np.asarray(contacts, dtype=np.int64).reshape(-1, 2)
+    m = len(pairs)
+    d = centres[pairs[:, 1]] - centres[pairs[:, 0]]
+    for k in range(3):
+        if periodic[k]:
+            length = hi[k] - lo[k]
+            d[:, k] -= length * np.round(d[:, k] / length)
+    normal = d / np.linalg.norm(d, axis=1)[:, None]
+    fn = np.linspace(0.5, 1.5, m) if force is None else np.full(m, float(force))
     with h5py.File(path, "w") as f:
         f.attrs["dempact_version"] = "test"
         f.attrs["case_name"] = "lattice"
@@ -56,16 +78,20 @@ walls:
         s.attrs["step"] = 1000
         s.attrs["n_particles"] = n
         s["id"] = np.arange(n, dtype=np.int64)
+        s["type"] = np.zeros(n, dtype=np.int32)
         s["radius"] = np.full(n, radius)
         s["mass"] = mass
         s["position"] = np.asarray(centres, dtype=float)
         c = s.create_group("contacts")
-        m = len(contacts)
         c.attrs["n_contacts"] = m
-        c["id"] = np.asarray(contacts, dtype=np.int64).reshape(m, 2)
+        c["id"] = pairs
         c["wall"] = np.zeros(m, dtype=np.uint8)
-        c["overlap"] = np.full(m, 1e-3 * radius)
-        c["normal_force"] = np.linspace(0.5, 1.5, m)
+        c["overlap"] = np.zeros(m)
+        c["normal"] = normal
+        c["point"] = centres[pairs[:, 0]] + radius * normal
+        c["normal_force"] = fn
+        c["normal_force_vector"] = -fn[:, None] * normal  # on i: pushed away from j
+        c["tangential_force"] = np.zeros((m, 3))
         t = f.create_group("timeseries")
         t["time"] = np.linspace(0, 1, 11)
         for k in ("kinetic_energy", "rotational_energy", "elastic_energy", "dissipated_damping",
@@ -128,6 +154,32 @@ class Lattices(unittest.TestCase):
         self.assertEqual(row["rattler_fraction"], 0.0)
         self.assertAlmostEqual(row["floor_load_over_weight"], 1.0, delta=1e-12)
         self.assertAlmostEqual(row["energy_balance_error"], 0.0, delta=1e-12)
+        return row
+
+    def test_periodic_simple_cubic(self):
+        # periodic in x and y (the lattice fills the period, shifted off the faces, bonds
+        # across them to the nearest image), every bond pushing with F = 2 N: the bulk
+        # spans the whole period; pi/6, 6 contacts, and the traction on any plane
+        # sigma_aa = F / a^2, isotropic fabric
+        a, force = 0.004, 2.0
+        pts, radius, _ = lattice("sc", a, (6, 6, 10))
+        pts = pts + [0.37 * a, -0.41 * a, 0.0]
+        lo, hi = np.zeros(3), np.array([6 * a, 6 * a, 10 * a + 0.02])
+        d = pts[:, None, :] - pts[None, :, :]
+        d[..., :2] -= 6 * a * np.round(d[..., :2] / (6 * a))
+        i, j = np.nonzero(np.triu(np.abs(np.linalg.norm(d, axis=2) - a) < 1e-9 * a, 1))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "periodic.h5")
+            write_lattice_h5(path, pts, radius, (lo, hi), np.stack([i, j], 1),
+                             periodic=(True, True, False), force=force)
+            row, _ = compare.measure(path)
+        self.assertAlmostEqual(row["phi_bulk"], SC, delta=2e-6)
+        self.assertAlmostEqual(row["z_mean"], 6, delta=1e-12)
+        for k in ("xx", "yy", "zz"):
+            self.assertAlmostEqual(row[f"sigma_{k}_Pa"] / (force / a ** 2), 1.0, delta=1e-9, msg=k)
+            self.assertAlmostEqual(row[f"fabric_{k}"], 1 / 3, delta=1e-12, msg=k)
+        self.assertAlmostEqual(row["sigma_xz_Pa"], 0.0, delta=1e-9 * force / a ** 2)
+        self.assertAlmostEqual(row["k_ratio"], 1.0, delta=1e-9)
 
     def test_incomplete_run(self):
         # a file whose last snapshot (t = 1) is short of the case's end (2 s): left out
@@ -141,7 +193,11 @@ class Lattices(unittest.TestCase):
     def test_simple_cubic(self):
         # the bulk box is 2 diameters = 2 cells in from each wall and from the top:
         # a whole number of cells, so pi/6 up to the quadrature
-        self.check("sc", SC, 6, 2e-6)   # 0.5236
+        row = self.check("sc", SC, 6, 2e-6)   # 0.5236
+        # bonds pushing with 0.5 to 1.5 N: the fabric stays I / 3 (2 cells in from the
+        # side walls, floor and top: whole cells)
+        for k in ("xx", "yy", "zz"):
+            self.assertAlmostEqual(row[f"fabric_{k}"], 1 / 3, delta=1e-12)
 
     def test_fcc(self):
         # 2 diameters = sqrt 2 cells: the bulk box cuts the lattice off its period,
@@ -197,7 +253,151 @@ class Piston(unittest.TestCase):
         np.testing.assert_allclose(still[0], [0, 0, 0.5], atol=1e-15)
 
 
+class Stress(unittest.TestCase):
+    def sc_bonds(self, a, cells, fx, fy, fz, shear=0.0):
+        """A simple cubic lattice (spacing a) with every bond along axis k pushing its two
+        spheres apart with force f_k, and a tangential force `shear` on the z bonds along
+        x (and on the x bonds along z, so each sphere is in moment balance)."""
+        pts, radius, pairs = lattice("sc", a, cells)
+        d = pts[pairs[:, 1]] - pts[pairs[:, 0]]
+        n = d / np.linalg.norm(d, axis=1)[:, None]
+        axis = np.argmax(np.abs(n), axis=1)
+        push = np.array([fx, fy, fz])[axis]
+        force_on_i = -push[:, None] * n  # pushed away from j
+        t = np.zeros_like(force_on_i)
+        t[axis == 2, 0] = shear * np.sign(n[axis == 2, 2])
+        t[axis == 0, 2] = shear * np.sign(n[axis == 0, 0])
+        return pts, radius, pairs, d, force_on_i + t
+
+    def test_lattice_tractions(self):
+        # traction on a plane normal to x: one bond line per a^2 carries F_x, so
+        # sigma_xx = F_x / a^2 (compression positive); the tangential force on the lower
+        # sphere of each z bond is +T x: the Cauchy traction T / a^2, so sigma_xz = -T / a^2
+        a, fx, fy, fz, T = 0.002, 1.0, 2.0, 3.0, 0.25
+        pts, radius, pairs, d, f = self.sc_bonds(a, (6, 6, 6), fx, fy, fz, T)
+        for lo, hi in [((a, a, a), (5 * a, 5 * a, 5 * a)), ((a, 2 * a, a), (4 * a, 5 * a, 3 * a)),
+                       ((1.3 * a, 0.7 * a, 2.1 * a), (4.3 * a, 3.7 * a, 5.1 * a))]:
+            # boxes whole numbers of cells wide: a bond line per a^2 of each face
+            lo, hi = np.array(lo), np.array(hi)
+            sigma, w = cm.contact_stress(pts[pairs[:, 0]], d, f, lo, hi, np.prod(hi - lo))
+            want = np.array([[fx, 0, -T], [0, fy, 0], [-T, 0, fz]]) / a ** 2
+            np.testing.assert_allclose(sigma, want, atol=1e-9 * fz / a ** 2, err_msg=str(lo))
+        p, q, k = cm.stress_invariants(sigma)
+        self.assertAlmostEqual(p, (fx + fy + fz) / 3 / a ** 2, delta=1e-6 * p)
+        self.assertAlmostEqual(k, (fx + fy) / 2 / fz, delta=1e-12)
+
+    def column(self, n, r, m, g=9.81):
+        """n spheres of radius r and mass m stacked on a floor at z = 0: centres, the
+        contacts' first-particle centres, branch vectors and forces on the first particle
+        (statics: the floor carries n m g, the pair above sphere k the n - 1 - k above)."""
+        z = r + 2 * r * np.arange(n)
+        centres = np.stack([np.zeros(n), np.zeros(n), z], axis=1)
+        start, branch, force = [centres[0]], [[0, 0, -r]], [[0, 0, n * m * g]]  # floor
+        for k in range(n - 1):
+            start.append(centres[k])
+            branch.append([0, 0, 2 * r])
+            force.append([0, 0, -(n - 1 - k) * m * g])  # j above pushes i down
+        return centres, np.array(start), np.array(branch, float), np.array(force, float)
+
+    def test_column_under_gravity(self):
+        n, r, m, g, side = 12, 0.001, 2e-5, 9.81, 0.002
+        area = side * side
+        centres, start, branch, force = self.column(n, r, m, g)
+        lo_xy, hi_xy = [-side / 2, -side / 2], [side / 2, side / 2]
+        # a slab at the floor, thinner than a radius: the weight over the area
+        lo, hi = np.array(lo_xy + [0.0]), np.array(hi_xy + [0.3 * r])
+        sigma, _ = cm.contact_stress(start, branch, force, lo, hi, area * 0.3 * r)
+        self.assertAlmostEqual(sigma[2, 2] / (n * m * g / area), 1.0, delta=1e-12)
+        # the whole column: the mean of a profile falling from W / A to 0, half of it
+        lo, hi = np.array(lo_xy + [0.0]), np.array(hi_xy + [2 * r * n])
+        sigma, _ = cm.contact_stress(start, branch, force, lo, hi, area * 2 * r * n)
+        self.assertAlmostEqual(sigma[2, 2] / (n * m * g / area / 2), 1.0, delta=1e-12)
+        self.assertEqual(sigma[0, 0], 0.0)
+        # any slab: the weight of the spheres whose centres are above z, averaged over
+        # the slab (a staircase, integrated here on a fine grid)
+        for z0, z1 in [(0.0031, 0.0094), (0.0005, 0.021), (0.0101, 0.0102)]:
+            zz = np.linspace(z0, z1, 200001)
+            above = (centres[:, 2][None, :] > zz[:, None]).sum(axis=1) * m * g / area
+            want = np.trapz(above, zz) / (z1 - z0)
+            lo, hi = np.array(lo_xy + [z0]), np.array(hi_xy + [z1])
+            sigma, _ = cm.contact_stress(start, branch, force, lo, hi, area * (z1 - z0))
+            self.assertAlmostEqual(sigma[2, 2] / want, 1.0, delta=2e-4, msg=f"{z0}..{z1}")
+
+    def test_segment_fraction(self):
+        lo, hi = np.zeros(3), np.ones(3)
+        got = cm.segment_fraction_in_box(
+            [[0.5, 0.5, -0.5], [0.5, 0.5, 0.5], [2, 2, 2], [-1, 0.5, 0.5], [0.5, 0.5, 0.5]],
+            [[0, 0, 2], [0, 0, 0.1], [1, 0, 0], [4, 0, 0], [0, 0, 0]], lo, hi)
+        np.testing.assert_allclose(got, [0.5, 1.0, 0.0, 0.25, 1.0])
+        free = np.array([-np.inf, -np.inf, 0.0]), np.array([np.inf, np.inf, 1.0])
+        np.testing.assert_allclose(cm.segment_fraction_in_box([[50, -9, 0.5]], [[100, 0, 1]], *free), [0.5])
+
+
+class Fabric(unittest.TestCase):
+    def test_lattices_isotropic(self):
+        for kind in ("sc", "fcc"):
+            pts, radius, pairs = lattice(kind, 1.0, (4, 4, 4))
+            d = pts[pairs[:, 1]] - pts[pairs[:, 0]]
+            # the bonds of a whole lattice are not all complete cells; weight by the
+            # fraction inside a box of whole cells well inside it
+            lo, hi = np.full(3, 1.0), np.full(3, 3.0)
+            w = cm.segment_fraction_in_box(pts[pairs[:, 0]], d, lo, hi)
+            phi = cm.fabric_tensor(d, w)
+            np.testing.assert_allclose(phi, np.eye(3) / 3, atol=1e-12, err_msg=kind)
+            a, norm = cm.fabric_anisotropy(phi)
+            self.assertAlmostEqual(a, 0.0, delta=1e-12)
+            self.assertAlmostEqual(norm, 0.0, delta=1e-12)
+
+    def test_vertical_contacts(self):
+        n = np.array([[0, 0, 1.0], [0, 0, -2.0], [0, 0, 0.5]])
+        phi = cm.fabric_tensor(n)
+        np.testing.assert_allclose(phi, np.diag([0, 0, 1.0]), atol=1e-15)
+        np.testing.assert_allclose(cm.deviator(phi), np.diag([-1 / 3, -1 / 3, 2 / 3]), atol=1e-15)
+        a, norm = cm.fabric_anisotropy(phi)
+        self.assertAlmostEqual(a, 1.0, delta=1e-15)
+        self.assertAlmostEqual(norm, 1.0, delta=1e-15)
+
+
+class Periodic(unittest.TestCase):
+    def test_images_keep_fraction(self):
+        # a simple cubic lattice shifted by a third of a cell and wrapped into a periodic
+        # box: the images restore pi/6 in a region spanning the whole period
+        a = 1.0
+        pts, radius, _ = lattice("sc", a, (5, 5, 5))
+        pts = pts + [a / 3, 0.45 * a, 0.0]
+        lo, hi = np.zeros(3), np.array([5.0, 5.0, 5.0])
+        c, r = cm.periodic_images(pts, np.full(len(pts), radius), lo, hi, (True, True, False))
+        self.assertGreater(len(c), len(pts))
+        region_lo, region_hi = np.array([0, 0, 1.0]), np.array([5, 5, 4.0])
+        self.assertAlmostEqual(cm.packing_fraction(c, r, region_lo, region_hi), SC, delta=2e-6)
+        self.assertLess(cm.packing_fraction(pts, np.full(len(pts), radius), region_lo, region_hi),
+                        SC - 0.01)  # without the images the cut spheres are lost
+
+
+class EnergyBooks(unittest.TestCase):
+    def test_books_and_residual(self):
+        # a made-up history: 10 J of potential energy become 1 J kinetic, 0.5 J elastic,
+        # and 2, 3, 0.25, 3 J dissipated; 0.2 J is not booked, and a wall put 0.5 J in
+        n = 5
+        ts = {"kinetic_energy": np.linspace(0, 1, n), "rotational_energy": np.zeros(n),
+              "gravitational_energy": np.linspace(10, 0, n), "elastic_energy": np.linspace(0, 0.5, n),
+              "dissipated_damping": np.linspace(0, 2, n), "dissipated_friction": np.linspace(0, 3, n),
+              "dissipated_rolling": np.linspace(0, 0.25, n), "dissipated_plasticity": np.linspace(0, 3, n)}
+        books, residual, rel = cm.energy_books(ts, wall_work=0.5)
+        self.assertEqual(books, {"damping": 2.0, "friction": 3.0, "rolling": 0.25, "plasticity": 3.0})
+        self.assertAlmostEqual(residual, (1 + 0.5 + 8.25) - 10 - 0.5)
+        self.assertAlmostEqual(rel, residual / 8.75)
+
+
 class Settling(unittest.TestCase):
+    def test_scale(self):
+        # 240 beads of 0.1 g and 4 mm: n m g d = 240 * 1e-4 * 9.81 * 0.004
+        self.assertAlmostEqual(cm.settle_scale(240, 1e-4, 0.004, -9.81), 9.41760e-4, delta=1e-12)
+        t = np.linspace(0, 1, 101)
+        e = np.where(t < 0.5, 1.0, 1e-5)
+        self.assertEqual(cm.settling_time(t, e, 1e-4, scale=1.0), t[50])
+        self.assertTrue(math.isnan(cm.settling_time(t, e, 1e-6, scale=1.0)))
+
     def test_threshold(self):
         t = np.linspace(0, 1, 101)
         e = np.exp(-20 * t) * (1 + 0.5 * np.sin(40 * t) ** 2)

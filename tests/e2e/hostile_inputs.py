@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Generative test of dempact's input handling: builds hundreds of hostile inputs from
 valid ones, from a seed, and runs dempact on each.
 

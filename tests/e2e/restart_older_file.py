@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """A snapshot written before the microslip model (no contacts/tangential_slip) and before
 the walls' running work sums (no engine/wall_work_sum) restarts.
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The torque a bed at rest exerts on its floor, against statics.
 
 usage: wall_torque.py DEMPACT CASE

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """dempact against LAMMPS: the same binary collision in both codes, head on and oblique.
 
 Usage: compare_collide.py --dempact PATH [--lmp lmp] [--tolerance 0.005]
