@@ -479,6 +479,9 @@ typedef struct chunk_scratch {
     /* for friction: lever arms (centre to contact point), velocity of j's contact point
      * relative to i's, w_i - w_j, and the reduced rolling inertia */
     double arm_i[CHUNK], arm_j[CHUNK], v_rel[3][CHUNK], w_rel[3][CHUNK], inertia_r[CHUNK];
+    /* the springs' increments: the contact points' relative displacement and the
+     * relative rotation during the step (contact_point_motion) */
+    double disp[3][CHUNK], turn[3][CHUNK];
     /* particle pairs, by candidate: separation (j's centre minus i's), distance,
      * overlap, touching (a touching pair's candidate is its slot minus the chunk's
      * start); the pairs touching for the first time */
@@ -494,7 +497,7 @@ typedef struct batch_scratch {
     /* friction: the normal force that caps it, the springs, the results, and (for a
      * chunk of several laws) the gathered normals and relative velocities */
     double f_normal[CHUNK], f_t[3][CHUNK], m_r[3][CHUNK], power[2][CHUNK];
-    double normal[3][CHUNK], v_rel[3][CHUNK], w_rel[3][CHUNK];
+    double normal[3][CHUNK], v_rel[3][CHUNK], w_rel[3][CHUNK], disp[3][CHUNK];
     uint32_t slot[CHUNK];
     /* each contact's force on i and torques on i and j, by chunk slot (deliver_forces) */
     double force[3][CHUNK], torque_i[3][CHUNK], torque_j[3][CHUNK];
@@ -502,22 +505,36 @@ typedef struct batch_scratch {
 
 /* For friction: the contact point lies on the line of centres, arm = R - d/2 from each
  * centre; a wall's point there moves with the wall (walls_point_velocity) and turns
- * with the wall's angular velocity. Fills the kinematics of contact m of the chunk. */
+ * with the wall's angular velocity. Fills the kinematics of contact m of the chunk: the
+ * predicted end-of-step velocities for the dashpots, and for the springs the relative
+ * displacement of the contact points during the step (friction.h): the mid-step
+ * velocities v(n+1/2) = v - dt/2 f(n)/m (what drifted the centres) with the arms at
+ * mid-step, R - d(n+1/2)/2 = arm + dt rate / 4, times s->spring_span. A ghost's step-start
+ * force is its owner's (owner_j). */
 static inline __attribute__((always_inline)) void
 contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint32_t j,
-                     int is_wall, int rolling_inertia)
+                     uint32_t owner_j, int is_wall, int rolling_spring)
 {
     const particle_store *p = &s->p;
     double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]}, half = 0.5 * cs->d[m];
+    const double h = 0.5 * s->dt, span = s->spring_span, later = 0.25 * s->dt * cs->rate[m];
     double arm_i = p->radius[i] - half;
     double wi[3] = {p->wx[i], p->wy[i], p->wz[i]};
     /* v_i + w_i x (arm_i n) */
     double ci[3] = {p->vx[i] + arm_i * (wi[1] * n[2] - wi[2] * n[1]),
                     p->vy[i] + arm_i * (wi[2] * n[0] - wi[0] * n[2]),
                     p->vz[i] + arm_i * (wi[0] * n[1] - wi[1] * n[0])};
+    double kick = h * p->inv_mass[i], spin = h * p->inv_inertia[i], mid_i = arm_i + later;
+    double vi_h[3] = {p->vx[i] - kick * p->fx0[i], p->vy[i] - kick * p->fy0[i],
+                      p->vz[i] - kick * p->fz0[i]};
+    double wi_h[3] = {wi[0] - spin * p->tx0[i], wi[1] - spin * p->ty0[i], wi[2] - spin * p->tz0[i]};
+    double ci_h[3] = {vi_h[0] + mid_i * (wi_h[1] * n[2] - wi_h[2] * n[1]),
+                      vi_h[1] + mid_i * (wi_h[2] * n[0] - wi_h[0] * n[2]),
+                      vi_h[2] + mid_i * (wi_h[0] * n[1] - wi_h[1] * n[0])};
     double cj[3] = {0.0, 0.0, 0.0}, wj[3] = {0.0, 0.0, 0.0}, arm_j = 0.0;
+    double cj_h[3] = {0.0, 0.0, 0.0}, wj_h[3] = {0.0, 0.0, 0.0};
     /* the reduced rolling inertia: only the rolling spring's dashpot needs it */
-    double inertia_i = rolling_inertia ? 1.0 / p->inv_inertia[i] + p->mass[i] * arm_i * arm_i : 0.0;
+    double inertia_i = rolling_spring ? 1.0 / p->inv_inertia[i] + p->mass[i] * arm_i * arm_i : 0.0;
     double inertia_r = inertia_i;
     if (!is_wall) {
         arm_j = p->radius[j] - half;
@@ -526,7 +543,17 @@ contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint
         cj[0] = p->vx[j] - arm_j * (wj[1] * n[2] - wj[2] * n[1]);
         cj[1] = p->vy[j] - arm_j * (wj[2] * n[0] - wj[0] * n[2]);
         cj[2] = p->vz[j] - arm_j * (wj[0] * n[1] - wj[1] * n[0]);
-        if (rolling_inertia) {
+        double kick_j = h * p->inv_mass[j], spin_j = h * p->inv_inertia[j];
+        double mid_j = arm_j + later;
+        double vj_h[3] = {p->vx[j] - kick_j * p->fx0[owner_j], p->vy[j] - kick_j * p->fy0[owner_j],
+                          p->vz[j] - kick_j * p->fz0[owner_j]};
+        wj_h[0] = wj[0] - spin_j * p->tx0[owner_j];
+        wj_h[1] = wj[1] - spin_j * p->ty0[owner_j];
+        wj_h[2] = wj[2] - spin_j * p->tz0[owner_j];
+        cj_h[0] = vj_h[0] - mid_j * (wj_h[1] * n[2] - wj_h[2] * n[1]);
+        cj_h[1] = vj_h[1] - mid_j * (wj_h[2] * n[0] - wj_h[0] * n[2]);
+        cj_h[2] = vj_h[2] - mid_j * (wj_h[0] * n[1] - wj_h[1] * n[0]);
+        if (rolling_spring) {
             double inertia_j = 1.0 / p->inv_inertia[j] + p->mass[j] * arm_j * arm_j;
             inertia_r = inertia_i * inertia_j / (inertia_i + inertia_j);
         }
@@ -534,7 +561,10 @@ contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint
         double x[3] = {p->x[i] + arm_i * n[0], p->y[i] + arm_i * n[1], p->z[i] + arm_i * n[2]};
         walls_point_velocity(&s->walls, j, x, cj);
         const double *omega = walls_omega(&s->walls, j);
-        for (int a = 0; a < 3; a++) wj[a] = omega[a];
+        for (int a = 0; a < 3; a++) {
+            wj[a] = wj_h[a] = omega[a];
+            cj_h[a] = cj[a]; /* a wall moves at its given velocity through the step */
+        }
     }
     cs->arm_i[m] = arm_i;
     cs->arm_j[m] = arm_j;
@@ -542,6 +572,23 @@ contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint
     for (int a = 0; a < 3; a++) {
         cs->v_rel[a][m] = cj[a] - ci[a];
         cs->w_rel[a][m] = wi[a] - wj[a];
+        cs->disp[a][m] = (cj_h[a] - ci_h[a]) * span;
+        cs->turn[a][m] = (wi_h[a] - wj_h[a]) * span;
+    }
+}
+
+/* A contact that started during the step has existed only for the part of it that
+ * brought the overlap from 0 to d: its springs grow by that part of the step's
+ * relative motion (the overlap over the step's approach along n). */
+static void first_touch_span(chunk_scratch *cs, size_t m)
+{
+    double approach = -(cs->disp[0][m] * cs->nx[m] + cs->disp[1][m] * cs->ny[m] +
+                        cs->disp[2][m] * cs->nz[m]);
+    if (!(approach > cs->d[m])) return;
+    double part = cs->d[m] / approach;
+    for (int a = 0; a < 3; a++) {
+        cs->disp[a][m] *= part;
+        cs->turn[a][m] *= part;
     }
 }
 
@@ -610,7 +657,8 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
         r_eff = p->radius[i];
         m_eff = p->mass[i];
         law = p->type[i] * s->n_materials + w->material;
-        if (!c->touching[k]) { /* first touch: the history starts now */
+        int fresh = !c->touching[k];
+        if (fresh) { /* first touch: the history starts now */
             contact_clear_history(c, k);
             c->touching[k] = 1;
             if (c->impact_velocity) c->impact_velocity[k] = rate;
@@ -627,10 +675,12 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
         worst = d > worst ? d : worst;
         if (c->has_friction) { /* else no pair has friction, and the arms go unread */
             const friction_coeffs *fc = &s->laws[law].friction;
-            if (fc->active)
-                contact_point_motion(s, cs, m, i, j, 1, fc->rolling_model == ROLLING_SPRING);
-            else
+            if (fc->active) {
+                contact_point_motion(s, cs, m, i, j, j, 1, fc->rolling_model == ROLLING_SPRING);
+                if (fresh) first_touch_span(cs, m);
+            } else {
                 cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
+            }
         }
         continue;
     apart:
@@ -710,8 +760,10 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         double ex = sep_x[q] * inv, ey = sep_y[q] * inv, ez = sep_z[q] * inv;
         nx[m] = ex; ny[m] = ey; nz[m] = ez;
         rate[m] = -((vx[j] - vx[i]) * ex + (vy[j] - vy[i]) * ey + (vz[j] - vz[i]) * ez);
-        r_eff[m] = radius[i] * radius[j] / sum_r;
-        m_eff[m] = mass[i] * mass[j] / (mass[i] + mass[j]);
+        /* R* = r_i r_j / (r_i + r_j) and m* likewise, with one division for both */
+        double sum_m = mass[i] + mass[j], inv_both = 1.0 / (sum_r * sum_m);
+        r_eff[m] = radius[i] * radius[j] * sum_m * inv_both;
+        m_eff[m] = mass[i] * mass[j] * sum_r * inv_both;
         double d = overlap[q];
         d_out[m] = d;
         worst = d > worst ? d : worst;
@@ -742,11 +794,12 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
     for (size_t m = 0; m < n; m++) {
         const friction_coeffs *fc = &s->laws[law[m]].friction;
         if (fc->active)
-            contact_point_motion(s, cs, m, c->i[slot[m]], c->j[slot[m]], 0,
-                                 fc->rolling_model == ROLLING_SPRING);
+            contact_point_motion(s, cs, m, c->i[slot[m]], c->j[slot[m]], c->owner_j[slot[m]],
+                                 0, fc->rolling_model == ROLLING_SPRING);
         else
             cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
     }
+    for (size_t f = 0; f < n_first; f++) first_touch_span(cs, cs->first_touch[f]);
 }
 
 /* apply_friction for the Mindlin-Deresiewicz model, which also keeps the pair's slip
@@ -779,12 +832,13 @@ static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *c
 {
     contact_kinematics kin = {.n = {cs->nx[m], cs->ny[m], cs->nz[m]}, .d = cs->d[m],
                               .r_eff = cs->r_eff[m], .m_eff = cs->m_eff[m],
-                              .inertia_r = cs->inertia_r[m], .f_normal = f_normal,
-                              .dt = s->dt};
+                              .inertia_r = cs->inertia_r[m], .f_normal = f_normal};
     double xi[3], theta[3] = {0.0, 0.0, 0.0};
     for (int a = 0; a < 3; a++) {
         kin.v_rel[a] = cs->v_rel[a][m];
         kin.w_rel[a] = cs->w_rel[a][m];
+        kin.disp[a] = cs->disp[a][m];
+        kin.turn[a] = cs->turn[a][m];
     }
     const friction_coeffs *fc = &s->laws[cs->law[m]].friction;
     if (fc->tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ) {
@@ -823,7 +877,7 @@ static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *c
         }
         return;
     }
-    friction_batch b = {.n = n, .dt = s->dt, .f_normal = bs->f_normal, .slot = cs->slot};
+    friction_batch b = {.n = n, .f_normal = bs->f_normal, .slot = cs->slot};
     for (int a = 0; a < 3; a++) {
         b.xi[a] = c->tangential[a];
         b.f_t[a] = bs->f_t[a];
@@ -837,6 +891,7 @@ static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *c
         for (int a = 0; a < 3; a++) {
             b.v_rel[a] = cs->v_rel[a];
             b.w_rel[a] = cs->w_rel[a];
+            b.disp[a] = cs->disp[a];
         }
     } else { /* the law's d, r_eff, m_eff are gathered already (chunk_forces) */
         const double *chunk_normal[3] = {cs->nx, cs->ny, cs->nz};
@@ -846,11 +901,13 @@ static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *c
                 bs->normal[a][q] = chunk_normal[a][m];
                 bs->v_rel[a][q] = cs->v_rel[a][m];
                 bs->w_rel[a][q] = cs->w_rel[a][m];
+                bs->disp[a][q] = cs->disp[a][m];
             }
         for (int a = 0; a < 3; a++) {
             b.normal[a] = bs->normal[a];
             b.v_rel[a] = bs->v_rel[a];
             b.w_rel[a] = bs->w_rel[a];
+            b.disp[a] = bs->disp[a];
         }
         b.d = bs->d; b.r_eff = bs->r_eff; b.m_eff = bs->m_eff;
         for (size_t q = 0; q < n; q++) bs->slot[q] = cs->slot[bs->from[q]];
@@ -1171,8 +1228,11 @@ const law_instance *sim_contact_law(const sim *s, const contact_list *c, size_t 
         if (m_eff) *m_eff = p->mass[i];
         return &s->laws[p->type[i] * s->n_materials + s->walls.walls[j].material];
     }
-    *r_eff = p->radius[i] * p->radius[j] / (p->radius[i] + p->radius[j]);
-    if (m_eff) *m_eff = p->mass[i] * p->mass[j] / (p->mass[i] + p->mass[j]);
+    /* as the force loop computes them (particle_pair_geometry): the same bits */
+    double sum_r = p->radius[i] + p->radius[j], sum_m = p->mass[i] + p->mass[j];
+    double inv_both = 1.0 / (sum_r * sum_m);
+    *r_eff = p->radius[i] * p->radius[j] * sum_m * inv_both;
+    if (m_eff) *m_eff = p->mass[i] * p->mass[j] * sum_r * inv_both;
     return &s->laws[p->type[i] * s->n_materials + p->type[j]];
 }
 
@@ -1373,6 +1433,7 @@ static void sum_wall_loads(sim *s)
  * has started the particles' sums, and the velocities are corrected as the sums end. */
 static void compute_forces(sim *s, const int in_step)
 {
+    s->spring_span = in_step ? s->dt : 0.0; /* the forces at the start move no spring */
     for (int q = 0; q < SIM_WORK_KINDS; q++) s->work_step[q] = 0.0;
     s->n_contacts = 0;
     s->max_overlap = 0.0;

@@ -38,6 +38,8 @@ typedef struct sim {
     int n_materials;
 
     double dt, dt_limit;      /* chosen step and the stability limit it was checked against */
+    double spring_span;       /* what the springs advance by in this force evaluation: dt
+                                 within a step, 0 for the forces at the start */
     double time;
     int64_t step;
     double cutoff;            /* largest diameter + skin: hash cell size, ghost band */

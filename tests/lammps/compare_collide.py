@@ -92,7 +92,9 @@ tangential force; rebound y velocity and z spin of both spheres). Three rules st
             (engine/friction.h says why: LAMMPS's rule passes less than mu times the normal
             impulse in gross sliding -- 0.97956 of it at 70 deg here -- dempact's exactly 1)
   arm       LAMMPS's contact velocity takes the spin times R, dempact's times R - d/2
-  velocity  LAMMPS's forces see v(n+1/2), dempact's v(n+1/2) + dt/2 a(n)
+  velocity  LAMMPS's forces see v(n+1/2), dempact's v(n+1/2) + dt/2 a(n) (its springs grow
+            by the mid-step displacement, as LAMMPS's, but with the arm at mid-step and,
+            at first touch, over the part of the step the contact has existed)
 tests/lammps/mindlin_reference.py integrates the collision a third time with each rule as a
 switch. With each code's rules it must reproduce that code within 1e-4 (it does, to 1e-13);
 a tangential quantity beyond the tolerance passes only if switching ONE documented rule
