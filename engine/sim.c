@@ -17,6 +17,7 @@
 
 #include "fill.h"
 #include "friction.h"
+#include "observables.h"
 #include "reorder.h"
 #include "timestep.h"
 
@@ -930,7 +931,7 @@ typedef struct force_sums {
  * and power[1] are set) are constants at each call, as are the other flags below, so
  * each case compiles to its own loop. */
 typedef struct result_context {
-    int nh, work_kind;
+    int nh, work_kind; /* work_kind -1: a conservative law, no work booked */
     double dt, *work;
 } result_context;
 
@@ -943,7 +944,7 @@ contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs
     double f = bs->f[q];
     double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
     double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
-    rc->work[rc->work_kind] += f * cs->rate[m] * rc->dt;
+    if (rc->work_kind >= 0) rc->work[rc->work_kind] += f * cs->rate[m] * rc->dt;
     if (friction) {
         for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
         rc->work[SIM_WORK_TANGENTIAL] += bs->power[0][q] * rc->dt;
@@ -1130,7 +1131,9 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
             batch_friction(s, c, cs, bs, &li->friction, n, cs->one_law >= 0);
         }
         result_context rc = {.nh = nh, .dt = s->dt, .work = work,
-                             .work_kind = li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL};
+                             .work_kind = li->law->conservative ? -1
+                                          : li->law->plastic  ? SIM_WORK_PLASTIC
+                                                              : SIM_WORK_NORMAL};
         const int rolling = friction && friction_has_rolling_torque(&li->friction);
         if (sums && cs->one_law >= 0) {
             deliver_one_law(c, cs, bs, sums, &rc, friction, rolling);
@@ -1236,9 +1239,9 @@ const law_instance *sim_contact_law(const sim *s, const contact_list *c, size_t 
     return &s->laws[p->type[i] * s->n_materials + p->type[j]];
 }
 
-void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
+void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
 {
-    for (int q = 0; q < SIM_WORK_KINDS; q++) stored[q] = 0.0;
+    for (int q = 0; q < SIM_STORED_KINDS; q++) stored[q] = 0.0;
     const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
     const particle_store *p = &s->p;
     for (int L = 0; L < 2; L++) {
@@ -1257,7 +1260,9 @@ void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS])
             for (int q = 0; q < CONTACT_SLIP_HISTORY && c->slip[0]; q++) slip[q] = c->slip[q][k];
             double e = li->law->elastic_energy
                            ? li->law->elastic_energy(&li->coeffs, d, r_eff, h) : 0.0;
-            stored[li->law->plastic ? SIM_WORK_PLASTIC : SIM_WORK_NORMAL] += e;
+            stored[li->law->conservative ? SIM_STORED_CONSERVATIVE
+                   : li->law->plastic    ? SIM_WORK_PLASTIC
+                                         : SIM_WORK_NORMAL] += e;
             friction_spring_energy(&li->friction, d, r_eff, xi, theta, slip, springs);
             stored[SIM_WORK_TANGENTIAL] += springs[0];
             stored[SIM_WORK_ROLLING] += springs[1];
@@ -1647,6 +1652,11 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
 
     if (rebuild(s) != 0) goto oom;
     compute_forces(s, 0);
+    sim_observables start = {0};
+    s->initial_energy = 0.0;
+    sim_observe(s, &start);
+    s->initial_energy = start.kinetic_energy + start.rotational_energy +
+                        start.gravitational_energy + start.elastic_energy;
     return 0;
 oom:
     snprintf(err, err_len, "out of memory");

@@ -131,6 +131,7 @@ static const law_calibration eta_calibration = {"eta", 0, "eta", 0};
         .contact_time = hertz_law_contact_time,                                     \
         .calibration = lcal,                                                        \
         .elastic_energy = hertz_elastic_energy,                                     \
+        .conservative = (lcal) == NULL, /* hertz alone: no dashpot */               \
     }
 
 HERTZ_LAW(law_hertz, "hertz", "F = K_hz d^(3/2), K_hz = 4/3 E* sqrt(R*) (elastic)",
