@@ -86,7 +86,15 @@ static int setup_laws(sim *s, char *err, size_t err_len)
     for (int k = 0; k < n * n; k++) s->laws[k].binding = -1;
     for (int k = 0; k < s->cfg.n_bindings; k++) {
         const law_binding *b = &s->cfg.bindings[k];
-        law_instance li = {.law = b->law, .binding = k};
+        law_instance li = {.law = b->law, .binding = k, .v_floor = NAN};
+        /* v_floor 0: the default derived from the case (models/law_params.h) */
+        double params[LAW_MAX_PARAMS];
+        memcpy(params, b->params, sizeof params);
+        int floor = law_param_index(b->law, "v_floor");
+        if (floor >= 0) {
+            if (params[floor] == 0.0) params[floor] = timestep_velocity_floor(s);
+            li.v_floor = params[floor];
+        }
         law_pair_props pp;
         effective_moduli(&s->cfg.materials[b->material_a], &s->cfg.materials[b->material_b], &pp);
         li.coeffs.young_eff = pp.young_eff;
@@ -96,13 +104,13 @@ static int setup_laws(sim *s, char *err, size_t err_len)
         if (law_check_calibration(b->law, b->params, b->calibrate, msg, sizeof msg) != 0)
             goto fail;
         where = "params";
-        if (b->law->setup(b->params, &pp, &li.coeffs, msg, sizeof msg) != 0) goto fail;
+        if (b->law->setup(params, &pp, &li.coeffs, msg, sizeof msg) != 0) goto fail;
         if (b->calibrate) {
             where = "calibrate";
             li.calibrated = true;
             li.reference = calibration_reference(s, b);
             if (law_calibrate(b->law, &li.coeffs, &li.reference,
-                              law_target_restitution(b->law, b->params), msg, sizeof msg) != 0)
+                              law_target_restitution(b->law, params), msg, sizeof msg) != 0)
                 goto fail;
         }
         friction_setup(&b->friction, pp.young_eff, pp.shear_eff,

@@ -19,6 +19,8 @@ typedef struct law_instance {
     law_coeffs coeffs;
     int binding; /* index in cfg.bindings */
     friction_coeffs friction;
+    double v_floor;          /* the v_floor it runs with (the case's, or the default
+                                from the case: timestep_velocity_floor); NAN: none */
     bool calibrated;         /* its damping coefficient was solved for ... */
     law_reference reference; /* ... in this binary collision */
 } law_instance;

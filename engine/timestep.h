@@ -21,5 +21,9 @@ double timestep_rayleigh(const struct sim *s);
 double timestep_contact_time(const struct sim *s, double impact_speed);
 double timestep_impact_speed(const struct sim *s);
 int choose_timestep(struct sim *s, char *err, size_t err_len);
+/* The default v_floor of the laws that have one (models/law_params.h): sqrt(2 |g| d),
+ * d the diameter of the smallest particle (or of what the inlets insert), under gravity;
+ * 1 mm/s without. */
+double timestep_velocity_floor(const struct sim *s);
 
 #endif

@@ -57,14 +57,14 @@ static int common_setup(const double *p, law_coeffs *out, char *err, size_t err_
         snprintf(err, err_len, "exponent = %g: give a value in (0, 10]", n);
         return -1;
     }
-    if (!(p[P_STIFFNESS] >= 0.0) || !(p[P_VFLOOR] > 0.0)) {
-        snprintf(err, err_len, "stiffness = %g, v_floor = %g: give stiffness >= 0, v_floor > 0",
+    if (!(p[P_STIFFNESS] >= 0.0) || !(p[P_VFLOOR] >= 0.0)) {
+        snprintf(err, err_len, "stiffness = %g, v_floor = %g: give stiffness >= 0, v_floor >= 0",
                  p[P_STIFFNESS], p[P_VFLOOR]);
         return -1;
     }
     out->c[C_STIFFNESS] = p[P_STIFFNESS];
     out->c[C_EXPONENT] = n;
-    out->c[C_VFLOOR] = p[P_VFLOOR];
+    out->c[C_VFLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
     return 0;
 }
 
@@ -133,7 +133,7 @@ static const law_calibration chi_calibration = {"chi", C_CHI, NULL, 0};
         .name = lname,                                                                  \
         .summary = "F = K d^n (1 + chi d'/max(v0, v_floor)), " lsummary                 \
                    "; K = 4/3 E* sqrt(R*), n = 3/2 unless given",                       \
-        .source = "physics.md family 3; " lsource,                                      \
+        .source = lsource,                                      \
         .params = hertzian_params,                                                      \
         .n_params = N_PARAMS,                                                           \
         .setup = lsetup,                                                                \
@@ -145,22 +145,22 @@ static const law_calibration chi_calibration = {"chi", C_CHI, NULL, 0};
     }
 
 HERTZIAN_LAW(law_hunt_crossley, "hunt_crossley", "chi = 3(1-e)/2 (Hunt-Crossley)",
-             "Hunt & Crossley 1975, seed 000 Table 1", hunt_crossley_setup);
+             "Hunt & Crossley, J. Appl. Mech. 42 (1975)", hunt_crossley_setup);
 HERTZIAN_LAW(law_lankarani_nikravesh, "lankarani_nikravesh",
              "chi = 3(1-e^2)/4 (Lankarani-Nikravesh)",
-             "Lankarani & Nikravesh 1990, seed 004 eq. 1", lankarani_nikravesh_setup);
+             "Lankarani & Nikravesh, J. Mech. Des. 112 (1990)", lankarani_nikravesh_setup);
 HERTZIAN_LAW(law_flores, "flores", "chi = 8(1-e)/(5e) (Flores et al.)",
-             "Flores et al. 2011, seed 004 eq. 24", flores_setup);
+             "Flores et al., Mech. Mach. Theory 46 (2011)", flores_setup);
 HERTZIAN_LAW(law_gharib_hurmuzlu, "gharib_hurmuzlu", "chi = 1/e (Gharib-Hurmuzlu)",
-             "Gharib & Hurmuzlu, seed 000 Table 1", gharib_hurmuzlu_setup);
-HERTZIAN_LAW(law_hu_guo, "hu_guo", "chi = 3(1-e)/(2e) (Hu-Guo)", "Hu & Guo, seed 000 Table 1",
+             "Gharib & Hurmuzlu, J. Comput. Nonlinear Dyn. 7 (2012)", gharib_hurmuzlu_setup);
+HERTZIAN_LAW(law_hu_guo, "hu_guo", "chi = 3(1-e)/(2e) (Hu-Guo)", "Hu & Guo, Mech. Mach. Theory 85 (2015)",
              hu_guo_setup);
 HERTZIAN_LAW(law_safaeifar_farshidianfar, "safaeifar_farshidianfar",
              "chi = 5(1-e)/(4e) (Safaeifar-Farshidianfar)",
-             "Safaeifar & Farshidianfar, seed 000 Table 1", safaeifar_farshidianfar_setup);
+             "Safaeifar & Farshidianfar, Mech. Mach. Theory 152 (2020)", safaeifar_farshidianfar_setup);
 HERTZIAN_LAW(law_sheikhi_azqandi_safaeifar, "sheikhi_azqandi_safaeifar",
              "chi = (200/159)(1-e)/e (Sheikhi Azqandi-Safaeifar, ICACO optimal)",
-             "seed 000 eq. 28-30", sheikhi_azqandi_safaeifar_setup);
+             "Sheikhi Azqandi & Safaeifar, Int. J. Optim. Civil Eng. 14 (2024), eqs. 28-30", sheikhi_azqandi_safaeifar_setup);
 HERTZIAN_LAW(law_hertzian_exact, "exact",
              "chi: root in (0, 1/e) of chi(1+e) = ln((1+chi)/(1-e chi)), restitutes e exactly",
-             "seed 000 eq. 11, seed 004 eqs. 10-15", exact_setup);
+             "the first integral of the Hertzian damping laws (Sheikhi Azqandi & Safaeifar, Int. J. Optim. Civil Eng. 14 (2024), eq. 11)", exact_setup);

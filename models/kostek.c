@@ -204,8 +204,7 @@ const dem_law law_kostek = {
     .name = "kostek",
     .summary = "F = p A, d = e_e p^m_e + e_p p_max^m_p + d_ep (loading/stick/unloading), "
                "inverted for p",
-    .source = "physics.md family 5; Kostek 2012, JTAM 50(2) 509-530, eqs. 2.1-2.5, Table 1 "
-              "(seed 002)",
+    .source = "Kostek 2012, JTAM 50(2) 509-530, eqs. 2.1-2.5, Table 1",
     .params = kostek_params,
     .n_params = N_PARAMS,
     .n_history = 3,

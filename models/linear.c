@@ -61,7 +61,7 @@ static int linear_setup(const double *p, const law_pair_props *pair, law_coeffs 
     out->c[C_STIFFNESS] = p[P_STIFFNESS];
     out->c[C_FORMULA] = p[P_FORMULA];
     out->c[C_DAMPING] = p[P_DAMPING];
-    out->c[C_VFLOOR] = p[P_VFLOOR];
+    out->c[C_VFLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
     out->c[C_FORMULA_FACTOR] = factor;
     out->c[C_DAMPING_SCALE] = 1.0; /* what calibration solves for */
     return 0;
@@ -117,7 +117,7 @@ static const law_calibration linear_calibration = {"eta_scale", C_DAMPING_SCALE,
 const dem_law law_linear = {
     .name = "linear",
     .summary = "F = K d + eta d'; K given or from the energy/overlap/time formula, eta given or from e",
-    .source = "physics.md family 1; linear spring-dashpot with Hertz-equivalent stiffness",
+    .source = "linear spring-dashpot with a Hertz-equivalent stiffness (Tsuji et al., Powder Technol. 71, 1992)",
     .params = linear_params,
     .n_params = sizeof linear_params / sizeof linear_params[0],
     .n_history = 2,

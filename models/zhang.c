@@ -91,7 +91,7 @@ static int zhang_setup(const double *p, const law_pair_props *pair, law_coeffs *
     out->c[C_N] = n;
     out->c[C_E] = e;
     out->c[C_STIFFNESS] = p[P_STIFFNESS];
-    out->c[C_VFLOOR] = p[P_VFLOOR];
+    out->c[C_VFLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
     double fit = n == 1.5 ? zhang_alpha_fit(m, e) : NAN;
     if (!isnan(fit) || e == 1.0) { /* at e = 1 lambda is 0 whatever alpha */
         out->c[C_ALPHA] = isnan(fit) ? 1.0 : fit;
@@ -127,7 +127,7 @@ const dem_law law_zhang = {
     .summary = "F = K d^n + lambda d^m d', lambda = 3 m* (m+1)(1-e) v0/(4 alpha) "
                "(e m* (n+1) v0^2/(2K))^(-(m+1)/(n+1)); alpha fitted (n = 3/2, m in {2, 1.5, 1, "
                "0.65, 0.5, 0.25}) or solved so that e is restituted",
-    .source = "physics.md family 4; Zhang et al., seed 003 eqs. 42-54",
+    .source = "Zhang et al., Mech. Syst. Signal Process. 160 (2021) 107808, doi:10.1016/j.ymssp.2021.107808, eqs. 42-54",
     .params = zhang_params,
     .n_params = sizeof zhang_params / sizeof zhang_params[0],
     .n_history = 1,
