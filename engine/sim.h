@@ -91,6 +91,11 @@ typedef struct sim {
 int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len);
 void sim_free(sim *s);
 
+/* The binary collision of a binding's typical particles (calibration's reference), and
+ * whether it is a particle against a wall (one of the materials has no particles). */
+law_reference sim_binding_reference(const sim *s, int binding);
+int sim_binding_against_wall(const sim *s, int binding);
+
 /* Replaces the timestep, checking it against the stable limit (unless the case turned
  * the check off). Returns 0 or -1 with a message. */
 int sim_set_timestep(sim *s, double dt, char *err, size_t err_len);

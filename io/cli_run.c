@@ -306,6 +306,7 @@ int cli_run(int argc, char **argv)
                     rp.dt, rp.case_dt);
     }
     if (!quiet) print_calibrations(&s);
+    if (!quiet && !restart_path) cli_print_restitutions(stderr, &cfg, &s);
 
     snapshot_run_info info = {.case_name = cfg.name, .case_text = cfg.case_text,
                               .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s.dt,

@@ -24,4 +24,18 @@
      NULL, 0.0, HUGE_VAL}
 #define PARAM_DASHPOT_VELOCITY_FLOOR PARAM_VELOCITY_FLOOR
 
+/* fit: how a law whose e-to-damping mapping is a published fit (linear, hertz_tti,
+ * zhang) turns its `restitution` into damping. calibrated (the default): the damping is
+ * solved so that a binary collision restitutes exactly e under the pair's cohesion-removal
+ * setting (models/calibrate.h), what a case asks for being what it gets; published: the
+ * paper's mapping as it stands, for reproducing a paper (it ignores cohesion removal:
+ * hertz_tti asked for e = 0.1 then restitutes 0.25). */
+enum { LAW_FIT_CALIBRATED, LAW_FIT_PUBLISHED };
+extern const char *const law_fit_names[];
+#define PARAM_FIT                                                                   \
+    {"fit", LAW_FIT_CALIBRATED, "-",                                                \
+     "calibrated: damping solved so that a binary collision restitutes e (cohesion removal " \
+     "included); published: the paper's e-to-damping mapping as it stands",         \
+     law_fit_names, 0, 1}
+
 #endif

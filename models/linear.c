@@ -30,6 +30,7 @@ static const law_param linear_params[] = {
      formula_names, 0, 2},
     {"damping", -1.0, "N s/m", "dashpot eta; -1: from restitution", NULL, -1.0, HUGE_VAL},
     PARAM_VELOCITY_FLOOR,
+    PARAM_FIT,
 };
 
 static const char *const linear_history[] = {"stiffness", "damping"};

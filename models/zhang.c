@@ -33,6 +33,7 @@ static const law_param zhang_params[] = {
     {"stiffness", 0.0, "N/m^n", "K in K d^n; 0: Hertz K_hz = 4/3 E* sqrt(R*) of each contact",
      NULL, 0.0, HUGE_VAL},
     PARAM_DASHPOT_VELOCITY_FLOOR,
+    PARAM_FIT,
 };
 static const char *const zhang_history[] = {"lambda"};
 

@@ -262,18 +262,21 @@ def main():
     ap.add_argument("--dempact", default=None)
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
-    rows = []
-    per_seed = []
-    for d_orifice in [float(v) for v in a.diameters.split(",")]:
-        reps = []
-        for seed in range(a.seeds):
+    diameters = [float(v) for v in a.diameters.split(",")]
+    runs = {}
+    # replicate by replicate, so that a stopped sweep leaves whole sets of orifices
+    for seed in range(a.seeds):
+        for d_orifice in diameters:
             row = run_one(a, d_orifice, seed)
-            reps.append(row)
+            runs[(d_orifice, seed)] = row
             w, rho_b, _, w_dem, rho_dem, _, seconds = row
             took = f", {seconds / 60:.1f} min" if seconds else ""
             print(f"D = {d_orifice * 1e3:5.1f} mm, replicate {seed}: W = {w * 1e3:7.2f} g/s "
                   f"LIGGGHTS, {w_dem * 1e3:7.2f} g/s dempact; rho_b = "
                   f"{rho_b:.0f} / {rho_dem:.0f} kg/m^3{took}", flush=True)
+    rows, per_seed = [], []
+    for d_orifice in diameters:
+        reps = [runs[(d_orifice, seed)] for seed in range(a.seeds)]
         per_seed.append([r[0] for r in reps])
         rows.append((d_orifice,) + tuple(float(np.mean([r[q] for r in reps]))
                                          for q in range(6)))

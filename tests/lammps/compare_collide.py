@@ -181,7 +181,7 @@ def make_cases():
         a = alpha_tsuji(cor)
         e = tti_restitution_for(a)
         add("hertz_tti e=%.4f/%s" % (e, "on" if removal else "off"), "hertz_tti",
-            ["--restitution", g17(e)], lmp_hertz(cor, "tsuji", removal),
+            ["--restitution", g17(e), "--param", "fit=published"], lmp_hertz(cor, "tsuji", removal),
             "tsuji %g: alpha = %.6f = f(e) at e = %.6f" % (cor, a, e), removal)
 
     a = alpha_tsuji(0.3)
@@ -214,7 +214,8 @@ def make_cases():
         cases.append(c)
 
     # Negative control: the same nominal e in both codes is NOT the same law.
-    add("control: tti 0.5 vs tsuji 0.5", "hertz_tti", ["--restitution", "0.5"],
+    add("control: tti 0.5 vs tsuji 0.5", "hertz_tti",
+        ["--restitution", "0.5", "--param", "fit=published"],
         lmp_hertz(0.5, "tsuji", True), "unmapped: nominal e = cor = 0.5", True, control=True)
     return cases
 
@@ -256,7 +257,8 @@ def mindlin_cases():
         for regime, angle, spin1 in (("stick", 5.0, 0.0), ("partial", 30.0, 0.0),
                                      ("slide", 70.0, 0.0), ("spin", 0.0, 100.0)):
             vt = V0 * math.tan(math.radians(angle))
-            dem = ["--law", "hertz_tti", "--restitution", g17(e), "--cohesion-removal", "on",
+            dem = ["--law", "hertz_tti", "--restitution", g17(e), "--param", "fit=published",
+                   "--cohesion-removal", "on",
                    "--friction", g17(MU), "--tangential-restitution", g17(e_t),
                    "--tangential-velocity", g17(vt)]
             if spin1:
