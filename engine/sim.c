@@ -18,6 +18,7 @@
 #include "fill.h"
 #include "friction.h"
 #include "observables.h"
+#include "pair_restitution.h"
 #include "reorder.h"
 #include "timestep.h"
 
@@ -128,6 +129,7 @@ static int setup_laws(sim *s, char *err, size_t err_len)
             if (law_calibrate(b->law, &li.coeffs, &li.reference,
                               law_target_restitution(b->law, params), msg, sizeof msg) != 0)
                 goto fail;
+            li.continuous = li.coeffs.c[b->law->calibration->coeff];
         }
         friction_setup(&b->friction, pp.young_eff, pp.shear_eff,
                        law_target_restitution(b->law, b->params), &li.friction);
@@ -1765,6 +1767,7 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
         }
     }
     if (choose_timestep(s, err, err_len) != 0) return -1;
+    if (pair_restitution_calibrate(s, err, err_len) != 0) return -1;
 
     if (rebuild(s) != 0) goto oom;
     compute_forces(s, 0);

@@ -23,6 +23,8 @@ typedef struct law_instance {
                                 from the case: timestep_velocity_floor); NAN: none */
     bool calibrated;         /* its damping coefficient was solved for ... */
     law_reference reference; /* ... in this binary collision */
+    double continuous;       /* the coefficient the continuous calibration solved (the
+                                step's solve starts from it: pair_restitution.h) */
 } law_instance;
 
 /* Kinds of contact work and stored energy (sim.work, sim_stored_energy). */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pair_restitution.h"
 #include "sim.h"
 
 /* Smallest radius of each material among the particles and what the inlets will
@@ -164,5 +165,6 @@ int sim_set_timestep(sim *s, double dt, char *err, size_t err_len)
         return -1;
     }
     s->dt = dt;
-    return 0;
+    /* calibrated laws are solved for the step they run at */
+    return pair_restitution_calibrate(s, err, err_len);
 }

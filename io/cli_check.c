@@ -63,7 +63,7 @@ void cli_print_restitutions(FILE *out, const sim_config *cfg, const sim *s)
         }
         if (isnan(pr.asked)) fprintf(out, "gets %.4f", pr.actual);
         else fprintf(out, "asks %.4g, gets %.4f", pr.asked, pr.actual);
-        fprintf(out, " at the step %.4g s (head on%s, R* %.3g m, m* %.3g kg, %.3g m/s)\n", s->dt,
+        fprintf(out, " at the step %.6g s (head on%s, R* %.6g m, m* %.6g kg, %.6g m/s)\n", s->dt,
                 pr.against_wall ? " against a plane" : "", pr.r_eff, pr.m_eff, pr.v0);
     }
 }
