@@ -83,11 +83,12 @@ static int collide_once(const sim *s, int binding, double coefficient, double ph
         }
     }
     particle_source sources[2] = {src, src2};
-    /* a lone particle of material 0 still needs a law with itself (never used) */
-    law_binding binds[2] = {bind, bind};
-    binds[1].material_b = 0;
+    /* every pair of the two materials gets the law (only 0 with 1 ever touches) */
+    law_binding binds[3] = {bind, bind, bind};
+    binds[1].material_a = binds[1].material_b = 0;
+    binds[2].material_a = binds[2].material_b = 1;
     cfg.bindings = binds;
-    cfg.n_bindings = out->against_wall && !same ? 2 : 1;
+    cfg.n_bindings = same ? 1 : 3;
     cfg.sources = sources;
     cfg.n_sources = !out->against_wall && !same ? 2 : 1;
     sim t;

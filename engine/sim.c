@@ -601,23 +601,23 @@ contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint
         cs->v_rel[a][m] = cj[a] - ci[a];
         cs->w_rel[a][m] = wi[a] - wj[a];
         cs->disp[a][m] = (cj_h[a] - ci_h[a]) * span;
-        cs->turn[a][m] = (wi_h[a] - wj_h[a]) * span;
     }
+    if (rolling_spring) /* only the rolling spring reads it */
+        for (int a = 0; a < 3; a++) cs->turn[a][m] = (wi_h[a] - wj_h[a]) * span;
 }
 
 /* A contact that started during the step has existed only for the part of it that
  * brought the overlap from 0 to d: its springs grow by that part of the step's
  * relative motion (the overlap over the step's approach along n). */
-static void first_touch_span(chunk_scratch *cs, size_t m)
+static void first_touch_span(const sim *s, chunk_scratch *cs, size_t m)
 {
+    const int rolling_spring = s->laws[cs->law[m]].friction.rolling_model == ROLLING_SPRING;
     double approach = -(cs->disp[0][m] * cs->nx[m] + cs->disp[1][m] * cs->ny[m] +
                         cs->disp[2][m] * cs->nz[m]);
     if (!(approach > cs->d[m])) return;
     double part = cs->d[m] / approach;
-    for (int a = 0; a < 3; a++) {
-        cs->disp[a][m] *= part;
-        cs->turn[a][m] *= part;
-    }
+    for (int a = 0; a < 3; a++) cs->disp[a][m] *= part;
+    for (int a = 0; a < 3 && rolling_spring; a++) cs->turn[a][m] *= part;
 }
 
 /* A pair apart holds zero force and torque (what the sums read): set when the list was
@@ -707,7 +707,7 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
             const friction_coeffs *fc = &s->laws[law].friction;
             if (fc->active) {
                 contact_point_motion(s, cs, m, i, j, j, 1, fc->rolling_model == ROLLING_SPRING);
-                if (fresh) first_touch_span(cs, m);
+                if (fresh) first_touch_span(s, cs, m);
             } else {
                 cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
             }
@@ -831,7 +831,8 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         else
             cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
     }
-    for (size_t f = 0; f < n_first; f++) first_touch_span(cs, cs->first_touch[f]);
+    for (size_t f = 0; f < n_first; f++)
+        if (s->laws[law[cs->first_touch[f]]].friction.active) first_touch_span(s, cs, cs->first_touch[f]);
 }
 
 /* apply_friction for the Mindlin-Deresiewicz model, which also keeps the pair's slip

@@ -63,8 +63,14 @@ void cli_print_restitutions(FILE *out, const sim_config *cfg, const sim *s)
         }
         if (isnan(pr.asked)) fprintf(out, "gets %.4f", pr.actual);
         else fprintf(out, "asks %.4g, gets %.4f", pr.asked, pr.actual);
-        fprintf(out, " at the step %.6g s (head on%s, R* %.6g m, m* %.6g kg, %.6g m/s)\n", s->dt,
+        fprintf(out, " at the step %.6g s (head on%s, R* %.6g m, m* %.6g kg, %.6g m/s)", s->dt,
                 pr.against_wall ? " against a plane" : "", pr.r_eff, pr.m_eff, pr.v0);
+        for (int q = 0; q < s->n_materials * s->n_materials; q++)
+            if (s->laws[q].binding == k && !isnan(s->laws[q].v_floor)) {
+                fprintf(out, "; v_floor %.4g m/s", s->laws[q].v_floor);
+                break;
+            }
+        fputc('\n', out);
     }
 }
 

@@ -1,5 +1,5 @@
-/* Family 2: Hertz with a viscous dashpot, F = K_hz d^(3/2) + F_v, K_hz = 4/3 E* sqrt(R*)
- * (physics.md; the variants of seed 001's ContactForceN_ViscoElasticNonlinear).
+/* Hertz with a viscous dashpot, F = K_hz d^(3/2) + F_v, K_hz = 4/3 E* sqrt(R*)
+ * (the viscoelastic nonlinear spring-dashpot family of Hertzian DEM laws).
  *
  *   hertz                 F_v = 0
  *   hertz_critical_ratio  F_v = xi sqrt(8 m* E* sqrt(R*)) d^(1/4) d'

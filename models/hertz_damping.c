@@ -1,4 +1,4 @@
-/* Family 3: Hertzian damping laws, F = K d^n (1 + chi(e) d'/v0) (physics.md).
+/* Hertzian damping laws, F = K d^n (1 + chi(e) d'/v0).
  *
  * K = K_hz = 4/3 E* sqrt(R*) (per contact) and n = 3/2 unless given; v0 is the impact
  * velocity stored at first touch, floored by v_floor for contacts born at rest. The laws
@@ -10,13 +10,13 @@
  *   gharib_hurmuzlu           1/e
  *   hu_guo                    3(1-e)/(2e)
  *   safaeifar_farshidianfar   5(1-e)/(4e)
- *   sheikhi_azqandi_safaeifar (200/159)(1-e)/e   (seed 000 eq. 28-30, I = 0.31788)
+ *   sheikhi_azqandi_safaeifar (200/159)(1-e)/e   (Sheikhi Azqandi & Safaeifar, Int. J. Optim. Civil Eng. 14 (2024), eqs. 28-30, I = 0.31788)
  *   exact                     the root of chi(1+e) = ln((1+chi)/(1-e chi)) in (0, 1/e)
  *
  * Each law's setup stores chi in c[C_CHI]; one force function serves all eight.
  *
  * The equation of motion m* d'' = -K d^n (1 + chi d'/v0) has a first integral
- * (seed 004 eq. 10): with s = d'/v0, s ds / (1 + chi s) = -(K/(m* v0^2)) d^n dd, so over
+ * (Alaci et al., IOP Conf. Ser. Mater. Sci. Eng. (two balls in damped collision), eq. 10): with s = d'/v0, s ds / (1 + chi s) = -(K/(m* v0^2)) d^n dd, so over
  * the whole contact (d back to 0) the law restitutes the e_out that solves
  * chi (1 + e_out) = ln((1 + chi)/(1 - e_out chi)), whatever n, K, m* and v0
  * (models/restitution.h). The same integral keeps 1 - e_out chi > 0, and |d'| <= e_out v0

@@ -1,4 +1,4 @@
-/* Family 5: Kostek's elastic-plastic rough-contact law (physics.md; seed 002, Kostek 2012,
+/* Kostek's elastic-plastic rough-contact law (Kostek 2012,
  * JTAM 50(2) 509-530, eqs. 2.1-2.5 and the Appendix).
  *
  * The contact deflection is a function of the nominal pressure p and of two state

@@ -5,7 +5,7 @@
  * types, and `force`, called by the engine once per batch of contacts so that its loop
  * can vectorise. The engine never names a law; it only sees this struct.
  *
- * Sign conventions (../shared/physics.md): overlap d > 0 in contact, overlap rate
+ * Sign conventions: overlap d > 0 in contact, overlap rate
  * d' > 0 while the particles approach, v0 the impact velocity stored at first touch.
  * The returned force is the normal force magnitude F (repulsive > 0); the engine
  * applies -F n to particle i and +F n to j, and clamps F < 0 to 0 when the pair's

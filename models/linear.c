@@ -1,4 +1,4 @@
-/* Family 1: linear visco-elastic, F = K d + eta d' (physics.md).
+/* Linear visco-elastic, F = K d + eta d'.
  *
  * K is given, or follows from the impact velocity by one of three formulas (with
  * beta = pi / ln e):

@@ -113,7 +113,8 @@ double hertz_max_overlap(double k_hz, double m_eff, double v0)
     return pow(5.0 * m_eff * v0 * v0 / (4.0 * k_hz), 0.4);
 }
 
-/* Duration of an undamped Hertz impact: t = 2 x 1.4716 d_max / v0 (physics.md). */
+/* Duration of an undamped Hertz impact: t = 2 x 1.4716 d_max / v0 (Johnson, Contact
+ * Mechanics, 1985). */
 double hertz_contact_time(double young_eff, double r_eff, double m_eff, double v0)
 {
     double d_max = hertz_max_overlap(hertz_stiffness(young_eff, r_eff), m_eff, v0);

@@ -1,4 +1,4 @@
-/* Closed forms of family 3's restitution (see restitution.h).
+/* Closed forms of the Hertzian damping laws' restitution (see restitution.h).
  *
  * Both functions find a root of the same function of (chi, e):
  *

@@ -1,10 +1,11 @@
-/* Closed forms for the restitution of the Hertzian damping laws (family 3,
- * ../shared/physics.md): F = K d^n (1 + chi d'/v0) has a first integral, and the
+/* Closed forms for the restitution of the Hertzian damping laws
+ * (models/hertz_damping.c): F = K d^n (1 + chi d'/v0) has a first integral, and the
  * restitution it really produces, e_out, solves
  *
  *     chi (1 + e_out) = ln((1 + chi) / (1 - e_out chi)),
  *
- * independently of n, K, m* and v0 (seed 000 eq. 11; seed 004 eqs. 10-15). */
+ * independently of n, K, m* and v0 (Sheikhi Azqandi & Safaeifar, Int. J. Optim. Civil Eng. 14 (2024), eq. 11;
+ * Alaci et al., IOP Conf. Ser. Mater. Sci. Eng. (two balls in damped collision), eqs. 10-15). */
 #ifndef DEMPACT_RESTITUTION_H
 #define DEMPACT_RESTITUTION_H
 

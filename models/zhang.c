@@ -1,8 +1,8 @@
-/* Family 4: an arbitrary damping exponent (Zhang et al., seed 003; physics.md),
+/* An arbitrary damping exponent (Zhang et al., Mech. Syst. Signal Process. 160 (2021) 107808),
  *
  *   F = K d^n + lambda d^m d',
  *   lambda = 3 m* (m+1) (1-e) v0 / (4 alpha) * (e m* (n+1) v0^2 / (2K))^(-(m+1)/(n+1))
- *                                                                          (seed 003 eq. 53)
+ *                                                                          (eq. 53)
  *
  * with K = K_hz = 4/3 E* sqrt(R*) and n = 3/2 unless given, and v0 = max(v0, v_floor).
  * lambda depends only on what is fixed at first touch, so it is computed then and kept
