@@ -33,7 +33,7 @@ int pair_restitution_with(const sim *s, int binding, double coefficient, pair_re
  * that pair_restitution gives the asked e at s->dt (the continuous calibration of
  * models/calibrate.h misses by up to 0.6 % at t_c / 50: the integrator's own error).
  * Skipped where the step resolves a contact by more than 500 steps (the miss is below
- * 1e-5 there). For every calibrated binding of s; returns 0 or -1 with a message. */
+ * 1e-5 there), and at a step above the stable limit (check_step: false). For every calibrated binding of s; returns 0 or -1 with a message. */
 int pair_restitution_calibrate(sim *s, char *err, size_t err_len);
 
 #endif
