@@ -74,7 +74,7 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     if (sim_create(&s, &cfg, err, err_len) != 0) { sim_free(&s); return -1; }
     double t_c = timestep_contact_time(&s, v0);
     double per = spec->steps_per_contact > 0 ? spec->steps_per_contact : 4000.0;
-    double dt = spec->dt > 0 ? spec->dt : t_c / per;
+    double dt = spec->dt > 0 ? spec->dt : spec->dt < 0 ? s.dt : t_c / per;
     if (sim_set_timestep(&s, dt, err, err_len) != 0) { sim_free(&s); return -1; }
 
     memset(out, 0, sizeof *out);

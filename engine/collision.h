@@ -26,7 +26,8 @@ typedef struct collision_spec {
     double tangential_velocity; /* relative tangential speed VT at impact [m/s] */
     double spin[2][3]; /* initial angular velocities of spheres 0 and 1 [rad/s] */
     contact_friction friction; /* all zero: frictionless */
-    double dt;         /* 0: contact time / steps_per_contact */
+    double dt;         /* 0: contact time / steps_per_contact; < 0: the step `run` would
+                          choose for these spheres (engine/timestep.h) */
     double steps_per_contact; /* 0: 4000 */
     double skin;       /* neighbour skin [m]; 0: 0.2 R */
 } collision_spec;

@@ -177,6 +177,9 @@ typedef struct sim_config {
     double timeseries_interval; /* s between time-series samples; 0: output_interval / 10 */
     double skin;           /* neighbour skin [m]; 0: 0.1 x largest diameter */
     double impact_speed_estimate; /* for the timestep; 0: from gravity, domain, velocities */
+    bool calibration_fixed; /* calibrated laws keep the continuous calibration, not solved
+                               again at the step (engine/pair_restitution.h: the reference
+                               collisions of that solve themselves) */
 
     watchdog_settings watchdog; /* the case's watchdog: block (io/case.c) */
 

@@ -5,8 +5,10 @@
  * matrix of trace 1 - 3a/2 and determinant -a/2, whose eigenvalue
  * (1 - 3a/2 - sqrt((1 - 3a/2)^2 + 2a)) / 2 passes -1 at a = 1. The laws whose dashpot
  * scales with d'/v0 give a contact born at rest (v0 = v_floor) a dashpot that grows with
- * its load, and in a loaded packing it passes that limit: the contact rings at the step's
- * own period and the energy balance no longer closes (README, decisions on v_floor).
+ * its load, and in a loaded packing it passes that limit with v_floor = 1 mm/s: the
+ * contact rings at the step's own period and the energy balance no longer closes. The
+ * default v_floor, sqrt(2 |g| d) of the case's smallest particle (models/law_params.h),
+ * keeps every shipped case below it.
  * `dempact run` checks at each snapshot and warns once. */
 #ifndef DEMPACT_DASHPOT_CHECK_H
 #define DEMPACT_DASHPOT_CHECK_H

@@ -71,14 +71,16 @@ static double rolling_stiffness(const friction_coeffs *fc, double d, double r_ef
 }
 
 /* The Cundall-Strack spring and Coulomb slider (friction.h) of a batch of contacts:
- * per contact, turn xi into the tangent plane keeping its length, add v_t dt, take
- * F = k_t xi + eta_t v_t and cap it at mu F_n. */
+ * per contact, turn xi into the tangent plane keeping its length, add the tangential
+ * part of the step's displacement, take F = k_t xi + eta_t v_t and cap it at mu F_n. */
 static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
 {
     const double *restrict n0 = b->normal[0], *restrict n1 = b->normal[1],
                  *restrict n2 = b->normal[2];
     const double *restrict u0 = b->v_rel[0], *restrict u1 = b->v_rel[1],
                  *restrict u2 = b->v_rel[2];
+    const double *restrict p0 = b->disp[0], *restrict p1 = b->disp[1],
+                 *restrict p2 = b->disp[2];
     const double *restrict d = b->d, *restrict r_eff = b->r_eff, *restrict m_eff = b->m_eff;
     const double *restrict f_normal = b->f_normal;
     double *restrict x0 = b->xi[0], *restrict x1 = b->xi[1], *restrict x2 = b->xi[2];
@@ -88,17 +90,18 @@ static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
     const int linear = fc->tangential_model == TANGENTIAL_LINEAR;
     const double k_linear = fc->k_t, g8 = 8.0 * fc->shear_eff;
     const double eta_factor = (linear ? 2.0 : 2.0 * sqrt(5.0 / 6.0)) * fc->beta_t;
-    const double mu = fc->mu, mu_static = fc->mu_static, dt = b->dt;
+    const double mu = fc->mu, mu_static = fc->mu_static;
     for (size_t q = 0; q < b->n; q++) {
         double vn = u0[q] * n0[q] + u1[q] * n1[q] + u2[q] * n2[q];
         double t0 = u0[q] - vn * n0[q], t1 = u1[q] - vn * n1[q], t2 = u2[q] - vn * n2[q];
+        double pn = p0[q] * n0[q] + p1[q] * n1[q] + p2[q] * n2[q];
         uint32_t k = slot[q];
         double normal[3] = {n0[q], n1[q], n2[q]}, spring[3] = {x0[k], x1[k], x2[k]};
         turn_into_plane(spring, normal);
         double s0 = spring[0], s1 = spring[1], s2 = spring[2];
-        s0 += t0 * dt;
-        s1 += t1 * dt;
-        s2 += t2 * dt;
+        s0 += p0[q] - pn * n0[q];
+        s1 += p1[q] - pn * n1[q];
+        s2 += p2[q] - pn * n2[q];
         double k_t = linear ? k_linear : g8 * sqrt(r_eff[q] * d[q]);
         double eta_t = eta_factor * sqrt(k_t * m_eff[q]);
         double g0 = k_t * s0 + eta_t * t0, g1 = k_t * s1 + eta_t * t1,
@@ -118,9 +121,10 @@ static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
             g0 *= scale;
             g1 *= scale;
             g2 *= scale;
-            s0 = k_t > 0.0 ? g0 / k_t : 0.0;
-            s1 = k_t > 0.0 ? g1 / k_t : 0.0;
-            s2 = k_t > 0.0 ? g2 / k_t : 0.0;
+            double compliance = k_t > 0.0 ? 1.0 / k_t : 0.0; /* one division, not three */
+            s0 = g0 * compliance;
+            s1 = g1 * compliance;
+            s2 = g2 * compliance;
         }
         x0[k] = s0;
         x1[k] = s1;
@@ -153,10 +157,11 @@ static void rolling_constant_batch(const friction_coeffs *fc, const friction_bat
         double limit = mu_r * r_eff[q] * f_normal[q];
         double w = sqrt(r0 * r0 + r1 * r1 + r2 * r2);
         /* every lane divides (by 1 where w is 0, the result then not taken), so that the
-         * loop has selects instead of branches and vectorises */
+         * loop has selects instead of branches and vectorises; one division per contact */
         int turning = w > 0.0;
         double by = turning ? w : 1.0;
-        double q0 = -limit * r0 / by, q1 = -limit * r1 / by, q2 = -limit * r2 / by;
+        double per = -limit / by;
+        double q0 = per * r0, q1 = per * r1, q2 = per * r2;
         double a0 = turning ? q0 : 0.0, a1 = turning ? q1 : 0.0, a2 = turning ? q2 : 0.0;
         m0[q] = a0;
         m1[q] = a1;
@@ -203,10 +208,10 @@ static double md_theta(double x)
 static double microslip(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
                         double slip[FRICTION_SLIP_HISTORY], double f_t[3])
 {
-    double v_t[3], dd[3], vn = dot(k->v_rel, k->n);
+    double v_t[3], dd[3], vn = dot(k->v_rel, k->n), pn = dot(k->disp, k->n);
     for (int a = 0; a < 3; a++) {
         v_t[a] = k->v_rel[a] - vn * k->n[a];
-        dd[a] = v_t[a] * k->dt;
+        dd[a] = k->disp[a] - pn * k->n[a];
     }
     turn_into_plane(xi, k->n);
     double mu = fc->mu, N = k->f_normal;
@@ -296,11 +301,11 @@ static double microslip(const friction_coeffs *fc, const contact_kinematics *k, 
 static double rolling_spring(const friction_coeffs *fc, const contact_kinematics *k, double theta[3],
                       double m_r[3])
 {
-    double w_r[3], wn = dot(k->w_rel, k->n);
+    double w_r[3], wn = dot(k->w_rel, k->n), tn = dot(k->turn, k->n);
     for (int a = 0; a < 3; a++) w_r[a] = k->w_rel[a] - wn * k->n[a];
     double limit = fc->mu_r * k->r_eff * k->f_normal;
     turn_into_plane(theta, k->n);
-    for (int a = 0; a < 3; a++) theta[a] += w_r[a] * k->dt;
+    for (int a = 0; a < 3; a++) theta[a] += k->turn[a] - tn * k->n[a];
     double k_r = rolling_stiffness(fc, k->d, k->r_eff);
     double m2 = 0.0;
     for (int a = 0; a < 3; a++) {
@@ -329,10 +334,11 @@ void friction_force(const friction_coeffs *fc, const contact_kinematics *k, doub
     /* the batch models, as a batch of one */
     static const uint32_t first = 0;
     const friction_batch one = {
-        .n = 1, .dt = k->dt, .normal = {&k->n[0], &k->n[1], &k->n[2]}, .d = &k->d,
+        .n = 1, .normal = {&k->n[0], &k->n[1], &k->n[2]}, .d = &k->d,
         .r_eff = &k->r_eff, .m_eff = &k->m_eff, .f_normal = &k->f_normal,
         .v_rel = {&k->v_rel[0], &k->v_rel[1], &k->v_rel[2]},
         .w_rel = {&k->w_rel[0], &k->w_rel[1], &k->w_rel[2]},
+        .disp = {&k->disp[0], &k->disp[1], &k->disp[2]},
         .xi = {&xi[0], &xi[1], &xi[2]}, .slot = &first, .f_t = {&f_t[0], &f_t[1], &f_t[2]},
         .m_r = {&m_r[0], &m_r[1], &m_r[2]}, .power = {&power[0], &power[1]}};
     if (fc->mu > 0.0) {

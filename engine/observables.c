@@ -23,15 +23,24 @@ void sim_observe(const sim *s, sim_observables *o)
     o->rotational_energy = er;
     o->gravitational_energy = eg;
     /* the engine's energy balance: work done on the contacts minus what they hold */
-    double work[SIM_WORK_KINDS], stored[SIM_WORK_KINDS];
+    double work[SIM_WORK_KINDS], stored[SIM_STORED_KINDS];
     sim_contact_work(s, work);
     sim_stored_energy(s, stored);
     o->elastic_energy = stored[SIM_WORK_NORMAL] + stored[SIM_WORK_PLASTIC] +
-                        stored[SIM_WORK_TANGENTIAL] + stored[SIM_WORK_ROLLING];
+                        stored[SIM_WORK_TANGENTIAL] + stored[SIM_WORK_ROLLING] +
+                        stored[SIM_STORED_CONSERVATIVE];
     o->dissipated_damping = work[SIM_WORK_NORMAL] - stored[SIM_WORK_NORMAL];
     o->dissipated_plasticity = work[SIM_WORK_PLASTIC] - stored[SIM_WORK_PLASTIC];
     o->dissipated_friction = work[SIM_WORK_TANGENTIAL] - stored[SIM_WORK_TANGENTIAL];
     o->dissipated_rolling = work[SIM_WORK_ROLLING] - stored[SIM_WORK_ROLLING];
+    /* E(t) + dissipated + stored - E(0) - the moving walls' work on the particles */
+    double wall_work = 0.0;
+    for (size_t w = 0; w < s->walls.n && s->walls.work; w++) wall_work += s->walls.work[w];
+    o->energy_residual = s->cfg.n_inlets > 0 || s->cfg.n_outlets > 0
+                             ? NAN
+                             : ek + er + eg + o->elastic_energy + o->dissipated_damping +
+                                   o->dissipated_plasticity + o->dissipated_friction +
+                                   o->dissipated_rolling - s->initial_energy - wall_work;
 
     double worst = 0.0;
     int64_t n = 0;

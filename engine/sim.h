@@ -19,13 +19,20 @@ typedef struct law_instance {
     law_coeffs coeffs;
     int binding; /* index in cfg.bindings */
     friction_coeffs friction;
+    double v_floor;          /* the v_floor it runs with (the case's, or the default
+                                from the case: timestep_velocity_floor); NAN: none */
     bool calibrated;         /* its damping coefficient was solved for ... */
     law_reference reference; /* ... in this binary collision */
+    double continuous;       /* the coefficient the continuous calibration solved (the
+                                step's solve starts from it: pair_restitution.h) */
 } law_instance;
 
 /* Kinds of contact work and stored energy (sim.work, sim_stored_energy). */
 enum { SIM_WORK_NORMAL, SIM_WORK_PLASTIC, SIM_WORK_TANGENTIAL, SIM_WORK_ROLLING,
        SIM_WORK_KINDS };
+/* sim_stored_energy also reports what the contacts of conservative laws (dem_law
+ * .conservative: no work booked) hold. */
+enum { SIM_STORED_CONSERVATIVE = SIM_WORK_KINDS, SIM_STORED_KINDS };
 
 typedef struct sim {
     sim_config cfg;           /* shallow copy: the caller keeps the config alive */
@@ -38,6 +45,8 @@ typedef struct sim {
     int n_materials;
 
     double dt, dt_limit;      /* chosen step and the stability limit it was checked against */
+    double spring_span;       /* what the springs advance by in this force evaluation: dt
+                                 within a step, 0 for the forces at the start */
     double time;
     int64_t step;
     double cutoff;            /* largest diameter + skin: hash cell size, ghost band */
@@ -66,6 +75,9 @@ typedef struct sim {
     double *chunk_work;       /* per-chunk partial sums, combined in chunk order */
     size_t chunk_work_capacity;
 
+    double initial_energy;    /* kinetic, gravitational and stored energy of the state the
+                              case creates (a restart makes the same state first): the
+                              energy balance's start (observables.h) */
     double largest_radius;    /* of the particles and of what the inlets insert */
     inlet_state *inlets;      /* cfg.n_inlets (engine/population.h) */
     outlet_state *outlets;    /* cfg.n_outlets */
@@ -104,6 +116,11 @@ enum {
 int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len);
 void sim_free(sim *s);
 
+/* The binary collision of a binding's typical particles (calibration's reference), and
+ * whether it is a particle against a wall (one of the materials has no particles). */
+law_reference sim_binding_reference(const sim *s, int binding);
+int sim_binding_against_wall(const sim *s, int binding);
+
 /* Replaces the timestep, checking it against the stable limit (unless the case turned
  * the check off). Returns 0 or -1 with a message. */
 int sim_set_timestep(sim *s, double dt, char *err, size_t err_len);
@@ -112,9 +129,9 @@ int sim_set_timestep(sim *s, double dt, char *err, size_t err_len);
 void sim_step(sim *s);
 
 /* Energy [J] the touching contacts hold now, by kind (SIM_WORK_*): the normal law's
- * elastic energy (split as dashpot or plastic law) and the tangential and rolling
- * springs. Serial, in list order. */
-void sim_stored_energy(const sim *s, double stored[SIM_WORK_KINDS]);
+ * elastic energy (split as dashpot or plastic law, and SIM_STORED_CONSERVATIVE for a
+ * law without either) and the tangential and rolling springs. Serial, in list order. */
+void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS]);
 /* The law of contact k of list c (s->pairs or s->wall_pairs) and its R* (and m*, when
  * m_eff is not NULL), as the force loop has them: against a wall, the particle's own. */
 const law_instance *sim_contact_law(const sim *s, const contact_list *c, size_t k,

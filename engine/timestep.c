@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pair_restitution.h"
 #include "sim.h"
 #include "watchdog.h"
 
@@ -116,6 +117,17 @@ double timestep_impact_speed(const sim *s)
         h = fmax(h, s->cfg.domain_max[a] - s->cfg.domain_min[a]);
     }
     return fmax(sqrt(v2) + wall_speed_bound(s) + sqrt(2.0 * sqrt(g2) * h), 0.1);
+}
+
+double timestep_velocity_floor(const sim *s)
+{
+    const double *g = s->cfg.gravity;
+    double g_abs = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]), r = HUGE_VAL;
+    double *per = smallest_radius_per_material(s);
+    for (int m = 0; per && m < s->n_materials; m++) r = fmin(r, per[m]);
+    free(per);
+    if (!(g_abs > 0.0) || !(r < HUGE_VAL)) return 1e-3;
+    return sqrt(2.0 * g_abs * 2.0 * r);
 }
 
 int choose_timestep(sim *s, char *err, size_t err_len)
@@ -298,5 +310,6 @@ int sim_set_timestep(sim *s, double dt, char *err, size_t err_len)
         return -1;
     }
     s->dt = dt;
-    return 0;
+    /* calibrated laws are solved for the step they run at */
+    return pair_restitution_calibrate(s, err, err_len);
 }

@@ -26,6 +26,10 @@ double timestep_impact_speed(const struct sim *s);
  * timestep_schedule: `dempact check` and `run` call them), since a simulation built in
  * code (dempact collide, bench, the tests) has no time.end. */
 int choose_timestep(struct sim *s, char *err, size_t err_len);
+/* The default v_floor of the laws that have one (models/law_params.h): sqrt(2 |g| d),
+ * d the diameter of the smallest particle (or of what the inlets insert), under gravity;
+ * 1 mm/s without. */
+double timestep_velocity_floor(const struct sim *s);
 
 /* A particle may move at most WATCHDOG_STEP_FRACTION (half) of its radius in one step:
  * beyond that the step cannot resolve its contacts. Refuses, naming the key, what would

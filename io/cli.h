@@ -27,6 +27,9 @@ struct sim_config;
 struct sim;
 int cli_check_case(const char *case_path, struct sim_config *cfg, struct sim *s,
                    volatile sig_atomic_t *stop);
+/* Per contact law of the case: the restitution it asks for and the one a head-on binary
+ * collision of its typical particles gets at the case's step (engine/pair_restitution.h). */
+void cli_print_restitutions(FILE *out, const struct sim_config *cfg, const struct sim *s);
 
 /* Parses "KEY=VALUE" law parameters and "on"/"off" switches (shared helpers). */
 int cli_parse_double(const char *text, double *out);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "case.h"
 #include "case_errors.h"
+#include "engine/pair_restitution.h"
 #include "engine/sim.h"
 #include "engine/timestep.h"
 #include "engine/watchdog.h"
@@ -69,6 +70,31 @@ int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_
     return 0;
 }
 
+void cli_print_restitutions(FILE *out, const sim_config *cfg, const sim *s)
+{
+    for (int k = 0; k < cfg->n_bindings; k++) {
+        const law_binding *b = &cfg->bindings[k];
+        pair_restitution pr;
+        char err[512];
+        fprintf(out, "  restitution %s on %s: ", cfg->materials[b->material_a].name,
+                cfg->materials[b->material_b].name);
+        if (pair_restitution_measure(s, k, &pr, err, sizeof err) != 0) {
+            fprintf(out, "not measured (%s)\n", err);
+            continue;
+        }
+        if (isnan(pr.asked)) fprintf(out, "gets %.4f", pr.actual);
+        else fprintf(out, "asks %.4g, gets %.4f", pr.asked, pr.actual);
+        fprintf(out, " at the step %.6g s (head on%s, R* %.6g m, m* %.6g kg, %.6g m/s)", s->dt,
+                pr.against_wall ? " against a plane" : "", pr.r_eff, pr.m_eff, pr.v0);
+        for (int q = 0; q < s->n_materials * s->n_materials; q++)
+            if (s->laws[q].binding == k && !isnan(s->laws[q].v_floor)) {
+                fprintf(out, "; v_floor %.4g m/s", s->laws[q].v_floor);
+                break;
+            }
+        fputc('\n', out);
+    }
+}
+
 static void summary(const sim_config *cfg, const sim *s)
 {
     printf("%s: the case is good\n", cfg->case_path ? cfg->case_path : cfg->name);
@@ -105,6 +131,7 @@ static void summary(const sim_config *cfg, const sim *s)
            (long long)plan.steps);
     printf("  output     %lld snapshots (%.3g MB at least)\n", (long long)plan.snapshots,
            plan.bytes / 1e6);
+    cli_print_restitutions(stdout, cfg, s);
     watchdog_settings w = watchdog_settings_of(s);
     char energy[64] = "off";
     if (watchdog_energy_applies(s))

@@ -13,7 +13,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: dempact collide --law NAME --velocity V0 [--restitution E]\n"
             "         [--radius R] [--density RHO] [--young Y] [--poisson NU]\n"
-            "         [--param KEY=VALUE ...] [--cohesion-removal on|off] [--dt DT]\n"
+            "         [--param KEY=VALUE ...] [--cohesion-removal on|off] [--dt DT|auto]\n"
             "         [--calibrate] [--sweep E1:E2:N] [--format json|csv]\n"
             "         [--friction MU [--tangential-restitution ET]]\n"
             "         [--angle DEG | --tangential-velocity VT] [--spin1 WX,WY,WZ] [--spin2 WX,WY,WZ]\n\n"
@@ -34,7 +34,8 @@ static void usage(FILE *out)
             "and tangential forces, and the fraction of the contact's steps at which it slid.\n\n"
             "defaults: R = 0.01 m, steel (7800 kg/m^3, 2e11 Pa, 0.3), V0 = 1 m/s, head on,\n"
             "no spin, frictionless, cohesion removal on, DT = 1/4000 of the law's contact-time\n"
-            "estimate, format json.\n");
+            "estimate (--dt auto: the step `dempact run` would choose for these spheres,\n"
+            "min(0.2 x Rayleigh time, contact time / 50)), format json.\n");
 }
 
 static const char *calibrated_name(const collision_spec *sp)
@@ -151,7 +152,10 @@ int cli_collide(int argc, char **argv)
         case O_RHO: target = &rho; break;
         case O_Y: target = &young; break;
         case O_NU: target = &nu; break;
-        case O_DT: target = &dt; break;
+        case O_DT:
+            if (!strcmp(optarg, "auto")) { dt = -1.0; continue; }
+            target = &dt;
+            break;
         case O_PARAM:
             if (n_params == LAW_MAX_PARAMS * 2) return bad("too many --param", optarg);
             params[n_params++] = optarg;
@@ -188,8 +192,9 @@ int cli_collide(int argc, char **argv)
     const dem_law *law = law_find(law_name);
     if (!law) return bad("unknown law (see dempact laws)", law_name);
     if (strcmp(format, "json") && strcmp(format, "csv")) return bad("--format takes json or csv", format);
-    if (!(v > 0) || !(radius > 0) || !(rho > 0) || !(young > 0) || !(nu > -1 && nu < 0.5) || dt < 0) {
-        fprintf(stderr, "dempact collide: need velocity, radius, density, young > 0, poisson in (-1, 0.5), dt >= 0\n");
+    if (!(v > 0) || !(radius > 0) || !(rho > 0) || !(young > 0) || !(nu > -1 && nu < 0.5) ||
+        (dt < 0 && dt != -1.0)) {
+        fprintf(stderr, "dempact collide: need velocity, radius, density, young > 0, poisson in (-1, 0.5), dt >= 0 or auto\n");
         return EXIT_BAD_INPUT;
     }
 

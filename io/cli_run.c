@@ -195,11 +195,10 @@ static void warn_stiff_dashpots(const sim *s, int *warned)
             "of R*): such a contact rings, and the energy balance will not close.\n", s->time,
             dc.unresolved, dc.unresolved == 1 ? "contact has" : "contacts have", dc.worst,
             law->name, dc.worst_overlap);
-    int floor = law->uses_impact_velocity ? law_param_index(law, "v_floor") : -1;
-    if (floor >= 0)
-        fprintf(stderr, "  Contacts born at rest take v0 = v_floor = %g m/s: in a loaded packing "
-                "give %s a v_floor of 0.1 to 0.3 m/s (README, decisions on v_floor).\n",
-                s->cfg.bindings[dc.worst_law->binding].params[floor], law->name);
+    if (!isnan(dc.worst_law->v_floor))
+        fprintf(stderr, "  Contacts born at rest take v0 = v_floor = %g m/s: give %s a larger "
+                "v_floor (params: {v_floor: ...}), or lower time.step.\n",
+                dc.worst_law->v_floor, law->name);
     else
         fprintf(stderr, "  Lower time.step.\n");
 }
@@ -313,6 +312,7 @@ int cli_run(int argc, char **argv)
                     rp.dt, rp.case_dt);
     }
     if (!quiet) print_calibrations(&s);
+    if (!quiet && !restart_path) cli_print_restitutions(stderr, &cfg, &s);
 
     snapshot_run_info info = {.case_name = cfg.name, .case_text = cfg.case_text,
                               .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s.dt,

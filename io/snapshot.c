@@ -63,6 +63,9 @@ static const ts_column ts_columns[] = {
      "energy dissipated by rolling resistance since t = 0"},
     {"dissipated_plasticity", offsetof(sim_observables, dissipated_plasticity), 0, "J",
      "energy dissipated by plastic deformation since t = 0"},
+    {"energy_residual", offsetof(sim_observables, energy_residual), 0, "J",
+     "energy balance residual (time integration): kinetic + gravitational + elastic + "
+     "dissipated - the same at t = 0 - work of moving walls; NaN with inlets or outlets"},
     {"n_contacts", offsetof(sim_observables, n_contacts), 1, "",
      "touching particle-particle pairs"},
     {"n_wall_contacts", offsetof(sim_observables, n_wall_contacts), 1, "",

@@ -1,4 +1,5 @@
 #include "calibrate.h"
+#include "law_params.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -216,6 +217,14 @@ double law_target_restitution(const dem_law *law, const double *params)
 {
     int k = law_param_index(law, "restitution");
     return k < 0 ? NAN : params[k];
+}
+
+bool law_calibrates_by_default(const dem_law *law, const double *params)
+{
+    int fit = law_param_index(law, "fit"), damping = law_param_index(law, "damping");
+    double e = law_target_restitution(law, params);
+    return law->calibration && fit >= 0 && params[fit] == LAW_FIT_CALIBRATED && e > 0.0 &&
+           e < 1.0 && (damping < 0 || params[damping] < 0.0);
 }
 
 static bool is_solved_param(const dem_law *law, const char *name)

@@ -50,4 +50,9 @@ int law_check_calibration(const dem_law *law, const double *params, bool calibra
 /* The requested restitution: the law's `restitution` parameter, or NAN. */
 double law_target_restitution(const dem_law *law, const double *params);
 
+/* Whether a binding calibrates without calibrate: true: its law has the `fit`
+ * parameter (models/law_params.h) at `calibrated`, damping to solve (e in (0, 1); for
+ * linear, no given damping). */
+bool law_calibrates_by_default(const dem_law *law, const double *params);
+
 #endif

@@ -29,7 +29,7 @@ static const law_param critical_ratio_params[] = {
      HUGE_VAL},
     PARAM_CALIBRATION_TARGET,
 };
-static const law_param tti_params[] = {PARAM_RESTITUTION(NAN)};
+static const law_param tti_params[] = {PARAM_RESTITUTION(NAN), PARAM_FIT};
 static const law_param kk_params[] = {
     {"eta", NAN, "N s/m^(3/2)", "dashpot coefficient eta in eta d^(1/2) d'", NULL, 0.0, HUGE_VAL},
     PARAM_CALIBRATION_TARGET,
@@ -157,6 +157,7 @@ static const law_calibration eta_calibration = {"eta", 0, "eta", 0};
         .contact_time = hertz_law_contact_time,                                     \
         .calibration = lcal,                                                        \
         .elastic_energy = hertz_elastic_energy,                                     \
+        .conservative = (lcal) == NULL, /* hertz alone: no dashpot */               \
     }
 
 HERTZ_LAW(law_hertz, "hertz", "F = K_hz d^(3/2), K_hz = 4/3 E* sqrt(R*) (elastic)",
@@ -167,7 +168,7 @@ HERTZ_LAW(law_hertz_critical_ratio, "hertz_critical_ratio",
 HERTZ_LAW(law_hertz_tti, "hertz_tti",
           "F = K_hz d^(3/2) + eta d^(1/4) d', eta = -2.2664 ln(e) sqrt(m* K_hz)/sqrt(ln(e)^2+10.1354) "
           "(Tsuji-Tanaka-Ishida)",
-          tti_params, 1, tti_setup, tti_force, &tti_calibration);
+          tti_params, 2, tti_setup, tti_force, &tti_calibration);
 HERTZ_LAW(law_hertz_kk, "hertz_kk", "F = K_hz d^(3/2) + eta d^(1/2) d' (Kuwabara-Kono)",
           kk_params, 2, copy_first_param, kk_force, &eta_calibration);
 HERTZ_LAW(law_hertz_lh, "hertz_lh", "F = K_hz d^(3/2) + eta m* d' (Lee-Herrmann)", lh_params,

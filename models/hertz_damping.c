@@ -59,14 +59,14 @@ static int common_setup(const double *p, law_coeffs *out, char *err, size_t err_
         snprintf(err, err_len, "exponent = %g: give a value in (0, 10]", n);
         return -1;
     }
-    if (!(p[P_STIFFNESS] >= 0.0) || !(p[P_VFLOOR] > 0.0)) {
-        snprintf(err, err_len, "stiffness = %g, v_floor = %g: give stiffness >= 0, v_floor > 0",
+    if (!(p[P_STIFFNESS] >= 0.0) || !(p[P_VFLOOR] >= 0.0)) {
+        snprintf(err, err_len, "stiffness = %g, v_floor = %g: give stiffness >= 0, v_floor >= 0",
                  p[P_STIFFNESS], p[P_VFLOOR]);
         return -1;
     }
     out->c[C_STIFFNESS] = p[P_STIFFNESS];
     out->c[C_EXPONENT] = n;
-    out->c[C_VFLOOR] = p[P_VFLOOR];
+    out->c[C_VFLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
     return 0;
 }
 

@@ -104,6 +104,11 @@ typedef struct dem_law {
                              const double *history);
     /* 1 if the law dissipates by plastic deformation (kostek), 0 by a dashpot. */
     int plastic;
+    /* 1 if the law dissipates nothing (no dashpot, no plasticity: hertz). The engine
+     * books no work for it: what its contacts hold is stored energy, and whatever the
+     * time integration adds or loses shows in the energy balance's residual instead of
+     * being reported as a dashpot's dissipation. */
+    int conservative;
     /* 1 if `force` reads batch.impact_velocity (v0, stored per contact at first touch);
      * a run whose laws all have 0 keeps no v0 per pair (8 bytes per candidate pair). */
     int uses_impact_velocity;

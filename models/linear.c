@@ -30,6 +30,7 @@ static const law_param linear_params[] = {
      formula_names, 0, 2},
     {"damping", -1.0, "N s/m", "dashpot eta; -1: from restitution", NULL, -1.0, HUGE_VAL},
     PARAM_VELOCITY_FLOOR,
+    PARAM_FIT,
 };
 
 static const char *const linear_history[] = {"stiffness", "damping"};
@@ -61,7 +62,7 @@ static int linear_setup(const double *p, const law_pair_props *pair, law_coeffs 
     out->c[C_STIFFNESS] = p[P_STIFFNESS];
     out->c[C_FORMULA] = p[P_FORMULA];
     out->c[C_DAMPING] = p[P_DAMPING];
-    out->c[C_VFLOOR] = p[P_VFLOOR];
+    out->c[C_VFLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
     out->c[C_FORMULA_FACTOR] = factor;
     out->c[C_DAMPING_SCALE] = 1.0; /* what calibration solves for */
     return 0;

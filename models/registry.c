@@ -1,5 +1,6 @@
 /* Every normal-force law the build knows. A new law is one file plus one line here. */
 #include "law.h"
+#include "law_params.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ static const dem_law *const registry[] = {
     &law_zhang,
     &law_kostek,
 };
+
+const char *const law_fit_names[] = {"calibrated", "published", NULL};
 
 int law_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
 

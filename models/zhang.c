@@ -34,6 +34,7 @@ static const law_param zhang_params[] = {
     {"stiffness", 0.0, "N/m^n", "K in K d^n; 0: Hertz K_hz = 4/3 E* sqrt(R*) of each contact",
      NULL, 0.0, HUGE_VAL},
     PARAM_DASHPOT_VELOCITY_FLOOR,
+    PARAM_FIT,
 };
 static const char *const zhang_history[] = {"lambda"};
 
@@ -92,7 +93,7 @@ static int zhang_setup(const double *p, const law_pair_props *pair, law_coeffs *
     out->c[C_N] = n;
     out->c[C_E] = e;
     out->c[C_STIFFNESS] = p[P_STIFFNESS];
-    out->c[C_VFLOOR] = p[P_VFLOOR];
+    out->c[C_VFLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
     double fit = n == 1.5 ? zhang_alpha_fit(m, e) : NAN;
     if (!isnan(fit) || e == 1.0) { /* at e = 1 lambda is 0 whatever alpha */
         out->c[C_ALPHA] = isnan(fit) ? 1.0 : fit;

@@ -86,6 +86,31 @@ static void test_hunt_crossley_against_closed_form(void **state)
     assert_true(ratios[0] > 1.0 && ratios[2] < 1.0);
 }
 
+/* The default v_floor (0 in the case: models/law_params.h) is the case's
+ * sqrt(2 |g| d), d the smallest diameter: here 0.443 m/s, at which the ball's dashpot is
+ * resolved by the step; without gravity, 1 mm/s. */
+static void test_default_floor_from_the_case(void **state)
+{
+    (void)state;
+    world w;
+    sim s;
+    make(&w, &s, "hunt_crossley", 0.0);
+    double expected = sqrt(2.0 * 9.81 * 2.0 * RADIUS);
+    const law_instance *li = &s.laws[0];
+    print_message("default v_floor %.6f m/s (sqrt(2 g d) = %.6f)\n", li->v_floor, expected);
+    assert_true(fabs(li->v_floor - expected) <= 1e-15 * expected);
+    dashpot_check dc;
+    dashpot_check_run(&s, &dc);
+    assert_true(fabs(dc.worst - closed_form(&s, expected)) <= 1e-6 * dc.worst);
+    assert_int_equal(dc.unresolved, 0);
+    sim_free(&s);
+    w.cfg.gravity[2] = 0.0;
+    char err[512];
+    if (sim_create(&s, &w.cfg, err, sizeof err) != 0) fail_msg("sim_create: %s", err);
+    assert_true(s.laws[0].v_floor == 1e-3);
+    sim_free(&s);
+}
+
 static void test_plastic_law_is_skipped(void **state)
 {
     (void)state;
@@ -103,6 +128,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hunt_crossley_against_closed_form),
+        cmocka_unit_test(test_default_floor_from_the_case),
         cmocka_unit_test(test_plastic_law_is_skipped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,15 @@
 usage: liggghts_hopper.py [--dempact-runs /tmp/bev2] [--work DIR]
            [--diameters 0.0225,0.027,0.0315,0.036] [--friction 0.5] [--rolling 0.05]
            [--facets 120] [--liggghts liggghts] [--reuse]
+           [--seeds N] [--dempact PATH] [--json OUT]
+
+--seeds N takes the replicates tools/beverloo.py --seeds N pours (hopper_<D>mm_s<k>.h5
+for k >= 1) as N sets of beads and fits the mean rates, as beverloo.py does. With
+--dempact PATH, a replicate whose dempact run is missing from --dempact-runs gets its
+beads from `dempact run --end-time 3e-5` (one step: its first snapshot holds the case's
+initial particles, all LIGGGHTS needs), and the dempact column is left out where no
+full run is there.
+--json OUT writes LIGGGHTS's rates and fit (tests/validation/flow_case.sh reads it).
 
 For each orifice diameter D it takes dempact's finished run DIR/hopper_<D>mm.h5
 (tools/beverloo.py --work DIR) and
@@ -179,9 +188,30 @@ def dump_snapshots(folder, mass_of_id, radius_of_id):
         yield step * DT, x, mass_of_id[ids], radius_of_id[ids]
 
 
-def run_one(a, d_orifice):
-    tag = f"hopper_{d_orifice * 1e3:.1f}mm"
-    h5 = os.path.join(a.dempact_runs, tag + ".h5")
+def initial_run(a, d_orifice, seed):
+    """dempact's run of this orifice and replicate in --dempact-runs; without one (and
+    with --dempact), the case's initial beads alone (a run of one step)."""
+    suffix = f"_s{seed}" if seed else ""
+    h5 = os.path.join(a.dempact_runs, f"hopper_{d_orifice * 1e3:.1f}mm{suffix}.h5")
+    if os.path.exists(h5) or not a.dempact:
+        return h5
+    os.makedirs(a.dempact_runs, exist_ok=True)
+    case, _ = beverloo.write_case(d_orifice, a.dempact_runs, seed)
+    subprocess.run([a.dempact, "run", case, "--output", a.dempact_runs, "--quiet",
+                    "--end-time", "3e-5"], check=True)
+    return h5
+
+
+def has_discharge(h5):
+    """Whether the dempact file is a whole run (not the initial beads alone)."""
+    with h5py.File(h5, "r") as f:
+        return len(f["snapshots"]) > 10
+
+
+def run_one(a, d_orifice, seed=0):
+    suffix = f"_s{seed}" if seed else ""
+    tag = f"hopper_{d_orifice * 1e3:.1f}mm{suffix}"
+    h5 = initial_run(a, d_orifice, seed)
     folder = os.path.join(a.work, tag)
     length = (beverloo.R_BIN - d_orifice / 2) / math.tan(beverloo.HALF_ANGLE)
     top = beverloo.ORIFICE_Z + length
@@ -212,7 +242,10 @@ def run_one(a, d_orifice):
         seconds = time.time() - start
     w, rho_b, d, _ = beverloo.measure_snapshots(dump_snapshots(folder, mass_of_id, radius_of_id),
                                                 length, folder)
-    w_dem, rho_dem, d_dem, _ = beverloo.measure(h5, length)
+    if has_discharge(h5):
+        w_dem, rho_dem, d_dem, _ = beverloo.measure(h5, length)
+    else:
+        w_dem = rho_dem = d_dem = float("nan")
     return w, rho_b, d, w_dem, rho_dem, d_dem, seconds
 
 
@@ -226,24 +259,50 @@ def main():
     ap.add_argument("--facets", type=int, default=120)
     ap.add_argument("--liggghts", default="liggghts")
     ap.add_argument("--reuse", action="store_true", help="measure runs already in --work")
+    ap.add_argument("--seeds", type=int, default=1)
+    ap.add_argument("--dempact", default=None)
+    ap.add_argument("--json", default=None)
     a = ap.parse_args()
-    rows = []
-    for d_orifice in [float(v) for v in a.diameters.split(",")]:
-        row = run_one(a, d_orifice)
-        rows.append((d_orifice,) + row)
-        w, rho_b, _, w_dem, rho_dem, _, seconds = row
-        took = f", {seconds / 60:.1f} min" if seconds else ""
-        print(f"D = {d_orifice * 1e3:5.1f} mm: W = {w * 1e3:7.2f} g/s LIGGGHTS, "
-              f"{w_dem * 1e3:7.2f} g/s dempact ({(w / w_dem - 1) * 100:+.1f}%); rho_b = "
-              f"{rho_b:.0f} / {rho_dem:.0f} kg/m^3{took}", flush=True)
+    diameters = [float(v) for v in a.diameters.split(",")]
+    runs = {}
+    # replicate by replicate, so that a stopped sweep leaves whole sets of orifices
+    for seed in range(a.seeds):
+        for d_orifice in diameters:
+            row = run_one(a, d_orifice, seed)
+            runs[(d_orifice, seed)] = row
+            w, rho_b, _, w_dem, rho_dem, _, seconds = row
+            took = f", {seconds / 60:.1f} min" if seconds else ""
+            print(f"D = {d_orifice * 1e3:5.1f} mm, replicate {seed}: W = {w * 1e3:7.2f} g/s "
+                  f"LIGGGHTS, {w_dem * 1e3:7.2f} g/s dempact; rho_b = "
+                  f"{rho_b:.0f} / {rho_dem:.0f} kg/m^3{took}", flush=True)
+    rows, per_seed = [], []
+    for d_orifice in diameters:
+        reps = [runs[(d_orifice, seed)] for seed in range(a.seeds)]
+        per_seed.append([r[0] for r in reps])
+        rows.append((d_orifice,) + tuple(float(np.mean([r[q] for r in reps]))
+                                         for q in range(6)))
+    result = {"liggghts": {}, "dempact": {}}
     if len(rows) >= 2:
         D = np.array([r[0] for r in rows])
         for name, iw, irho, idd in (("LIGGGHTS", 1, 2, 3), ("dempact", 4, 5, 6)):
+            ws = [r[iw] for r in rows]
+            if not np.all(np.isfinite(ws)):
+                continue
             rho_b = np.mean([r[irho] for r in rows])
             d = np.mean([r[idd] for r in rows])
-            C, k, misfit = beverloo.fit(D, [r[iw] for r in rows], rho_b, d)
+            C, k, misfit = beverloo.fit(D, ws, rho_b, d)
             print(f"{name:8s} Beverloo fit: C = {C:.3f}, k = {k:.2f} (rho_b = {rho_b:.0f} "
                   f"kg/m^3, d = {d * 1e3:.2f} mm); largest misfit {misfit * 100:.1f}%")
+            result[name.lower()] = {"C": C, "k": k, "rho_b": rho_b, "d": d,
+                                    "W": [float(v) for v in ws]}
+    if a.json:
+        import json
+        result.update({"diameters": [r[0] for r in rows], "seeds": a.seeds,
+                       "W_per_replicate": per_seed, "friction": a.friction,
+                       "rolling": a.rolling, "facets": a.facets,
+                       "program": "LIGGGHTS 3.8.0 (Debian liggghts), one rank, dt 3e-5 s"})
+        with open(a.json, "w") as f:
+            json.dump(result, f, indent=1)
     return 0
 
 

@@ -27,8 +27,11 @@ Friction runs with the tangential model of the theory behind each reference curv
 (`model: mindlin_deresiewicz`) for tests 5, 6 and 8; --tangential runs every test with one.
 
 Usage: run_benchmark.py --dempact PATH [--subset fast|full] [--tests 1,4,6]
-                        [--steps-per-contact N] [--work DIR] [--keep] [--png DIR]
-                        [--tangential paper|mindlin|mindlin_deresiewicz]
+                        [--steps-per-contact N | --step auto] [--work DIR] [--keep]
+                        [--png DIR] [--tangential paper|mindlin|mindlin_deresiewicz]
+
+--step auto writes `step: auto` into every case: the step `dempact run` chooses itself,
+what a user of the case gets (the default is t_c / 2000, the converged answer).
 """
 import argparse
 import math
@@ -251,7 +254,8 @@ def write_case(folder, name, particles, contacts, end, step, output_interval=0.0
              f"name: {name}",
              f"domain: {{min: [{', '.join(fmt(v) for v in lo)}], "
              f"max: [{', '.join(fmt(v) for v in hi)}]}}",
-             f"time: {{end: {fmt(end)}, step: {fmt(step)}, output_interval: {fmt(output_interval)}}}",
+             f"time: {{end: {fmt(end)}, step: {step if step == 'auto' else fmt(step)}, "
+             f"output_interval: {fmt(output_interval)}}}",
              "materials:"]
     for m in mats:
         rho, young, nu = MATERIALS[m]
@@ -346,7 +350,7 @@ class Bench:
         contact times t_c, or 4 t_c with damping (the contact must be over then, checked
         through the force, unless must_end is false)."""
         _, _, t_c = hertz(e_star, r_eff, m_eff, v_n)
-        step = t_c / self.args.steps_per_contact
+        step = "auto" if self.args.step == "auto" else t_c / self.args.steps_per_contact
         end = self.t_touch + (4.0 if damped else 1.25) * t_c
         name = f"co_{tag}"
         case = write_case(self.work, name, particles, contacts, end, step,
@@ -691,6 +695,8 @@ def main():
     ap.add_argument("--subset", choices=["fast", "full"], default="full")
     ap.add_argument("--tests", default="1,2,3,4,5,6,7,8")
     ap.add_argument("--steps-per-contact", type=int, default=2000)
+    ap.add_argument("--step", choices=["auto"], default=None,
+                    help="auto: every case takes `step: auto` (dempact's own choice)")
     ap.add_argument("--work", default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--keep", action="store_true", help="keep cases and outputs")
     ap.add_argument("--png", default=None, help="draw one PNG per test into this folder")

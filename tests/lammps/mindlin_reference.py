@@ -10,8 +10,12 @@ switch, so that a difference between the two codes can be taken apart:
            "dempact": R - d/2 (the contact point; the torque uses it in both codes)
            "lammps":  R
   velocity the velocities the forces see:
-           "dempact": the prediction v(n+1/2) + dt/2 a(n)          (engine/sim.c)
-           "lammps":  the half-step velocity v(n+1/2)              (fix nve/sphere)
+           "dempact": the prediction v(n+1/2) + dt/2 a(n) for the dashpots, and for
+                      the spring the mid-step displacement, v(n+1/2) dt with the arm
+                      at mid-step (R - d/2 + dt d'/4), over the part of the step the
+                      contact has existed at first touch             (engine/sim.c)
+           "lammps":  the half-step velocity v(n+1/2) for both, the spring growing
+                      by v_t dt from the first touch on              (fix nve/sphere)
 
 The law is the mapped one: Hertz + Tsuji-form damping, F_n = K d^(3/2) + alpha sqrt(m* K)
 d^(1/4) d', clamped at 0 (limit_damping / cohesion removal), and the Mindlin spring k_t =
@@ -40,7 +44,7 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
     touching = False
     h = 0.5 * dt
 
-    def forces(vel, om):
+    def forces(vel, om, vel_s, om_s):
         nonlocal xi, touching
         dx, dy = x[1][0] - x[0][0], x[1][1] - x[0][1]
         dist = math.hypot(dx, dy)
@@ -49,6 +53,7 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
             xi = [0.0, 0.0]
             touching = False
             return [[0.0, 0.0], [0.0, 0.0]], [0.0, 0.0], d, 0.0, 0.0
+        first = not touching
         touching = True
         nx, ny = dx / dist, dy / dist
         rate = -((vel[1][0] - vel[0][0]) * nx + (vel[1][1] - vel[0][1]) * ny)
@@ -69,7 +74,16 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
             p2 = px * px + py * py
             sc = math.sqrt(l2 / p2) if p2 > 0 else 0.0
             xi = [px * sc, py * sc]
-        xi = [xi[0] + vtx * dt, xi[1] + vty * dt]
+        # the spring's increment: the contact points' relative displacement in the step
+        a_s = R - 0.5 * d + 0.25 * dt * rate if arm == "dempact" else R
+        s0 = (vel_s[0][0] - a_s * om_s[0] * ny, vel_s[0][1] + a_s * om_s[0] * nx)
+        s1 = (vel_s[1][0] + a_s * om_s[1] * ny, vel_s[1][1] - a_s * om_s[1] * nx)
+        sr = ((s1[0] - s0[0]) * dt, (s1[1] - s0[1]) * dt)
+        sn = sr[0] * nx + sr[1] * ny
+        part = 1.0
+        if velocity == "dempact" and first and -sn > d:
+            part = d / -sn    # the part of the step since first touch
+        xi = [xi[0] + (sr[0] - sn * nx) * part, xi[1] + (sr[1] - sn * ny) * part]
         kt = 8.0 * G_eff * math.sqrt(r_eff * d)
         eta = 2.0 * math.sqrt(5.0 / 6.0) * beta * math.sqrt(kt * m_eff)
         ftx, fty = kt * xi[0] + eta * vtx, kt * xi[1] + eta * vty
@@ -87,7 +101,7 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
         t = a_t * (nx * fty - ny * ftx)      # z of (R - d/2) n x F_t, on both spheres
         return [[f0[0], f0[1]], [-f0[0], -f0[1]]], [t, t], d, abs(fn), math.hypot(ftx, fty)
 
-    _, _, d_prev, _, _ = forces(v, w)
+    _, _, d_prev, _, _ = forces(v, w, v, w)
     xi = [0.0, 0.0]
     touching = False
     t_prev, t_start, t_end = 0.0, None, None
@@ -108,7 +122,8 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
         else:
             vel = [list(v[0]), list(v[1])]
             om = list(w)
-        f_new, tq_new, d, fn, ft = forces(vel, om)
+        # the spring's velocities: v(n+1/2), the ones that moved the centres
+        f_new, tq_new, d, fn, ft = forces(vel, om, [list(v[0]), list(v[1])], list(w))
         if velocity == "dempact":
             for i in range(2):
                 for a in range(2):

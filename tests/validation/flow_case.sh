@@ -10,8 +10,14 @@
 #     angle near 6 degrees; 10 degrees (tan 0.18) leaves room for the scatter of a mound
 #     a few beads high, and is far below the frictional heap's 25 (tan 0.47).
 #   drum: a dynamic angle of repose in [15, 45] degrees, steady (spread below 3 degrees)
-#   hopper: Beverloo's C in [0.55, 0.65] and k in [1.3, 2.9] over four orifices, each
-#     poured three times (one set of runs throws C by about 0.04: README, "Flow cases")
+#   hopper: Beverloo's C within 0.03 of LIGGGHTS's on the same beads and orifices, and k
+#     in [1, 2], over four orifices poured once from the case's own initial beads (a
+#     replicate set poured from other beads throws C by about 0.04 in either code, so the
+#     two codes are compared on the same beads, not on means). LIGGGHTS's fit is
+#     tests/validation/liggghts_hopper.json, written by tools/liggghts_hopper.py --seeds 1
+#     --json (LIGGGHTS 3.8.0 on the same initial beads, Tsuji's damping mapped to the
+#     case's hertz_tti fit); with DEMPACT_RUN_LIGGGHTS=1 and liggghts installed the test
+#     runs LIGGGHTS itself instead (an hour or more).
 set -eu
 dempact=$1 src=$2 which=$3
 py=/usr/bin/python3
@@ -48,9 +54,18 @@ case $which in
     read -r angle spread < <(sed -n 's/^dynamic angle of repose: \([0-9.]*\) +- \([0-9.]*\).*/\1 \2/p' <<<"$out")
     awk -v a="$angle" -v s="$spread" 'BEGIN { exit !(a >= 15 && a <= 45 && s < 3) }' ;;
   hopper)
-    out=$("$py" "$src/tools/beverloo.py" --dempact "$dempact" --work "$work" --seeds 3 \
+    out=$("$py" "$src/tools/beverloo.py" --dempact "$dempact" --work "$work" --seeds 1 \
           --diameters 0.0225,0.027,0.0315,0.036); echo "$out"
     read -r c k < <(sed -n 's/^Beverloo fit.*C = \([0-9.]*\), k = \([-0-9.]*\).*/\1 \2/p' <<<"$out")
-    awk -v c="$c" -v k="$k" 'BEGIN { exit !(c >= 0.55 && c <= 0.65 && k >= 1.3 && k <= 2.9) }' ;;
+    peer="$src/tests/validation/liggghts_hopper.json"
+    if [ "${DEMPACT_RUN_LIGGGHTS:-0}" = 1 ]; then
+      "$py" "$src/tools/liggghts_hopper.py" --dempact "$dempact" --dempact-runs "$work" \
+            --work "$work/liggghts" --seeds 1 --json "$work/liggghts.json"
+      peer="$work/liggghts.json"
+    fi
+    c_peer=$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["liggghts"]["C"])' "$peer")
+    echo "LIGGGHTS on the same beads: C = $c_peer ($peer)"
+    awk -v c="$c" -v k="$k" -v p="$c_peer" \
+        'BEGIN { d = c - p; if (d < 0) d = -d; exit !(d <= 0.03 && k >= 1 && k <= 2) }' ;;
   *) echo "unknown flow case $which"; exit 2 ;;
 esac
