@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "case.h"
 #include "case_errors.h"
+#include "output_schedule.h"
 #include "engine/sim.h"
 #include "engine/watchdog.h"
 
@@ -79,9 +80,20 @@ static void summary(const sim_config *cfg, const sim *s)
     long long steps = (long long)ceil(end / s->dt - 1e-9);
     printf("  time       end %g s, step %.4g s (stable limit %.4g s%s), %lld steps\n", end,
            s->dt, s->dt_limit, s->dt > s->dt_limit ? ", EXCEEDED: check_step is off" : "", steps);
-    long long every = cfg->output_interval > 0 ? llround(cfg->output_interval / s->dt) : steps;
-    if (every < 1) every = 1;
-    printf("  output     %lld snapshots\n", 1 + (steps + every - 1) / every);
+    output_grid snaps, samples;
+    output_grids(cfg, s->dt, steps, &snaps, &samples);
+    printf("  output     %lld snapshots\n",
+           (long long)(steps > 0 ? 2 + output_grid_count(&snaps, 0, steps) : 1));
+    for (int k = 0; k < 2; k++) {
+        const output_grid *g = k ? &samples : &snaps;
+        if (output_grid_inexact(g))
+            printf("  warning    %s = %g s is not a whole number of steps (%.6g): each %s "
+                   "goes to the step nearest its time, at most dt/2 = %.3g s off\n",
+                   !k ? "time.output_interval"
+                   : cfg->timeseries_interval > 0 ? "time.timeseries_interval"
+                                                  : "the time-series interval (output_interval / 10)",
+                   g->interval, g->interval / s->dt, k ? "sample" : "snapshot", 0.5 * s->dt);
+    }
     watchdog_settings w = watchdog_settings_of(s);
     char energy[64] = "off";
     if (watchdog_energy_applies(s))

@@ -24,6 +24,7 @@
 #include "engine/observables.h"
 #include "engine/watchdog.h"
 #include "restart.h"
+#include "output_schedule.h"
 #include "snapshot.h"
 
 static void usage(FILE *out)
@@ -288,13 +289,8 @@ int cli_run(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     int64_t total_steps = (int64_t)ceil(cfg.end_time / s.dt - 1e-9);
-    int64_t every = cfg.output_interval > 0 ? (int64_t)llround(cfg.output_interval / s.dt) : total_steps;
-    if (every < 1) every = 1;
-    /* time series: time.timeseries_interval, by default ten samples per snapshot interval
-     * (a hundred over the run when there are only the first and last snapshots) */
-    int64_t ts_every = cfg.timeseries_interval > 0 ? (int64_t)llround(cfg.timeseries_interval / s.dt)
-                       : cfg.output_interval > 0 ? every / 10 : total_steps / 100;
-    if (ts_every < 1) ts_every = 1;
+    output_grid snap_grid, sample_grid;
+    output_grids(&cfg, s.dt, total_steps, &snap_grid, &sample_grid);
     if (!quiet)
         fprintf(stderr, "%s: %zu particles, %d walls, dt = %.4g s (stable limit %.4g s), %lld steps, "
                         "%d threads\n", cfg.name, s.p.n_local, cfg.n_walls, s.dt, s.dt_limit,
@@ -307,6 +303,11 @@ int cli_run(int argc, char **argv)
                     rp.dt, rp.case_dt);
     }
     if (!quiet) print_calibrations(&s);
+    if (!quiet && (output_grid_inexact(&snap_grid) || output_grid_inexact(&sample_grid)))
+        fprintf(stderr, "dempact run: note: time.%s is not a whole number of steps (dt = %.17g s): "
+                        "each %s goes to the step nearest its time (at most dt/2 off)\n",
+                output_grid_inexact(&snap_grid) ? "output_interval" : "timeseries_interval", s.dt,
+                output_grid_inexact(&snap_grid) ? "snapshot" : "sample");
 
     snapshot_run_info info = {.case_name = cfg.name, .case_text = cfg.case_text,
                               .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s.dt,
@@ -349,7 +350,7 @@ int cli_run(int argc, char **argv)
      * file (the first also allocates the file's shared datasets) */
     int written = restart_path ? 1 : 0;
     int warned_dashpots = 0;
-    int64_t dashpot_every = ts_every > 1000 ? ts_every : 1000; /* warn_stiff_dashpots */
+    int64_t dashpot_every = sample_grid.every > 1000 ? sample_grid.every : 1000; /* warn_stiff_dashpots */
     while (s.step < total_steps && !stop_signal) {
         sim_step(&s);
         watchdog_report wr;
@@ -364,14 +365,14 @@ int cli_run(int argc, char **argv)
             goto done;
         }
         int last = s.step == total_steps;
-        if ((s.step % ts_every == 0 || last) && add_sample(out, &s, wall_load, err, sizeof err) != 0)
+        if ((output_grid_due(&sample_grid, s.step) || last) && add_sample(out, &s, wall_load, err, sizeof err) != 0)
             goto write_failed;
         if (s.step % dashpot_every == 0) warn_stiff_dashpots(&s, &warned_dashpots);
-        if (s.step % every == 0 || last || stop_signal) {
+        if (output_grid_due(&snap_grid, s.step) || last || stop_signal) {
             if (write_snapshot(out, &s, err, sizeof err) != 0) goto write_failed;
             if (++written == 2)
                 check_free_space(snapshot_h5_path(out), snapshot_last_size(out),
-                                 (total_steps - s.step) / every + 1);
+                                 output_grid_count(&snap_grid, s.step, total_steps) + 1);
         }
         if (!quiet) report_progress(&pr, &s, last);
     }
