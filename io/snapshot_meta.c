@@ -66,23 +66,51 @@ static int read_scalar_attr(hid_t loc, const char *name, hid_t type, void *v)
     return ok ? 0 : -1;
 }
 
-/* Every listed dataset of loc has `rows` rows of the given columns (0: 1-D). */
-static int check_rows(hid_t loc, const char *where, const char *const *names, const int *cols,
-                      int64_t rows, char *why, size_t why_len)
+/* A dataset the .xmf files or a restart read: its columns (0: 1-D) and its stored number
+ * type (the .xmf declares it: another would be read as garbage). */
+typedef struct expected {
+    const char *name;
+    int cols;
+    H5T_class_t cls;
+    size_t size;
+} expected;
+
+#define F64 H5T_FLOAT, 8
+#define I64 H5T_INTEGER, 8
+#define I32 H5T_INTEGER, 4
+#define U8 H5T_INTEGER, 1
+
+static int check_type(hid_t loc, const expected *e, const char *where, char *why, size_t why_len)
 {
-    for (int k = 0; names[k]; k++) {
+    hid_t d = H5Dopen2(loc, e->name, H5P_DEFAULT), t = d >= 0 ? H5Dget_type(d) : -1;
+    int ok = t >= 0 && H5Tget_class(t) == e->cls && H5Tget_size(t) == e->size &&
+             (e->cls != H5T_INTEGER || H5Tget_sign(t) == (e->size == 1 ? H5T_SGN_NONE : H5T_SGN_2));
+    if (t >= 0) H5Tclose(t);
+    if (d >= 0) H5Dclose(d);
+    if (!ok)
+        snapshot_set_err(why, why_len, "%sdataset %s is not stored as %s%zu", where, e->name,
+                         e->cls == H5T_FLOAT ? "float" : e->size == 1 ? "uint" : "int", 8 * e->size);
+    return ok ? 0 : -1;
+}
+
+/* Every listed dataset of loc has `rows` rows of its columns and its number type. */
+static int check_rows(hid_t loc, const char *where, const expected *list, int64_t rows, char *why,
+                      size_t why_len)
+{
+    for (const expected *e = list; e->name; e++) {
         char sub[256];
-        hsize_t rest = (hsize_t)cols[k];
-        int64_t got = snapshot_dataset_rows(loc, names[k], cols[k] ? 2 : 1, &rest, sub, sizeof sub);
+        hsize_t rest = (hsize_t)e->cols;
+        int64_t got = snapshot_dataset_rows(loc, e->name, e->cols ? 2 : 1, &rest, sub, sizeof sub);
         if (got < 0) {
             snapshot_set_err(why, why_len, "%s%s", where, sub);
             return -1;
         }
         if (got != rows) {
             snapshot_set_err(why, why_len, "%sdataset %s has %lld rows, the counts say %lld", where,
-                             names[k], (long long)got, (long long)rows);
+                             e->name, (long long)got, (long long)rows);
             return -1;
         }
+        if (check_type(loc, e, where, why, why_len) < 0) return -1;
     }
     return 0;
 }
@@ -100,15 +128,14 @@ int snapshot_meta_read(hid_t g, int format, snapshot_meta *m, char *why, size_t 
         snapshot_set_err(why, why_len, "attribute n_particles is %lld, below 0", (long long)m->n_particles);
         return -1;
     }
-    static const char *const particle_names[] = {"id", "type", "radius", "mass", "position", "velocity",
-                                                 "angular_velocity", "force", "torque", "n_contacts",
-                                                 "kinetic_energy", "rotational_energy", NULL};
-    static const int particle_cols[] = {0, 0, 0, 0, 3, 3, 3, 3, 3, 0, 0, 0};
-    if (check_rows(g, "", particle_names, particle_cols, m->n_particles, why, why_len) < 0) return -1;
+    static const expected particles[] = {
+        {"id", 0, I64}, {"type", 0, I32}, {"radius", 0, F64}, {"mass", 0, F64}, {"position", 3, F64},
+        {"velocity", 3, F64}, {"angular_velocity", 3, F64}, {"force", 3, F64}, {"torque", 3, F64},
+        {"n_contacts", 0, I32}, {"kinetic_energy", 0, F64}, {"rotational_energy", 0, F64}, {NULL, 0, F64}};
+    if (check_rows(g, "", particles, m->n_particles, why, why_len) < 0) return -1;
     if (H5Lexists(g, "position_at_rebuild", H5P_DEFAULT) > 0) {
-        static const char *const names[] = {"position_at_rebuild", NULL};
-        static const int cols[] = {3};
-        if (check_rows(g, "", names, cols, m->n_particles, why, why_len) < 0) return -1;
+        static const expected rebuild[] = {{"position_at_rebuild", 3, F64}, {NULL, 0, F64}};
+        if (check_rows(g, "", rebuild, m->n_particles, why, why_len) < 0) return -1;
     }
     int has_contacts = H5Lexists(g, "contacts", H5P_DEFAULT) > 0;
     if (!has_contacts && format >= 3) {
@@ -124,14 +151,13 @@ int snapshot_meta_read(hid_t g, int format, snapshot_meta *m, char *why, size_t 
                                            "below 0");
             return -1;
         }
-        static const char *const names[] = {"id", "wall", "slot", "point", "normal", "overlap",
-                                            "normal_force", "normal_force_vector", "tangential_force",
-                                            NULL};
-        static const int cols[] = {2, 0, 0, 3, 3, 0, 0, 3, 3};
-        static const char *const ends[] = {"endpoints", NULL};
-        static const int end_cols[] = {3};
-        int rc = check_rows(c, "contacts: ", names, cols, m->n_contacts, why, why_len);
-        if (rc == 0) rc = check_rows(c, "contacts: ", ends, end_cols, 2 * m->n_contacts, why, why_len);
+        static const expected contacts[] = {
+            {"id", 2, I64}, {"wall", 0, U8}, {"slot", 0, I64}, {"point", 3, F64}, {"normal", 3, F64},
+            {"overlap", 0, F64}, {"normal_force", 0, F64}, {"normal_force_vector", 3, F64},
+            {"tangential_force", 3, F64}, {NULL, 0, F64}};
+        static const expected ends[] = {{"endpoints", 3, F64}, {NULL, 0, F64}};
+        int rc = check_rows(c, "contacts: ", contacts, m->n_contacts, why, why_len);
+        if (rc == 0) rc = check_rows(c, "contacts: ", ends, 2 * m->n_contacts, why, why_len);
         H5Gclose(c);
         if (rc < 0) return -1;
     }
@@ -146,6 +172,26 @@ int snapshot_meta_read(hid_t g, int format, snapshot_meta *m, char *why, size_t 
         snapshot_set_err(why, why_len, "dataset vertex_index has %lld rows, fewer than the %lld "
                                        "particles or twice the %lld contacts", (long long)m->vertex_len,
                          (long long)m->n_particles, (long long)m->n_contacts);
+        return -1;
+    }
+    static const expected vertex = {"vertex_index", 0, I64};
+    if (check_type(g, &vertex, "", why, why_len) < 0) return -1;
+    /* 0, 1, 2, ...: the cells of the .xmf are made of it */
+    int64_t *v = malloc((size_t)(m->vertex_len ? m->vertex_len : 1) * sizeof *v);
+    hid_t vd = v ? H5Dopen2(g, "vertex_index", H5P_DEFAULT) : -1;
+    int vread = vd >= 0 && (m->vertex_len == 0 || H5Dread(vd, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    if (vd >= 0) H5Dclose(vd);
+    int64_t bad_at = -1;
+    for (int64_t i = 0; vread && i < m->vertex_len && bad_at < 0; i++)
+        if (v[i] != i) bad_at = i;
+    free(v);
+    if (!vread) {
+        snapshot_set_err(why, why_len, "dataset vertex_index is unreadable");
+        return -1;
+    }
+    if (bad_at >= 0) {
+        snapshot_set_err(why, why_len, "dataset vertex_index[%lld] is not %lld (it is 0, 1, 2, ...)",
+                         (long long)bad_at, (long long)bad_at);
         return -1;
     }
     if (H5Lexists(g, "walls", H5P_DEFAULT) <= 0) return 0;
@@ -163,9 +209,11 @@ int snapshot_meta_read(hid_t g, int format, snapshot_meta *m, char *why, size_t 
         snapshot_set_err(why, why_len, "walls: %s", sub);
         goto done;
     }
-    static const char *const names[] = {"wall", NULL};
-    static const int cols[] = {0};
-    if (check_rows(w, "walls: ", names, cols, m->n_wall_triangles, why, why_len) < 0) goto done;
+    static const expected corner_rows[] = {{"triangles", 3, I64}, {"wall", 0, I32}, {NULL, 0, F64}};
+    static const expected vertex_rows[] = {{"vertices", 3, F64}, {NULL, 0, F64}};
+    if (check_rows(w, "walls: ", corner_rows, m->n_wall_triangles, why, why_len) < 0 ||
+        check_rows(w, "walls: ", vertex_rows, m->n_wall_vertices, why, why_len) < 0)
+        goto done;
     /* the corners name vertices that exist */
     size_t nc = 3 * (size_t)m->n_wall_triangles;
     corners = malloc((nc ? nc : 1) * sizeof *corners);
