@@ -52,7 +52,8 @@ int cli_check_case(const char *case_path, sim_config *cfg, sim *s)
 static void summary(const sim_config *cfg, const sim *s)
 {
     printf("%s: the case is good\n", cfg->case_path ? cfg->case_path : cfg->name);
-    printf("  name       %s (output NAME.h5 and NAME.xmf)\n", cfg->name);
+    printf("  name       %s (output NAME.h5, NAME.d/, NAME.xmf, NAME_contacts.xmf, NAME_walls.xmf)\n",
+           cfg->name);
     printf("  domain     [%g, %g] x [%g, %g] x [%g, %g] m, periodic %s %s %s\n",
            cfg->domain_min[0], cfg->domain_max[0], cfg->domain_min[1], cfg->domain_max[1],
            cfg->domain_min[2], cfg->domain_max[2], cfg->periodic[0] ? "x" : "-",

@@ -262,6 +262,6 @@ int snapshot_xdmf_write(const char *const tmp[3], const char *snapdir, const sna
 
 uint64_t snapshot_xdmf_size(int count, int has_walls)
 {
-    /* about 2.3 kB (particles), 1.5 kB (contacts) and 0.6 kB (walls) per snapshot */
-    return (uint64_t)count * (3800u + (has_walls ? 600u : 0u)) + 1000u;
+    /* about 3.1 kB (particles), 2.1 kB (contacts) and 0.7 kB (walls) per snapshot */
+    return (uint64_t)count * (5200u + (has_walls ? 700u : 0u)) + 1000u;
 }

@@ -8,15 +8,18 @@ are added when they are there. --time is `first`, `last` or a time in s (the nea
 snapshot); give --time and --out several times to save several pictures of one session.
 --play first plays the run as a user does (every step forward, back to the first, to the
 last, to the first again), rendering each frame. --color names the particles' point
-array to colour by (default velocity, its magnitude). Without a display it runs itself
-under xvfb-run (Debian package xvfb): ParaView's Debian build draws through X.
+array to colour by (default velocity, its magnitude). Without a display it starts a
+virtual one (Xvfb, Debian package xvfb) for itself: ParaView's Debian build draws
+through X.
 
 The recipe is the documented one (docs/output.md, "ParaView"): Glyph of type Sphere,
 scaled by `radius` with factor 2 (the sphere source has diameter 1), on every point;
 contacts coloured by normal_force; walls at opacity 0.3."""
 import argparse
+import atexit
 import os
 import shutil
+import subprocess
 import sys
 
 
@@ -37,23 +40,63 @@ def parse(argv):
     return a
 
 
-def ensure_display(argv):
-    """ParaView's Debian build renders through X: without a display, run again under
-    xvfb-run."""
-    if os.environ.get("DISPLAY") or os.environ.get("DEMPACT_RENDER_UNDER_XVFB"):
+def display_works(name):
+    """XOpenDisplay succeeds on display `name` (what ParaView's render window needs)."""
+    import ctypes
+    import ctypes.util
+    path = ctypes.util.find_library("X11")
+    if not path:
+        return True  # cannot tell: let ParaView try
+    x11 = ctypes.cdll.LoadLibrary(path)
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    d = x11.XOpenDisplay(name.encode())
+    if not d:
+        return False
+    x11.XCloseDisplay(d)
+    return True
+
+
+def ensure_display():
+    """ParaView's Debian build renders through X: without a display, start a virtual one
+    (Xvfb), on a random display number well above those xvfb-run and desktops use, so
+    that renders started at the same moment do not race for one; a number whose lock
+    file exists, or a server that does not answer, is given up for another."""
+    if os.environ.get("DISPLAY"):
         return
-    xvfb = shutil.which("xvfb-run")
+    xvfb = shutil.which("Xvfb")
     if not xvfb:
-        sys.exit("render_snapshot.py: no display (DISPLAY is not set) and no xvfb-run: install the "
-                 "Debian package xvfb, or run it on a desktop")
-    os.environ["DEMPACT_RENDER_UNDER_XVFB"] = "1"
-    pvpython = shutil.which("pvpython") or sys.executable
-    os.execv(xvfb, [xvfb, "-a", "-s", "-screen 0 1600x1200x24", pvpython, os.path.abspath(__file__)] + argv)
+        sys.exit("render_snapshot.py: no display (DISPLAY is not set) and no Xvfb: install the Debian "
+                 "package xvfb, or run it on a desktop")
+    import random
+    pick = random.Random(os.getpid() ^ int.from_bytes(os.urandom(4), "little"))
+    for _ in range(20):
+        display = pick.randrange(1000, 30000)
+        if os.path.exists(f"/tmp/.X{display}-lock"):
+            continue
+        read, write = os.pipe()
+        # -noreset: an X server resets when its last client disconnects, and ParaView's
+        # first window (a probe of the OpenGL version) is closed before the next opens:
+        # without it the next connection fails now and then ("bad X server connection")
+        server = subprocess.Popen([xvfb, f":{display}", "-noreset", "-displayfd", str(write), "-screen", "0",
+                                   "1600x1200x24", "-nolisten", "tcp"], pass_fds=(write,),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as f:
+            number = f.readline().strip()
+        if number and server.poll() is None and display_works(":" + number):
+            os.environ["DISPLAY"] = ":" + number
+            atexit.register(server.terminate)
+            return
+        server.kill()
+        server.wait()
+    sys.exit("render_snapshot.py: could not start a virtual display (Xvfb)")
 
 
 def main(argv):
     a = parse(argv)
-    ensure_display(argv)
+    ensure_display()
     from paraview import simple as pv
 
     xmf = os.path.abspath(a.xmf)  # ParaView's XDMF 3 reader needs the folder in the path

@@ -8,11 +8,11 @@ cd "$(dirname "$0")/.."
 # python3-h5py and python3-numpy read snapshots (tests/chung_ooi/run_benchmark.py,
 # tools/dempact_h5.py); python3-yaml reads case files (tools/compare.py); python3-paraview's
 # pvpython opens the .xmf files in tests/e2e and tools/render_snapshot.py, which renders
-# through X: xvfb (and its xauth) gives it a display where there is none.
+# through X: xvfb's Xvfb gives it a display where there is none.
 # lammps (its lmp, with mpirun through openmpi) is what tests/lammps/ compares the laws to.
 packages=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libcyaml-dev libyaml-dev
           libcmocka-dev valgrind python3 python3-matplotlib python3-h5py python3-numpy
-          python3-yaml python3-paraview xvfb xauth lammps)
+          python3-yaml python3-paraview xvfb lammps)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,9 +14,7 @@ dempact=$1 src=$2 full=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
 [ -x /usr/bin/pvpython ] || fail "/usr/bin/pvpython missing: install python3-paraview (tools/setup.sh does)"
-command -v xvfb-run >/dev/null || fail "xvfb-run missing: install xvfb (tools/setup.sh does)"
-# one X server for the whole test (ParaView's Debian build draws through X)
-[ -n "${DISPLAY:-}" ] || exec xvfb-run -a -s "-screen 0 1600x1200x24" "$0" "$@"
+[ -n "${DISPLAY:-}" ] || command -v Xvfb >/dev/null || fail "no display and no Xvfb: install xvfb (tools/setup.sh does)"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export OMP_WAIT_POLICY=passive
@@ -32,7 +30,7 @@ for case_file in "$src"/cases/*.yaml; do
     { cat "$out/log"; fail "$name: run exit $?"; }
   (cd "$out" && /usr/bin/pvpython "$src/tools/render_snapshot.py" "$out/$name/$name.xmf" --play \
     --time first --out "$out/$name-first.png" --time last --out "$out/$name-last.png") > "$out/pv.log" 2>&1 ||
-    { grep -v "^$" "$out/pv.log" | tail -20; fail "$name: ParaView died or failed (exit $?)"; }
+    { grep -v -e "^$" -e "^ *[0-9]* *0x" "$out/pv.log" | tail -20; fail "$name: ParaView died or failed"; }
   for when in first last; do
     particles=$(/usr/bin/python3 -c "import h5py; f = h5py.File('$out/$name/$name.h5', 'r'); s = sorted(f['snapshots']);
 print(int(f['snapshots'][s[0 if '$when' == 'first' else -1]].attrs['n_particles']))")
@@ -44,5 +42,5 @@ print(int(f['snapshots'][s[0 if '$when' == 'first' else -1]].attrs['n_particles'
   done
   n=$((n + 1))
 done
-[ "$n" -ge 9 ] || fail "only $n cases in $src/cases"
+[ "$n" -ge ${DEMPACT_MIN_CASES:-9} ] || fail "only $n cases in $src/cases"
 echo "$n cases played forward, back, last and first in ParaView, first and last snapshots rendered${full:+ (full length)}"
