@@ -39,8 +39,8 @@ struct snapshot_file {
 
 /* Test hook (tests/test_snapshot.c, tests/e2e/kill_restart.sh): DEMPACT_TEST_KILL_AT=
  * STAGE:K kills the process with SIGKILL at a stage of snapshot file K: "written" (the
- * file complete under its temporary name), "renamed" (in place, NAME.h5 not yet
- * rewritten), "indexed" (NAME.h5 rewritten, the .xmf files not yet). */
+ * file complete under its temporary name), "renamed" (in place, nothing names it yet),
+ * "listed" (the .xmf files name it, NAME.h5 not yet). */
 static void kill_point(const char *stage, int k)
 {
     const char *at = getenv("DEMPACT_TEST_KILL_AT");
@@ -127,8 +127,8 @@ static int add_meta(snapshot_file *f, const snapshot_meta *m)
 /* ------------------------------------------------------------------ catalogue */
 
 /* Rewrites NAME.h5 and the .xmf files for every snapshot file written and every
- * sample: all written to temporary files first, then renamed into place, so that a
- * failure leaves the previous ones. */
+ * sample: all written to temporary files first, then renamed into place (the .xmf
+ * files, then NAME.h5), so that a failure leaves the previous ones. */
 static int catalogue(snapshot_file *f, char *err, size_t err_len)
 {
     double t0 = now_seconds();
@@ -140,18 +140,21 @@ static int catalogue(snapshot_file *f, char *err, size_t err_len)
         unlink(f->index_tmp);
         return -1;
     }
-    if (fs_publish(f->index_tmp, f->h5_path, err, err_len) < 0) {
-        for (int k = 0; k < 3; k++) unlink(tmp[k]);
-        return -1;
-    }
-    if (f->count > 0) kill_point("indexed", f->count - 1);
+    /* the .xmf files first: they then never lag NAME.h5 (ParaView shows every snapshot
+     * NAME.h5 names, and at most the one being added) */
     for (int k = 0; k < 3; k++) {
         if (f->count > 0 && (k < 2 || f->has_walls)) {
-            if (fs_publish(tmp[k], f->xmf[k], err, err_len) < 0) return -1;
+            if (fs_publish(tmp[k], f->xmf[k], err, err_len) < 0) {
+                for (int q = k + 1; q < 3; q++) unlink(tmp[q]);
+                unlink(f->index_tmp);
+                return -1;
+            }
         } else {
             unlink(f->xmf[k]); /* none yet, or left by an output this one replaces */
         }
     }
+    if (f->count > 0) kill_point("listed", f->count - 1);
+    if (fs_publish(f->index_tmp, f->h5_path, err, err_len) < 0) return -1;
     fs_sync_dir(f->dir);
     f->indexed = f->count;
     f->indexed_rows = f->series.n;
@@ -413,17 +416,13 @@ fail:
 /* ------------------------------------------------------------------ snapshots */
 
 /* After a failed write: NAME.h5 names the snapshot files written before it if it can
- * (a full disk may still take the small rewrite), else those files go; from now on
- * nothing more is written. */
+ * (a full disk may still take the small rewrite); from now on nothing more is written.
+ * Files it could not name stay (the .xmf files may name them already): they are whole,
+ * and the next run into the folder deletes them. */
 static void settle_after_failure(snapshot_file *f)
 {
     f->failed = 1;
     if (f->indexed == f->count || catalogue(f, NULL, 0) == 0) return;
-    for (int k = f->indexed; k < f->count; k++) {
-        char *p = snapshot_path(f, k, "");
-        if (p) unlink(p);
-        free(p);
-    }
     f->count = f->indexed;
 }
 
@@ -483,14 +482,9 @@ int snapshot_write(snapshot_file *f, const snapshot_state *st, char *err, size_t
     f->last_size = m.bytes;
     f->bytes_since += m.bytes;
     if (catalogue_due(f) && catalogue(f, why, sizeof why) < 0) {
-        /* NAME.h5 stays as it was: the snapshot files it does not name go */
+        /* NAME.h5 stays as it was */
         snapshot_set_err(err, err_len, "cannot write snapshot %d of '%s': %s", f->count - 1, f->h5_path, why);
         f->failed = 1;
-        for (int k = f->indexed; k < f->count; k++) {
-            char *p = snapshot_path(f, k, "");
-            if (p) unlink(p);
-            free(p);
-        }
         f->count = f->indexed;
         free(tmp);
         free(final);

@@ -4,7 +4,7 @@
 # then runs it again and interrupts it over and over, each time continuing the same
 # output with --restart: a SIGKILL at a random moment; SIGKILLs at each stage of writing
 # a snapshot (DEMPACT_TEST_KILL_AT: its file written under its temporary name, renamed
-# into place, named by NAME.h5 before the .xmf files); SIGTERM; SIGINT; then KILLS
+# into place, named by the .xmf files before NAME.h5); SIGTERM; SIGINT; then KILLS
 # (default 10) more SIGKILLs at random moments; and finally runs on to the end. After
 # every interruption the output is read as it is, with no repair step: `dempact info`,
 # h5dump (every dataset, through the links), h5py (every dataset of every snapshot,
@@ -69,7 +69,7 @@ interrupt() { # SIGNAL ENV DELAY EXPECTED_STATUS LABEL
 next_snapshot() { [ -e "$file" ] && "$py" "$here/check_h5.py" "$file" | cut -d' ' -f1 || echo 0; }
 
 interrupt KILL "" "$(delay 0.2 0.1)" 137 "SIGKILL of the first run" || true
-for stage in written renamed indexed; do
+for stage in written renamed listed; do
   k=$(( $(next_snapshot) + 1 ))
   interrupt NONE "DEMPACT_TEST_KILL_AT=$stage:$k" 0 137 "SIGKILL when snapshot $k is $stage" || true
   grep -q "killed at stage $stage of snapshot $k" "$out/log" || { cat "$out/log"; fail "the test hook did not fire at $stage:$k"; }

@@ -3,7 +3,9 @@ Opens a dempact output's .xmf files the way a user does (the Xdmf3 Reader (T): N
 NAME_contacts.xmf and, when there, NAME_walls.xmf), drives the animation forward through
 every time step, back to the first, to the last and to the first again, and checks what
 ParaView sees at each step against the HDF5 files, read with h5py:
-  - the time steps are the snapshots' times, the same in the three files;
+  - the time steps are the snapshots' times, the same in the three files (every
+    snapshot NAME.h5 names, and at most one more a run was adding when it stopped:
+    that one is read from its own file);
   - the particles are one plain unstructured grid (no blocks to lose) of N points and N
     cells, and the range of the point array "radius" is the snapshot's;
   - the contacts are one two-point line per contact with the snapshot's normal_force and
@@ -42,6 +44,7 @@ def main(xmf):
     stem = xmf[:-len(".xmf")]
     f = h5py.File(stem + ".h5", "r", locking=False)
     snaps = [f["snapshots"][k] for k in sorted(f["snapshots"].keys())]
+    extra = f"{stem}.d/{len(snaps):06d}.h5"  # the .xmf files may name it before NAME.h5 does
     files = {"particles": xmf, "contacts": stem + "_contacts.xmf"}
     if os.path.exists(stem + "_walls.xmf"):
         files["walls"] = stem + "_walls.xmf"
@@ -55,6 +58,8 @@ def main(xmf):
         if times is not None and t != times:
             fail(f"{kind} has time steps {t[:3]}..., the particles {times[:3]}...")
         times = t
+    if len(times) == len(snaps) + 1 and os.path.exists(extra):
+        snaps.append(h5py.File(extra, "r", locking=False)["/"])
     if len(times) != len(snaps):
         fail(f"ParaView sees {len(times)} time steps, the output has {len(snaps)} snapshots")
     for t, g in zip(times, snaps):
