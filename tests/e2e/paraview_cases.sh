@@ -29,7 +29,7 @@ for case_file in "$src"/cases/*.yaml; do
   "$dempact" run "$case_file" --output "$out/$name" --quiet "${args[@]}" 2> "$out/log" ||
     { cat "$out/log"; fail "$name: run exit $?"; }
   (cd "$out" && /usr/bin/pvpython "$src/tools/render_snapshot.py" "$out/$name/$name.xmf" --play \
-    --time first --out "$out/$name-first.png" --time last --out "$out/$name-last.png") > "$out/pv.log" 2>&1 ||
+    --size 800x600 --time first --out "$out/$name-first.png" --time last --out "$out/$name-last.png") > "$out/pv.log" 2>&1 ||
     { grep -v -e "^$" -e "^ *[0-9]* *0x" "$out/pv.log" | tail -20; fail "$name: ParaView died or failed"; }
   for when in first last; do
     particles=$(/usr/bin/python3 -c "import h5py; f = h5py.File('$out/$name/$name.h5', 'r'); s = sorted(f['snapshots']);
