@@ -155,7 +155,9 @@ int cli_info(int argc, char **argv)
         fprintf(stderr, "dempact info: cannot open '%s' as an HDF5 file\n", path);
         return EXIT_BAD_INPUT;
     }
-    char *text = h5_read_case_text(file);
+    int32_t format = 1;
+    h5_read_attr(file, ".", "format", H5T_NATIVE_INT32, &format);
+    char *text = h5_read_case_text(file, format <= 2);
     char *version = read_string_attr(file, "dempact_version");
     int status = 0;
     if (show_case) {
@@ -177,9 +179,7 @@ int cli_info(int argc, char **argv)
         goto done;
     }
     char *build = read_string_attr(file, "build"), *name = read_string_attr(file, "case_name");
-    int32_t format = 1;
     double dt = 0.0;
-    h5_read_attr(file, ".", "format", H5T_NATIVE_INT32, &format);
     h5_read_attr(file, ".", "dt", H5T_NATIVE_DOUBLE, &dt);
     int lines = 0;
     for (const char *c = text; c && *c; c++) lines += *c == '\n';

@@ -10,7 +10,10 @@
  * or -1 if it is missing, unreadable or not a single value (without touching v). */
 int h5_read_attr(hid_t loc, const char *obj, const char *name, hid_t type, void *v);
 
-/* The case file's text stored in the output file (a single string), malloc'd, or NULL. */
-char *h5_read_case_text(hid_t file);
+/* The case file's text stored in the output file (a single string), malloc'd, or NULL.
+ * A variable-length string (the older layout 2 wrote one) is read only when
+ * allow_variable is set: reading one goes through HDF5's global heap, and HDF5 1.10
+ * crashes on a damaged one. */
+char *h5_read_case_text(hid_t file, int allow_variable);
 
 #endif

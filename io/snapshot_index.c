@@ -145,9 +145,16 @@ static int write_header(hid_t file, const snapshot_run_info *info)
         if (rc < 0) return -1;
     }
     if (info->case_text) {
-        hid_t t = sh5_string_type();
-        int rc = t < 0 ? -1 : sh5_dataset(file, "case_text", t, t, 0, NULL, &info->case_text, "",
-                                          "the case file's full text");
+        /* a fixed-length string: reading it back (a restart, a run over this output)
+         * never goes through HDF5's global heap, whose damage HDF5 does not survive */
+        hid_t t = H5Tcopy(H5T_C_S1);
+        size_t len = strlen(info->case_text) + 1;
+        int rc = t < 0 || H5Tset_size(t, len) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
+                         H5Tset_cset(t, H5T_CSET_UTF8) < 0
+                     ? -1
+                     : sh5_dataset(file, "case_text", t, t, 0, NULL, info->case_text, "",
+                                   "the case file's full text");
+        if (rc < 0) sh5_capture_error();
         if (t >= 0) H5Tclose(t);
         if (rc < 0) return -1;
     }

@@ -127,16 +127,19 @@ def bad_wall_names(rng, out):
 
 def bad_case_text(rng, out):
     with h5py.File(out.index, "r+") as f:
-        text = f["case_text"][()].decode()
+        text = f["case_text"][()]
+        text = text.decode() if isinstance(text, bytes) else str(text)
         del f["case_text"]
-        how = rng.randrange(4)
+        how = rng.randrange(5)
         if how == 0:
             f["case_text"] = text.replace("restitution: 0.5", "restitution: 0.55")
         elif how == 1:
             f["case_text"] = np.arange(3)
         elif how == 2:
             f.create_dataset("case_text", data=[text, text], dtype=h5py.string_dtype())
-        # how == 3: deleted
+        elif how == 3:  # the right text, but a variable-length string (the global heap)
+            f.create_dataset("case_text", data=text, dtype=h5py.string_dtype())
+        # how == 4: deleted
 
 
 def bad_timeseries(rng, out):
