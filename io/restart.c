@@ -338,8 +338,8 @@ int restart_from_file(const char *h5_path, int64_t from_step, const char *case_t
     /* the case */
     stored = h5_read_case_text(f.file, f.format == 2);
     if (!stored) {
-        restart_refuse(&f, err, err_len, "does not hold the case it was run with (/case_text: one %sstring)",
-                       f.format == 2 ? "" : "fixed-length ");
+        restart_refuse(&f, err, err_len, "/case_text, the case it was run with, is missing or unreadable "
+                       "(one %sstring; a damaged file?)", f.format == 2 ? "" : "fixed-length ");
         goto done;
     }
     char why[1024];
