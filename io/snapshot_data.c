@@ -329,6 +329,18 @@ static herr_t copy_member(hid_t src, const char *name, const H5L_info_t *info, v
         if (!ok) goto bad;
         return 0;
     }
+    /* numbers only: copying anything else (a variable-length type) would read HDF5's
+     * global heap, which HDF5 does not survive damaged (io/h5_read.c) */
+    hid_t sd = H5Dopen2(src, name, H5P_DEFAULT), st = sd >= 0 ? H5Dget_type(sd) : -1;
+    H5T_class_t cls = st >= 0 ? H5Tget_class(st) : H5T_NO_CLASS;
+    if (st >= 0) H5Tclose(st);
+    if (sd >= 0) H5Dclose(sd);
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
+        snprintf(sh5_error, sizeof sh5_error, "dataset %s%s%s is not numeric", c->group, c->group[0] ? "/" : "",
+                 name);
+        c->failed = 1;
+        return -1;
+    }
     if (H5Ocopy(src, name, c->dst, name, H5P_DEFAULT, H5P_DEFAULT) < 0) goto bad;
     const field_doc *doc = snapshot_field_doc(c->group, name);
     hid_t d = H5Dopen2(c->dst, name, H5P_DEFAULT);
