@@ -130,6 +130,21 @@ double timestep_velocity_floor(const sim *s)
     return sqrt(2.0 * g_abs * 2.0 * r);
 }
 
+/* b is a whole number of a's (a, b > 0), to 1e-9 of b / a. */
+static int whole_multiple(double b, double a)
+{
+    double r = b / a, n = nearbyint(r);
+    return n >= 1.0 && fabs(r - n) <= 1e-9 * r;
+}
+
+double timestep_output_grid(const sim_config *cfg)
+{
+    double out = cfg->output_interval, ts = cfg->timeseries_interval;
+    if (out > 0.0 && !(ts > 0.0)) return out / 10.0; /* the default time series */
+    if (out > 0.0 && ts > 0.0) return whole_multiple(out, ts) ? ts : out;
+    return ts > 0.0 ? ts : 0.0;
+}
+
 int choose_timestep(sim *s, char *err, size_t err_len)
 {
     double t_r = timestep_rayleigh(s);
@@ -141,7 +156,15 @@ int choose_timestep(sim *s, char *err, size_t err_len)
         return -1;
     }
     if (s->cfg.dt <= 0.0) {
-        s->dt = fmin(0.2 * t_r, t_c / 50.0);
+        double dt = fmin(0.2 * t_r, t_c / 50.0), grid = timestep_output_grid(&s->cfg);
+        if (grid > 0.0 && isfinite(grid) && grid / dt < 0x1p62) {
+            /* the largest step that divides the output grid: snapshots and samples land
+             * on it exactly, and the step stays at most the estimate */
+            double n = ceil(grid / dt);
+            while (grid / n > dt) n += 1.0;
+            dt = grid / n;
+        }
+        s->dt = dt;
     } else {
         s->dt = s->cfg.dt;
         if (s->cfg.dt_check && s->dt > s->dt_limit) {

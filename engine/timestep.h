@@ -8,8 +8,12 @@
  *    every pair of materials that can touch.
  * The stable limit is min(T_R, t_c / 5): at t_c / 5 one contact is resolved by about
  * ten steps and velocity Verlet stays stable for a particle with a dozen contacts.
- * A step chosen automatically is min(0.2 T_R, t_c / 50). A given step above the limit
- * is refused unless the case turns the check off. */
+ * A step chosen automatically is at most min(0.2 T_R, t_c / 50): the largest step no
+ * larger that divides the output grid (timestep_output_grid) a whole number of times,
+ * so that snapshots and time-series samples fall exactly on their times (k x interval
+ * = a whole number of steps). A given step is kept as it is (snapshots then go to the
+ * step nearest each grid time); a given step above the limit is refused unless the
+ * case turns the check off. */
 #ifndef DEMPACT_TIMESTEP_H
 #define DEMPACT_TIMESTEP_H
 
@@ -17,6 +21,7 @@
 #include <stdint.h>
 
 struct sim;
+struct sim_config;
 
 double timestep_rayleigh(const struct sim *s);
 double timestep_contact_time(const struct sim *s, double impact_speed);
@@ -61,5 +66,12 @@ typedef struct run_schedule {
  * TIMESTEP_MAX_OUTPUT_BYTES. Called by `dempact check` and again by `dempact run` once
  * --end-time and a restart have set the end and the step. */
 int timestep_schedule(const struct sim *s, run_schedule *out, char *err, size_t err_len);
+
+/* The interval an automatic step divides: the time-series interval when the output
+ * interval is a whole number of them (by default it is a tenth of the output
+ * interval), else the output interval; the time-series interval when there is no
+ * output interval (snapshots first and last only); 0 when neither is set (the step is
+ * not adjusted). */
+double timestep_output_grid(const struct sim_config *cfg);
 
 #endif

@@ -9,6 +9,7 @@
 #include "case.h"
 #include "case_errors.h"
 #include "engine/pair_restitution.h"
+#include "output_schedule.h"
 #include "engine/sim.h"
 #include "engine/timestep.h"
 #include "engine/watchdog.h"
@@ -98,7 +99,8 @@ void cli_print_restitutions(FILE *out, const sim_config *cfg, const sim *s)
 static void summary(const sim_config *cfg, const sim *s)
 {
     printf("%s: the case is good\n", cfg->case_path ? cfg->case_path : cfg->name);
-    printf("  name       %s (output NAME.h5 and NAME.xmf)\n", cfg->name);
+    printf("  name       %s (output NAME.h5, NAME.d/, NAME.xmf, NAME_contacts.xmf, NAME_walls.xmf)\n",
+           cfg->name);
     printf("  domain     [%g, %g] x [%g, %g] x [%g, %g] m, periodic %s %s %s\n",
            cfg->domain_min[0], cfg->domain_max[0], cfg->domain_min[1], cfg->domain_max[1],
            cfg->domain_min[2], cfg->domain_max[2], cfg->periodic[0] ? "x" : "-",
@@ -131,6 +133,18 @@ static void summary(const sim_config *cfg, const sim *s)
            (long long)plan.steps);
     printf("  output     %lld snapshots (%.3g MB at least)\n", (long long)plan.snapshots,
            plan.bytes / 1e6);
+    output_grid snaps, samples;
+    output_grids(cfg, s->dt, plan.steps, &snaps, &samples);
+    for (int k = 0; k < 2; k++) {
+        const output_grid *g = k ? &samples : &snaps;
+        if (output_grid_inexact(g))
+            printf("  warning    %s = %g s is not a whole number of steps (%.6g): each %s "
+                   "goes to the step nearest its time, at most dt/2 = %.3g s off\n",
+                   !k ? "time.output_interval"
+                   : cfg->timeseries_interval > 0 ? "time.timeseries_interval"
+                                                  : "the time-series interval (output_interval / 10)",
+                   g->interval, g->interval / s->dt, k ? "sample" : "snapshot", 0.5 * s->dt);
+    }
     cli_print_restitutions(stdout, cfg, s);
     watchdog_settings w = watchdog_settings_of(s);
     char energy[64] = "off";

@@ -25,24 +25,32 @@
 #include "engine/observables.h"
 #include "engine/watchdog.h"
 #include "restart.h"
+#include "output_schedule.h"
 #include "snapshot.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: dempact run CASE.yaml [--output DIR] [--threads N] [--end-time T]\n"
-            "                   [--restart FILE.h5 [--from-step N]] [--quiet]\n\n"
-            "Runs the case and writes DIR/NAME.h5 (snapshots, contact network, time series)\n"
-            "and DIR/NAME.xmf (open it in ParaView), NAME being the case's name. Progress\n"
-            "(step, simulated time, particle-steps per second, time left) goes to stderr.\n\n"
+            "                   [--restart FILE.h5 [--from-step N]] [--overwrite] [--quiet]\n\n"
+            "Runs the case and writes DIR/NAME.h5 (open it with h5py: snapshots, contact\n"
+            "network, time series; each snapshot is its own file in DIR/NAME.d/) and\n"
+            "DIR/NAME.xmf, NAME_contacts.xmf and NAME_walls.xmf (open them in ParaView), NAME\n"
+            "being the case's name. Progress (step, simulated time, particle-steps per\n"
+            "second, time left) goes to stderr.\n\n"
             "--end-time T replaces the case's time.end (s).\n"
             "--restart FILE.h5 continues from the last snapshot of FILE.h5 (--from-step N: from\n"
             "the snapshot at step N), bit-identically to a run that never stopped. The case must\n"
             "be the one FILE.h5 was written with; only name, time.end, time.output_interval\n"
             "and time.timeseries_interval may differ. If DIR/NAME.h5 is FILE.h5 the run goes\n"
-            "on in that file (snapshots after the restart point are dropped); otherwise\n"
-            "DIR/NAME.h5 starts with a copy of FILE.h5 up to the restart point.\n\n"
-            "The file is crash-safe: killed at any moment, it keeps every complete snapshot.\n"
+            "on in that output (snapshots after the restart point are dropped); otherwise\n"
+            "DIR/NAME.h5 starts with FILE.h5's snapshots up to the restart point (hard links\n"
+            "or copies of their files).\n\n"
+            "An existing DIR/NAME.h5 is replaced only if it is a dempact output of the same\n"
+            "case (the keys a restart may change aside) or with --overwrite; nothing in DIR\n"
+            "is touched before the case, the restart file and DIR are checked.\n"
+            "The output is crash-safe: killed at any moment, it keeps every complete\n"
+            "snapshot, and every file opens as it is (no repair step).\n"
             "SIGINT (Ctrl-C) and SIGTERM write a last snapshot and stop (exit 130 and 143).\n\n"
             "defaults: DIR = output, N = all cores (OMP_NUM_THREADS if set).\n"
             "exit status: 0 done, 1 failed while running (e.g. disk full), 2 bad case file,\n"
@@ -69,29 +77,6 @@ static void catch_stop_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* The folder exists (or is created) and a file can be created in it. Prints the reason
- * and returns -1 otherwise. */
-static int check_output_folder(const char *dir, const char *name)
-{
-    const char *d = dir && dir[0] ? dir : ".";
-    struct stat st;
-    if (stat(d, &st) != 0) return 0; /* snapshot_create makes it, and says why it cannot */
-    if (!S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "dempact run: cannot write to the output folder '%s': it is not a folder\n", d);
-        return -1;
-    }
-    char probe[4096];
-    snprintf(probe, sizeof probe, "%s/.%s.probe.%ld", d, name, (long)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd < 0) {
-        fprintf(stderr, "dempact run: cannot write to the output folder '%s': %s\n", d, strerror(errno));
-        return -1;
-    }
-    close(fd);
-    unlink(probe);
-    return 0;
-}
-
 /* Warns when the snapshots still to come will not fit on the output's file system. */
 static void check_free_space(const char *h5_path, uint64_t snapshot_bytes, int64_t snapshots_left)
 {
@@ -102,12 +87,6 @@ static void check_free_space(const char *h5_path, uint64_t snapshot_bytes, int64
         fprintf(stderr, "dempact run: warning: the %lld snapshots to come need about %.3g MB and "
                         "only %.3g MB are free where %s is\n",
                 (long long)snapshots_left, need / 1e6, have / 1e6, h5_path);
-}
-
-static int same_file(const char *a, const char *b)
-{
-    struct stat x, y;
-    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
 static double wall_seconds(void)
@@ -223,9 +202,10 @@ int cli_run(int argc, char **argv)
                                          {"end-time", required_argument, 0, 'e'},
                                          {"restart", required_argument, 0, 'r'},
                                          {"from-step", required_argument, 0, 'f'},
+                                         {"overwrite", no_argument, 0, 'w'},
                                          {0, 0, 0, 0}};
     const char *out_dir = "output", *restart_path = NULL;
-    int threads = 0, quiet = 0, c;
+    int threads = 0, quiet = 0, overwrite = 0, c;
     double end_time = 0.0;
     int64_t from_step = -1;
     optind = 1;
@@ -235,10 +215,16 @@ int cli_run(int argc, char **argv)
         switch (c) {
         case 'o': out_dir = optarg; break;
         case 'q': quiet = 1; break;
+        case 'w': overwrite = 1; break;
         case 'r': restart_path = optarg; break;
         case 'f':
             if (cli_parse_double(optarg, &v) || v < 0 || v != floor(v) || v > 9e18) {
                 fprintf(stderr, "dempact run: --from-step takes the step of one of the file's snapshots, a whole number from 0 to 9e18 (dempact info FILE lists them), not '%s'\n", optarg);
+                return EXIT_BAD_INPUT;
+            }
+            if (v > 0x1p53) { /* restart.c: no snapshot has a larger step */
+                fprintf(stderr, "dempact run: --from-step %s is beyond the largest step a snapshot can "
+                                "have (2^53 = 9007199254740992)\n", optarg);
                 return EXIT_BAD_INPUT;
             }
             from_step = (int64_t)v;
@@ -282,12 +268,16 @@ int cli_run(int argc, char **argv)
     }
     if (end_time > 0.0) cfg.end_time = s.cfg.end_time = end_time;
     restart_point rp = {0};
+    int status = 0;
+    snapshot_file *out = NULL;
+    double *wall_load = NULL;
+    /* everything is checked before anything in the output folder is touched: the case
+     * (above), the restart file, the length of the run, the folder */
     if (restart_path &&
         restart_from_file(restart_path, from_step, cfg.case_text, &s, &rp, err, sizeof err) != 0) {
         fprintf(stderr, "dempact run: %s\n", err);
-        sim_free(&s);
-        sim_config_free(&cfg);
-        return EXIT_BAD_INPUT;
+        status = EXIT_BAD_INPUT;
+        goto done;
     }
     /* steps, snapshots and time-series samples (by default ten per snapshot interval, a
      * hundred over the run when there are only the first and last snapshots), checked
@@ -295,11 +285,12 @@ int cli_run(int argc, char **argv)
     run_schedule plan;
     if (timestep_schedule(&s, &plan, err, sizeof err) != 0) {
         fprintf(stderr, "dempact run: %s%s\n", err, end_time > 0.0 ? " (with --end-time)" : "");
-        sim_free(&s);
-        sim_config_free(&cfg);
-        return EXIT_BAD_INPUT;
+        status = EXIT_BAD_INPUT;
+        goto done;
     }
-    int64_t total_steps = plan.steps, every = plan.every, ts_every = plan.sample_every;
+    int64_t total_steps = plan.steps;
+    output_grid snap_grid, sample_grid;
+    output_grids(&cfg, s.dt, total_steps, &snap_grid, &sample_grid);
     if (!quiet)
         fprintf(stderr, "%s: %zu particles, %d walls, dt = %.4g s (stable limit %.4g s), %lld steps, "
                         "%d threads\n", cfg.name, s.p.n_local, cfg.n_walls, s.dt, s.dt_limit,
@@ -313,30 +304,25 @@ int cli_run(int argc, char **argv)
     }
     if (!quiet) print_calibrations(&s);
     if (!quiet && !restart_path) cli_print_restitutions(stderr, &cfg, &s);
+    if (!quiet && (output_grid_inexact(&snap_grid) || output_grid_inexact(&sample_grid)))
+        fprintf(stderr, "dempact run: note: the %s interval is not a whole number of steps (dt = "
+                        "%.17g s): each %s goes to the step nearest its time (at most dt/2 off)\n",
+                output_grid_inexact(&snap_grid) ? "output" : "time-series", s.dt,
+                output_grid_inexact(&snap_grid) ? "snapshot" : "sample");
 
     snapshot_run_info info = {.case_name = cfg.name, .case_text = cfg.case_text,
                               .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s.dt,
-                              .walls = &s.walls};
-    int status = 0;
-    snapshot_file *out = NULL;
-    double *wall_load = calloc(6 * (s.walls.n ? s.walls.n : 1), sizeof *wall_load);
-    if (check_output_folder(out_dir, cfg.name) != 0 || !wall_load) {
-        status = EXIT_BAD_INPUT;
+                              .walls = &s.walls, .overwrite = overwrite};
+    memcpy(info.domain_min, cfg.domain_min, sizeof info.domain_min);
+    memcpy(info.domain_max, cfg.domain_max, sizeof info.domain_max);
+    wall_load = calloc(6 * (s.walls.n ? s.walls.n : 1), sizeof *wall_load);
+    if (!wall_load) {
+        fprintf(stderr, "dempact run: out of memory\n");
+        status = 3;
         goto done;
     }
-    char out_h5[4096];
-    snprintf(out_h5, sizeof out_h5, "%s%s%s.h5", out_dir ? out_dir : "",
-             out_dir && out_dir[0] && out_dir[strlen(out_dir) - 1] != '/' ? "/" : "", cfg.name);
-    if (restart_path && same_file(restart_path, out_h5)) {
-        out = snapshot_reopen(out_h5, rp.index, rp.step, &info, err, sizeof err);
-    } else {
-        out = snapshot_create(out_dir, cfg.name, &info, err, sizeof err);
-        if (out && restart_path && snapshot_import(out, restart_path, rp.index, rp.step, err, sizeof err) != 0) {
-            snapshot_close(out);
-            out = NULL;
-        }
-    }
-    if (!out) {
+    if (snapshot_check_output(out_dir, cfg.name, &info, restart_path, err, sizeof err) != 0 ||
+        !(out = snapshot_create(out_dir, cfg.name, &info, restart_path ? &rp.carry : NULL, err, sizeof err))) {
         fprintf(stderr, "dempact run: %s\n", err);
         status = EXIT_BAD_INPUT;
         goto done;
@@ -354,7 +340,7 @@ int cli_run(int argc, char **argv)
      * file (the first also allocates the file's shared datasets) */
     int written = restart_path ? 1 : 0;
     int warned_dashpots = 0;
-    int64_t dashpot_every = ts_every > 1000 ? ts_every : 1000; /* warn_stiff_dashpots */
+    int64_t dashpot_every = sample_grid.every > 1000 ? sample_grid.every : 1000; /* warn_stiff_dashpots */
     while (s.step < total_steps && !stop_signal) {
         sim_step(&s);
         watchdog_report wr;
@@ -369,14 +355,14 @@ int cli_run(int argc, char **argv)
             goto done;
         }
         int last = s.step == total_steps;
-        if ((s.step % ts_every == 0 || last) && add_sample(out, &s, wall_load, err, sizeof err) != 0)
+        if ((output_grid_due(&sample_grid, s.step) || last) && add_sample(out, &s, wall_load, err, sizeof err) != 0)
             goto write_failed;
         if (s.step % dashpot_every == 0) warn_stiff_dashpots(&s, &warned_dashpots);
-        if (s.step % every == 0 || last || stop_signal) {
+        if (output_grid_due(&snap_grid, s.step) || last || stop_signal) {
             if (write_snapshot(out, &s, err, sizeof err) != 0) goto write_failed;
             if (++written == 2)
                 check_free_space(snapshot_h5_path(out), snapshot_last_size(out),
-                                 (total_steps - s.step) / every + 1);
+                                 output_grid_count(&snap_grid, s.step, total_steps) + 1);
         }
         if (!quiet) report_progress(&pr, &s, last);
     }
@@ -399,13 +385,14 @@ write_failed:
     fprintf(stderr, "dempact run: %s\n", err);
     if (snapshot_count(out) > 0)
         fprintf(stderr, "dempact run: stopped at step %lld; %s keeps its %d complete snapshots, up to "
-                        "step %lld; continue with: dempact run %s --restart %s\n",
+                        "step %lld, each readable as it is; continue with: dempact run %s --restart %s\n",
                 (long long)s.step, snapshot_h5_path(out), snapshot_count(out),
                 (long long)snapshot_last_step(out), case_path,
                 snapshot_h5_path(out));
     status = EXIT_RUN_FAILED;
 done:
     if (snapshot_close(out) != 0 && status == 0) status = EXIT_RUN_FAILED;
+    restart_point_free(&rp);
     free(wall_load);
     sim_free(&s);
     sim_config_free(&cfg);

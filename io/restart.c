@@ -1,423 +1,413 @@
-/* Reading a snapshot back into the engine. See restart.h. */
+/* Reading a restart file: its layout, the snapshots it keeps, its time series and
+ * case, each number checked where it enters (restart.h). The restart snapshot's own
+ * arrays are io/restart_state.c's. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "restart.h"
+#include "restart_internal.h"
 
-#include <hdf5.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
+#include <sys/stat.h>
 
 #include "h5_read.h"
-#include "snapshot_journal.h"
 
-static void set_err(char *err, size_t err_len, const char *fmt, ...)
+int restart_refuse(const restart_file *f, char *err, size_t err_len, const char *fmt, ...)
 {
-    if (!err || err_len == 0) return;
+    if (!err || err_len == 0) return -1;
+    int n = snprintf(err, err_len, "'%s': ", f->path);
+    if (n < 0 || (size_t)n >= err_len) return -1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
+    vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
     va_end(ap);
+    return -1;
 }
 
-/* ------------------------------------------------------------ case comparison */
+/* ---------------------------------------------------------------- snapshots */
 
-/* Keys a restart may change (dotted paths from the document's root). */
-static const char *const free_keys[] = {"name", "time.end", "time.output_interval",
-                                        "time.timeseries_interval"};
+static void snap_name(char *buf, size_t len, int k) { snprintf(buf, len, "/snapshots/%06d", k); }
 
-static int is_free(const char *path)
-{
-    for (size_t k = 0; k < sizeof free_keys / sizeof free_keys[0]; k++)
-        if (!strcmp(path, free_keys[k])) return 1;
-    return 0;
-}
-
-static int parse_number(const char *s, double *v)
-{
-    char *end;
-    if (!*s) return 0;
-    *v = strtod(s, &end);
-    return *end == '\0' && isfinite(*v);
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* Short text of a node for messages. */
-static const char *show(const yaml_node_t *n)
-{
-    if (!n) return "(missing)";
-    if (n->type == YAML_SCALAR_NODE) return (const char *)n->data.scalar.value;
-    return n->type == YAML_SEQUENCE_NODE ? "(a list)" : "(a mapping)";
-}
-
-typedef struct cmp_ctx {
-    yaml_document_t *a, *b;
-    char *why;
-    size_t why_len;
-} cmp_ctx;
-
-static int differ(cmp_ctx *c, const char *path, const yaml_node_t *x, const yaml_node_t *y)
-{
-    set_err(c->why, c->why_len, "%s is %s in the file's case and %s in this one",
-            path[0] ? path : "the document", show(x), show(y));
-    return 1;
-}
-
-static const yaml_node_t *lookup(yaml_document_t *d, const yaml_node_t *map, const char *key)
-{
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        const char *k = scalar(yaml_document_get_node(d, p->key));
-        if (k && !strcmp(k, key)) return yaml_document_get_node(d, p->value);
-    }
-    return NULL;
-}
-
-static int compare_nodes(cmp_ctx *c, const char *path, const yaml_node_t *x, const yaml_node_t *y);
-
-/* Every non-free key of `from` must be in `to` with an equal value. */
-static int compare_keys(cmp_ctx *c, const char *path, yaml_document_t *df, const yaml_node_t *from,
-                        yaml_document_t *dt, const yaml_node_t *to, int from_is_a)
-{
-    for (yaml_node_pair_t *p = from->data.mapping.pairs.start; p < from->data.mapping.pairs.top; p++) {
-        const char *k = scalar(yaml_document_get_node(df, p->key));
-        if (!k) continue;
-        char sub[512];
-        snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", k);
-        if (is_free(sub)) continue;
-        const yaml_node_t *v = yaml_document_get_node(df, p->value), *w = lookup(dt, to, k);
-        if (!w) return from_is_a ? differ(c, sub, v, NULL) : differ(c, sub, NULL, v);
-        if (from_is_a) {
-            int r = compare_nodes(c, sub, v, w);
-            if (r) return r;
-        }
-    }
-    return 0;
-}
-
-static int compare_nodes(cmp_ctx *c, const char *path, const yaml_node_t *x, const yaml_node_t *y)
-{
-    if (!x || !y || x->type != y->type) return differ(c, path, x, y);
-    if (x->type == YAML_SCALAR_NODE) {
-        const char *s = scalar(x), *t = scalar(y);
-        double u, v;
-        if (parse_number(s, &u) && parse_number(t, &v)) return u == v ? 0 : differ(c, path, x, y);
-        return strcmp(s, t) ? differ(c, path, x, y) : 0;
-    }
-    if (x->type == YAML_SEQUENCE_NODE) {
-        ptrdiff_t n = x->data.sequence.items.top - x->data.sequence.items.start;
-        ptrdiff_t m = y->data.sequence.items.top - y->data.sequence.items.start;
-        if (n != m) {
-            set_err(c->why, c->why_len, "%s has %td entries in the file's case and %td in this one",
-                    path, n, m);
-            return 1;
-        }
-        for (ptrdiff_t k = 0; k < n; k++) {
-            char sub[512];
-            snprintf(sub, sizeof sub, "%s[%td]", path, k);
-            int r = compare_nodes(c, sub, yaml_document_get_node(c->a, x->data.sequence.items.start[k]),
-                                  yaml_document_get_node(c->b, y->data.sequence.items.start[k]));
-            if (r) return r;
-        }
-        return 0;
-    }
-    int r = compare_keys(c, path, c->a, x, c->b, y, 1);
-    return r ? r : compare_keys(c, path, c->b, y, c->a, x, 0);
-}
-
-static int load_doc(const char *text, yaml_document_t *doc)
-{
-    yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) return -1;
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
-    int ok = yaml_parser_load(&p, doc);
-    yaml_parser_delete(&p);
-    if (!ok) return -1;
-    if (!yaml_document_get_root_node(doc)) {
-        yaml_document_delete(doc);
-        return -1;
-    }
-    return 0;
-}
-
-int restart_compare_cases(const char *stored, const char *given, char *why, size_t why_len)
-{
-    yaml_document_t a, b;
-    if (load_doc(stored, &a) != 0) {
-        set_err(why, why_len, "the file's case text is not a YAML document");
-        return -1;
-    }
-    if (load_doc(given, &b) != 0) {
-        yaml_document_delete(&a);
-        set_err(why, why_len, "the case is not a YAML document");
-        return -1;
-    }
-    cmp_ctx c = {&a, &b, why, why_len};
-    int r = compare_nodes(&c, "", yaml_document_get_root_node(&a), yaml_document_get_root_node(&b));
-    yaml_document_delete(&a);
-    yaml_document_delete(&b);
-    return r;
-}
-
-/* ------------------------------------------------------------ reading the file */
-
-static char h5_msg[256];
-
-static herr_t first_error(unsigned n, const H5E_error2_t *e, void *data)
-{
-    (void)data;
-    if (n == 0 && e && e->desc) snprintf(h5_msg, sizeof h5_msg, "%s", e->desc);
-    return 0;
-}
-
-static const char *h5_error(void)
-{
-    snprintf(h5_msg, sizeof h5_msg, "HDF5 error");
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_error, NULL);
-    return h5_msg;
-}
-
-/* Reads dataset `name` of loc, which must be (rows) or (rows, cols), into a new buffer
- * of elem bytes per value. */
-static void *read_array(hid_t loc, const char *name, hid_t mem_type, size_t elem, size_t rows,
-                        size_t cols, char *err, size_t err_len)
-{
-    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
-    if (d < 0) {
-        set_err(err, err_len, "the snapshot has no dataset %s (not written by this version of "
-                              "dempact?)", name);
-        return NULL;
-    }
-    hid_t s = H5Dget_space(d);
-    hsize_t dims[2] = {0, 0};
-    int rank = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
-    if (rank >= 1 && rank <= 2) H5Sget_simple_extent_dims(s, dims, NULL);
-    if (s >= 0) H5Sclose(s);
-    void *buf = NULL;
-    if (rank != (cols ? 2 : 1) || dims[0] != rows || (cols && dims[1] != cols)) {
-        set_err(err, err_len, "dataset %s has the wrong shape (expected %zu x %zu)", name, rows,
-                cols ? cols : 1);
-    } else if (!(buf = malloc((rows ? rows : 1) * (cols ? cols : 1) * elem))) {
-        set_err(err, err_len, "out of memory reading %s", name);
-    } else if (rows > 0 && H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        set_err(err, err_len, "cannot read %s: %s", name, h5_error());
-        free(buf);
-        buf = NULL;
-    }
-    H5Dclose(d);
-    return buf;
-}
-
-typedef struct snap_arrays {
-    int64_t *id, *contact_id, *contact_slot;
-    int32_t *type;
-    uint8_t *contact_wall;
-    double *radius, *mass, *position, *position_at_rebuild, *velocity, *angular_velocity;
-    double *force, *torque;
-    double *history[SIM_MAX_HISTORY_FIELDS];
-    double *work, *wall_work, *wall_work_sum;
-    uint8_t *inlets, *outlets;
-    size_t inlets_bytes, outlets_bytes;
-} snap_arrays;
-
-static void free_arrays(snap_arrays *a)
-{
-    free(a->id); free(a->contact_id); free(a->contact_slot); free(a->type);
-    free(a->work); free(a->wall_work); free(a->wall_work_sum); free(a->inlets); free(a->outlets); free(a->contact_wall); free(a->radius);
-    free(a->mass); free(a->position); free(a->position_at_rebuild); free(a->velocity);
-    free(a->angular_velocity); free(a->force); free(a->torque);
-    for (int h = 0; h < SIM_MAX_HISTORY_FIELDS; h++) free(a->history[h]);
-}
-
-static int load_snapshot(hid_t file, const restart_point *rp, sim *s, char *err, size_t err_len)
+/* The file an external link of a format-3 index names: SOMETHING.d/NNNNNN.h5 with
+ * NNNNNN = k and object "/", nothing else (a hostile link must not make dempact read,
+ * copy or hard-link another file). Returns the path beside the index, malloc'd, or NULL
+ * with a message. */
+static char *link_target(const restart_file *f, int k, char *err, size_t err_len)
 {
     char name[64];
-    snprintf(name, sizeof name, "/snapshots/%06d", rp->index);
-    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
+    snap_name(name, sizeof name, k);
+    H5L_info_t li;
+    if (H5Lget_info(f->file, name, &li, H5P_DEFAULT) < 0 || li.type != H5L_TYPE_EXTERNAL ||
+        li.u.val_size > 4096) {
+        restart_refuse(f, err, err_len, "%s is not an external link to a snapshot file (layout 3)", name);
+        return NULL;
+    }
+    char *buf = malloc(li.u.val_size + 1), *path = NULL;
+    const char *file = NULL, *obj = NULL;
+    if (!buf || H5Lget_val(f->file, name, buf, li.u.val_size, H5P_DEFAULT) < 0 ||
+        H5Lunpack_elink_val(buf, li.u.val_size, NULL, &file, &obj) < 0 || !file || !obj) {
+        restart_refuse(f, err, err_len, "%s: unreadable external link", name);
+        goto done;
+    }
+    char want[16];
+    snprintf(want, sizeof want, "/%06d.h5", k);
+    const char *slash = strchr(file, '/');
+    size_t len = strlen(file);
+    if (!slash || slash == file || strchr(slash + 1, '/') || slash - file < 3 || strncmp(slash - 2, ".d", 2) ||
+        strcmp(slash, want) || !strcmp(file, "..") || strncmp(file, "../", 3) == 0 || strcmp(obj, "/") ||
+        len > 1024) {
+        restart_refuse(f, err, err_len, "%s links to '%s:%s'; a snapshot link names NAME.d%s:/", name, file,
+                       obj, want);
+        goto done;
+    }
+    path = snapshot_printf("%s/%s", f->folder, file);
+    struct stat st;
+    if (path && (stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
+        restart_refuse(f, err, err_len, "snapshot %d's file '%s' is missing or not a regular file", k, path);
+        free(path);
+        path = NULL;
+    }
+done:
+    free(buf);
+    return path;
+}
+
+hid_t restart_open_snapshot(const restart_file *f, int k, hid_t *file, char *err, size_t err_len)
+{
+    char name[64];
+    snap_name(name, sizeof name, k);
+    *file = -1;
+    if (f->format == 2) {
+        hid_t g = H5Gopen2(f->file, name, H5P_DEFAULT);
+        if (g < 0) restart_refuse(f, err, err_len, "%s is not a readable group", name);
+        return g;
+    }
+    char *path = link_target(f, k, err, err_len);
+    if (!path) return -1;
+    *file = H5Fis_hdf5(path) > 0 ? sh5_open_read(path) : -1;
+    hid_t g = *file >= 0 ? H5Gopen2(*file, "/", H5P_DEFAULT) : -1;
     if (g < 0) {
-        set_err(err, err_len, "cannot open %s: %s", name, h5_error());
-        return -1;
+        restart_refuse(f, err, err_len, "snapshot %d's file '%s' is not a readable HDF5 file", k, path);
+        if (*file >= 0) H5Fclose(*file);
+        *file = -1;
     }
-    int64_t n64 = -1, m64 = -1;
-    snap_arrays a = {0};
+    free(path);
+    return g;
+}
+
+void restart_close_snapshot(hid_t g, hid_t file)
+{
+    if (g >= 0) H5Gclose(g);
+    if (file >= 0) H5Fclose(file);
+}
+
+/* Snapshots 0, 1, 2, ... without a gap. */
+static int count_snapshots(const restart_file *f)
+{
+    if (H5Lexists(f->file, "/snapshots", H5P_DEFAULT) <= 0) return 0;
+    int count = 0;
+    for (; count < 1000000; count++) {
+        char name[64];
+        snap_name(name, sizeof name, count);
+        if (H5Lexists(f->file, name, H5P_DEFAULT) <= 0) break;
+    }
+    return count;
+}
+
+/* The meta of snapshot k, with its attributes checked. */
+static int snapshot_meta_checked(const restart_file *f, int k, snapshot_meta *m, char *err, size_t err_len)
+{
+    hid_t file;
+    hid_t g = restart_open_snapshot(f, k, &file, err, err_len);
+    if (g < 0) return -1;
+    char why[512];
+    int rc = snapshot_meta_read(g, f->format, m, why, sizeof why);
+    restart_close_snapshot(g, file);
+    if (rc < 0) return restart_refuse(f, err, err_len, "snapshot %d: %s", k, why);
+    if (!isfinite(m->time) || m->time < 0.0)
+        return restart_refuse(f, err, err_len, "snapshot %d: attribute time is %g; it must be a finite "
+                              "time >= 0 s", k, m->time);
+    if (m->step < 0 || m->step > RESTART_MAX_STEP)
+        return restart_refuse(f, err, err_len, "snapshot %d: attribute step is %lld; it must be in 0 .. "
+                              "2^53", k, (long long)m->step);
+    double expect = (double)m->step * f->dt;
+    if (fabs(m->time - expect) > 1e-9 * fmax(fabs(expect), f->dt))
+        return restart_refuse(f, err, err_len, "snapshot %d: attribute time is %.17g s, but step %lld x dt "
+                              "%.17g s is %.17g s", k, m->time, (long long)m->step, f->dt, expect);
+    if (m->n_particles > RESTART_MAX_ROWS || m->n_contacts > RESTART_MAX_ROWS)
+        return restart_refuse(f, err, err_len, "snapshot %d: %lld particles and %lld contacts; at most 2^31 "
+                              "of each", k, (long long)m->n_particles, (long long)m->n_contacts);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ time series */
+
+static int read_column(const restart_file *f, hid_t g, const char *name, hid_t type, int rank,
+                       const hsize_t *rest, int64_t rows, void *buf, char *err, size_t err_len)
+{
+    char why[256];
+    int64_t got = snapshot_dataset_rows(g, name, rank, rest, why, sizeof why);
+    if (got < 0) return restart_refuse(f, err, err_len, "/timeseries: %s", why);
+    if (got != rows)
+        return restart_refuse(f, err, err_len, "/timeseries/%s has %lld rows, /timeseries/time %lld", name,
+                              (long long)got, (long long)rows);
+    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    int ok = d >= 0 && (rows == 0 || H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+    if (d >= 0) H5Dclose(d);
+    return ok ? 0 : restart_refuse(f, err, err_len, "/timeseries/%s is unreadable", name);
+}
+
+/* The samples up to step `upto` into s (n_walls set), each checked. */
+static int read_series(const restart_file *f, int64_t upto, size_t n_walls, snapshot_series *s, char *err,
+                       size_t err_len)
+{
+    hid_t g = H5Lexists(f->file, "/timeseries", H5P_DEFAULT) > 0 ? H5Gopen2(f->file, "/timeseries", H5P_DEFAULT) : -1;
+    if (g < 0) return restart_refuse(f, err, err_len, "group /timeseries is missing");
+    char why[256];
     int rc = -1;
-    char sub[1024] = "";
-    if (h5_read_attr(g, ".", "n_particles", H5T_NATIVE_INT64, &n64) < 0 || n64 <= 0) {
-        set_err(err, err_len, "%s has no particles", name);
+    double *col = NULL, *walls[2] = {NULL, NULL};
+    sim_observables *rows = NULL;
+    int64_t t = snapshot_dataset_rows(g, "time", 1, NULL, why, sizeof why);
+    if (t < 0) {
+        restart_refuse(f, err, err_len, "/timeseries: %s", why);
         goto done;
     }
-    if (H5Lexists(g, "contacts", H5P_DEFAULT) <= 0 ||
-        h5_read_attr(g, "contacts", "n_contacts", H5T_NATIVE_INT64, &m64) < 0 || m64 < 0) {
-        set_err(err, err_len, "%s has no contacts group (not written by this version of dempact?)",
-                name);
+    size_t n = (size_t)t;
+    col = malloc((n ? n : 1) * 8);
+    rows = calloc(n ? n : 1, sizeof *rows);
+    if (!col || !rows) {
+        restart_refuse(f, err, err_len, "out of memory for %lld time-series samples", (long long)t);
         goto done;
     }
-    size_t n = (size_t)n64, m = (size_t)m64;
-#define READ(field, path, type, elem, rows, cols)                                       \
-    if (!(a.field = read_array(g, path, type, elem, rows, cols, sub, sizeof sub))) goto bad
-    READ(id, "id", H5T_NATIVE_INT64, 8, n, 0);
-    READ(type, "type", H5T_NATIVE_INT32, 4, n, 0);
-    READ(radius, "radius", H5T_NATIVE_DOUBLE, 8, n, 0);
-    READ(mass, "mass", H5T_NATIVE_DOUBLE, 8, n, 0);
-    READ(position, "position", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(position_at_rebuild, "position_at_rebuild", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(velocity, "velocity", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(angular_velocity, "angular_velocity", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(force, "force", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(torque, "torque", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(contact_id, "contacts/id", H5T_NATIVE_INT64, 8, m, 2);
-    READ(contact_wall, "contacts/wall", H5T_NATIVE_UINT8, 1, m, 0);
-    READ(contact_slot, "contacts/slot", H5T_NATIVE_INT64, 8, m, 0);
-    for (int h = 0; h < sim_n_pair_history; h++) {
-        const pair_history_field *hf = &sim_pair_history[h];
-        char path[128];
-        snprintf(path, sizeof path, "contacts/%s", hf->name);
-        if (hf->zero_if_absent && H5Lexists(g, path, H5P_DEFAULT) <= 0) {
-            /* written before this state existed: no contact had any */
-            if (!(a.history[h] = calloc(m * (size_t)hf->count + 1, sizeof(double)))) {
-                snprintf(sub, sizeof sub, "out of memory");
-                goto bad;
-            }
+    for (size_t c = 0; c < snapshot_n_ts_columns; c++) {
+        const snapshot_ts_column *tc = &snapshot_ts_columns[c];
+        if (tc->optional && H5Lexists(g, tc->name, H5P_DEFAULT) <= 0) { /* older files */
+            double nan = NAN;
+            for (size_t r = 0; r < n; r++) memcpy((char *)&rows[r] + tc->offset, &nan, 8);
             continue;
         }
-        READ(history[h], path, H5T_NATIVE_DOUBLE, 8, m, hf->count > 1 ? (size_t)hf->count : 0);
+        if (read_column(f, g, tc->name, tc->is_int ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, 1, NULL, t, col, err,
+                        err_len) < 0)
+            goto done;
+        for (size_t r = 0; r < n; r++) memcpy((char *)&rows[r] + tc->offset, (char *)col + 8 * r, 8);
     }
-    /* the engine's accumulators, inlets and outlets */
-    int64_t next_id = -1;
-    double rebuild_wall_time = NAN;
-    if (H5Lexists(g, "engine", H5P_DEFAULT) <= 0 ||
-        h5_read_attr(g, "engine", "next_id", H5T_NATIVE_INT64, &next_id) < 0 ||
-        h5_read_attr(g, "engine", "rebuild_wall_time", H5T_NATIVE_DOUBLE, &rebuild_wall_time) < 0) {
-        snprintf(sub, sizeof sub, "no engine group (not written by this version of dempact?)");
-        goto bad;
+    for (int k = 0; k < 2 && n_walls > 0; k++) {
+        walls[k] = malloc(3 * n_walls * (n ? n : 1) * sizeof(double));
+        if (!walls[k]) {
+            restart_refuse(f, err, err_len, "out of memory for the time series");
+            goto done;
+        }
+        if (H5Lexists(g, snapshot_wall_series[k].name, H5P_DEFAULT) <= 0) { /* older files */
+            for (size_t i = 0; i < 3 * n_walls * n; i++) walls[k][i] = NAN;
+            continue;
+        }
+        hsize_t rest[2] = {n_walls, 3};
+        if (read_column(f, g, snapshot_wall_series[k].name, H5T_NATIVE_DOUBLE, 3, rest, t, walls[k], err,
+                        err_len) < 0)
+            goto done;
     }
-    a.inlets_bytes = (size_t)s->cfg.n_inlets * sizeof *s->inlets;
-    a.outlets_bytes = (size_t)s->cfg.n_outlets * sizeof *s->outlets;
-    READ(work, "engine/work", H5T_NATIVE_DOUBLE, 8, SIM_WORK_KINDS, 0);
-    if (s->walls.n > 0) READ(wall_work, "engine/wall_work", H5T_NATIVE_DOUBLE, 8, s->walls.n, 0);
-    if (s->walls.n > 0 && H5Lexists(g, "engine/wall_work_sum", H5P_DEFAULT) > 0) /* since session 7 */
-        READ(wall_work_sum, "engine/wall_work_sum", H5T_NATIVE_DOUBLE, 8, s->walls.n, 0);
-    READ(inlets, "engine/inlets", H5T_NATIVE_UINT8, 1, a.inlets_bytes, 0);
-    READ(outlets, "engine/outlets", H5T_NATIVE_UINT8, 1, a.outlets_bytes, 0);
-#undef READ
-    sim_restart_state st = {.time = rp->time, .dt = rp->dt, .step = rp->step, .n = n, .id = a.id,
-                            .type = a.type, .radius = a.radius, .mass = a.mass,
-                            .position = a.position, .position_at_rebuild = a.position_at_rebuild,
-                            .velocity = a.velocity, .angular_velocity = a.angular_velocity,
-                            .force = a.force, .torque = a.torque, .n_contacts = m,
-                            .contact_id = a.contact_id, .contact_wall = a.contact_wall,
-                            .contact_slot = a.contact_slot, .next_id = next_id, .work = a.work,
-                            .wall_work = a.wall_work, .wall_work_sum = a.wall_work_sum,
-                            .inlets = a.inlets, .outlets = a.outlets,
-                            .inlets_bytes = a.inlets_bytes, .outlets_bytes = a.outlets_bytes,
-                            .rebuild_wall_time = rebuild_wall_time};
-    for (int h = 0; h < sim_n_pair_history; h++) st.history[h] = a.history[h];
-    if (sim_restore(s, &st, sub, sizeof sub) != 0) goto bad;
+    /* the kept rows: steps in order, times on them, values finite (NaN: not computed) */
+    size_t keep = 0;
+    for (size_t r = 0; r < n; r++) {
+        const sim_observables *o = &rows[r];
+        if (o->step < 0 || o->step > RESTART_MAX_STEP || (r > 0 && o->step < rows[r - 1].step)) {
+            restart_refuse(f, err, err_len, "/timeseries/step[%zu] is %lld; steps are in 0 .. 2^53 and do not "
+                           "decrease", r, (long long)o->step);
+            goto done;
+        }
+        if (o->step > upto) break;
+        double expect = (double)o->step * f->dt;
+        if (!isfinite(o->time) || fabs(o->time - expect) > 1e-9 * fmax(fabs(expect), f->dt)) {
+            restart_refuse(f, err, err_len, "/timeseries/time[%zu] is %.17g s, but step %lld x dt is %.17g s", r,
+                           o->time, (long long)o->step, expect);
+            goto done;
+        }
+        for (size_t c = 0; c < snapshot_n_ts_columns; c++) {
+            const snapshot_ts_column *tc = &snapshot_ts_columns[c];
+            const char *at = (const char *)o + tc->offset;
+            int64_t iv;
+            double dv;
+            memcpy(&iv, at, 8);
+            memcpy(&dv, at, 8);
+            if (tc->is_int ? iv < 0 : isinf(dv)) {
+                restart_refuse(f, err, err_len, "/timeseries/%s[%zu] is %s; it must be %s", tc->name, r,
+                               tc->is_int ? "negative" : "infinite", tc->is_int ? ">= 0" : "finite (or NaN)");
+                goto done;
+            }
+        }
+        for (int k = 0; k < 2 && n_walls > 0; k++)
+            for (size_t i = 0; i < 3 * n_walls; i++)
+                if (isinf(walls[k][3 * n_walls * r + i])) {
+                    restart_refuse(f, err, err_len, "/timeseries/%s[%zu] is infinite", snapshot_wall_series[k].name, r);
+                    goto done;
+                }
+        keep = r + 1;
+    }
+    s->n_walls = n_walls;
+    for (size_t r = 0; r < keep; r++) {
+        sim_observables o = rows[r];
+        o.n_walls = n_walls;
+        o.wall_force = n_walls ? walls[0] + 3 * n_walls * r : NULL;
+        o.wall_torque = n_walls ? walls[1] + 3 * n_walls * r : NULL;
+        if (snapshot_series_add(s, &o) < 0) {
+            restart_refuse(f, err, err_len, "out of memory for the time series");
+            goto done;
+        }
+    }
     rc = 0;
-    goto done;
-bad:
-    set_err(err, err_len, "cannot restart from %s: %s", name, sub);
 done:
-    free_arrays(&a);
+    free(col);
+    free(rows);
+    free(walls[0]);
+    free(walls[1]);
     H5Gclose(g);
     return rc;
 }
 
+/* ------------------------------------------------------------------ the file */
+
 /* Lists the steps of the file's snapshots into buf (for the error message). */
-static void list_steps(hid_t file, int count, char *buf, size_t len)
+static void list_steps(const snapshot_meta *m, int count, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int k = 0; k < count && used + 32 < len; k++) {
-        char name[64];
-        int64_t step;
-        snprintf(name, sizeof name, "/snapshots/%06d", k);
-        if (h5_read_attr(file, name, "step", H5T_NATIVE_INT64, &step) < 0) continue;
-        used += (size_t)snprintf(buf + used, len - used, "%s%lld", k ? ", " : "", (long long)step);
-    }
+    for (int k = 0; k < count && used + 32 < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%lld", k ? ", " : "", (long long)m[k].step);
     if (used + 32 >= len) snprintf(buf + used, len - used, ", ...");
 }
+
+static int read_root(restart_file *f, const sim *s, char *err, size_t err_len)
+{
+    if (H5Aexists(f->file, "dempact_version") <= 0)
+        return restart_refuse(f, err, err_len, "not written by dempact (no attribute /@dempact_version)");
+    int32_t format = -1;
+    if (h5_read_attr(f->file, ".", "format", H5T_NATIVE_INT32, &format) < 0)
+        return restart_refuse(f, err, err_len, "attribute /@format is missing or unreadable (written by a "
+                              "dempact older than layout 2?)");
+    if (format != 2 && format != 3)
+        return restart_refuse(f, err, err_len, "attribute /@format is %d; this dempact reads layouts 2 and %d",
+                              format, SNAPSHOT_FORMAT);
+    f->format = format;
+    if (h5_read_attr(f->file, ".", "dt", H5T_NATIVE_DOUBLE, &f->dt) < 0)
+        return restart_refuse(f, err, err_len, "attribute /@dt (the timestep) is missing or unreadable");
+    if (!isfinite(f->dt) || !(f->dt > 0.0))
+        return restart_refuse(f, err, err_len, "attribute /@dt is %g s; the timestep must be finite and > 0", f->dt);
+    if (s->cfg.dt_check && f->dt > s->dt_limit)
+        return restart_refuse(f, err, err_len, "attribute /@dt is %.17g s, above the case's stable limit %.4g s",
+                              f->dt, s->dt_limit);
+    if (f->dt < 1e-6 * s->dt)
+        return restart_refuse(f, err, err_len, "attribute /@dt is %.17g s, below a millionth of the case's step "
+                              "%.4g s", f->dt, s->dt);
+    /* the wall names: one per wall of the case */
+    hsize_t n_names = 0;
+    if (H5Aexists(f->file, "wall_names") > 0) {
+        hid_t a = H5Aopen(f->file, "wall_names", H5P_DEFAULT), sp = a >= 0 ? H5Aget_space(a) : -1;
+        int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+        if (rank == 1) H5Sget_simple_extent_dims(sp, &n_names, NULL);
+        if (sp >= 0) H5Sclose(sp);
+        if (a >= 0) H5Aclose(a);
+        if (rank != 1) return restart_refuse(f, err, err_len, "attribute /@wall_names is not a list");
+    }
+    if (n_names != s->walls.n)
+        return restart_refuse(f, err, err_len, "attribute /@wall_names names %llu walls; the case has %zu",
+                              (unsigned long long)n_names, s->walls.n);
+    return 0;
+}
+
+void restart_point_free(restart_point *rp) { snapshot_carry_free(&rp->carry); }
 
 int restart_from_file(const char *h5_path, int64_t from_step, const char *case_text, sim *s,
                       restart_point *rp, char *err, size_t err_len)
 {
     memset(rp, 0, sizeof *rp);
-    if (journal_recover(h5_path, err, err_len) < 0) return -1;
-    H5E_auto2_t func;
-    void *data;
-    H5Eget_auto2(H5E_DEFAULT, &func, &data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    restart_file f = {.path = h5_path, .file = -1};
+    h5_quiet q;
+    h5_quiet_begin(&q);
     int rc = -1;
     char *stored = NULL;
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), file = -1;
-    if (fapl >= 0 && H5Pset_file_locking(fapl, 0, 1) >= 0) file = H5Fopen(h5_path, H5F_ACC_RDONLY, fapl);
-    if (fapl >= 0) H5Pclose(fapl);
-    if (file < 0) {
-        set_err(err, err_len, "cannot open '%s': %s", h5_path, h5_error());
+    snapshot_meta *meta = NULL;
+    struct stat st;
+    if (stat(h5_path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        restart_refuse(&f, err, err_len, "cannot open: %s", stat(h5_path, &st) != 0 ? "no such file"
+                                                                                   : "not a regular file");
         goto done;
     }
-    /* the snapshots */
-    int count = 0;
-    for (;;) {
-        char name[64];
-        snprintf(name, sizeof name, "/snapshots/%06d", count);
-        if (H5Lexists(file, "/snapshots", H5P_DEFAULT) <= 0 || H5Lexists(file, name, H5P_DEFAULT) <= 0) break;
-        count++;
-    }
-    rp->count = count;
-    if (count == 0) {
-        set_err(err, err_len, "'%s' holds no snapshot to restart from", h5_path);
+    f.folder = fs_dirname(h5_path);
+    if (!f.folder || H5Fis_hdf5(h5_path) <= 0 || (f.file = sh5_open_read(h5_path)) < 0) {
+        restart_refuse(&f, err, err_len, "cannot open: not an HDF5 file, or a damaged one");
         goto done;
     }
-    rp->index = -1;
-    for (int k = count - 1; k >= 0; k--) {
-        char name[64];
-        int64_t step;
-        snprintf(name, sizeof name, "/snapshots/%06d", k);
-        if (h5_read_attr(file, name, "step", H5T_NATIVE_INT64, &step) < 0) continue;
-        if (from_step < 0 || step == from_step) {
-            rp->index = k;
-            rp->step = step;
-            h5_read_attr(file, name, "time", H5T_NATIVE_DOUBLE, &rp->time);
-            break;
-        }
-    }
-    if (rp->index < 0) {
-        char steps[512];
-        list_steps(file, count, steps, sizeof steps);
-        set_err(err, err_len, "--from-step %lld: '%s' has no snapshot at that step; its snapshots are "
-                              "at steps %s", (long long)from_step, h5_path, steps);
-        goto done;
-    }
-    if (h5_read_attr(file, "/", "dt", H5T_NATIVE_DOUBLE, &rp->dt) < 0 || !(rp->dt > 0.0)) {
-        set_err(err, err_len, "'%s' has no timestep (root attribute dt)", h5_path);
-        goto done;
-    }
+    if (read_root(&f, s, err, err_len) < 0) goto done;
     /* the case */
-    stored = h5_read_case_text(file);
+    stored = h5_read_case_text(f.file, f.format == 2);
     if (!stored) {
-        set_err(err, err_len, "'%s' does not hold the case it was run with (/case_text)", h5_path);
+        restart_refuse(&f, err, err_len, "/case_text, the case it was run with, is missing or unreadable "
+                       "(one %sstring; a damaged file?)", f.format == 2 ? "" : "fixed-length ");
         goto done;
     }
     char why[1024];
     int cmp = restart_compare_cases(stored, case_text ? case_text : "", why, sizeof why);
     if (cmp != 0) {
-        set_err(err, err_len, "this case is not the one '%s' was written with: %s (a restart may "
-                              "change only name, time.end, time.output_interval and "
-                              "time.timeseries_interval)", h5_path, why);
+        restart_refuse(&f, err, err_len, "this case is not the one the file was written with: %s (a restart "
+                       "may change only name, time.end, time.output_interval and "
+                       "time.timeseries_interval)", why);
         goto done;
     }
+    /* the snapshots: each one's time and step, in order */
+    int count = count_snapshots(&f);
+    rp->count = count;
+    if (count == 0) {
+        restart_refuse(&f, err, err_len, "holds no snapshot to restart from");
+        goto done;
+    }
+    meta = calloc((size_t)count, sizeof *meta);
+    if (!meta) {
+        restart_refuse(&f, err, err_len, "out of memory");
+        goto done;
+    }
+    rp->index = -1;
+    for (int k = 0; k < count; k++) {
+        if (snapshot_meta_checked(&f, k, &meta[k], err, err_len) < 0) goto done;
+        if (k > 0 && meta[k].step <= meta[k - 1].step) {
+            restart_refuse(&f, err, err_len, "snapshot %d: attribute step is %lld, not after snapshot %d's %lld",
+                           k, (long long)meta[k].step, k - 1, (long long)meta[k - 1].step);
+            goto done;
+        }
+        if (meta[k].step == from_step) rp->index = k;
+    }
+    if (from_step < 0) rp->index = count - 1;
+    if (rp->index < 0) {
+        char steps[512];
+        list_steps(meta, count, steps, sizeof steps);
+        restart_refuse(&f, err, err_len, "--from-step %lld: no snapshot at that step; its snapshots are at "
+                       "steps %s", (long long)from_step, steps);
+        goto done;
+    }
+    rp->step = meta[rp->index].step;
+    rp->time = meta[rp->index].time;
+    rp->dt = f.dt;
     rp->case_dt = s->dt;
-    rc = load_snapshot(file, rp, s, err, err_len);
+    /* the time series up to the restart point */
+    if (read_series(&f, rp->step, s->walls.n, &rp->carry.series, err, err_len) < 0) goto done;
+    /* the snapshot itself */
+    hid_t file;
+    hid_t g = restart_open_snapshot(&f, rp->index, &file, err, err_len);
+    if (g < 0) goto done;
+    rc = restart_load_state(&f, g, rp, s, err, err_len);
+    restart_close_snapshot(g, file);
+    if (rc == 0) {
+        rp->carry.path = strdup(h5_path);
+        rp->carry.format = f.format;
+        rp->carry.keep = rp->index + 1;
+        if (!rp->carry.path) rc = restart_refuse(&f, err, err_len, "out of memory");
+    }
 done:
+    free(meta);
     free(stored);
-    if (file >= 0) H5Fclose(file);
-    H5Eset_auto2(H5E_DEFAULT, func, data);
+    free(f.folder);
+    if (f.file >= 0) H5Fclose(f.file);
+    h5_quiet_end(&q);
     return rc;
 }

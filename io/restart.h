@@ -10,13 +10,20 @@
  * file's /case_text except for `name`, `time.end`, `time.output_interval` and
  * `time.timeseries_interval` (comments, layout and the spelling of numbers do not
  * matter: 0.5 and 5e-1 are equal). Particles read from a CSV file are checked one by
- * one: material, radius and mass must be the same. */
+ * one: material, radius and mass must be the same.
+ *
+ * The file is treated as hostile: every number read from it is checked where it enters
+ * (finite, in range, consistent with the rest of the file and with the case), and a
+ * file that fails a check is refused with a message naming the file, the snapshot, the
+ * dataset or attribute, the value and the limit (docs/output.md, "What a restart
+ * checks"). Layouts 2 (one file) and 3 (NAME.h5 and NAME.d/) are read. */
 #ifndef DEMPACT_RESTART_H
 #define DEMPACT_RESTART_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "../engine/sim.h"
+#include "snapshot.h"
 
 typedef struct restart_point {
     int index;       /* the snapshot restarted from: /snapshots/NNNNNN */
@@ -25,14 +32,18 @@ typedef struct restart_point {
     double time;
     double dt;       /* the file's timestep, now s->dt */
     double case_dt;  /* the timestep the case chose by itself */
+    /* what the output carries over: snapshots 0..index and the samples up to step */
+    snapshot_carry carry;
 } restart_point;
 
-/* Replays a journal left by a crash, then finds the snapshot at step from_step (the last
- * one if from_step < 0), checks case_text against the file's, and restores the snapshot
- * into s (made by sim_create from that case). Returns 0, or -1 with a message (a step
- * that has no snapshot lists the steps that have one). */
+/* Finds the snapshot at step from_step (the last one if from_step < 0), checks the file
+ * and case_text against the file's, and restores the snapshot into s (made by
+ * sim_create from that case). Reads only. Returns 0, or -1 with a message (a step that
+ * has no snapshot lists the steps that have one). Free rp with restart_point_free
+ * either way. */
 int restart_from_file(const char *h5_path, int64_t from_step, const char *case_text, sim *s,
                       restart_point *rp, char *err, size_t err_len);
+void restart_point_free(restart_point *rp);
 
 /* Compares two case texts as YAML documents, ignoring the keys a restart may change.
  * Returns 0 if they match, 1 with the first difference in why, -1 if one does not

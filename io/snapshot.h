@@ -1,40 +1,27 @@
-/* Snapshot output: one HDF5 file per run (DIR/NAME.h5) and an XDMF 3 sidecar
- * (DIR/NAME.xmf) that ParaView opens as a time series with two blocks, the particles
- * and the contact network. docs/output.md is the full layout (every dataset, its shape,
- * unit and meaning); tools/dempact_h5.py reads it into numpy arrays.
+/* Snapshot output: what `dempact run` writes. docs/output.md is the full layout (every
+ * dataset, its shape, unit and meaning); tools/dempact_h5.py reads it into numpy arrays.
  *
- * HDF5 layout, in short (N particles, M contacts, W walls, T time-series samples)
- *   /                      attributes dempact_version, build, case_name, dt, format,
- *                          wall_names (W strings, when there are walls)
- *   /case_text             the case file's full text
- *   /timeseries/...        (T) global values sampled every time.timeseries_interval,
- *                          wall_force (T, W, 3)
- *   /snapshots/NNNNNN      attributes time, step, n_particles; per particle id, type,
- *                          radius, mass, position, velocity, angular_velocity, force,
- *                          torque, n_contacts, kinetic_energy, rotational_energy and
- *                          position_at_rebuild (restart data)
- *   /snapshots/NNNNNN/engine     restart data: the engine's accumulators, inlets, outlets
- *   /snapshots/NNNNNN/contacts   attribute n_contacts; per touching pair id (M, 2),
- *                          wall, point, normal, overlap, normal_force,
- *                          normal_force_vector, tangential_force, the pair history
- *                          (impact_velocity, law_history, tangential_spring,
- *                          rolling_spring, tangential_slip), slot (restart data) and
- *                          endpoints (2M, 3)
- *   /vertex_index, /zeros  0, 1, 2, ... and 0.0, 0.0, ...: what the .xmf takes for the
- *                          cells' connectivity and the contact block's point radius
- * N and M may change from one snapshot to the next.
+ * The files of a run named NAME in folder DIR (layout `format` 3):
+ *   DIR/NAME.d/NNNNNN.h5   one HDF5 file per snapshot (NNNNNN = 000000, 000001, ...):
+ *                          attributes time, step, n_particles; the particles' datasets,
+ *                          contacts/ (the force network), engine/ (restart data), walls/
+ *                          (the walls' triangles where they are at that time), and
+ *                          vertex_index (0, 1, 2, ...: the .xmf's connectivity)
+ *   DIR/NAME.h5            the entry point: root attributes, /case_text, the time
+ *                          series (/timeseries/...) and /snapshots/NNNNNN, each an
+ *                          HDF5 external link to NAME.d/NNNNNN.h5 (so
+ *                          f["snapshots/000003/position"] reads the positions)
+ *   DIR/NAME.xmf           ParaView: the particles, one time step per snapshot
+ *   DIR/NAME_contacts.xmf  ParaView: the contact network as lines
+ *   DIR/NAME_walls.xmf     ParaView: the walls as triangles (only when there are walls)
  *
- * Crash safety: the file is written through the journaled driver (snapshot_journal.h):
- * each snapshot_write ends with an atomic commit, so the file on disk always holds
- * whole snapshots only, whenever the writer dies. The .xmf is rewritten (temporary file,
- * fsync, rename) after each commit, so it only ever names committed snapshots (past 200
- * snapshots at most every 2 s, and always by snapshot_flush and snapshot_close). Time-
- * series samples are kept in memory and written with the next snapshot.
- *
- * The file is opened without HDF5 file locking so that h5py, h5dump or ParaView can
- * read it while the run is going on; instead the writer holds an open-file-description
- * lock on it (snapshot_journal.h), so a second run cannot write the same file. Not
- * thread-safe (the Debian HDF5 library is not): call from one thread. */
+ * Crash safety without any repair step: every file is written under a temporary name
+ * inside NAME.d, fsync'd and renamed into place (atomic on POSIX file systems). A
+ * snapshot file is complete before NAME.h5 and the .xmf files name it, and is never
+ * written again, so a run killed at any moment leaves every snapshot NAME.h5 names
+ * readable, and readers (h5py, h5dump, ParaView) may open the files while the run goes
+ * on. The writer holds a lock (flock) on NAME.d: a second run cannot write the same
+ * output. Not thread-safe (the Debian HDF5 library is not): call from one thread. */
 #ifndef DEMPACT_SNAPSHOT_H
 #define DEMPACT_SNAPSHOT_H
 
@@ -45,8 +32,9 @@
 #include "../engine/particles.h"
 #include "../engine/walls.h"
 
-/* Version of the layout, in the root attribute `format`. */
-#define SNAPSHOT_FORMAT 2
+/* Version of the layout, in the root attribute `format` of NAME.h5. Format 2 (one
+ * HDF5 file holding everything) is still read: `dempact info` and restarts. */
+#define SNAPSHOT_FORMAT 3
 
 typedef struct snapshot_file snapshot_file;
 
@@ -56,13 +44,17 @@ typedef struct snapshot_run_info {
     const char *version;   /* NULL: "" */
     const char *build;     /* NULL: "" */
     double dt;
-    const wall_set *walls; /* NULL: no walls (names and time-series wall forces) */
+    const wall_set *walls; /* NULL: no walls (names, time-series wall loads, triangles) */
+    /* the domain: plane walls are drawn as their patch inside it, and a snapshot without
+     * particles or contacts draws its stand-in at its centre (all zero: the origin) */
+    double domain_min[3], domain_max[3];
+    int overwrite;         /* replace whatever is in the way (dempact run --overwrite) */
 } snapshot_run_info;
 
 /* What one snapshot records. Only the local particles of p (0..n_local-1) are written,
- * never periodic ghosts. pairs, wall_pairs and walls may be NULL (no contacts group);
- * position_at_rebuild (3 per particle, the engine's positions at its last neighbour
- * rebuild) may be NULL (the snapshot then cannot be restarted from). */
+ * never periodic ghosts. pairs and wall_pairs may be NULL (no contacts); walls NULL:
+ * no walls/ group; position_at_rebuild (3 per particle, the engine's positions at its
+ * last neighbour rebuild) may be NULL (the snapshot then cannot be restarted from). */
 struct sim;
 typedef struct snapshot_state {
     const particle_store *p;
@@ -75,53 +67,89 @@ typedef struct snapshot_state {
     int64_t step;
 } snapshot_state;
 
-/* Creates DIR/NAME.h5 and DIR/NAME.xmf (creating DIR and its parents if needed; NULL or
- * "" means the current folder). Files of those names are replaced only once the new
- * file holds its header (it is built under DIR/NAME.h5.new and renamed). NAME must be
- * non-empty and contain neither '/' nor ':' (XDMF splits file:path at the first colon).
- * Returns NULL with a message naming the path on failure. */
-snapshot_file *snapshot_create(const char *dir, const char *name,
-                               const snapshot_run_info *info, char *err, size_t err_len);
+/* ---------------------------------------------------------------- time series */
 
-/* Opens an existing file (after replaying a journal left by a crash) to continue it in
- * place: keeps snapshots 0..keep_index and the time-series samples up to keep_step,
- * deletes the rest, replaces /case_text by info->case_text (when given), rewrites the
- * .xmf beside it and commits. */
-snapshot_file *snapshot_reopen(const char *h5_path, int keep_index, int64_t keep_step,
-                               const snapshot_run_info *info, char *err, size_t err_len);
+/* A time-series column: dataset name under /timeseries, member of sim_observables,
+ * integer or not, unit and meaning (the dataset's attributes). */
+typedef struct snapshot_ts_column {
+    const char *name;
+    size_t offset;
+    int is_int;
+    const char *unit, *meaning;
+    int optional; /* files written before it existed lack it: read as NaN */
+} snapshot_ts_column;
+extern const snapshot_ts_column snapshot_ts_columns[];
+extern const size_t snapshot_n_ts_columns;
+/* wall_force and wall_torque, (T, W, 3) each */
+extern const snapshot_ts_column snapshot_wall_series[2];
 
-/* Copies snapshots 0..keep_index and the time-series samples up to keep_step from the
- * file at src_path into f (which must have no snapshot yet), commits and rewrites the
- * .xmf: a restart into a new file starts with the history of the old one. */
-int snapshot_import(snapshot_file *f, const char *src_path, int keep_index, int64_t keep_step,
-                    char *err, size_t err_len);
+/* Samples held in memory (the writer rewrites /timeseries from them). */
+typedef struct snapshot_series {
+    size_t n, cap, n_walls;
+    sim_observables *rows;  /* their wall_force and wall_torque pointers are not used */
+    double *wall[2];        /* 3 n_walls per row: force, torque */
+} snapshot_series;
 
-/* Appends one snapshot, writes the buffered time-series samples, commits and rewrites
- * the .xmf. Returns 0, or -1 with err. On failure nothing of the snapshot is in the file
- * (it stays at the last commit) and the count is unchanged; the file should then be
- * closed (the run stops): further writes are refused. */
+/* Appends a sample (o->wall_force and o->wall_torque hold 3 per wall when o->n_walls
+ * is s->n_walls; otherwise NaN is stored). Returns 0 or -1 (memory). */
+int snapshot_series_add(snapshot_series *s, const sim_observables *o);
+void snapshot_series_free(snapshot_series *s);
+
+/* ------------------------------------------------------------ a run's output */
+
+/* What a restart carries into the output (io/restart.h fills it): snapshots 0..keep-1
+ * of the file at `path` and its time-series samples up to the restart step. */
+typedef struct snapshot_carry {
+    char *path;              /* the file restarted from (NAME.h5, or a format-2 file) */
+    int format;              /* its layout: 2 or 3 */
+    int keep;
+    snapshot_series series;
+} snapshot_carry;
+
+void snapshot_carry_free(snapshot_carry *c);
+
+/* Checks, touching nothing, that the output DIR/NAME may be written: DIR is (or can be
+ * made) a writable folder, and whatever is already there under the output's names is
+ * a dempact output of the same case (its case text equal to info->case_text but for
+ * the keys a restart may change), the file restarted from (restart_path), or
+ * info->overwrite is set. Returns 0, or -1 with a message naming the file in the way
+ * and how to proceed. */
+int snapshot_check_output(const char *dir, const char *name, const snapshot_run_info *info,
+                          const char *restart_path, char *err, size_t err_len);
+
+/* Starts the output DIR/NAME (creating DIR and its parents if needed; NULL or "" is the
+ * current folder) after snapshot_check_output: takes the lock, then writes NAME.h5 with
+ * the carried snapshots and samples (carry NULL: none), replacing an earlier output of
+ * the same case. NAME must be non-empty and contain neither '/' nor ':'. Returns NULL
+ * with a message on failure; an output that was not there before is then removed. */
+snapshot_file *snapshot_create(const char *dir, const char *name, const snapshot_run_info *info,
+                               const snapshot_carry *carry, char *err, size_t err_len);
+
+/* Writes one snapshot file and (see docs/output.md, "Crash safety") NAME.h5 and the
+ * .xmf files naming it, with the samples added so far. Returns 0, or -1 with err: the
+ * output then stays as it was after the last snapshot written and further writes are
+ * refused. */
 int snapshot_write(snapshot_file *f, const snapshot_state *st, char *err, size_t err_len);
 
-/* Buffers one time-series sample (o->wall_force holds 3 per wall of info->walls); it is
- * written with the next snapshot_write or snapshot_flush. Returns 0 or -1 (memory). */
+/* Buffers one time-series sample (o->wall_force and o->wall_torque hold 3 per wall of
+ * info->walls); NAME.h5 gets it with the next snapshot_write or snapshot_flush. Returns
+ * 0 or -1 (memory). */
 int snapshot_add_sample(snapshot_file *f, const sim_observables *o, char *err, size_t err_len);
 
-/* Writes the buffered samples and commits. */
+/* Brings NAME.h5 and the .xmf files up to date (every snapshot and sample). */
 int snapshot_flush(snapshot_file *f, char *err, size_t err_len);
 
+/* Snapshots NAME.h5 names. */
 int snapshot_count(const snapshot_file *f);
 const char *snapshot_h5_path(const snapshot_file *f);
 const char *snapshot_xmf_path(const snapshot_file *f);
-/* Step of the last snapshot in the file, -1 if none. */
+/* Step of the last snapshot NAME.h5 names, -1 if none. */
 int64_t snapshot_last_step(const snapshot_file *f);
-/* Bytes the last snapshot took in the file (0 before the first). */
+/* Bytes the last snapshot file took (0 before the first). */
 uint64_t snapshot_last_size(const snapshot_file *f);
 
-/* Brings the .xmf up to date, closes the file and frees f; whatever was not committed is
- * dropped. Returns 0, or -1 if HDF5 could not close the file cleanly. NULL-safe. */
+/* Flushes (as snapshot_flush, unless a write failed), releases the lock and frees f.
+ * Returns 0, or -1 if the flush failed. NULL-safe. */
 int snapshot_close(snapshot_file *f);
-
-/* The path of the .xmf for an .h5 path (NAME.h5 -> NAME.xmf), malloc'd. */
-char *snapshot_xmf_path_for(const char *h5_path);
 
 #endif

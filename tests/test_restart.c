@@ -2,12 +2,14 @@
  * snapshot continues bit-identically; every per-pair history array of contact_list is
  * saved; the case comparison accepts what a restart may change and refuses the rest. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 
 #include <hdf5.h>
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <ftw.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -200,7 +202,7 @@ static snapshot_file *open_snapshots(const sim_config *c, const sim *s, const ch
     snprintf(dir, sizeof dir, "%s/%s", out_dir, sub);
     snapshot_run_info info = {.case_name = c->name, .case_text = c->case_text, .dt = s->dt,
                               .walls = &s->walls};
-    snapshot_file *f = snapshot_create(dir, name, &info, err, sizeof err);
+    snapshot_file *f = snapshot_create(dir, name, &info, NULL, err, sizeof err);
     if (!f) fail_msg("%s", err);
     return f;
 }
@@ -286,6 +288,7 @@ static void restart_is_bit_identical(const char *case_file, int microslip, int s
         load_case(case_file, &cb, &b);
         restart_point rp;
         if (restart_from_file(h5, from[k], cb.case_text, &b, &rp, err, sizeof err) != 0) fail_msg("%s", err);
+        restart_point_free(&rp);
         assert_int_equal(rp.step, k == 0 ? 2500 : 4000);
         assert_int_equal(rp.index, k == 0 ? 0 : 1);
         assert_int_equal(rp.count, 2);
@@ -362,6 +365,7 @@ static void test_restart_in_a_motion_schedule(void **state)
         load_case("../../compare/piston_restart.yaml", &cb, &b);
         restart_point rp;
         if (restart_from_file(h5, from[k], cb.case_text, &b, &rp, err, sizeof err) != 0) fail_msg("%s", err);
+        restart_point_free(&rp);
         /* the wall list rebuilt as the run's last rebuild built it: with the piston where
          * it was then, not where it is at the snapshot (a list built there holds the
          * beads within reach of the piston's later place) */
@@ -408,6 +412,7 @@ static void test_restart_with_inlet_and_outlet(void **state)
     load_case("inlet_restart.yaml", &cb, &b);
     restart_point rp;
     if (restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err) != 0) fail_msg("%s", err);
+    restart_point_free(&rp);
     while (b.step < 24000) sim_step(&b);
     same_state(&a, &b);
     assert_memory_equal(a.inlets, b.inlets, sizeof *a.inlets);
@@ -444,12 +449,25 @@ static void test_restart_after_a_drop(void **state)
     load_case("small_pour.yaml", &cb, &b);
     restart_point rp;
     if (restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err) != 0) fail_msg("%s", err);
+    restart_point_free(&rp);
     while (b.step < 5000) sim_step(&b);
     same_state(&a, &b);
     sim_free(&b);
     sim_config_free(&cb);
     sim_free(&a);
     sim_config_free(&ca);
+}
+
+/* Sets a scalar attribute of an object of an HDF5 file (the test's hostile edits). */
+static void set_attr(const char *file, const char *obj, const char *name, hid_t type, const void *v)
+{
+    hid_t f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(a >= 0);
+    assert_true(H5Awrite(a, type, v) >= 0);
+    H5Aclose(a);
+    H5Fclose(f);
 }
 
 static void test_restart_refusals(void **state)
@@ -465,14 +483,16 @@ static void test_restart_refusals(void **state)
         snapshot_state st = state_of(&a);
         assert_int_equal(snapshot_write(f, &st, err, sizeof err), 0);
     }
-    char h5[PATH_MAX];
+    char h5[PATH_MAX], snap2[PATH_MAX];
     snprintf(h5, sizeof h5, "%s", snapshot_h5_path(f));
+    snprintf(snap2, sizeof snap2, "%s/refuse/r.d/000002.h5", out_dir);
     assert_int_equal(snapshot_close(f), 0);
     restart_point rp;
 
     /* a step without a snapshot: the message lists the steps that have one */
     load_case("memcheck_pour.yaml", &cb, &b);
     assert_int_equal(restart_from_file(h5, 15, cb.case_text, &b, &rp, err, sizeof err), -1);
+    restart_point_free(&rp);
     assert_non_null(strstr(err, "no snapshot at that step"));
     assert_non_null(strstr(err, "10, 20, 30"));
     /* another case */
@@ -482,6 +502,7 @@ static void test_restart_refusals(void **state)
     sprintf(changed, "%.*srestitution: 0.4%s", (int)(at - cb.case_text), cb.case_text,
             at + strlen("restitution: 0.5"));
     assert_int_equal(restart_from_file(h5, -1, changed, &b, &rp, err, sizeof err), -1);
+    restart_point_free(&rp);
     assert_non_null(strstr(err, "contacts[0].params.restitution is 0.5 in the file's case and 0.4"));
     free(changed);
     /* a particle whose radius differs from the case's (found by id: runs may sort) */
@@ -490,26 +511,82 @@ static void test_restart_refusals(void **state)
     assert_true(seven < b.p.n_local);
     b.p.radius[seven] *= 1.0 + 1e-15;
     assert_int_equal(restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err), -1);
+    restart_point_free(&rp);
     assert_non_null(strstr(err, "particle id 7"));
     sim_free(&b);
     sim_config_free(&cb);
     /* not a file */
     load_case("memcheck_pour.yaml", &cb, &b);
     assert_int_equal(restart_from_file("/nonexistent.h5", -1, cb.case_text, &b, &rp, err, sizeof err), -1);
+    restart_point_free(&rp);
     assert_non_null(strstr(err, "/nonexistent.h5"));
-    /* and the good one works */
+
+    /* hostile attributes, each named with its value and limit (and put back) */
+    int64_t step = (int64_t)1 << 62, good_step = 30;
+    set_attr(snap2, "/", "step", H5T_NATIVE_INT64, &step);
+    assert_int_equal(restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err), -1);
+    restart_point_free(&rp);
+    assert_non_null(strstr(err, "snapshot 2: attribute step is 4611686018427387904; it must be in 0 .. 2^53"));
+    step = 31; /* time no longer step x dt */
+    set_attr(snap2, "/", "step", H5T_NATIVE_INT64, &step);
+    assert_int_equal(restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err), -1);
+    restart_point_free(&rp);
+    assert_non_null(strstr(err, "but step 31 x dt"));
+    set_attr(snap2, "/", "step", H5T_NATIVE_INT64, &good_step);
+    double nan = NAN, time_good;
+    hid_t sf = H5Fopen(snap2, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t ta = H5Aopen(sf, "time", H5P_DEFAULT);
+    H5Aread(ta, H5T_NATIVE_DOUBLE, &time_good);
+    H5Aclose(ta);
+    H5Fclose(sf);
+    set_attr(snap2, "/", "time", H5T_NATIVE_DOUBLE, &nan);
+    assert_int_equal(restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err), -1);
+    restart_point_free(&rp);
+    assert_non_null(strstr(err, "attribute time is nan"));
+    set_attr(snap2, "/", "time", H5T_NATIVE_DOUBLE, &time_good);
+    int32_t format = 7, good_format = 3;
+    set_attr(h5, "/", "format", H5T_NATIVE_INT32, &format);
+    assert_int_equal(restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err), -1);
+    restart_point_free(&rp);
+    assert_non_null(strstr(err, "attribute /@format is 7; this dempact reads layouts 2 and 3"));
+    set_attr(h5, "/", "format", H5T_NATIVE_INT32, &good_format);
+    int64_t particles = 201, good_particles = (int64_t)a.p.n_local;
+    set_attr(snap2, "/", "n_particles", H5T_NATIVE_INT64, &particles);
+    assert_int_equal(restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err), -1);
+    restart_point_free(&rp);
+    assert_non_null(strstr(err, "rows, the counts say 201"));
+    set_attr(snap2, "/", "n_particles", H5T_NATIVE_INT64, &good_particles);
+    /* and the good one works, from any snapshot */
     assert_int_equal(restart_from_file(h5, 20, cb.case_text, &b, &rp, err, sizeof err), 0);
+    restart_point_free(&rp);
     assert_int_equal(b.step, 20);
+    sim_free(&b);
+    sim_config_free(&cb);
+    load_case("memcheck_pour.yaml", &cb, &b);
+    if (restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_int_equal(rp.carry.keep, 3);
+    assert_int_equal(rp.carry.format, 3);
+    restart_point_free(&rp);
     sim_free(&b);
     sim_config_free(&cb);
     sim_free(&a);
     sim_config_free(&ca);
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
 int main(void)
 {
     const char *bin = getenv("DEMPACT_BINARY_DIR");
     snprintf(out_dir, sizeof out_dir, "%s/test_output/restart", bin && bin[0] ? bin : "/tmp");
+    nftw(out_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); /* every run starts from nothing */
     char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s/test_output", bin && bin[0] ? bin : "/tmp");
     mkdir(parent, 0777);

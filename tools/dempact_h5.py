@@ -13,23 +13,23 @@
     snap.position.shape, snap.radius.max()       # (N, 3) and (N,) numpy arrays
     snap.contacts.normal_force                   # (M,): the force network
     snap.contacts.id                             # (M, 2): particle ids (wall index if wall)
+    snap.walls.vertices, snap.walls.triangles    # the walls as triangles at that time
     ts = run.timeseries()                        # dict: time, kinetic_energy, ..., wall_force, wall_torque
     print(run.case_text)                         # the case file the run was made with
 
-Every dataset of docs/output.md is an attribute of the snapshot (per particle) or of its
-`contacts` (per contact). Needs h5py and numpy: run with the project's environment,
-`.venv/bin/python` (bash tools/setup.sh makes it).
+Every dataset of docs/output.md is an attribute of the snapshot (per particle), of its
+`contacts` (per contact) or of its `walls` (per wall triangle). Needs h5py and numpy: run
+with the project's environment, `.venv/bin/python` (bash tools/setup.sh makes it).
 
 From the command line, `dempact_h5.py FILE.h5 [--time T | --step N | --index K]` prints
 the file's snapshots and a summary of one of them.
 
-A crash in the middle of a commit (a few microseconds per snapshot) can leave FILE.h5
-waiting for FILE.h5.journal to be replayed: Run() replays it first, as `dempact info`
-does (it needs write access to the folder).
+A run writes each snapshot to its own file (DIR/NAME.d/NNNNNN.h5) and DIR/NAME.h5 links
+to them, so f["snapshots/000003/position"] works in plain h5py too. Every file opens as
+it is, even while the run writes or after it was killed. Files of the older single-file
+layout (format 2) read the same way.
 """
 
-import os
-import struct
 import sys
 
 try:
@@ -41,73 +41,6 @@ except ImportError as exc:  # pragma: no cover - message for users without h5py
     if __name__ == "__main__":
         sys.exit(venv_hint.message("dempact_h5", exc))
     raise ImportError(venv_hint.message("dempact_h5", exc)) from exc
-
-PAGE = 4096
-_HEADER = 8 + 4 * 8
-_TRAILER = 16
-
-
-def _fnv1a(data, h=0xCBF29CE484222325):
-    # 64-bit FNV-1a, as io/snapshot_journal.c
-    for b in data:
-        h ^= b
-        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
-def recover(path):
-    """Replays FILE.journal left by a crash in the middle of a commit. Returns True if a
-    journal was replayed, False if there was none (or an incomplete one, which is
-    dropped: the file is then at its previous commit). Raises OSError if the journal
-    belongs to another file or cannot be applied."""
-    jpath = path + ".journal"
-    try:
-        with open(jpath, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        return False
-    complete = (len(data) >= _HEADER + _TRAILER and data[:8] == b"DMPJRNL1"
-                and data[-8:] == b"DMPJEND1")
-    if complete:
-        _, dev, ino, page, n = struct.unpack_from("<8sQQQQ", data, 0)
-        complete = (page == PAGE and len(data) == _HEADER + n * (8 + PAGE) + _TRAILER
-                    and struct.unpack_from("<Q", data, len(data) - _TRAILER)[0]
-                    == _fnv1a(data[:len(data) - _TRAILER]))
-    if not complete:
-        if not _being_written(path):  # else the live run is writing it right now
-            try:
-                os.unlink(jpath)
-            except OSError:
-                pass
-        return False
-    st = os.stat(path)
-    if st.st_dev != dev or st.st_ino != ino:
-        raise OSError(f"{jpath} belongs to another file than {path}")
-    if _being_written(path):  # a live run owns its journal
-        return False
-    with open(path, "r+b") as f:
-        for k in range(n):
-            off = _HEADER + k * (8 + PAGE)
-            (page_no,) = struct.unpack_from("<Q", data, off)
-            f.seek(page_no * PAGE)
-            f.write(data[off + 8:off + 8 + PAGE])
-        f.flush()
-        os.fsync(f.fileno())
-    os.unlink(jpath)
-    return True
-
-
-def _being_written(path):
-    """True if a dempact run holds the file's writer lock (an fcntl lock, which the
-    writer's open-file-description lock conflicts with)."""
-    import fcntl
-    with open(path, "rb") as f:
-        try:
-            fcntl.lockf(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            return True
-        fcntl.lockf(f, fcntl.LOCK_UN)
-    return False
 
 
 class _Table:
@@ -130,15 +63,16 @@ class _Table:
         return self.arrays.keys()
 
     def __len__(self):
-        ids = self.arrays.get("id")  # one row per particle, or per contact
-        return 0 if ids is None else len(ids)
+        rows = self.arrays.get("id", self.arrays.get("wall"))  # per particle, contact or triangle
+        return 0 if rows is None else len(rows)
 
 
 class Snapshot(_Table):
     """One snapshot: per-particle arrays as attributes (id, type, radius, mass, position,
     velocity, angular_velocity, force, torque, n_contacts, kinetic_energy,
     rotational_energy, position_at_rebuild), `contacts` (a table of per-contact arrays,
-    None if the snapshot has none), `time`, `step`, `index`."""
+    None if the snapshot has none), `walls` (vertices, triangles and wall: the walls'
+    triangles at this time; None without walls), `time`, `step`, `index`."""
 
     def __init__(self, group, index):
         arrays = {k: np.asarray(v[()]) for k, v in group.items() if isinstance(v, h5py.Dataset)}
@@ -150,6 +84,10 @@ class Snapshot(_Table):
         if "contacts" in group:
             c = group["contacts"]
             self.contacts = _Table({k: np.asarray(v[()]) for k, v in c.items()}, dict(c.attrs))
+        self.walls = None
+        if "walls" in group:
+            w = group["walls"]
+            self.walls = _Table({k: np.asarray(v[()]) for k, v in w.items()}, dict(w.attrs))
 
     def __repr__(self):
         m = "no" if self.contacts is None else len(self.contacts)
@@ -162,7 +100,6 @@ class Run:
 
     def __init__(self, path):
         self.path = str(path)
-        recover(self.path)
         with self._open() as f:
             self.version = _text(f.attrs.get("dempact_version", ""))
             self.case_name = _text(f.attrs.get("case_name", ""))

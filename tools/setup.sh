@@ -8,12 +8,13 @@ cd "$(dirname "$0")/.."
 # python3 runs tools/*.py (tests use them without plots); python3-matplotlib draws plots;
 # python3-h5py and python3-numpy read snapshots (tests/chung_ooi/run_benchmark.py,
 # tools/dempact_h5.py); python3-yaml reads case files (tools/compare.py); python3-paraview's
-# pvpython opens the .xmf in tests/e2e; python3-venv makes .venv/ (below).
+# pvpython opens the .xmf files in tests/e2e and tools/render_snapshot.py, which renders
+# through X: xvfb's Xvfb gives it a display where there is none; python3-venv makes .venv/.
 # lammps (its lmp, with mpirun through openmpi) is what tests/lammps/ compares the laws to;
 # liggghts is the peer of the hopper discharge (tools/liggghts_hopper.py, validation_hopper).
 packages=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libcyaml-dev libyaml-dev
           libcmocka-dev valgrind python3 python3-matplotlib python3-h5py python3-numpy
-          python3-yaml python3-paraview python3-venv lammps liggghts)
+          python3-yaml python3-paraview python3-venv xvfb lammps liggghts)
 # help2man writes the man page from the built program (tools/man_page.sh); groff renders
 # it (tests/doc/install_tree.sh).
 packages+=(help2man groff-base)

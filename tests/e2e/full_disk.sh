@@ -7,15 +7,16 @@
 #  3. a disk too small for the file's header (4 kB tmpfs): exit 2, "No space left on
 #     device", no file left behind;
 #  4. a disk that fills up during the run (1.5 MB tmpfs): exit 1, "No space left on
-#     device", the message says how many complete snapshots the file keeps; every one of
-#     them reads back (h5dump, h5py); restarting from the file into a roomier folder runs
-#     to the end and gives a final snapshot bit-identical to an uninterrupted run's.
+#     device", the message says how many complete snapshots the output keeps; every one
+#     of them reads back as it is (dempact info, h5dump, h5py), no temporary file is
+#     left; restarting from it into a roomier folder runs to the end and gives a final
+#     snapshot bit-identical to an uninterrupted run's.
 # As root it mounts small tmpfs file systems (removed on exit). Without root it uses
 # chmod for 1 and a file-size limit (ulimit -f: "File too large") for 3 and 4.
 set -u
 dempact=$1 case_file=$2
 here=$(cd "$(dirname "$0")" && pwd)
-py=/usr/bin/python3
+py=${DEMPACT_PYTHON:-/usr/bin/python3}
 fail() { echo "FAIL: $*"; exit 1; }
 "$py" -c "import h5py, numpy" 2>/dev/null || fail "$py cannot import h5py and numpy (tools/setup.sh installs python3-h5py)"
 out=$(mktemp -d)
@@ -77,7 +78,7 @@ echo "2. folder below a file: exit 2, $log"
 small_folder "$out/tiny" 4
 limited_run "$case_file" --output "$out/tiny" --quiet
 expect 2 "(No space left on device|File too large)"
-[ ! -e "$out/tiny/$name.h5" ] || fail "a file was left in the full folder"
+[ -z "$(ls -A "$out/tiny")" ] || fail "files were left in the full folder: $(ls -A "$out/tiny")"
 echo "3. disk full at the start: exit 2, $log"
 
 # 4. the disk fills up during the run
@@ -85,19 +86,20 @@ echo "3. disk full at the start: exit 2, $log"
 small_folder "$out/full" 1536
 limited_run "$case_file" --output "$out/full" --quiet
 expect 1 "cannot write .*(No space left on device|File too large)" \
-  "keeps its [0-9]+ complete snapshots, up to step [0-9]+; continue with: dempact run .* --restart"
+  "keeps its [0-9]+ complete snapshots, up to step [0-9]+, each readable as it is; continue with: dempact run .* --restart"
 kept=$(grep -Eo "keeps its [0-9]+" <<<"$log" | grep -Eo "[0-9]+")
 [ "$kept" -ge 2 ] || fail "only $kept snapshots before the disk filled up"
 "$dempact" info "$out/full/$name.h5" > /dev/null || fail "dempact info on the full disk's file"
-h5dump "$out/full/$name.h5" > /dev/null || fail "h5dump on the full disk's file"
+h5dump "$out/full/$name.h5" > /dev/null || fail "h5dump on the full disk's output"
+! ls -A "$out/full/$name.d" | grep -q tmp || fail "temporary files left: $(ls -A "$out/full/$name.d")"
 got=$("$py" "$here/check_h5.py" "$out/full/$name.h5") || fail "check_h5.py: $got"
 [ "${got%% *}" -eq "$kept" ] || fail "the file holds $got snapshots, the message said $kept"
 echo "4. disk full during the run: exit 1, $(grep -m1 'cannot write' <<<"$log"); $kept snapshots read back"
 # the folder stays full; continue elsewhere from the file
 "$dempact" run "$case_file" --output "$out/more" --quiet --restart "$out/full/$name.h5" 2> "$out/log" ||
   { cat "$out/log"; fail "restart from the full disk's file"; }
-last() { printf '/snapshots/%06d' $(( $(h5ls "$1/snapshots" | wc -l) - 1 )); }
-h5diff -q "$out/ref/$name.h5" "$out/more/$name.h5" "$(last "$out/ref/$name.h5")" "$(last "$out/more/$name.h5")" ||
+last() { printf '%s.d/%06d.h5' "${1%.h5}" $(( $(h5ls "$1/snapshots" | wc -l) - 1 )); }
+h5diff -q "$(last "$out/ref/$name.h5")" "$(last "$out/more/$name.h5")" ||
   fail "the restarted run's final snapshot differs from the uninterrupted run's"
 h5diff -q "$out/ref/$name.h5" "$out/more/$name.h5" /timeseries /timeseries || fail "time series differs"
 echo "   restarted from it elsewhere: final snapshot and time series bit-identical to an uninterrupted run"

@@ -2,12 +2,15 @@
 """Usage: layout.py DOC.md FILE.h5 [FILE.h5 ...]
 The documented layout is the file's: parses the tables of DOC.md (rows whose first cell
 is a `/path` or `/path@attribute`; NNNNNN stands for every snapshot) and walks each
-file with h5py. Every documented dataset and attribute must exist (those documented
-"only when the case has walls" when it has walls) with the documented type and shape,
-and everything in the file must be documented. Shapes are resolved per snapshot: N =
-n_particles, M = contacts' n_contacts, W = number of walls, T = time-series length, L =
-length of /vertex_index, B any length (bytes). Also loads every snapshot with tools/dempact_h5.py and checks it
-against h5py."""
+output with h5py, following the external links of /snapshots into the snapshot files.
+Every documented dataset and attribute must exist (those documented "only when the case
+has walls" when it has walls) with the documented type and shape, and everything in the
+output must be documented. Every dataset carries string attributes `unit` and `meaning`:
+the unit is the table's, and the table's meaning (without its backquotes) starts with
+the file's. Shapes are resolved per snapshot: N = n_particles, M = contacts' n_contacts,
+L = length of its vertex_index, V and F = its walls' vertices and triangles, W = number
+of walls, T = time-series length, B any length (bytes). Also loads every snapshot with
+tools/dempact_h5.py and checks it against h5py."""
 import os
 import re
 import sys
@@ -21,25 +24,16 @@ except ImportError as e:
 TYPES = {"float64": ("f", 8), "int64": ("i", 8), "int32": ("i", 4), "uint8": ("u", 1), "string": ("O", None)}
 
 
-# Datasets the program writes whose row docs/output.md may not carry yet: each counts as
-# documented when the doc lacks it (the row, verbatim, is the one the doc takes).
-EXPECTED = [
-    "| `/timeseries/energy_residual` | float64 | (T) | J | energy balance residual (the time "
-    "integration's): kinetic + gravitational + elastic + dissipated energy, minus the same "
-    "at t = 0 and the moving walls' work; NaN with inlets or outlets |",
-]
-
-
 def parse(doc):
     rows = []
-    for line in [*open(doc, encoding="utf-8"), *EXPECTED]:
+    for line in open(doc, encoding="utf-8"):
         m = re.match(r"\|\s*`(/[^`]*)`\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*(.*?)\s*\|\s*$", line)
         if m:
             path, typ, shape, unit, meaning = m.groups()
             assert typ in TYPES, f"{doc}: unknown type {typ!r} for {path}"
-            if any(r["path"] == path for r in rows):
-                continue  # an EXPECTED row the doc already has
+            assert not any(r["path"] == path for r in rows), f"{doc}: {path} documented twice"
             rows.append({"path": path, "type": typ, "shape": shape, "unit": unit,
+                         "meaning": meaning.replace("`", ""),
                          "walls_only": "only when the case has walls" in meaning})
     assert rows, f"{doc}: no layout table found"
     return rows
@@ -66,36 +60,57 @@ def check_type(obj, typ, where):
 
 
 def walk(f):
-    """Every dataset and attribute of the file: {"/path" or "/path@attr": object}."""
+    """Every dataset and attribute of the output, through the snapshots' external links:
+    {"/path" or "/path@attr": object}."""
     found = {}
-    def visit(name, obj):
-        path = "/" + name
-        found[path] = obj
-        for a in obj.attrs:
-            found[f"{path}@{a}"] = (obj, a)
-    f.visititems(visit)
-    for a in f.attrs:
-        found[f"/@{a}"] = (f, a)
+
+    def visit(group, path):
+        for a in group.attrs:
+            found[f"{path}@{a}" if path else f"/@{a}"] = (group, a)
+        for name in group:
+            link = group.get(name, getlink=True)
+            sub = f"{path}/{name}"
+            if isinstance(link, h5py.SoftLink):
+                raise AssertionError(f"{sub}: a soft link")
+            obj = group[name]  # follows an external link
+            if isinstance(obj, h5py.Group):
+                found[sub] = obj
+                visit(obj, sub)
+            else:
+                found[sub] = obj
+                for a in obj.attrs:
+                    found[f"{sub}@{a}"] = (obj, a)
+    visit(f, "")
     return found
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def check_file(rows, path):
     with h5py.File(path, "r", locking=False) as f:
         found = walk(f)
         walls = len(f.attrs["wall_names"]) if "wall_names" in f.attrs else 0
-        env = {"W": walls, "T": len(f["timeseries/time"]), "L": len(f["vertex_index"])}
+        env = {"W": walls, "T": len(f["timeseries/time"])}
         snaps = sorted(f["snapshots"].keys())
         assert snaps == [f"{k:06d}" for k in range(len(snaps))], f"snapshot names {snaps}"
-        documented = set()
+        for s in snaps:  # each an external link to NAME.d/NNNNNN.h5, relative
+            link = f["snapshots"].get(s, getlink=True)
+            assert isinstance(link, h5py.ExternalLink), f"/snapshots/{s} is not an external link"
+            want = os.path.splitext(os.path.basename(path))[0] + f".d/{s}.h5"
+            assert link.filename == want and link.path == "/", f"/snapshots/{s} links to {link.filename}:{link.path}"
+        documented, by_path = set(), {}
         for r in rows:
             instances = [(r["path"], {})]
             if "NNNNNN" in r["path"]:
                 instances = []
                 for s in snaps:
                     g = f["snapshots"][s]
-                    e = {"N": int(g.attrs["n_particles"])}
-                    if "contacts" in g:
-                        e["M"] = int(g["contacts"].attrs["n_contacts"])
+                    e = {"N": int(g.attrs["n_particles"]), "M": int(g["contacts"].attrs["n_contacts"]),
+                         "L": len(g["vertex_index"])}
+                    if "walls" in g:
+                        e["V"], e["F"] = len(g["walls/vertices"]), len(g["walls/triangles"])
                     instances.append((r["path"].replace("NNNNNN", s), e))
             for p, e in instances:
                 if r["walls_only"] and walls == 0:
@@ -103,6 +118,7 @@ def check_file(rows, path):
                     continue
                 assert p in found, f"{path}: documented {p} is missing"
                 documented.add(p)
+                by_path[p] = r
                 obj = found[p]
                 if isinstance(obj, tuple):  # an attribute
                     o, a = obj
@@ -113,15 +129,22 @@ def check_file(rows, path):
                     assert isinstance(obj, h5py.Dataset), f"{p} is not a dataset"
                     check_type(obj, r["type"], p)
                     shape = obj.shape
+                    # the dataset's own unit and meaning, both ways against the table
+                    assert "unit" in obj.attrs and "meaning" in obj.attrs, f"{p}: no unit or meaning attribute"
+                    unit, meaning = text(obj.attrs["unit"]), text(obj.attrs["meaning"])
+                    assert unit == r["unit"], f"{p}: unit {unit!r}, documented {r['unit']!r}"
+                    assert meaning and r["meaning"].startswith(meaning), \
+                        f"{p}: meaning {meaning!r} is not where the documented one starts ({r['meaning']!r})"
                 want = dims(r["shape"], {**env, **e})
                 assert len(shape) == len(want) and all(w is None or w == g for w, g in zip(want, shape)), \
                     f"{path}: {p} has shape {shape}, documented {r['shape']} = {want}"
-        # everything in the file is documented (groups and the per-dataset unit/meaning
-        # attributes of the tables' datasets aside)
+        # everything in the output is documented (groups and the datasets' own unit and
+        # meaning aside)
         for p, obj in found.items():
             if p in documented or isinstance(obj, h5py.Group):
                 continue
-            if re.fullmatch(r"/(timeseries/\w+|vertex_index|zeros)@(unit|meaning)", p):
+            m = re.fullmatch(r"(/.*)@(unit|meaning)", p)
+            if m and m.group(1) in documented and not isinstance(found[m.group(1)], tuple):
                 continue
             raise AssertionError(f"{path}: {p} is not documented")
         n_objects = len(documented)
@@ -144,6 +167,8 @@ def check_loader(path):
                 assert np.array_equal(getattr(s, key), g[key][()]), f"dempact_h5: {name}/{key}"
             assert len(s.contacts) == int(g["contacts"].attrs["n_contacts"])
             assert np.array_equal(s.contacts.normal_force, g["contacts/normal_force"][()])
+            if "walls" in g:
+                assert np.array_equal(s.walls.vertices, g["walls/vertices"][()]), "dempact_h5: walls"
         ts = run.timeseries()
         assert np.array_equal(ts["time"], f["timeseries/time"][()]), "dempact_h5: time series"
         assert run.case_text == f["case_text"][()].decode(), "dempact_h5: case text"
@@ -155,7 +180,7 @@ def main(argv):
         n, k = check_file(rows, path)
         check_loader(path)
         print(f"{path}: {n} snapshots, {k} documented datasets and attributes present with their "
-              f"documented shapes, nothing undocumented; tools/dempact_h5.py reads the same")
+              f"documented shapes and units, nothing undocumented; tools/dempact_h5.py reads the same")
     print(f"{len(rows)} documented rows")
 
 

@@ -1,23 +1,27 @@
 """Run with ParaView's own Python: pvpython paraview_open.py RUN.xmf
-Opens a dempact run's .xmf the way a user does (the Xdmf3 Reader (T)) and checks what
-ParaView sees against the HDF5 file beside it, read with h5py:
-  - the number of time steps and their times are the snapshots';
-  - at every step the "particles" block has N points (N = n_particles of the snapshot)
-    and the range of the point array "radius" is the snapshot's;
-  - the "contacts" block has one two-point line per contact, and the ranges of the cell
-    arrays normal_force and overlap are the snapshot's;
-  - a Glyph filter (Sphere, scaled by radius, factor 2), the README's recipe, makes
-    spheres of the particles' true size and nothing at the contact lines.
-Exits 1 with a message on the first difference."""
+Opens a dempact output's .xmf files the way a user does (the Xdmf3 Reader (T): NAME.xmf,
+NAME_contacts.xmf and, when there, NAME_walls.xmf), drives the animation forward through
+every time step, back to the first, to the last and to the first again, and checks what
+ParaView sees at each step against the HDF5 files, read with h5py:
+  - the time steps are the snapshots' times, the same in the three files (every
+    snapshot NAME.h5 names, and at most one more a run was adding when it stopped:
+    that one is read from its own file);
+  - the particles are one plain unstructured grid (no blocks to lose) of N points and N
+    cells, and the range of the point array "radius" is the snapshot's;
+  - the contacts are one two-point line per contact with the snapshot's normal_force and
+    overlap ranges as cell data (a snapshot without contacts: the one zero-length
+    stand-in line, every value 0), and no radius array;
+  - the walls are the snapshot's triangles, its wall indices as cell data;
+  - a Glyph filter (Sphere, scaled by radius, factor 2), the documented recipe, makes
+    spheres of the particles' true size.
+Exits 1 with a message on the first difference (a crash of the reader kills pvpython)."""
 import os
 import sys
-
-import numpy as np
 
 try:
     import h5py
     from paraview import servermanager
-    from paraview.simple import Glyph, Xdmf3ReaderT
+    from paraview.simple import GetAnimationScene, GetTimeKeeper, Glyph, Xdmf3ReaderT
 except ImportError as e:
     sys.exit(f"FAIL: {e} (needs python3-paraview and python3-h5py: run with /usr/bin/pvpython)")
 
@@ -27,79 +31,100 @@ def fail(msg):
     sys.exit(1)
 
 
-def array_range(block, where, name):
-    data = block.GetPointData() if where == "point" else block.GetCellData()
-    a = data.GetArray(name)
+def array_range(data, where, name):
+    arrays = data.GetPointData() if where == "point" else data.GetCellData()
+    a = arrays.GetArray(name)
     if a is None:
         fail(f"{where} array {name} missing")
     return a.GetRange(0)
 
 
-def blocks(dataset):
-    out = {}
-    for b in range(dataset.GetNumberOfBlocks()):
-        name = dataset.GetMetaData(b).Get(dataset.NAME())
-        out[name.split("[")[0]] = dataset.GetBlock(b)
-    return out
-
-
 def main(xmf):
-    h5 = os.path.splitext(xmf)[0] + ".h5"
-    f = h5py.File(h5, "r", locking=False)
+    xmf = os.path.abspath(xmf)  # ParaView's XDMF 3 reader needs the folder in the path
+    stem = xmf[:-len(".xmf")]
+    f = h5py.File(stem + ".h5", "r", locking=False)
     snaps = [f["snapshots"][k] for k in sorted(f["snapshots"].keys())]
-    reader = Xdmf3ReaderT(FileName=[xmf])
-    reader.UpdatePipelineInformation()
-    times = list(reader.TimestepValues)
+    extra = f"{stem}.d/{len(snaps):06d}.h5"  # the .xmf files may name it before NAME.h5 does
+    files = {"particles": xmf, "contacts": stem + "_contacts.xmf"}
+    if os.path.exists(stem + "_walls.xmf"):
+        files["walls"] = stem + "_walls.xmf"
+    elif "wall_names" in f.attrs:
+        fail(f"the case has walls and {stem}_walls.xmf is missing")
+    readers = {k: Xdmf3ReaderT(FileName=[v]) for k, v in files.items()}
+    times = None
+    for kind, r in readers.items():
+        r.UpdatePipelineInformation()
+        t = list(r.TimestepValues) if len(snaps) > 1 else [float(snaps[0].attrs["time"])]
+        if times is not None and t != times:
+            fail(f"{kind} has time steps {t[:3]}..., the particles {times[:3]}...")
+        times = t
+    if len(times) == len(snaps) + 1 and os.path.exists(extra):
+        snaps.append(h5py.File(extra, "r", locking=False)["/"])
     if len(times) != len(snaps):
-        fail(f"ParaView sees {len(times)} time steps, the file has {len(snaps)} snapshots")
-    glyph = Glyph(Input=reader, GlyphType="Sphere")
-    glyph.ScaleArray = ["POINTS", "radius"]
-    glyph.ScaleFactor = 2.0
-    glyph.GlyphMode = "All Points"
-    n_contacts = 0
+        fail(f"ParaView sees {len(times)} time steps, the output has {len(snaps)} snapshots")
     for t, g in zip(times, snaps):
         if abs(t - g.attrs["time"]) > 1e-12 * max(1.0, abs(t)):
             fail(f"time step {t} is not the snapshot's time {g.attrs['time']}")
-        reader.UpdatePipeline(t)
-        b = blocks(servermanager.Fetch(reader))
-        if set(b) != {"particles", "contacts"}:
-            fail(f"t = {t}: blocks {sorted(b)}, expected particles and contacts")
-        p, c = b["particles"], b["contacts"]
+    glyph = Glyph(Input=readers["particles"], GlyphType="Sphere")
+    glyph.ScaleArray = ["POINTS", "radius"]
+    glyph.ScaleFactor = 2.0
+    glyph.GlyphMode = "All Points"
+    scene = GetAnimationScene()
+    scene.UpdateAnimationUsingDataTimeSteps()
+    keeper = GetTimeKeeper()
+    # forward through every step, back to the first, the last, the first again
+    moves = ["GoToFirst"] + ["GoToNext"] * (len(times) - 1) + ["GoToFirst", "GoToLast", "GoToFirst"]
+    n_contacts = 0
+    for move in moves:
+        getattr(scene, move)()
+        t = keeper.Time
+        k = min(range(len(times)), key=lambda q: abs(times[q] - t))
+        g = snaps[k]
+        for r in readers.values():
+            r.UpdatePipeline(t)
+        got = {kind: servermanager.Fetch(r) for kind, r in readers.items()}
+        for kind, data in got.items():
+            if data.GetClassName() != "vtkUnstructuredGrid":
+                fail(f"t = {t}: {kind} is a {data.GetClassName()}, not one unstructured grid")
+        p, c = got["particles"], got["contacts"]
         n, m = int(g.attrs["n_particles"]), int(g["contacts"].attrs["n_contacts"])
-        if p.GetNumberOfPoints() != n or p.GetNumberOfCells() != n:
+        if max(n, 1) != p.GetNumberOfPoints() or max(n, 1) != p.GetNumberOfCells():
             fail(f"t = {t}: {p.GetNumberOfPoints()} points, {p.GetNumberOfCells()} cells, expected {n}")
-        r = g["radius"][()]
-        if array_range(p, "point", "radius") != (r.min(), r.max()):
-            fail(f"t = {t}: radius range {array_range(p, 'point', 'radius')}, file {r.min()}, {r.max()}")
-        if c.GetNumberOfCells() != m or c.GetNumberOfPoints() != 2 * m:
+        if n:
+            r = g["radius"][()]
+            if array_range(p, "point", "radius") != (r.min(), r.max()):
+                fail(f"t = {t}: radius range {array_range(p, 'point', 'radius')}, file {r.min()}, {r.max()}")
+        if c.GetNumberOfCells() != max(m, 1) or c.GetNumberOfPoints() != 2 * max(m, 1):
             fail(f"t = {t}: {c.GetNumberOfCells()} contact lines, expected {m}")
-        if m:
-            if c.GetCellType(0) not in (3, 4):  # VTK_LINE, VTK_POLY_LINE (of two points)
-                fail(f"t = {t}: contact cells are of VTK type {c.GetCellType(0)}, not lines")
-            for name in ("normal_force", "overlap"):
-                v = g["contacts"][name][()]
-                if array_range(c, "cell", name) != (v.min(), v.max()):
-                    fail(f"t = {t}: {name} range {array_range(c, 'cell', name)}, file {v.min()}, {v.max()}")
+        if c.GetPointData().GetArray("radius") is not None:
+            fail("the contacts have a radius array: a Glyph over them would draw spheres")
+        if c.GetCellType(0) not in (3, 4):  # VTK_LINE, VTK_POLY_LINE (of two points)
+            fail(f"t = {t}: contact cells are of VTK type {c.GetCellType(0)}, not lines")
+        for name in ("normal_force", "overlap"):
+            v = g["contacts"][name][()] if m else [0.0]
+            if array_range(c, "cell", name) != (min(v), max(v)):
+                fail(f"t = {t}: {name} range {array_range(c, 'cell', name)}, file {min(v)}, {max(v)}")
+        if "walls" in got:
+            w, tri = got["walls"], len(g["walls/triangles"])
+            if w.GetNumberOfCells() != max(tri, 1) or (tri and w.GetCellType(0) != 5):  # VTK_TRIANGLE
+                fail(f"t = {t}: {w.GetNumberOfCells()} wall cells, expected {tri} triangles")
+            if tri and array_range(w, "cell", "wall") != (g["walls/wall"][()].min(), g["walls/wall"][()].max()):
+                fail(f"t = {t}: wall index range {array_range(w, 'cell', 'wall')}")
         n_contacts += m
-        # spheres of the true size at the particles, nothing at the contacts' ends
-        glyph.UpdatePipeline(t)
-        gb = blocks(servermanager.Fetch(glyph))
-        bounds = gb["particles"].GetBounds()
-        pos = g["position"][()]
-        for a in range(3):
-            lo, hi = (pos[:, a] - r).min(), (pos[:, a] + r).max()
-            # a tessellated sphere reaches a little less far than the true one
-            if abs(bounds[2 * a] - lo) > 0.1 * r.max() or abs(bounds[2 * a + 1] - hi) > 0.1 * r.max():
-                fail(f"t = {t}: glyph bounds {bounds} are not the spheres' [{lo}, {hi}] along axis {a}")
-        if m and gb.get("contacts") is not None and gb["contacts"].GetNumberOfPoints():
-            cb = gb["contacts"].GetBounds()
-            ends = g["contacts"]["endpoints"][()]
-            if cb[0] < ends[:, 0].min() - 1e-9 or cb[1] > ends[:, 0].max() + 1e-9:
-                fail(f"t = {t}: the Glyph draws spheres at the contact lines (bounds {cb})")
-    if n_contacts == 0:
+        # spheres of the true size at the particles
+        if n:
+            glyph.UpdatePipeline(t)
+            bounds = servermanager.Fetch(glyph).GetBounds()
+            pos, r = g["position"][()], g["radius"][()]
+            for a in range(3):
+                lo, hi = (pos[:, a] - r).min(), (pos[:, a] + r).max()
+                # a tessellated sphere reaches a little less far than the true one
+                if abs(bounds[2 * a] - lo) > 0.1 * r.max() or abs(bounds[2 * a + 1] - hi) > 0.1 * r.max():
+                    fail(f"t = {t}: glyph bounds {bounds} are not the spheres' [{lo}, {hi}] along axis {a}")
+    if n_contacts == 0 and len(snaps) > 2:
         fail("no snapshot has contacts: the case does not test the force network")
-    print(f"ParaView: {len(times)} time steps, particles and contacts match {os.path.basename(h5)} "
-          f"({n_contacts} contact lines in all)")
+    print(f"ParaView: {len(times)} time steps of {', '.join(readers)}, played forward, back to the first, "
+          f"to the last and to the first again; they match {os.path.basename(stem)}.h5")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Usage: paraview_open.sh DEMPACT CASE
-# Runs CASE and opens its .xmf with ParaView's Python (paraview_open.py): time steps,
-# particle counts, radius and contact-force ranges against the HDF5 file.
+# Runs CASE and opens its .xmf files with ParaView's Python (paraview_open.py): plays them
+# forward, back to the first step, to the last and to the first again, and checks time
+# steps, particle counts, radius, contact-force and wall ranges against the HDF5 files.
 set -u
 dempact=$1 case_file=$2
 pv=/usr/bin/pvpython

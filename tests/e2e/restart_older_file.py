@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""A snapshot written before the microslip model (no contacts/tangential_slip) and before
-the walls' running work sums (no engine/wall_work_sum) restarts.
+"""An output of the older single-file layout (format 2) is read and restarted.
 
-usage: restart_older_file.py DEMPACT CASE
+usage: restart_older_file.py DEMPACT CASE OLD.h5
 
-Runs CASE (no microslip: its slip state is zero; with walls) to half its end time,
-deletes every contacts/tangential_slip and engine/wall_work_sum dataset from the file
-(what a file from before both looks like), restarts to the end, and compares the last
-snapshot with an unbroken run: positions, velocities and spins must be bit-identical.
-Without the reader's zero fill, or with wall_work_sum required, the restart is refused.
+OLD.h5 is CASE's output in layout 2 (one HDF5 file holding every snapshot) to half its
+end time, written by an older dempact (tests/data/e2e/format2_pour.h5). `dempact info`
+must list its snapshots. Then two restarts must each end bit-identical (positions,
+velocities, spins, step) to an unbroken run of CASE with this dempact:
+  - in place, from a copy of OLD.h5 from which every contacts/tangential_slip and
+    engine/wall_work_sum was deleted (what a file from before the microslip model and
+    the walls' running work sums looks like; without the reader's zero fill, or with
+    wall_work_sum required, the restart is refused): the output becomes layout 3 in the
+    same folder, with its three snapshots carried into NAME.d/;
+  - into another folder, from OLD.h5 as it is.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,17 +23,47 @@ import tempfile
 import h5py
 import numpy as np
 
-dempact, case = sys.argv[1], sys.argv[2]
+dempact, case, old = sys.argv[1], sys.argv[2], sys.argv[3]
 name = next(l.split(":", 1)[1].strip() for l in open(case) if l.startswith("name:"))
-end = 0.02
+
+
+def fail(msg):
+    sys.exit(f"FAIL: {msg}")
+
+
+def last_state(h5):
+    with h5py.File(h5, "r") as f:
+        snaps = f["snapshots"]
+        s = snaps[sorted(snaps)[-1]]
+        out = {k: s[k][()] for k in ("position", "velocity", "angular_velocity")}
+        out["step"] = int(s.attrs["step"])
+        out["format"] = int(f.attrs["format"])
+        out["count"] = len(snaps)
+    return out
+
+
+def same(a, b):
+    return a["step"] == b["step"] and all(np.array_equal(a[k], b[k]) for k in ("position", "velocity", "angular_velocity"))
+
+
 with tempfile.TemporaryDirectory() as work:
     def run(out, *extra):
-        subprocess.run([dempact, "run", case, "--output", out, "--quiet", "--threads", "1", *extra],
-                       check=True)
-    run(os.path.join(work, "a"), "--end-time", str(end / 2))
-    h5 = os.path.join(work, "a", name + ".h5")
+        subprocess.run([dempact, "run", case, "--output", out, "--quiet", "--threads", "1", *extra], check=True)
+
+    with h5py.File(old, "r") as f:
+        assert int(f.attrs["format"]) == 2, "the stored file is not of layout 2"
+        kept = len(f["snapshots"])
+    info = subprocess.run([dempact, "info", old], capture_output=True, text=True)
+    if info.returncode != 0 or f"snapshots:   {kept}" not in info.stdout or "layout format 2" not in info.stdout:
+        fail(f"dempact info on the layout-2 file:\n{info.stdout}{info.stderr}")
+
+    # in place, from a copy with the later datasets deleted
+    a = os.path.join(work, "a")
+    os.mkdir(a)
+    h5 = os.path.join(a, name + ".h5")
+    shutil.copy(old, h5)
+    removed = removed_sums = 0
     with h5py.File(h5, "r+") as f:
-        removed = removed_sums = 0
         for snap in f["snapshots"].values():
             if "tangential_slip" in snap["contacts"]:
                 del snap["contacts"]["tangential_slip"]
@@ -36,21 +71,26 @@ with tempfile.TemporaryDirectory() as work:
             if "wall_work_sum" in snap["engine"]:
                 del snap["engine"]["wall_work_sum"]
                 removed_sums += 1
-    assert removed > 0, "the file had no tangential_slip to remove"
-    assert removed_sums > 0, "the file had no engine/wall_work_sum to remove"
-    run(os.path.join(work, "a"), "--restart", h5, "--end-time", str(end))
-    run(os.path.join(work, "b"), "--end-time", str(end))
-    last = {}
-    for tag, path in (("restarted", h5), ("unbroken", os.path.join(work, "b", name + ".h5"))):
-        with h5py.File(path, "r") as f:
-            snaps = f["snapshots"]
-            s = snaps[sorted(snaps)[-1]]
-            last[tag] = {k: s[k][()] for k in ("position", "velocity", "angular_velocity")}
-            last[tag]["step"] = s.attrs["step"]
-same = last["restarted"]["step"] == last["unbroken"]["step"] and all(
-    np.array_equal(last["restarted"][k], last["unbroken"][k])
-    for k in ("position", "velocity", "angular_velocity"))
-print(f"removed tangential_slip and wall_work_sum from {removed} and {removed_sums} snapshots; "
-      f"restarted run at step "
-      f"{last['restarted']['step']} {'bit-identical to' if same else 'DIFFERS from'} the unbroken one")
-sys.exit(0 if same else 1)
+    assert removed > 0 and removed_sums > 0, "the file had no tangential_slip or wall_work_sum to remove"
+    run(a, "--restart", h5)
+    in_place = last_state(h5)
+    for k in range(kept):
+        if not os.path.isfile(os.path.join(a, f"{name}.d/{k:06d}.h5")):
+            fail(f"snapshot {k} of the layout-2 file was not carried into {name}.d/")
+    # into another folder, from the file as it is
+    b = os.path.join(work, "b")
+    run(b, "--restart", old)
+    elsewhere = last_state(os.path.join(b, name + ".h5"))
+    # the unbroken run
+    c = os.path.join(work, "c")
+    run(c)
+    unbroken = last_state(os.path.join(c, name + ".h5"))
+
+for label, got in (("in place", in_place), ("elsewhere", elsewhere)):
+    if got["format"] != 3 or got["count"] != unbroken["count"]:
+        fail(f"{label}: layout {got['format']} with {got['count']} snapshots, the unbroken run has {unbroken['count']}")
+    if not same(got, unbroken):
+        fail(f"{label}: the restarted run at step {got['step']} differs from the unbroken one at {unbroken['step']}")
+print(f"layout 2: dempact info lists its {kept} snapshots; restarted in place (tangential_slip removed from "
+      f"{removed}, wall_work_sum from {removed_sums} snapshots) and elsewhere, both bit-identical to the "
+      f"unbroken run at step {unbroken['step']}")

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The restitution a case asks for is the one it gets.
 
 Usage: restitution_asked.py DEMPACT SOURCE_DIR

@@ -23,7 +23,7 @@ case "$name" in
   case) options=(-dict=tests/fuzz/case.dict -max_len=4096 -timeout=10) ;;
   # HDF5 itself allocates and leaks on some corrupted files (findings/README): its leaks
   # are suppressed, single allocations capped, and out-of-memory runs skipped
-  restart) options=(-max_len=262144 -timeout=30 -fork=1 -ignore_ooms=1 -malloc_limit_mb=1024)
+  restart) options=(-max_len=327680 -timeout=30 -fork=1 -ignore_ooms=1 -malloc_limit_mb=1024)
            export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan_hdf5.supp ;;
   csv|lammps|stl) options=(-max_len=8192 -timeout=10) ;;
   *) echo "run_fuzz.sh: case, restart, csv, lammps or stl, not '$name'" >&2; exit 2 ;;

@@ -20,7 +20,7 @@
 #     runs LIGGGHTS itself instead (an hour or more).
 set -eu
 dempact=$1 src=$2 which=$3
-py=/usr/bin/python3
+py=${DEMPACT_PYTHON:-/usr/bin/python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 case $which in

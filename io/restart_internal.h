@@ -1,0 +1,39 @@
+/* Shared by io/restart.c (the file: its layout, snapshots, time series, case) and
+ * io/restart_state.c (the restart snapshot's arrays, checked and restored). */
+#ifndef DEMPACT_RESTART_INTERNAL_H
+#define DEMPACT_RESTART_INTERNAL_H
+
+#include <hdf5.h>
+#include "restart.h"
+#include "snapshot_internal.h"
+
+/* Largest step a snapshot may have: step x dt stays exact to the last bit. */
+#define RESTART_MAX_STEP (INT64_C(1) << 53)
+/* Most particles and contacts a snapshot may hold (the engine's indices are 32-bit). */
+#define RESTART_MAX_ROWS (INT64_C(1) << 31)
+
+typedef struct restart_file {
+    const char *path;
+    char *folder;    /* where its links point from */
+    hid_t file;
+    int format;      /* 2 or 3 */
+    double dt;
+} restart_file;
+
+/* Writes "'PATH': " and the message to err; returns -1. */
+int restart_refuse(const restart_file *f, char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Opens snapshot k: the group /snapshots/NNNNNN (format 2), or the root of the file its
+ * link names, once the link is checked to name NAME.d/NNNNNN.h5 and that a regular file
+ * is there (format 3). Returns the group, with the file to close in *file (-1 if none),
+ * or -1 with a message. */
+hid_t restart_open_snapshot(const restart_file *f, int k, hid_t *file, char *err, size_t err_len);
+void restart_close_snapshot(hid_t g, hid_t file);
+
+/* Loads snapshot rp->index of f (opened with restart_open_snapshot), checks every value
+ * against the case of s, and restores it into s. */
+int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, sim *s, char *err,
+                       size_t err_len);
+
+#endif
