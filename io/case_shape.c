@@ -156,7 +156,8 @@ int case_check_shape(const case_reader *c)
     case YAML_SCHEMA_UNKNOWN_KEY: return unknown_key(c, &p);
     case YAML_SCHEMA_MISSING_KEY:
         if (p.at->path[0])
-            return case_fail_line(c, p.at->line, "%s: missing required key '%s'", p.at->path, p.name);
+            return case_fail_line(c, p.at->line, "%s: missing required key '%s'", p.at->path,
+                                  p.name);
         return case_fail_line(c, p.at->line, "missing required top-level key '%s'", p.name);
     case YAML_SCHEMA_REPEATED_KEY:
         return case_fail_line(c, p.at->line, "%s: key '%s' repeats '%s' (keys are compared "

@@ -26,7 +26,8 @@ static int fault(checker *k, yaml_schema_fault f, size_t e, const cyaml_schema_v
                  const char *field)
 {
     *k->p = (yaml_schema_problem){.fault = f, .at = entry(k, e), .schema = v, .field = field};
-    if (f == YAML_SCHEMA_TOO_FEW || f == YAML_SCHEMA_TOO_MANY) k->p->count = entry(k, e)->n_children;
+    if (f == YAML_SCHEMA_TOO_FEW || f == YAML_SCHEMA_TOO_MANY)
+        k->p->count = entry(k, e)->n_children;
     return -1;
 }
 
@@ -287,7 +288,8 @@ static int check_flags(checker *k, size_t e, const cyaml_schema_value_t *v, cons
 {
     if (!size_ok(v)) return fault(k, YAML_SCHEMA_BAD_SCHEMA, e, v, field);
     YAML_LOCATOR_FOR_CHILDREN(k->loc, e, j) {
-        if (entry(k, j)->kind == YNODE_ALIAS) return fault(k, YAML_SCHEMA_ALIAS, j, &flag_name, field);
+        if (entry(k, j)->kind == YNODE_ALIAS)
+            return fault(k, YAML_SCHEMA_ALIAS, j, &flag_name, field);
         if (entry(k, j)->kind != YNODE_SCALAR)
             return fault(k, YAML_SCHEMA_WRONG_KIND, j, &flag_name, field);
         if (check_choice(k, j, v, field) != 0) return -1;
@@ -307,7 +309,8 @@ static int check_bitfield(checker *k, size_t e, const cyaml_schema_value_t *v, c
         uint32_t b = 0;
         while (b < v->bitfield.count && !same_name(v, name, bits[b].name)) b++;
         if (b == v->bitfield.count) return key_fault(k, YAML_SCHEMA_UNKNOWN_KEY, j, e, v, name);
-        if (entry(k, j)->kind == YNODE_ALIAS) return fault(k, YAML_SCHEMA_ALIAS, j, &bit_value, name);
+        if (entry(k, j)->kind == YNODE_ALIAS)
+            return fault(k, YAML_SCHEMA_ALIAS, j, &bit_value, name);
         if (entry(k, j)->kind != YNODE_SCALAR)
             return fault(k, YAML_SCHEMA_WRONG_KIND, j, &bit_value, name);
         if (check_uint(k, j, &bit_value, name, uint_max(8) >> (64 - bits[b].bits)) != 0)
