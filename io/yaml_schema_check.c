@@ -87,8 +87,7 @@ static uint64_t uint_max(unsigned size)
 }
 
 /* A signed whole number in the range of v's data size. */
-static int check_int(checker *k, size_t e, const cyaml_schema_value_t *v,
-                     const char *field)
+static int check_int(checker *k, size_t e, const cyaml_schema_value_t *v, const char *field)
 {
     const char *text = entry(k, e)->scalar;
     int64_t max = (int64_t)(uint_max(v->data_size) / 2), min = -max - 1;
@@ -101,7 +100,7 @@ static int check_int(checker *k, size_t e, const cyaml_schema_value_t *v,
     return 0;
 }
 
-/* An unsigned whole number up to max; strtoull would take "-1" as 2^64 - 1. */
+/* An unsigned whole number up to max; strtoull would read "-1" as 2^64 - 1. */
 static int check_uint(checker *k, size_t e, const cyaml_schema_value_t *v,
                       const char *field, uint64_t max)
 {
@@ -110,14 +109,13 @@ static int check_uint(checker *k, size_t e, const cyaml_schema_value_t *v,
     errno = 0;
     unsigned long long x = strtoull(text, &end, 0);
     if (!whole(text, end)) return fault(k, YAML_SCHEMA_NOT_A_NUMBER, e, v, field);
-    if (errno == ERANGE || x > max || strchr(text, '-'))
+    if (errno == ERANGE || x > max || (x != 0 && strchr(text, '-')))
         return range_fault(k, e, v, field, 0, max);
     return 0;
 }
 
 /* A finite number that does not overflow the float or double (underflow reads as 0). */
-static int check_float(checker *k, size_t e, const cyaml_schema_value_t *v,
-                       const char *field)
+static int check_float(checker *k, size_t e, const cyaml_schema_value_t *v, const char *field)
 {
     const char *text = entry(k, e)->scalar;
     char *end;
@@ -130,8 +128,7 @@ static int check_float(checker *k, size_t e, const cyaml_schema_value_t *v,
     return 0;
 }
 
-static int check_bool(checker *k, size_t e, const cyaml_schema_value_t *v,
-                      const char *field)
+static int check_bool(checker *k, size_t e, const cyaml_schema_value_t *v, const char *field)
 {
     static const char *const words[] = {"true", "yes", "on",      "enable", "1",
                                         "false", "no", "off", "disable", "0"};
@@ -142,8 +139,7 @@ static int check_bool(checker *k, size_t e, const cyaml_schema_value_t *v,
 
 /* One of v's strings (an enumeration value or a flag name), or, unless v is STRICT, a
  * number in range, as libcyaml falls back to. */
-static int check_choice(checker *k, size_t e, const cyaml_schema_value_t *v,
-                        const char *field)
+static int check_choice(checker *k, size_t e, const cyaml_schema_value_t *v, const char *field)
 {
     const char *text = entry(k, e)->scalar;
     for (uint32_t s = 0; s < v->enumeration.count; s++)
@@ -161,8 +157,7 @@ static int check_choice(checker *k, size_t e, const cyaml_schema_value_t *v,
     return fault(k, YAML_SCHEMA_NOT_A_CHOICE, e, v, field);
 }
 
-static int check_string(checker *k, size_t e, const cyaml_schema_value_t *v,
-                        const char *field)
+static int check_string(checker *k, size_t e, const cyaml_schema_value_t *v, const char *field)
 {
     size_t n = strlen(entry(k, e)->scalar);
     if (v->string.min > v->string.max) return fault(k, YAML_SCHEMA_BAD_SCHEMA, e, v, field);
@@ -171,8 +166,7 @@ static int check_string(checker *k, size_t e, const cyaml_schema_value_t *v,
     return 0;
 }
 
-static int check_scalar(checker *k, size_t e, const cyaml_schema_value_t *v,
-                        const char *field)
+static int check_scalar(checker *k, size_t e, const cyaml_schema_value_t *v, const char *field)
 {
     switch (v->type) {
     case CYAML_STRING: return check_string(k, e, v, field);
@@ -198,8 +192,7 @@ static int check_scalar(checker *k, size_t e, const cyaml_schema_value_t *v,
  * Collections.
  * ---------------------------------------------------------------------------------- */
 
-static int check_node(checker *k, size_t e, const cyaml_schema_value_t *v,
-                      const char *field);
+static int check_node(checker *k, size_t e, const cyaml_schema_value_t *v, const char *field);
 
 /* The first alias in entry e's subtree, for a value libcyaml skips (it still reads
  * every event of it). */
