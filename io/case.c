@@ -1,13 +1,14 @@
-/* The case-file reader. libcyaml checks the document's shape (keys, nesting, list
- * lengths, required keys) and loads every scalar as text; the reader then parses and
- * checks the values, resolves names and fills the sim_config. A libyaml pass
- * (yaml_locator) runs first: it catches syntax errors and gives every error its line.
+/* The case-file reader. A libyaml pass (yaml_locator) reads the document's tree, with
+ * the line of every node, and catches syntax errors; the tree is checked against the
+ * schema (keys, nesting, list lengths, required keys); libcyaml then loads every scalar
+ * as text, and the reader parses and checks the values, resolves names and fills the
+ * sim_config.
  *
- * This file loads a case: it reads the file, runs the two passes and then the sections in
+ * This file loads a case: it reads the file, runs the passes and then the sections in
  * their order. The sections are read by case_settings.c, case_contacts.c, case_walls.c
  * and case_particles.c and checked against each other by case_checks.c; case_schema.c
- * holds the schema, case_cyaml.c words libcyaml's errors, and case_reader.c and
- * case_names.c hold what they all use (case_internal.h declares what is shared). */
+ * holds the schema, case_shape.c words what the schema check finds, and case_reader.c
+ * and case_names.c hold what they all use (case_internal.h declares what is shared). */
 #include "case.h"
 
 #include <errno.h>
@@ -83,17 +84,16 @@ static int locate(case_reader *c)
 static int load_raw(case_reader *c)
 {
     if (!(c->schema = case_schema_build())) return case_fail_line(c, 1, "out of memory");
-    cyaml_log_buffer log = {.len = 0};
+    if (case_check_shape(c) != 0) return -1;
+    /* no log: the check has said all there is to say about the file */
     cyaml_config_t config = {
-        .log_fn = case_capture_cyaml_log,
-        .log_ctx = &log,
         .mem_fn = cyaml_mem,
         .log_level = CYAML_LOG_ERROR,
         .flags = CYAML_CFG_NO_ALIAS,
     };
     cyaml_err_t e = cyaml_load_data((const uint8_t *)c->text, c->len, &config, &c->schema->top,
                                     (cyaml_data_t **)&c->raw, NULL);
-    if (e != CYAML_OK) return case_report_cyaml_error(c, e, &log);
+    if (e != CYAML_OK) return case_report_load_failure(c, e);
     if (!c->raw) return case_fail_line(c, 1, "the file holds no case");
     return 0;
 }

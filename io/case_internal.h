@@ -6,7 +6,6 @@
 #define DEMPACT_CASE_INTERNAL_H
 
 #include <cyaml/cyaml.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -148,6 +147,9 @@ typedef struct case_schema {
 case_schema *case_schema_build(void);
 void case_schema_free(case_schema *s);
 int case_param_name_index(const case_schema *s, const char *name);
+/* What the entries of a fixed-length list with this entry schema are, in a message
+ * ("numbers", "true/false values", "material names"). */
+const char *case_schema_entry_words(const cyaml_schema_value_t *entry);
 
 /* ------------------------------------------------------------------------------------
  * Names: lists, edit distance, suggestions (case_names.c).
@@ -196,15 +198,17 @@ typedef struct key_path {
     char s[PATH_LEN];
 } key_path;
 
-/* How a value appears in a message: 'text', or "an empty value". */
+/* How a value appears in a message: 'text', or "an empty value"; a key: text. Either
+ * on one line and cut short when long. */
 typedef struct shown {
-    char s[80];
+    char s[128];
 } shown;
 
 key_path case_key(const char *fmt, ...);
 int case_fail_line(const case_reader *c, int line, const char *fmt, ...);
 int case_fail_at(const case_reader *c, const char *path, const char *fmt, ...);
 shown case_show(const char *text);
+shown case_show_key(const char *text);
 
 bool case_parse_number(const char *text, double *out);
 int case_read_number(const case_reader *c, const char *path, const char *text, double *out);
@@ -220,16 +224,14 @@ int case_read_seed(const case_reader *c, const char *path, const char *text, uin
 int case_read_name(const case_reader *c, const char *path, const char *text, char *out);
 
 /* ------------------------------------------------------------------------------------
- * libcyaml's errors in the case's words (case_cyaml.c).
+ * The document's shape, checked against the schema before libcyaml loads it
+ * (case_shape.c).
  * ---------------------------------------------------------------------------------- */
 
-typedef struct cyaml_log_buffer {
-    char text[4096];
-    size_t len;
-} cyaml_log_buffer;
-
-void case_capture_cyaml_log(cyaml_log_t level, void *ctx, const char *fmt, va_list args);
-int case_report_cyaml_error(const case_reader *c, cyaml_err_t e, const cyaml_log_buffer *b);
+/* 0, or -1 with a message naming the line and key path of the first problem. */
+int case_check_shape(const case_reader *c);
+/* The message for libcyaml refusing a document that case_check_shape passed. */
+int case_report_load_failure(const case_reader *c, cyaml_err_t e);
 
 /* ------------------------------------------------------------------------------------
  * The top-level scalars and the materials (case_settings.c).

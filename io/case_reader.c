@@ -50,15 +50,40 @@ int case_fail_at(const case_reader *c, const char *path, const char *fmt, ...)
     return -1;
 }
 
+/* Text as one line: control characters escaped (\n, \t, \xNN); more than `max`
+ * characters (or more than fit in cap) cut short and ended with "...". */
+static void one_line(char *out, size_t cap, const char *text, size_t max)
+{
+    size_t n = strlen(text), used = 0, k = 0, shown = n > max ? max - 3 : n;
+    /* room for the longest escape, "..." and the end */
+    for (; k < shown && used + 4 + 4 <= cap; k++) {
+        unsigned char ch = (unsigned char)text[k];
+        if (ch == '\n') used += (size_t)snprintf(out + used, cap - used, "\\n");
+        else if (ch == '\t') used += (size_t)snprintf(out + used, cap - used, "\\t");
+        else if (ch < 0x20 || ch == 0x7f)
+            used += (size_t)snprintf(out + used, cap - used, "\\x%02x", ch);
+        else out[used++] = (char)ch;
+    }
+    snprintf(out + used, cap - used, "%s", k < n ? "..." : "");
+}
+
 shown case_show(const char *text)
 {
     shown v;
-    if (!text || !*text)
+    if (!text || !*text) {
         snprintf(v.s, sizeof v.s, "an empty value");
-    else if (strlen(text) > 48)
-        snprintf(v.s, sizeof v.s, "'%.45s...'", text);
-    else
-        snprintf(v.s, sizeof v.s, "'%s'", text);
+    } else {
+        char line[sizeof v.s - 2];
+        one_line(line, sizeof line, text, 48);
+        snprintf(v.s, sizeof v.s, "'%s'", line);
+    }
+    return v;
+}
+
+shown case_show_key(const char *text)
+{
+    shown v;
+    one_line(v.s, sizeof v.s, text ? text : "", 80);
     return v;
 }
 

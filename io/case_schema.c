@@ -1,6 +1,7 @@
 /* The case file's schema for libcyaml: the shape of the document (keys, nesting, list
  * lengths, required keys), built once per load because the params mapping takes the
- * parameter names of every registered law. */
+ * parameter names of every registered law. yaml_schema_check walks the document against
+ * it before libcyaml loads it, and case_shape.c words what it finds. */
 #include "case_internal.h"
 
 #include <stdint.h>
@@ -14,18 +15,35 @@
 
 #define TEXT(key, flags, type, member) \
     CYAML_FIELD_STRING_PTR(key, flags, type, member, 0, CYAML_UNLIMITED)
-#define TEXTS(key, flags, type, member, n) \
-    CYAML_FIELD_SEQUENCE_FIXED(key, flags, type, member, &text_value, n)
+#define NUMBERS(key, flags, type, member, n) \
+    CYAML_FIELD_SEQUENCE_FIXED(key, flags, type, member, &number_text, n)
+#define SWITCHES(key, flags, type, member, n) \
+    CYAML_FIELD_SEQUENCE_FIXED(key, flags, type, member, &switch_text, n)
+#define MATERIAL_NAMES(key, flags, type, member, n) \
+    CYAML_FIELD_SEQUENCE_FIXED(key, flags, type, member, &material_text, n)
 #define REQUIRED CYAML_FLAG_DEFAULT
 #define OPTIONAL CYAML_FLAG_OPTIONAL
 
-static const cyaml_schema_value_t text_value = {
+/* The entries of fixed-length lists: the same text to libcyaml, three objects so that a
+ * message can say what the entries are (case_schema_entry_words). */
+static const cyaml_schema_value_t number_text = {
+    CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char *, 0, CYAML_UNLIMITED)};
+static const cyaml_schema_value_t switch_text = {
+    CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char *, 0, CYAML_UNLIMITED)};
+static const cyaml_schema_value_t material_text = {
     CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char *, 0, CYAML_UNLIMITED)};
 
+const char *case_schema_entry_words(const cyaml_schema_value_t *entry)
+{
+    return entry == &switch_text     ? "true/false values"
+           : entry == &material_text ? "material names"
+                                     : "numbers";
+}
+
 static const cyaml_schema_field_t domain_fields[] = {
-    TEXTS("min", REQUIRED, raw_domain, min, 3),
-    TEXTS("max", REQUIRED, raw_domain, max, 3),
-    TEXTS("periodic", OPTIONAL, raw_domain, periodic, 3),
+    NUMBERS("min", REQUIRED, raw_domain, min, 3),
+    NUMBERS("max", REQUIRED, raw_domain, max, 3),
+    SWITCHES("periodic", OPTIONAL, raw_domain, periodic, 3),
     CYAML_FIELD_END};
 
 static const cyaml_schema_field_t time_fields[] = {
@@ -71,7 +89,7 @@ static const cyaml_schema_field_t rolling_fields[] = {
 
 /* The params mapping's fields are made at run time from the law registry. */
 static const cyaml_schema_field_t contact_fields_template[] = {
-    TEXTS("materials", REQUIRED, raw_contact, materials, 2),
+    MATERIAL_NAMES("materials", REQUIRED, raw_contact, materials, 2),
     TEXT("law", REQUIRED, raw_contact, law),
     TEXT("cohesion_removal", OPTIONAL, raw_contact, cohesion_removal),
     TEXT("calibrate", OPTIONAL, raw_contact, calibrate),
@@ -83,14 +101,14 @@ static const cyaml_schema_field_t param_field_template =
     TEXT("(param)", OPTIONAL, raw_contact, law);
 
 static const cyaml_schema_field_t wall_rotation_fields[] = {
-    TEXTS("axis_point", REQUIRED, raw_wall_rotation, axis_point, 3),
-    TEXTS("axis", REQUIRED, raw_wall_rotation, axis, 3),
+    NUMBERS("axis_point", REQUIRED, raw_wall_rotation, axis_point, 3),
+    NUMBERS("axis", REQUIRED, raw_wall_rotation, axis, 3),
     TEXT("angular_velocity", REQUIRED, raw_wall_rotation, angular_velocity),
     CYAML_FIELD_END};
 /* Which keys each type needs and takes is checked in read_wall. */
 static const cyaml_schema_field_t wall_segment_fields[] = {
     TEXT("duration", REQUIRED, raw_wall_segment, duration),
-    TEXTS("velocity", REQUIRED, raw_wall_segment, velocity, 3),
+    NUMBERS("velocity", REQUIRED, raw_wall_segment, velocity, 3),
     CYAML_FIELD_END};
 static const cyaml_schema_value_t wall_segment_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_wall_segment, wall_segment_fields)};
@@ -99,18 +117,18 @@ static const cyaml_schema_field_t wall_fields[] = {
     TEXT("name", OPTIONAL, raw_wall, name),
     TEXT("type", REQUIRED, raw_wall, type),
     TEXT("material", REQUIRED, raw_wall, material),
-    TEXTS("point", OPTIONAL, raw_wall, point, 3),
-    TEXTS("normal", OPTIONAL, raw_wall, normal, 3),
-    TEXTS("axis", OPTIONAL, raw_wall, axis, 3),
-    TEXTS("half_size", OPTIONAL, raw_wall, half_size, 2),
+    NUMBERS("point", OPTIONAL, raw_wall, point, 3),
+    NUMBERS("normal", OPTIONAL, raw_wall, normal, 3),
+    NUMBERS("axis", OPTIONAL, raw_wall, axis, 3),
+    NUMBERS("half_size", OPTIONAL, raw_wall, half_size, 2),
     TEXT("radius", OPTIONAL, raw_wall, radius),
-    TEXTS("radii", OPTIONAL, raw_wall, radii, 2),
+    NUMBERS("radii", OPTIONAL, raw_wall, radii, 2),
     TEXT("length", OPTIONAL, raw_wall, length),
     TEXT("side", OPTIONAL, raw_wall, side),
     TEXT("file", OPTIONAL, raw_wall, file),
     TEXT("scale", OPTIONAL, raw_wall, scale),
-    TEXTS("translation", OPTIONAL, raw_wall, translation, 3),
-    TEXTS("velocity", OPTIONAL, raw_wall, velocity, 3),
+    NUMBERS("translation", OPTIONAL, raw_wall, translation, 3),
+    NUMBERS("velocity", OPTIONAL, raw_wall, velocity, 3),
     CYAML_FIELD_MAPPING_PTR("rotation", OPTIONAL, raw_wall, rotation, wall_rotation_fields),
     CYAML_FIELD_SEQUENCE("motion", OPTIONAL | CYAML_FLAG_POINTER, raw_wall, motion,
                          &wall_segment_entry, 0, CYAML_UNLIMITED),
@@ -119,8 +137,8 @@ static const cyaml_schema_value_t wall_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_wall, wall_fields)};
 
 static const cyaml_schema_field_t region_fields[] = {
-    TEXTS("min", REQUIRED, raw_region, min, 3),
-    TEXTS("max", REQUIRED, raw_region, max, 3),
+    NUMBERS("min", REQUIRED, raw_region, min, 3),
+    NUMBERS("max", REQUIRED, raw_region, max, 3),
     CYAML_FIELD_END};
 
 static const cyaml_schema_field_t source_fields[] = {
@@ -129,7 +147,7 @@ static const cyaml_schema_field_t source_fields[] = {
     CYAML_FIELD_MAPPING_PTR("region", OPTIONAL, raw_source, region, region_fields),
     TEXT("count", OPTIONAL, raw_source, count),
     CYAML_FIELD_IGNORE("radius", OPTIONAL),
-    TEXTS("velocity", OPTIONAL, raw_source, velocity, 3),
+    NUMBERS("velocity", OPTIONAL, raw_source, velocity, 3),
     TEXT("seed", OPTIONAL, raw_source, seed),
     TEXT("gap", OPTIONAL, raw_source, gap),
     TEXT("file", OPTIONAL, raw_source, file),
@@ -144,7 +162,7 @@ static const cyaml_schema_field_t inlet_fields[] = {
     TEXT("rate", OPTIONAL, raw_inlet, rate),
     TEXT("mass_rate", OPTIONAL, raw_inlet, mass_rate),
     CYAML_FIELD_IGNORE("radius", OPTIONAL),
-    TEXTS("velocity", OPTIONAL, raw_inlet, velocity, 3),
+    NUMBERS("velocity", OPTIONAL, raw_inlet, velocity, 3),
     TEXT("start", OPTIONAL, raw_inlet, start),
     TEXT("stop", OPTIONAL, raw_inlet, stop),
     TEXT("interval", OPTIONAL, raw_inlet, interval),
@@ -162,7 +180,7 @@ static const cyaml_schema_value_t outlet_entry = {
 static const cyaml_schema_field_t top_fields_template[] = {
     TEXT("name", OPTIONAL, raw_case, name),
     CYAML_FIELD_MAPPING("domain", REQUIRED, raw_case, domain, domain_fields),
-    TEXTS("gravity", OPTIONAL, raw_case, gravity, 3),
+    NUMBERS("gravity", OPTIONAL, raw_case, gravity, 3),
     CYAML_FIELD_MAPPING("time", REQUIRED, raw_case, time, time_fields),
     CYAML_FIELD_MAPPING_PTR("neighbour", OPTIONAL, raw_case, neighbour, neighbour_fields),
     CYAML_FIELD_MAPPING_PTR("watchdog", OPTIONAL, raw_case, watchdog, watchdog_fields),

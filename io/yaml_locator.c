@@ -11,6 +11,7 @@
 #define MAX_DEPTH 64
 
 typedef struct frame {
+    size_t entry;     /* the collection's own entry */
     bool is_mapping;
     bool expect_key;
     size_t base_len;  /* length of this collection's path in the path buffer */
@@ -91,17 +92,7 @@ int yaml_locator_line(const yaml_locator *loc, const char *path)
 int yaml_locator_sequence_length(const yaml_locator *loc, const char *path)
 {
     const yaml_located *e = yaml_locator_find(loc, path);
-    if (!e || e->kind != YNODE_SEQUENCE) return 0;
-    size_t len = strlen(path);
-    char *item = malloc(len + 32);
-    if (!item) return 0;
-    int n = 0;
-    for (;; n++) {
-        snprintf(item, len + 32, "%s[%d]", path, n);
-        if (!yaml_locator_find(loc, item)) break;
-    }
-    free(item);
-    return n;
+    return e && e->kind == YNODE_SEQUENCE ? (int)e->n_children : 0;
 }
 
 void yaml_locator_free(yaml_locator *loc)
@@ -181,7 +172,8 @@ static int set_value(yaml_located *e, const yaml_event_t *ev)
     return 0;
 }
 
-/* Records the path now in the path buffer at `mark`; returns its entry index, or -1. */
+/* Records the path now in the path buffer at `mark`, as a child of the innermost open
+ * collection; returns its entry index, or -1. */
 static long add_entry(walker *w, const yaml_mark_t *mark)
 {
     yaml_locator *loc = w->loc;
@@ -194,14 +186,17 @@ static long add_entry(walker *w, const yaml_mark_t *mark)
     }
     if (2 * (loc->n_entries + 1) > loc->n_slots && grow_slots(loc) != 0) return -1;
     yaml_located *e = &loc->entries[loc->n_entries];
-    *e = (yaml_located){.line = (int)mark->line + 1, .column = (int)mark->column + 1};
+    *e = (yaml_located){.line = (int)mark->line + 1, .column = (int)mark->column + 1,
+                        .end = loc->n_entries + 1};
     if (!(e->path = copy_text(w->path, strlen(w->path)))) return -1;
     size_t *slot = slot_for(loc, e->path);
     if (*slot == 0) *slot = loc->n_entries + 1;
+    if (w->depth > 0) loc->entries[w->frames[w->depth - 1].entry].n_children++;
     return (long)loc->n_entries++;
 }
 
-static int push_frame(walker *w, const yaml_event_t *ev)
+/* Opens a collection whose node is entry k (when ev starts one). */
+static int push_frame(walker *w, const yaml_event_t *ev, size_t k)
 {
     if (ev->type != YAML_SEQUENCE_START_EVENT && ev->type != YAML_MAPPING_START_EVENT)
         return 0;
@@ -209,6 +204,7 @@ static int push_frame(walker *w, const yaml_event_t *ev)
         return fail(w, (int)ev->start_mark.line + 1, "nesting deeper than %d levels",
                     MAX_DEPTH);
     w->frames[w->depth++] = (frame){
+        .entry = k,
         .is_mapping = ev->type == YAML_MAPPING_START_EVENT,
         .expect_key = true,
         .base_len = strlen(w->path),
@@ -221,7 +217,7 @@ static int add_node(walker *w, const yaml_event_t *ev)
     long k = add_entry(w, &ev->start_mark);
     if (k < 0 || set_value(&w->loc->entries[k], ev) != 0)
         return out_of_memory(w, &ev->start_mark);
-    return push_frame(w, ev);
+    return push_frame(w, ev, (size_t)k);
 }
 
 static int on_key(walker *w, frame *f, const yaml_event_t *ev)
@@ -245,6 +241,8 @@ static int on_key(walker *w, frame *f, const yaml_event_t *ev)
     free(key);
     long k = add_entry(w, &ev->start_mark);
     if (k < 0) return out_of_memory(w, &ev->start_mark);
+    yaml_located *e = &w->loc->entries[k];
+    e->key = e->path + f->base_len + (f->base_len ? 1 : 0);
     f->pending = (size_t)k;
     f->expect_key = false;
     return 0;
@@ -263,7 +261,7 @@ static int on_node(walker *w, const yaml_event_t *ev)
         f->expect_key = true;
         if (set_value(e, ev) != 0 || set_path(w, 0, e->path) != 0)
             return out_of_memory(w, &ev->start_mark);
-        return push_frame(w, ev);
+        return push_frame(w, ev, f->pending);
     }
     char item[32];
     snprintf(item, sizeof item, "[%ld]", f->next_index++);
@@ -285,7 +283,10 @@ static int on_event(walker *w, const yaml_event_t *ev)
     case YAML_MAPPING_START_EVENT: return on_node(w, ev);
     case YAML_SEQUENCE_END_EVENT:
     case YAML_MAPPING_END_EVENT:
-        if (w->depth > 0) w->depth--;
+        if (w->depth > 0) {
+            w->depth--;
+            w->loc->entries[w->frames[w->depth].entry].end = w->loc->n_entries;
+        }
         return 0;
     default: return 0;
     }

@@ -1,7 +1,9 @@
 /* Where things are in a YAML file: one libyaml pass that records, for every mapping
  * value and sequence item, its path ("materials[0].young", "walls[1]", "domain.min[2]"),
- * its line and, for scalars, its text. The case reader uses it to put a line number on
- * errors it finds after libcyaml has loaded the data, and on libcyaml's own errors.
+ * its line and column, its key and, for scalars, its text. The entries form the
+ * document's tree in document order (each node followed by its subtree), so a walk can
+ * check the document against a schema (yaml_schema_check.h); the paths are hashed, so
+ * the case reader can put a line number on any error that names a key.
  *
  * The pass also refuses what libcyaml would accept silently or handle badly: syntax
  * errors (with the line), a second document, duplicate keys and non-scalar keys. */
@@ -19,10 +21,13 @@ typedef enum ynode_kind {
 
 typedef struct yaml_located {
     char *path;      /* "" for the document's root */
+    const char *key; /* a mapping value's key (the end of path), else NULL */
     int line;        /* 1-based: of the key for a mapping value, of the node itself otherwise */
-    int column;      /* 1-based */
+    int column;      /* 1-based, as line */
     ynode_kind kind; /* of the value */
     char *scalar;    /* the text of a scalar value, else NULL */
+    size_t end;      /* index one past the last entry of this node's subtree */
+    size_t n_children; /* a collection's items or key-value pairs */
 } yaml_located;
 
 typedef struct yaml_locator {
@@ -49,5 +54,10 @@ int yaml_locator_line(const yaml_locator *loc, const char *path);
 
 /* Number of items of the sequence at `path` (0 if it is not a recorded sequence). */
 int yaml_locator_sequence_length(const yaml_locator *loc, const char *path);
+
+/* The children of entry k, in document order: the first is k + 1 (when the node has
+ * any), the one after child j is entries[j].end. */
+#define YAML_LOCATOR_FOR_CHILDREN(loc, k, j) \
+    for (size_t j = (k) + 1; j < (loc)->entries[k].end; j = (loc)->entries[j].end)
 
 #endif
