@@ -30,6 +30,7 @@ it is, even while the run writes or after it was killed. Files of the older sing
 layout (format 2) read the same way.
 """
 
+import os
 import sys
 
 try:

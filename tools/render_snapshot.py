@@ -1,3 +1,4 @@
+#!/usr/bin/pvpython
 """Render a dempact run in ParaView: the particles as spheres of their true size, the
 contact network as lines, the walls as a transparent surface, saved as a PNG.
 
