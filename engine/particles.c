@@ -82,6 +82,9 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
     p->wx[i] = p->wy[i] = p->wz[i] = 0.0;
     p->fx[i] = p->fy[i] = p->fz[i] = 0.0;
     p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
+    /* no previous step: the first mid-step velocities are the initial ones */
+    p->fx0[i] = p->fy0[i] = p->fz0[i] = 0.0;
+    p->tx0[i] = p->ty0[i] = p->tz0[i] = 0.0;
     return (long)i;
 }
 
