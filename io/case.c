@@ -155,6 +155,7 @@ int case_load_stoppable(const char *path, sim_config *cfg, volatile sig_atomic_t
     if (rc == 0) rc = case_read_population(&c);
     if (rc == 0) rc = case_check_walls_hold(&c);
     if (rc == 0) rc = case_check_contact_pairs(&c);
+    if (rc == 0) rc = case_check_speeds(&c);
     if (rc == 0) rc = keep_source_text(&c);
     free_raw(&c);
     free(c.text);

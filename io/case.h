@@ -24,9 +24,12 @@
 /* Limits the reader holds every case to (docs/guarantees.md lists them all):
  * domain coordinates within +-CASE_MAX_COORDINATE m; every wall (its points, ends and
  * STL vertices) within CASE_WALL_REACH domain lengths of the domain along each axis, its
- * sizes (radii, half sizes, lengths) at most CASE_WALL_REACH domain diagonals. */
+ * sizes (radii, half sizes, lengths) at most CASE_WALL_REACH domain diagonals; every
+ * speed (a particle's, an inlet's, a wall's fastest point in the domain, a free fall
+ * across the domain) at most CASE_MAX_SPEED m/s, ten times a rifle bullet's. */
 #define CASE_MAX_COORDINATE 1e9
 #define CASE_WALL_REACH 10.0
+#define CASE_MAX_SPEED 1e4
 
 /* Reads the case file at `path` into *cfg (which is overwritten: it must not hold
  * allocations). Returns 0, or -1 with a message (one or more lines) in err and *cfg

@@ -277,4 +277,7 @@ int case_check_walls_hold(case_reader *c);
 int case_check_walls_reach(case_reader *c);
 int case_check_contact_pairs(case_reader *c);
 
+/* Every speed at most CASE_MAX_SPEED (case_speeds.c). */
+int case_check_speeds(case_reader *c);
+
 #endif

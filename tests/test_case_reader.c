@@ -182,6 +182,9 @@ typedef struct bad_case {
 } bad_case;
 
 static const bad_case bad_cases[] = {
+    {"bad_fast_particles.yaml", {"bad_fast_particles.yaml:22: ", "particles[0].velocity",
+                                 "above the 10000 m/s"}},
+    {"bad_fast_wall.yaml", {"bad_fast_wall.yaml:23: ", "walls[0]", "above the 10000 m/s"}},
     {"bad_typo.yaml", {"bad_typo.yaml:21: ", "unknown key 'radiuss' in particles[0]",
                        "did you mean 'radius'"}},
     {"bad_negative_radius.yaml", {"bad_negative_radius.yaml:21: ", "particles[0].radius",
