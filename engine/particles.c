@@ -29,6 +29,8 @@ int particles_reserve(particle_store *p, size_t capacity)
     GROW(tx, double); GROW(ty, double); GROW(tz, double);
     GROW(fx0, double); GROW(fy0, double); GROW(fz0, double);
     GROW(tx0, double); GROW(ty0, double); GROW(tz0, double);
+    GROW(vhx, double); GROW(vhy, double); GROW(vhz, double);
+    GROW(whx, double); GROW(why, double); GROW(whz, double);
     p->capacity = capacity;
     return 0;
 }
@@ -56,7 +58,8 @@ void particles_free(particle_store *p)
     void *fields[] = {p->id, p->type, p->radius, p->mass, p->inv_mass, p->inv_inertia,
                       p->x, p->y, p->z, p->vx, p->vy, p->vz, p->wx, p->wy, p->wz,
                       p->fx, p->fy, p->fz, p->tx, p->ty, p->tz, p->fx0, p->fy0, p->fz0,
-                      p->tx0, p->ty0, p->tz0, p->ghost_owner,
+                      p->tx0, p->ty0, p->tz0, p->vhx, p->vhy, p->vhz, p->whx, p->why, p->whz,
+                      p->ghost_owner,
                       p->ghost_shift};
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) field_free(fields[k]);
     memset(p, 0, sizeof *p);
@@ -85,6 +88,8 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
     /* no previous step: the first mid-step velocities are the initial ones */
     p->fx0[i] = p->fy0[i] = p->fz0[i] = 0.0;
     p->tx0[i] = p->ty0[i] = p->tz0[i] = 0.0;
+    p->vhx[i] = p->vx[i]; p->vhy[i] = p->vy[i]; p->vhz[i] = p->vz[i];
+    p->whx[i] = p->why[i] = p->whz[i] = 0.0;
     return (long)i;
 }
 
@@ -100,7 +105,8 @@ size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_i
             MOVE(x); MOVE(y); MOVE(z); MOVE(vx); MOVE(vy); MOVE(vz);
             MOVE(wx); MOVE(wy); MOVE(wz); MOVE(fx); MOVE(fy); MOVE(fz);
             MOVE(tx); MOVE(ty); MOVE(tz); MOVE(fx0); MOVE(fy0); MOVE(fz0);
-            MOVE(tx0); MOVE(ty0); MOVE(tz0);
+            MOVE(tx0); MOVE(ty0); MOVE(tz0); MOVE(vhx); MOVE(vhy); MOVE(vhz);
+            MOVE(whx); MOVE(why); MOVE(whz);
 #undef MOVE
         }
         kept++;
@@ -128,7 +134,8 @@ int particles_permute(particle_store *p, const size_t *from)
     permute_array(p->type, sizeof *p->type, from, n, scratch);
     double *fields[] = {p->radius, p->mass, p->inv_mass, p->inv_inertia, p->x, p->y, p->z,
                         p->vx, p->vy, p->vz, p->wx, p->wy, p->wz, p->fx, p->fy, p->fz,
-                        p->tx, p->ty, p->tz, p->fx0, p->fy0, p->fz0, p->tx0, p->ty0, p->tz0};
+                        p->tx, p->ty, p->tz, p->fx0, p->fy0, p->fz0, p->tx0, p->ty0, p->tz0,
+                        p->vhx, p->vhy, p->vhz, p->whx, p->why, p->whz};
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
         permute_array(fields[k], sizeof(double), from, n, scratch);
     free(scratch);

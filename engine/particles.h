@@ -21,6 +21,9 @@ typedef struct particle_store {
     double *tx, *ty, *tz; /* torque [N m] (local particles only) */
     double *fx0, *fy0, *fz0, *tx0, *ty0, *tz0; /* the previous step's force and torque,
                                                   kept while velocities are predicted */
+    /* the mid-step velocity and angular velocity v(n+1/2), w(n+1/2) that drifted the
+     * positions (local particles only; a ghost reads its owner's): the springs' increments */
+    double *vhx, *vhy, *vhz, *whx, *why, *whz;
     /* ghosts only (ghost g is entry n_local + g): the local particle it copies and the
      * periodic shift added to that particle's position; particles_owner() */
     size_t *ghost_owner;  /* ghost_capacity */

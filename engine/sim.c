@@ -558,71 +558,69 @@ typedef struct batch_scratch {
  * with the wall's angular velocity. Fills the kinematics of contact m of the chunk: the
  * predicted end-of-step velocities for the dashpots, and for the springs the relative
  * displacement of the contact points during the step (friction.h): the mid-step
- * velocities v(n+1/2) = v - dt/2 f(n)/m (what drifted the centres) with the arms at
- * mid-step, R - d(n+1/2)/2 = arm + dt rate / 4, times s->spring_span. A ghost's step-start
- * force is its owner's (owner_j). */
+ * velocities v(n+1/2) (particles.h vh, wh: what drifted the centres) with the arms at
+ * mid-step, R - d(n+1/2)/2 = arm + dt rate / 4, times s->spring_span. A ghost's
+ * mid-step velocities are its owner's (owner_j). */
 static inline __attribute__((always_inline)) void
 contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint32_t j,
                      uint32_t owner_j, int is_wall, int rolling_spring)
 {
     const particle_store *p = &s->p;
     double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]}, half = 0.5 * cs->d[m];
-    const double h = 0.5 * s->dt, span = s->spring_span, later = 0.25 * s->dt * cs->rate[m];
-    double arm_i = p->radius[i] - half;
-    double wi[3] = {p->wx[i], p->wy[i], p->wz[i]};
-    /* v_i + w_i x (arm_i n) */
-    double ci[3] = {p->vx[i] + arm_i * (wi[1] * n[2] - wi[2] * n[1]),
-                    p->vy[i] + arm_i * (wi[2] * n[0] - wi[0] * n[2]),
-                    p->vz[i] + arm_i * (wi[0] * n[1] - wi[1] * n[0])};
-    double kick = h * p->inv_mass[i], spin = h * p->inv_inertia[i], mid_i = arm_i + later;
-    double vi_h[3] = {p->vx[i] - kick * p->fx0[i], p->vy[i] - kick * p->fy0[i],
-                      p->vz[i] - kick * p->fz0[i]};
-    double wi_h[3] = {wi[0] - spin * p->tx0[i], wi[1] - spin * p->ty0[i], wi[2] - spin * p->tz0[i]};
-    double ci_h[3] = {vi_h[0] + mid_i * (wi_h[1] * n[2] - wi_h[2] * n[1]),
-                      vi_h[1] + mid_i * (wi_h[2] * n[0] - wi_h[0] * n[2]),
-                      vi_h[2] + mid_i * (wi_h[0] * n[1] - wi_h[1] * n[0])};
-    double cj[3] = {0.0, 0.0, 0.0}, wj[3] = {0.0, 0.0, 0.0}, arm_j = 0.0;
-    double cj_h[3] = {0.0, 0.0, 0.0}, wj_h[3] = {0.0, 0.0, 0.0};
+    const double span = s->spring_span, later = 0.25 * s->dt * cs->rate[m];
+    double arm_i = p->radius[i] - half, arm_j = 0.0, mid_i = arm_i + later;
+    double wi[3] = {p->wx[i], p->wy[i], p->wz[i]}, wi_h[3] = {p->whx[i], p->why[i], p->whz[i]};
+    double wj[3] = {0.0, 0.0, 0.0}, wj_h[3] = {0.0, 0.0, 0.0};
+    /* the relative velocity of j's contact point past i's, predicted (v) and mid-step (h) */
+    double v[3], h[3];
     /* the reduced rolling inertia: only the rolling spring's dashpot needs it */
     double inertia_i = rolling_spring ? 1.0 / p->inv_inertia[i] + p->mass[i] * arm_i * arm_i : 0.0;
     double inertia_r = inertia_i;
     if (!is_wall) {
+        /* (v_j - w_j x arm_j n) - (v_i + w_i x arm_i n) = v_j - v_i - (arm_i w_i + arm_j w_j) x n */
         arm_j = p->radius[j] - half;
-        wj[0] = p->wx[j]; wj[1] = p->wy[j]; wj[2] = p->wz[j];
-        /* v_j + w_j x (-arm_j n) */
-        cj[0] = p->vx[j] - arm_j * (wj[1] * n[2] - wj[2] * n[1]);
-        cj[1] = p->vy[j] - arm_j * (wj[2] * n[0] - wj[0] * n[2]);
-        cj[2] = p->vz[j] - arm_j * (wj[0] * n[1] - wj[1] * n[0]);
-        double kick_j = h * p->inv_mass[j], spin_j = h * p->inv_inertia[j];
         double mid_j = arm_j + later;
-        double vj_h[3] = {p->vx[j] - kick_j * p->fx0[owner_j], p->vy[j] - kick_j * p->fy0[owner_j],
-                          p->vz[j] - kick_j * p->fz0[owner_j]};
-        wj_h[0] = wj[0] - spin_j * p->tx0[owner_j];
-        wj_h[1] = wj[1] - spin_j * p->ty0[owner_j];
-        wj_h[2] = wj[2] - spin_j * p->tz0[owner_j];
-        cj_h[0] = vj_h[0] - mid_j * (wj_h[1] * n[2] - wj_h[2] * n[1]);
-        cj_h[1] = vj_h[1] - mid_j * (wj_h[2] * n[0] - wj_h[0] * n[2]);
-        cj_h[2] = vj_h[2] - mid_j * (wj_h[0] * n[1] - wj_h[1] * n[0]);
+        wj[0] = p->wx[j]; wj[1] = p->wy[j]; wj[2] = p->wz[j];
+        wj_h[0] = p->whx[owner_j]; wj_h[1] = p->why[owner_j]; wj_h[2] = p->whz[owner_j];
+        double sw[3], sh[3];
+        for (int a = 0; a < 3; a++) {
+            sw[a] = arm_i * wi[a] + arm_j * wj[a];
+            sh[a] = mid_i * wi_h[a] + mid_j * wj_h[a];
+        }
+        v[0] = p->vx[j] - p->vx[i] - (sw[1] * n[2] - sw[2] * n[1]);
+        v[1] = p->vy[j] - p->vy[i] - (sw[2] * n[0] - sw[0] * n[2]);
+        v[2] = p->vz[j] - p->vz[i] - (sw[0] * n[1] - sw[1] * n[0]);
+        h[0] = p->vhx[owner_j] - p->vhx[i] - (sh[1] * n[2] - sh[2] * n[1]);
+        h[1] = p->vhy[owner_j] - p->vhy[i] - (sh[2] * n[0] - sh[0] * n[2]);
+        h[2] = p->vhz[owner_j] - p->vhz[i] - (sh[0] * n[1] - sh[1] * n[0]);
         if (rolling_spring) {
             double inertia_j = 1.0 / p->inv_inertia[j] + p->mass[j] * arm_j * arm_j;
             inertia_r = inertia_i * inertia_j / (inertia_i + inertia_j);
         }
-    } else if (s->walls.state[j].moves) {
-        double x[3] = {p->x[i] + arm_i * n[0], p->y[i] + arm_i * n[1], p->z[i] + arm_i * n[2]};
-        walls_point_velocity(&s->walls, j, x, cj);
-        const double *omega = walls_omega(&s->walls, j);
-        for (int a = 0; a < 3; a++) {
-            wj[a] = wj_h[a] = omega[a];
-            cj_h[a] = cj[a]; /* a wall moves at its given velocity through the step */
+    } else {
+        /* v_i + w_i x (arm_i n), against the wall's point there: at rest, or moving with
+         * the wall at its given velocity through the step */
+        double cj[3] = {0.0, 0.0, 0.0};
+        if (s->walls.state[j].moves) {
+            double x[3] = {p->x[i] + arm_i * n[0], p->y[i] + arm_i * n[1], p->z[i] + arm_i * n[2]};
+            walls_point_velocity(&s->walls, j, x, cj);
+            const double *omega = walls_omega(&s->walls, j);
+            for (int a = 0; a < 3; a++) wj[a] = wj_h[a] = omega[a];
         }
+        v[0] = cj[0] - (p->vx[i] + arm_i * (wi[1] * n[2] - wi[2] * n[1]));
+        v[1] = cj[1] - (p->vy[i] + arm_i * (wi[2] * n[0] - wi[0] * n[2]));
+        v[2] = cj[2] - (p->vz[i] + arm_i * (wi[0] * n[1] - wi[1] * n[0]));
+        h[0] = cj[0] - (p->vhx[i] + mid_i * (wi_h[1] * n[2] - wi_h[2] * n[1]));
+        h[1] = cj[1] - (p->vhy[i] + mid_i * (wi_h[2] * n[0] - wi_h[0] * n[2]));
+        h[2] = cj[2] - (p->vhz[i] + mid_i * (wi_h[0] * n[1] - wi_h[1] * n[0]));
     }
     cs->arm_i[m] = arm_i;
     cs->arm_j[m] = arm_j;
     cs->inertia_r[m] = inertia_r;
     for (int a = 0; a < 3; a++) {
-        cs->v_rel[a][m] = cj[a] - ci[a];
+        cs->v_rel[a][m] = v[a];
         cs->w_rel[a][m] = wi[a] - wj[a];
-        cs->disp[a][m] = (cj_h[a] - ci_h[a]) * span;
+        cs->disp[a][m] = h[a] * span;
     }
     if (rolling_spring) /* only the rolling spring reads it */
         for (int a = 0; a < 3; a++) cs->turn[a][m] = (wi_h[a] - wj_h[a]) * span;
@@ -1422,7 +1420,9 @@ static int particles_spin_free(const sim *s)
 
 /* Each local particle's force starts as its weight, its torque as zero; the pair
  * list's blocks then add to them (contact_forces). Within a step advance_positions does
- * this in its own pass over the particles; this is for the forces at the start. */
+ * this in its own pass over the particles; this is for the forces at the start (after
+ * creation or a restart), where no spring moves and the mid-step velocities are the
+ * velocities themselves. */
 static void start_force_sums(sim *s)
 {
     particle_store *p = &s->p;
@@ -1431,6 +1431,8 @@ static void start_force_sums(sim *s)
     for (size_t i = 0; i < p->n_local; i++) {
         p->fx[i] = p->mass[i] * g[0]; p->fy[i] = p->mass[i] * g[1]; p->fz[i] = p->mass[i] * g[2];
         p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
+        p->vhx[i] = p->vx[i]; p->vhy[i] = p->vy[i]; p->vhz[i] = p->vz[i];
+        p->whx[i] = p->wx[i]; p->why[i] = p->wy[i]; p->whz[i] = p->wz[i];
     }
 }
 
@@ -1604,6 +1606,7 @@ advance_block(const sim *s, particle_store *p, double dt, size_t lo, size_t hi,
     const double *inv_mass = p->inv_mass, *mass = p->mass;
     double *x = p->x, *y = p->y, *z = p->z, *vx = p->vx, *vy = p->vy, *vz = p->vz;
     double *fx = p->fx, *fy = p->fy, *fz = p->fz, *fx0 = p->fx0, *fy0 = p->fy0, *fz0 = p->fz0;
+    double *vhx = p->vhx, *vhy = p->vhy, *vhz = p->vhz;
     #pragma GCC ivdep
     for (size_t i = lo; i < hi; i++) {
         double a = h * inv_mass[i];
@@ -1611,6 +1614,7 @@ advance_block(const sim *s, particle_store *p, double dt, size_t lo, size_t hi,
         double v0 = vx[i] + a * f0, v1 = vy[i] + a * f1, v2 = vz[i] + a * f2;
         x[i] = x[i] + dt * v0; y[i] = y[i] + dt * v1; z[i] = z[i] + dt * v2;
         vx[i] = v0 + a * f0; vy[i] = v1 + a * f1; vz[i] = v2 + a * f2;
+        vhx[i] = v0; vhy[i] = v1; vhz[i] = v2;
         fx0[i] = f0; fy0[i] = f1; fz0[i] = f2;
         fx[i] = mass[i] * g0; fy[i] = mass[i] * g1; fz[i] = mass[i] * g2;
     }
@@ -1618,12 +1622,14 @@ advance_block(const sim *s, particle_store *p, double dt, size_t lo, size_t hi,
         const double *inv_inertia = p->inv_inertia;
         double *wx = p->wx, *wy = p->wy, *wz = p->wz, *tx = p->tx, *ty = p->ty, *tz = p->tz;
         double *tx0 = p->tx0, *ty0 = p->ty0, *tz0 = p->tz0;
+        double *whx = p->whx, *why = p->why, *whz = p->whz;
         #pragma GCC ivdep
         for (size_t i = lo; i < hi; i++) {
             double b = h * inv_inertia[i];
             double t0 = tx[i], t1 = ty[i], t2 = tz[i];
             double w0 = wx[i] + b * t0, w1 = wy[i] + b * t1, w2 = wz[i] + b * t2;
             wx[i] = w0 + b * t0; wy[i] = w1 + b * t1; wz[i] = w2 + b * t2;
+            whx[i] = w0; why[i] = w1; whz[i] = w2;
             tx0[i] = t0; ty0[i] = t1; tz0[i] = t2;
             tx[i] = 0.0; ty[i] = 0.0; tz[i] = 0.0;
         }
