@@ -213,8 +213,16 @@ class EndToEnd(unittest.TestCase):
         for (d, s), got in self.measured.items():
             row = self.row(d, int(s[4:]))
             with self.subTest(run=f"{d}/{s}"):
-                self.assertTrue(math.isfinite(got["settling_time_s"]), "not settled in the run")
-                self.assertAlmostEqual(float(row["settling_time_s"]), got["settling_time_s"], delta=1e-12)
+                elastic = d.startswith("hertz_none")
+                # the elastic law has no dashpot: only sliding friction takes energy out,
+                # and a seed's bed may still ring at the end of the short run (the report
+                # then says "> T"); every damped law settles
+                if elastic and not math.isfinite(got["settling_time_s"]):
+                    self.assertTrue(math.isnan(float(row["settling_time_s"])))
+                else:
+                    self.assertTrue(math.isfinite(got["settling_time_s"]), "not settled in the run")
+                    self.assertAlmostEqual(float(row["settling_time_s"]), got["settling_time_s"],
+                                           delta=1e-12)
                 # a voxel of 1/100 of the cell: within 2e-3 of the exact cut
                 self.assertAlmostEqual(float(row["phi_bulk"]), got["phi_bulk"], delta=2e-3)
                 self.assertAlmostEqual(float(row["z_mean"]), got["z_mean"], delta=1e-12)
@@ -223,7 +231,6 @@ class EndToEnd(unittest.TestCase):
                 # statics: a settled bed without side walls carries its own weight (measured
                 # 1.000 +- 0.001 with damping; the elastic hertz law, damped by friction
                 # alone, keeps its contacts ringing: 1.01 to 1.04)
-                elastic = d.startswith("hertz_none")
                 tol = 0.08 if elastic else 0.01
                 self.assertAlmostEqual(got["sigma_zz_Pa"] / got["weight_above_Pa"], 1, delta=tol)
                 self.assertAlmostEqual(float(row["sigma_zz_over_overburden"]), 1, delta=tol)
@@ -256,12 +263,26 @@ class EndToEnd(unittest.TestCase):
             for key, header in (("settling_time_s", "settling time (s)"), ("phi_bulk", "phi bulk"),
                                 ("sigma_zz_Pa", "sigma_zz (Pa)")):
                 vals = [self.measured[(folder, f"seed{s}")][key] for s in range(SEEDS)]
-                mean, sd = np.mean(vals), np.std(vals, ddof=1)
-                got = [float(x) for x in cells[cols.index(header)].split("±")]
+                cell = cells[cols.index(header)]
+                if key == "settling_time_s":  # over the seeds that settled; "(k of n > T)"
+                    vals = [v for v in vals if math.isfinite(v)]
+                    unsettled = SEEDS - len(vals)
+                    if unsettled == SEEDS:
+                        self.assertTrue(cell.startswith(">"), cell)
+                        continue
+                    if unsettled:
+                        self.assertIn(f"({unsettled} of {SEEDS} >", cell)
+                        cell = cell.split("(")[0]
+                mean = np.mean(vals)
+                sd = np.std(vals, ddof=1) if len(vals) > 1 else float("nan")
+                got = [float(x) for x in cell.split("±")]
                 # the printed digits, and the recomputation's own error (voxels, planes)
                 tol = {"settling_time_s": 5e-4 + 1e-9, "phi_bulk": 2e-3, "sigma_zz_Pa": 0.05 + 0.003 * mean}[key]
                 self.assertAlmostEqual(got[0], mean, delta=tol)
-                self.assertAlmostEqual(got[1], sd, delta=1.5 * tol)
+                if math.isfinite(sd):
+                    self.assertAlmostEqual(got[1], sd, delta=1.5 * tol)
+                else:
+                    self.assertEqual(len(got), 1, cell)
 
     def test_06_restitution(self):
         for r in self.rows():
