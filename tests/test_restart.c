@@ -23,6 +23,7 @@
 #include "io/case.h"
 #include "io/restart.h"
 #include "io/snapshot.h"
+#include "remove_tree.h"
 
 static char out_dir[PATH_MAX];
 
@@ -573,20 +574,11 @@ static void test_restart_refusals(void **state)
     sim_config_free(&ca);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 int main(void)
 {
     const char *bin = getenv("DEMPACT_BINARY_DIR");
     snprintf(out_dir, sizeof out_dir, "%s/test_output/restart", bin && bin[0] ? bin : "/tmp");
-    nftw(out_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); /* every run starts from nothing */
+    remove_tree(out_dir); /* every run starts from nothing */
     char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s/test_output", bin && bin[0] ? bin : "/tmp");
     mkdir(parent, 0777);

@@ -33,6 +33,7 @@
 #include "io/case.h"
 #include "io/snapshot.h"
 #include "io/snapshot_internal.h"
+#include "remove_tree.h"
 
 static char self_path[PATH_MAX]; /* this executable, for the reader child process */
 static char out_dir[PATH_MAX];   /* where the tests write */
@@ -1296,15 +1297,6 @@ static void test_what_is_in_the_way(void **state)
     assert_int_equal(open_objects(), 0);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--count-snapshots") == 0)
@@ -1316,7 +1308,7 @@ int main(int argc, char **argv)
     const char *bin = getenv("DEMPACT_BINARY_DIR");
     if (bin && bin[0]) {
         snprintf(out_dir, sizeof out_dir, "%s/test_output/snapshot", bin);
-        nftw(out_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); /* every run starts from nothing */
+        remove_tree(out_dir); /* every run starts from nothing */
         char parent[PATH_MAX];
         snprintf(parent, sizeof parent, "%s/test_output", bin);
         mkdir(parent, 0777);

@@ -31,6 +31,7 @@
 #include "io/case.h"
 #include "io/restart.h"
 #include "io/snapshot.h"
+#include "../remove_tree.h"
 
 #ifndef RESTART_CASE
 #define RESTART_CASE "tests/fuzz/restart_case.yaml"
@@ -39,16 +40,7 @@
 static char dir[64], h5_path[128], snapdir[128], out_dir[128];
 static sim_config cfg;
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-static void clear(const char *path) { nftw(path, remove_entry, 8, FTW_DEPTH | FTW_PHYS); }
+static void clear(const char *path) { remove_tree(path); }
 
 static void cleanup(void)
 {
