@@ -114,6 +114,11 @@ long dempact_find(const dempact_run *r, int64_t id)
     return -1;
 }
 
+void dempact_driven(dempact_run *r)
+{
+    r->wd.energy_budget = NAN;
+}
+
 /* The wall's translation becomes a schedule of two segments: until now, the constant
  * velocity that takes it from its reference placement to where it is now (so its
  * placement now, which is all the engine reads from here on, is kept), then v. */

@@ -38,6 +38,11 @@ int dempact_step(dempact_run *r, int64_t n, char *err, size_t err_len);
 /* The local index of the particle with this id, or -1. */
 long dempact_find(const dempact_run *r, int64_t id);
 
+/* The caller changed velocities between steps (as a fluid coupling does): the system
+ * is driven from outside, so the watchdog's energy check (a closed system never gains
+ * energy) no longer applies. */
+void dempact_driven(dempact_run *r);
+
 /* Wall w translates at v from the current time on (its placement now is kept; its
  * turning, if any, is unchanged). */
 int dempact_set_wall_velocity(dempact_run *r, size_t w, const double v[3], char *err,

@@ -149,6 +149,7 @@ static PyObject *Run_set_velocity(Run *self, PyObject *args)
     }
     particle_store *p = &self->run.s.p;
     p->vx[i] = v[0]; p->vy[i] = v[1]; p->vz[i] = v[2];
+    dempact_driven(&self->run);
     Py_RETURN_NONE;
 }
 
@@ -179,6 +180,7 @@ static PyObject *Run_set_velocities(Run *self, PyObject *args)
     }
     free(order);
     PyBuffer_Release(&b);
+    dempact_driven(&self->run);
     Py_RETURN_NONE;
 }
 
