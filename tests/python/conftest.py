@@ -8,6 +8,19 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
 
+def pytest_configure(config):
+    """The installed package must be built from the libraries of this build: pip copies
+    it into the environment, and a rebuild of the libraries does not reach the copy."""
+    import dempact._core
+    build = pathlib.Path(os.environ.get("DEMPACT_BUILD_DIR", ROOT / "build"))
+    built = os.path.getmtime(dempact._core.__file__)
+    for lib in ("libdempact.a", "libdempact_io.a"):
+        path = build / lib
+        if path.exists() and os.path.getmtime(path) > built:
+            pytest.exit(f"{dempact._core.__file__} is older than {path}: reinstall the package "
+                        "(bash tools/setup.sh)", returncode=1)
+
+
 @pytest.fixture
 def here():
     return HERE
