@@ -15,6 +15,9 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libcyaml-dev libyaml-dev
           libcmocka-dev valgrind python3 python3-matplotlib python3-h5py python3-numpy
           python3-yaml python3-paraview python3-venv xvfb lammps liggghts)
+# python3-dev, python3-setuptools build the Python package python/ (import dempact);
+# python3-pytest runs its tests (tests/python/).
+packages+=(python3-dev python3-setuptools python3-pytest)
 # help2man writes the man page from the built program (tools/man_page.sh); groff renders
 # it (tests/doc/install_tree.sh).
 packages+=(help2man groff-base)
@@ -49,3 +52,7 @@ fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build -j "$(nproc)"
+
+# The Python package (python/: `import dempact`), built against the libraries just built
+# and installed into .venv/ (again after every rebuild: it holds its own copy of them).
+.venv/bin/pip install --quiet --no-build-isolation --no-deps --no-index ./python

@@ -1,0 +1,207 @@
+/* The library-side API of io/dempact_api.h: what `dempact check` and `dempact run` do
+ * around the engine, with messages returned instead of printed. */
+#include "dempact_api.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case.h"
+#include "case_errors.h"
+#include "engine/observables.h"
+#include "engine/timestep.h"
+
+static double norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+/* The largest translation speed of a wall's motion (along n if not NULL), as the
+ * engine bounds its surface speed (engine/walls.c). */
+static double translation_speed(const wall_spec *w, const double *n)
+{
+    double top = n ? fabs(w->velocity[0] * n[0] + w->velocity[1] * n[1] + w->velocity[2] * n[2])
+                   : norm3(w->velocity);
+    for (int k = 0; k < w->n_motion; k++) {
+        const double *v = w->motion_velocity[k];
+        double s = n ? fabs(v[0] * n[0] + v[1] * n[1] + v[2] * n[2]) : norm3(v);
+        if (s > top) top = s;
+    }
+    return top;
+}
+
+static double surface_translation_speed(const wall_spec *w)
+{
+    return translation_speed(w, w->kind == WALL_PLANE ? w->normal : NULL);
+}
+
+int dempact_open(dempact_run *r, const char *case_path, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    char msg[4096], located[4096 + 512];
+    if (case_load(case_path, &r->cfg, err, err_len) != 0) return -1;
+    r->opened = 1;
+    if (sim_create(&r->s, &r->cfg, msg, sizeof msg) != 0) {
+        case_locate_error(&r->cfg, msg, located, sizeof located);
+        goto fail;
+    }
+    run_schedule plan;
+    if (timestep_check_speeds(&r->s, msg, sizeof msg) != 0 ||
+        timestep_schedule(&r->s, &plan, msg, sizeof msg) != 0) {
+        case_locate_error(&r->cfg, msg, located, sizeof located);
+        goto fail;
+    }
+    watchdog_report wr;
+    if (watchdog_check_start(&r->s, &wr) != WATCHDOG_OK) {
+        watchdog_format(&wr, &r->s, msg, sizeof msg);
+        case_locate_error(&r->cfg, msg, located, sizeof located);
+        goto fail;
+    }
+    size_t nw = r->s.walls.n ? r->s.walls.n : 1;
+    r->shift_free_speed = calloc(nw, sizeof *r->shift_free_speed);
+    r->wall_load = calloc(6 * nw, sizeof *r->wall_load);
+    if (!r->shift_free_speed || !r->wall_load) {
+        snprintf(located, sizeof located, "out of memory");
+        goto fail;
+    }
+    for (size_t w = 0; w < r->s.walls.n; w++) {
+        double rest = r->s.walls.state[w].surface_speed -
+                      surface_translation_speed(&r->s.walls.walls[w]);
+        r->shift_free_speed[w] = rest > 0.0 ? rest : 0.0;
+    }
+    watchdog_start(&r->wd, &r->s, NULL);
+    return 0;
+fail:
+    snprintf(err, err_len, "%s", located);
+    dempact_close(r);
+    return -1;
+}
+
+void dempact_close(dempact_run *r)
+{
+    if (r->out) snapshot_close(r->out);
+    free(r->out_dir);
+    free(r->wall_load);
+    free(r->shift_free_speed);
+    if (r->opened) {
+        sim_free(&r->s);
+        sim_config_free(&r->cfg);
+    }
+    memset(r, 0, sizeof *r);
+}
+
+int dempact_step(dempact_run *r, int64_t n, char *err, size_t err_len)
+{
+    for (int64_t k = 0; k < n; k++) {
+        if (r->stopped[0]) {
+            snprintf(err, err_len, "the run was stopped: %s", r->stopped);
+            return -1;
+        }
+        sim_step(&r->s);
+        watchdog_report wr;
+        if (watchdog_guard(&r->s, &r->wd, &wr) != WATCHDOG_OK) {
+            watchdog_format(&wr, &r->s, r->stopped, sizeof r->stopped);
+            snprintf(err, err_len, "%s", r->stopped);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+long dempact_find(const dempact_run *r, int64_t id)
+{
+    const particle_store *p = &r->s.p;
+    for (size_t i = 0; i < p->n_local; i++)
+        if (p->id[i] == id) return (long)i;
+    return -1;
+}
+
+void dempact_driven(dempact_run *r)
+{
+    r->wd.energy_budget = NAN;
+}
+
+/* The wall's translation becomes a schedule of two segments: until now, the constant
+ * velocity that takes it from its reference placement to where it is now (so its
+ * placement now, which is all the engine reads from here on, is kept), then v. */
+int dempact_set_wall_velocity(dempact_run *r, size_t w, const double v[3], char *err,
+                              size_t err_len)
+{
+    wall_set *ws = &r->s.walls;
+    if (w >= ws->n) {
+        snprintf(err, err_len, "wall index %zu: the case has %zu walls", w, ws->n);
+        return -1;
+    }
+    if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]) || norm3(v) > CASE_MAX_SPEED) {
+        snprintf(err, err_len, "walls[%zu] velocity: must be finite and at most %g m/s", w,
+                 CASE_MAX_SPEED);
+        return -1;
+    }
+    wall_spec *spec = &ws->walls[w];
+    wall_state *st = &ws->state[w];
+    double t = r->s.time;
+    walls_move(ws, t);
+    double shift[3] = {st->shift[0], st->shift[1], st->shift[2]};
+    int k = 0;
+    if (t > 0.0) {
+        spec->motion_duration[k] = t;
+        for (int a = 0; a < 3; a++) spec->motion_velocity[k][a] = shift[a] / t;
+        k++;
+    }
+    spec->motion_duration[k] = HUGE_VAL; /* the last segment never ends */
+    for (int a = 0; a < 3; a++) {
+        spec->motion_velocity[k][a] = v[a];
+        spec->velocity[a] = 0.0;
+    }
+    spec->n_motion = k + 1;
+    /* the bounds the neighbour rebuilds and contact velocities read (engine/walls.c) */
+    st->surface_speed = r->shift_free_speed[w] + surface_translation_speed(spec);
+    st->shape_moves = st->surface_speed > 0.0;
+    st->moves = translation_speed(spec, NULL) > 0.0 || spec->angular_velocity != 0.0;
+    ws->max_surface_speed = 0.0;
+    ws->n_moving = 0;
+    for (size_t q = 0; q < ws->n; q++) {
+        if (ws->state[q].surface_speed > ws->max_surface_speed)
+            ws->max_surface_speed = ws->state[q].surface_speed;
+        ws->n_moving += ws->state[q].moves != 0;
+    }
+    walls_move(ws, t);
+    /* a moving wall does work: the energy check no longer applies */
+    r->wd.energy_budget = watchdog_energy_budget(&r->s);
+    return 0;
+}
+
+int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t err_len)
+{
+    sim *s = &r->s;
+    if (r->out && strcmp(r->out_dir, dir) != 0) {
+        snapshot_close(r->out);
+        r->out = NULL;
+        free(r->out_dir);
+        r->out_dir = NULL;
+    }
+    if (!r->out) {
+        snapshot_run_info info = {.case_name = r->cfg.name, .case_text = r->cfg.case_text,
+                                  .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE,
+                                  .dt = s->dt, .walls = &s->walls};
+        memcpy(info.domain_min, r->cfg.domain_min, sizeof info.domain_min);
+        memcpy(info.domain_max, r->cfg.domain_max, sizeof info.domain_max);
+        if (!(r->out_dir = strdup(dir))) {
+            snprintf(err, err_len, "out of memory");
+            return -1;
+        }
+        if (snapshot_check_output(dir, r->cfg.name, &info, NULL, err, err_len) != 0 ||
+            !(r->out = snapshot_create(dir, r->cfg.name, &info, NULL, err, err_len))) {
+            free(r->out_dir);
+            r->out_dir = NULL;
+            return -1;
+        }
+    }
+    sim_observables o = {.wall_force = r->wall_load, .wall_torque = r->wall_load + 3 * s->walls.n};
+    sim_observe(s, &o);
+    snapshot_state st = {.p = &s->p, .pairs = &s->pairs, .wall_pairs = &s->wall_pairs,
+                         .walls = &s->walls, .position_at_rebuild = s->x_at_rebuild,
+                         .engine = s, .time = s->time, .step = s->step};
+    if (snapshot_add_sample(r->out, &o, err, err_len) != 0 ||
+        snapshot_write(r->out, &st, err, err_len) != 0 || snapshot_flush(r->out, err, err_len) != 0)
+        return -1;
+    return 0;
+}

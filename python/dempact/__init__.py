@@ -1,0 +1,219 @@
+"""dempact from Python: run a case step by step, read and change its particles between
+steps, write snapshots, list the contact laws and collide two spheres.
+
+    import dempact
+    sim = dempact.Simulation("cases/pour.yaml")
+    sim.run(until=0.01)
+    print(sim.time, sim.positions[:3])
+
+Per-particle arrays are read-only numpy copies, row k being the particle with the k-th
+smallest id (sim.ids): the engine keeps x, y and z apart and reorders its particles at
+neighbour rebuilds, so no view of its memory would keep its meaning across a step.
+Errors raise dempact.Error with the engine's message (the case file's line and key).
+"""
+import math
+
+import numpy as np
+
+from . import _core
+from ._core import Error
+from .snapshots import read
+
+__all__ = ["Simulation", "Error", "laws", "collide", "read"]
+
+
+class Simulation:
+    """One simulation of a case file, built and checked as `dempact run` does before its
+    first step. Each step is checked by the numerical watchdog; a step it stops raises
+    dempact.Error and the simulation takes no further step."""
+
+    def __init__(self, case):
+        self._run = _core.Run(str(case))
+
+    # ---- time
+    @property
+    def time(self):
+        """Simulated time [s]."""
+        return self._run.info()["time"]
+
+    @property
+    def dt(self):
+        """The timestep [s]."""
+        return self._run.info()["dt"]
+
+    @property
+    def step_count(self):
+        """Steps taken since t = 0."""
+        return self._run.info()["step"]
+
+    @property
+    def end_time(self):
+        """The case's time.end [s]."""
+        return self._run.info()["end_time"]
+
+    @property
+    def name(self):
+        return self._run.info()["name"]
+
+    @property
+    def wall_names(self):
+        """The walls' names, by index (set_wall_velocity's index)."""
+        return self._run.info()["walls"]
+
+    def step(self, n=1):
+        """Takes n steps."""
+        self._run.step(int(n))
+
+    def run(self, until=None):
+        """Steps until the time reaches `until` [s] (the case's time.end by default):
+        round((until - time) / dt) steps, so the last step lands nearest to it."""
+        until = self.end_time if until is None else float(until)
+        n = round((until - self.time) / self.dt)
+        if n > 0:
+            self.step(n)
+
+    # ---- particles (read-only copies, in id order)
+    def _vectors(self, name):
+        return np.frombuffer(self._run.field(name), dtype=np.float64).reshape(-1, 3)
+
+    def _scalars(self, name, dtype=np.float64):
+        return np.frombuffer(self._run.field(name), dtype=dtype)
+
+    @property
+    def ids(self):
+        """Particle ids (int64, ascending): row k of every array is particle ids[k]."""
+        return self._scalars("id", np.int64)
+
+    @property
+    def positions(self):
+        """Centres [m], (N, 3)."""
+        return self._vectors("position")
+
+    @property
+    def velocities(self):
+        """Velocities [m/s], (N, 3)."""
+        return self._vectors("velocity")
+
+    @property
+    def angular_velocities(self):
+        """Angular velocities [rad/s], (N, 3)."""
+        return self._vectors("angular_velocity")
+
+    @property
+    def forces(self):
+        """Forces of the last force evaluation [N], (N, 3): contacts and gravity."""
+        return self._vectors("force")
+
+    @property
+    def torques(self):
+        """Torques of the last force evaluation [N m], (N, 3)."""
+        return self._vectors("torque")
+
+    @property
+    def radii(self):
+        """Radii [m], (N,)."""
+        return self._scalars("radius")
+
+    @property
+    def masses(self):
+        """Masses [kg], (N,)."""
+        return self._scalars("mass")
+
+    def contacts(self):
+        """The touching particle pairs: (i_id, j_id, force), force (M, 3) [N] being the
+        force on particle i_id from the last step (on j_id it is minus that)."""
+        ids, force = self._run.contacts()
+        ids = np.frombuffer(ids, dtype=np.int64).reshape(-1, 2)
+        return ids[:, 0], ids[:, 1], np.frombuffer(force, dtype=np.float64).reshape(-1, 3)
+
+    # ---- changes between steps
+    def set_velocity(self, id, v):
+        """Sets particle `id`'s velocity [m/s] for the next step."""
+        v = [float(c) for c in v]
+        if len(v) != 3:
+            raise Error("set_velocity: v takes three components")
+        self._run.set_velocity(int(id), tuple(v))
+
+    def set_velocities(self, v):
+        """Sets every particle's velocity: v is (N, 3), in id order (as velocities)."""
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        if v.ndim != 2 or v.shape[1] != 3:
+            raise Error(f"set_velocities: v must be (N, 3), not {v.shape}")
+        self._run.set_velocities(v.tobytes())
+
+    def set_wall_velocity(self, index, v):
+        """Wall `index` translates at v [m/s] from now on (from where it is now)."""
+        v = [float(c) for c in v]
+        if len(v) != 3:
+            raise Error("set_wall_velocity: v takes three components")
+        self._run.set_wall_velocity(int(index), tuple(v))
+
+    # ---- output
+    def write_snapshot(self, folder):
+        """Appends a snapshot of now to FOLDER/NAME.h5 (the layout of `dempact run`,
+        docs/output.md; NAME the case's name). The first call for a folder starts the
+        output, replacing an earlier output of the same case there. Returns the path
+        of NAME.h5."""
+        return self._run.write_snapshot(str(folder))
+
+    def close(self):
+        """Frees the simulation (and closes its output) now rather than when collected."""
+        self._run.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def laws():
+    """Every contact law the build knows, as `dempact laws` lists them: a list of dicts
+    with name, summary, source, parameters (each: name, default, unit, help, choices,
+    min, max), calibrates (the coefficient calibration solves, or None), history."""
+    return _core.laws()
+
+
+def collide(law, restitution=None, velocity=1.0, radius=0.01, density=7800.0, young=2e11,
+            poisson=0.3, params=None, cohesion_removal=True, dt=0.0, calibrate=False,
+            friction=0.0, tangential_restitution=None, angle=None, tangential_velocity=None,
+            spin1=(0.0, 0.0, 0.0), spin2=(0.0, 0.0, 0.0)):
+    """Two identical spheres collide through the engine, as `dempact collide` runs them;
+    returns the dict its JSON output holds. dt: 0 for 1/4000 of the contact time, "auto"
+    for the step a run would choose, or a step [s]. params: the law's other parameters
+    by name."""
+    def bad(msg):
+        raise Error(msg)
+
+    if not (velocity > 0 and radius > 0 and density > 0 and young > 0 and -1 < poisson < 0.5):
+        bad("velocity, radius, density, young must be > 0 and poisson in (-1, 0.5)")
+    if dt == "auto":
+        dt = -1.0
+    elif not (isinstance(dt, (int, float)) and dt >= 0):
+        bad(f"dt: a step >= 0 or 'auto', not {dt!r}")
+    if not (friction >= 0 and math.isfinite(friction)):
+        bad(f"friction: a Coulomb coefficient >= 0, not {friction!r}")
+    if tangential_restitution is not None:
+        if not 0 < tangential_restitution <= 1:
+            bad(f"tangential_restitution: in (0, 1], not {tangential_restitution!r}")
+        if not friction > 0:
+            bad("tangential_restitution needs friction > 0")
+    if angle is not None and tangential_velocity is not None:
+        bad("give angle or tangential_velocity, not both")
+    if angle is not None and not 0 <= angle < 90:
+        bad(f"angle: degrees from the line of centres in [0, 90), not {angle!r}")
+    if restitution is not None and not 0 < restitution <= 1:
+        bad(f"restitution: {restitution!r} must be in (0, 1]")
+    vt = velocity * math.tan(math.radians(angle)) if angle is not None else \
+        float(tangential_velocity or 0.0)
+    if not math.isfinite(vt):
+        bad("tangential_velocity must be finite")
+    kv = []
+    for key, value in (params or {}).items():
+        kv.append(f"{key}={value}")
+    return _core.collide(
+        str(law), kv, math.nan if restitution is None else float(restitution), float(velocity),
+        float(radius), float(density), float(young), float(poisson), float(dt),
+        bool(cohesion_removal), bool(calibrate), float(friction),
+        math.nan if tangential_restitution is None else float(tangential_restitution), vt,
+        tuple(float(c) for c in spin1), tuple(float(c) for c in spin2))

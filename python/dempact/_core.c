@@ -1,0 +1,454 @@
+/* dempact._core: the C side of the Python package. A Run wraps io/dempact_api.h (one
+ * simulation); laws() and collide() read the law registry and run engine/collision.h.
+ * Arrays cross as bytes (the package's __init__.py makes read-only numpy arrays of
+ * them), every per-particle array in the order of the particles' ids. Errors raise
+ * dempact.Error with the engine's message. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/collision.h"
+#include "io/dempact_api.h"
+#include "models/law.h"
+
+static PyObject *Error;
+
+typedef struct {
+    PyObject_HEAD
+    dempact_run run;
+    int open;
+} Run;
+
+static int check_open(Run *self)
+{
+    if (self->open) return 0;
+    PyErr_SetString(Error, "the simulation is closed");
+    return -1;
+}
+
+static int Run_init(Run *self, PyObject *args, PyObject *kw)
+{
+    const char *path;
+    static char *names[] = {"case", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s", names, &path)) return -1;
+    if (self->open) {
+        dempact_close(&self->run);
+        self->open = 0;
+    }
+    char err[8192];
+    if (dempact_open(&self->run, path, err, sizeof err) != 0) {
+        PyErr_SetString(Error, err);
+        return -1;
+    }
+    self->open = 1;
+    return 0;
+}
+
+static void Run_dealloc(Run *self)
+{
+    if (self->open) dempact_close(&self->run);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Run_close(Run *self, PyObject *unused)
+{
+    if (self->open) dempact_close(&self->run);
+    self->open = 0;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Run_step(Run *self, PyObject *args)
+{
+    long long n = 1;
+    if (!PyArg_ParseTuple(args, "|L", &n) || check_open(self)) return NULL;
+    if (n < 0) {
+        PyErr_SetString(Error, "step: n must be >= 0");
+        return NULL;
+    }
+    char err[2048];
+    if (dempact_step(&self->run, n, err, sizeof err) != 0) {
+        PyErr_SetString(Error, err);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* The local particles' indices in the order of their ids. */
+static const int64_t *sort_ids;
+static int by_id(const void *a, const void *b)
+{
+    int64_t x = sort_ids[*(const size_t *)a], y = sort_ids[*(const size_t *)b];
+    return (x > y) - (x < y);
+}
+
+static size_t *id_order(const particle_store *p)
+{
+    size_t *order = malloc((p->n_local ? p->n_local : 1) * sizeof *order);
+    if (!order) return (size_t *)PyErr_NoMemory();
+    for (size_t i = 0; i < p->n_local; i++) order[i] = i;
+    sort_ids = p->id; /* under the GIL: one sort at a time */
+    qsort(order, p->n_local, sizeof *order, by_id);
+    return order;
+}
+
+/* field(name) -> bytes: id (int64), radius, mass (float64, N), position, velocity,
+ * angular_velocity, force, torque (float64, N x 3), in id order. */
+static PyObject *Run_field(Run *self, PyObject *args)
+{
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s", &name) || check_open(self)) return NULL;
+    const particle_store *p = &self->run.s.p;
+    const double *vec[3] = {NULL, NULL, NULL}, *scalar = NULL;
+    int is_id = !strcmp(name, "id");
+    if (!strcmp(name, "position")) { vec[0] = p->x; vec[1] = p->y; vec[2] = p->z; }
+    else if (!strcmp(name, "velocity")) { vec[0] = p->vx; vec[1] = p->vy; vec[2] = p->vz; }
+    else if (!strcmp(name, "angular_velocity")) { vec[0] = p->wx; vec[1] = p->wy; vec[2] = p->wz; }
+    else if (!strcmp(name, "force")) { vec[0] = p->fx; vec[1] = p->fy; vec[2] = p->fz; }
+    else if (!strcmp(name, "torque")) { vec[0] = p->tx; vec[1] = p->ty; vec[2] = p->tz; }
+    else if (!strcmp(name, "radius")) scalar = p->radius;
+    else if (!strcmp(name, "mass")) scalar = p->mass;
+    else if (!is_id) {
+        PyErr_Format(PyExc_ValueError, "no particle field '%s'", name);
+        return NULL;
+    }
+    size_t n = p->n_local, width = vec[0] ? 3 : 1;
+    size_t *order = id_order(p);
+    if (!order) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * width * 8));
+    if (out) {
+        char *buf = PyBytes_AS_STRING(out);
+        for (size_t k = 0; k < n; k++) {
+            size_t i = order[k];
+            if (is_id) memcpy(buf + 8 * k, &p->id[i], 8);
+            else if (scalar) memcpy(buf + 8 * k, &scalar[i], 8);
+            else
+                for (int a = 0; a < 3; a++) memcpy(buf + 8 * (3 * k + a), &vec[a][i], 8);
+        }
+    }
+    free(order);
+    return out;
+}
+
+static PyObject *Run_set_velocity(Run *self, PyObject *args)
+{
+    long long id;
+    double v[3];
+    if (!PyArg_ParseTuple(args, "L(ddd)", &id, &v[0], &v[1], &v[2]) || check_open(self))
+        return NULL;
+    long i = dempact_find(&self->run, id);
+    if (i < 0) {
+        PyErr_Format(Error, "set_velocity: no particle has id %lld", id);
+        return NULL;
+    }
+    if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2])) {
+        PyErr_Format(Error, "set_velocity: particle %lld: velocity must be finite", id);
+        return NULL;
+    }
+    particle_store *p = &self->run.s.p;
+    p->vx[i] = v[0]; p->vy[i] = v[1]; p->vz[i] = v[2];
+    dempact_driven(&self->run);
+    Py_RETURN_NONE;
+}
+
+/* set_velocities(bytes): 3 float64 per particle, in id order. */
+static PyObject *Run_set_velocities(Run *self, PyObject *args)
+{
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+    if (check_open(self)) { PyBuffer_Release(&b); return NULL; }
+    particle_store *p = &self->run.s.p;
+    if ((size_t)b.len != 24 * p->n_local) {
+        PyErr_Format(Error, "set_velocities: need %zu x 3 velocities", p->n_local);
+        PyBuffer_Release(&b);
+        return NULL;
+    }
+    const double *v = b.buf;
+    for (size_t k = 0; k < 3 * p->n_local; k++)
+        if (!isfinite(v[k])) {
+            PyErr_Format(Error, "set_velocities: row %zu is not finite", k / 3);
+            PyBuffer_Release(&b);
+            return NULL;
+        }
+    size_t *order = id_order(p);
+    if (!order) { PyBuffer_Release(&b); return NULL; }
+    for (size_t k = 0; k < p->n_local; k++) {
+        size_t i = order[k];
+        p->vx[i] = v[3 * k]; p->vy[i] = v[3 * k + 1]; p->vz[i] = v[3 * k + 2];
+    }
+    free(order);
+    PyBuffer_Release(&b);
+    dempact_driven(&self->run);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Run_set_wall_velocity(Run *self, PyObject *args)
+{
+    Py_ssize_t w;
+    double v[3];
+    if (!PyArg_ParseTuple(args, "n(ddd)", &w, &v[0], &v[1], &v[2]) || check_open(self))
+        return NULL;
+    char err[512];
+    if (w < 0) {
+        PyErr_Format(Error, "wall index %zd: must be >= 0", w);
+        return NULL;
+    }
+    if (dempact_set_wall_velocity(&self->run, (size_t)w, v, err, sizeof err) != 0) {
+        PyErr_SetString(Error, err);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* contacts() -> (bytes ids: int64 M x 2, bytes force: float64 M x 3): the touching
+ * particle pairs, the force on the first from the last step. */
+static PyObject *Run_contacts(Run *self, PyObject *unused)
+{
+    if (check_open(self)) return NULL;
+    const contact_list *c = &self->run.s.pairs;
+    const particle_store *p = &self->run.s.p;
+    size_t m = 0;
+    for (size_t k = 0; k < c->n; k++) m += c->touching[k] != 0;
+    PyObject *ids = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(16 * m));
+    PyObject *force = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(24 * m));
+    if (!ids || !force) {
+        Py_XDECREF(ids);
+        Py_XDECREF(force);
+        return NULL;
+    }
+    int64_t *id = (int64_t *)PyBytes_AS_STRING(ids);
+    double *f = (double *)PyBytes_AS_STRING(force);
+    size_t r = 0;
+    for (size_t k = 0; k < c->n; k++) {
+        if (!c->touching[k]) continue;
+        id[2 * r] = p->id[c->i[k]];
+        id[2 * r + 1] = p->id[c->owner_j[k]];
+        for (int a = 0; a < 3; a++) f[3 * r + a] = c->force[a][k];
+        r++;
+    }
+    return Py_BuildValue("(NN)", ids, force);
+}
+
+static PyObject *Run_write_snapshot(Run *self, PyObject *args)
+{
+    const char *dir;
+    if (!PyArg_ParseTuple(args, "s", &dir) || check_open(self)) return NULL;
+    char err[4096];
+    if (dempact_write_snapshot(&self->run, dir, err, sizeof err) != 0) {
+        PyErr_SetString(Error, err);
+        return NULL;
+    }
+    return PyUnicode_FromString(snapshot_h5_path(self->run.out));
+}
+
+static PyObject *Run_info(Run *self, PyObject *unused)
+{
+    if (check_open(self)) return NULL;
+    const sim *s = &self->run.s;
+    PyObject *walls = PyList_New(0);
+    if (!walls) return NULL;
+    for (size_t w = 0; w < s->walls.n; w++) {
+        PyObject *name = PyUnicode_FromString(s->walls.walls[w].name);
+        if (!name || PyList_Append(walls, name) != 0) {
+            Py_XDECREF(name);
+            Py_DECREF(walls);
+            return NULL;
+        }
+        Py_DECREF(name);
+    }
+    return Py_BuildValue("{s:d,s:d,s:L,s:n,s:d,s:s,s:N}", "time", s->time, "dt", s->dt,
+                         "step", (long long)s->step, "n", (Py_ssize_t)s->p.n_local,
+                         "end_time", self->run.cfg.end_time, "name", self->run.cfg.name,
+                         "walls", walls);
+}
+
+static PyMethodDef Run_methods[] = {
+    {"step", (PyCFunction)Run_step, METH_VARARGS, "step(n=1): n steps under the watchdog"},
+    {"field", (PyCFunction)Run_field, METH_VARARGS, "field(name) -> bytes, in id order"},
+    {"set_velocity", (PyCFunction)Run_set_velocity, METH_VARARGS, "set_velocity(id, (vx, vy, vz))"},
+    {"set_velocities", (PyCFunction)Run_set_velocities, METH_VARARGS, "set_velocities(bytes)"},
+    {"set_wall_velocity", (PyCFunction)Run_set_wall_velocity, METH_VARARGS,
+     "set_wall_velocity(index, (vx, vy, vz))"},
+    {"contacts", (PyCFunction)Run_contacts, METH_NOARGS, "contacts() -> (ids, force) bytes"},
+    {"write_snapshot", (PyCFunction)Run_write_snapshot, METH_VARARGS,
+     "write_snapshot(dir) -> path of NAME.h5"},
+    {"info", (PyCFunction)Run_info, METH_NOARGS, "time, dt, step, n, end_time, name, walls"},
+    {"close", (PyCFunction)Run_close, METH_NOARGS, "frees the simulation"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject RunType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "dempact._core.Run",
+    .tp_basicsize = sizeof(Run),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Run_init,
+    .tp_dealloc = (destructor)Run_dealloc,
+    .tp_methods = Run_methods,
+    .tp_doc = "One simulation of a case (io/dempact_api.h).",
+};
+
+/* ------------------------------------------------------------------ laws() */
+
+static PyObject *number_or_none(double v)
+{
+    if (isnan(v)) Py_RETURN_NONE;
+    return PyFloat_FromDouble(v);
+}
+
+static PyObject *param_dict(const law_param *p)
+{
+    PyObject *choices, *def;
+    if (p->choices) {
+        choices = PyList_New(0);
+        for (int c = 0; choices && p->choices[c]; c++) {
+            PyObject *s = PyUnicode_FromString(p->choices[c]);
+            if (!s || PyList_Append(choices, s) != 0) { Py_XDECREF(s); Py_CLEAR(choices); break; }
+            Py_DECREF(s);
+        }
+        def = isnan(p->default_value) ? (Py_INCREF(Py_None), Py_None)
+                                      : PyUnicode_FromString(p->choices[(int)p->default_value]);
+    } else {
+        choices = (Py_INCREF(Py_None), Py_None);
+        def = number_or_none(p->default_value);
+    }
+    if (!choices || !def) { Py_XDECREF(choices); Py_XDECREF(def); return NULL; }
+    return Py_BuildValue("{s:s,s:N,s:s,s:s,s:N,s:d,s:d}", "name", p->name, "default", def,
+                         "unit", p->unit, "help", p->help, "choices", choices, "min",
+                         p->min_value, "max", p->max_value);
+}
+
+static PyObject *law_dict(const dem_law *law)
+{
+    PyObject *params = PyList_New(0), *history = PyList_New(0);
+    if (!params || !history) goto fail;
+    for (int q = 0; q < law->n_params; q++) {
+        PyObject *d = param_dict(&law->params[q]);
+        if (!d || PyList_Append(params, d) != 0) { Py_XDECREF(d); goto fail; }
+        Py_DECREF(d);
+    }
+    for (int h = 0; h < law->n_history; h++) {
+        PyObject *s = PyUnicode_FromString(law->history_names[h]);
+        if (!s || PyList_Append(history, s) != 0) { Py_XDECREF(s); goto fail; }
+        Py_DECREF(s);
+    }
+    return Py_BuildValue("{s:s,s:s,s:s,s:N,s:z,s:N,s:O}", "name", law->name, "summary",
+                         law->summary, "source", law->source, "parameters", params,
+                         "calibrates", law->calibration ? law->calibration->coefficient : NULL,
+                         "history", history, "impact_velocity",
+                         law->uses_impact_velocity ? Py_True : Py_False);
+fail:
+    Py_XDECREF(params);
+    Py_XDECREF(history);
+    return NULL;
+}
+
+static PyObject *core_laws(PyObject *module, PyObject *unused)
+{
+    PyObject *out = PyList_New(0);
+    for (int k = 0; out && k < law_count(); k++) {
+        PyObject *d = law_dict(law_at(k));
+        if (!d || PyList_Append(out, d) != 0) { Py_XDECREF(d); Py_CLEAR(out); break; }
+        Py_DECREF(d);
+    }
+    return out;
+}
+
+/* ---------------------------------------------------------------- collide() */
+
+static PyObject *vec2(const double v[2][3])
+{
+    return Py_BuildValue("[[ddd][ddd]]", v[0][0], v[0][1], v[0][2], v[1][0], v[1][1], v[1][2]);
+}
+
+/* collide(law, params, restitution, velocity, radius, density, young, poisson, dt,
+ * cohesion_removal, calibrate, friction, tangential_restitution, tangential_velocity,
+ * spin1, spin2): one run of engine/collision.h, checked by the package's __init__.py
+ * as `dempact collide` checks its options. params: "KEY=VALUE" strings; restitution
+ * NaN: the law's default; tangential_restitution NaN: the law's restitution; dt 0: the
+ * default, < 0: auto. */
+static PyObject *core_collide(PyObject *module, PyObject *args)
+{
+    const char *name;
+    PyObject *params;
+    double e, v, radius, rho, young, nu, dt, mu, e_t, vt, spin[2][3];
+    int cohesion, calibrate;
+    if (!PyArg_ParseTuple(args, "sO!dddddddppddd(ddd)(ddd)", &name, &PyList_Type, &params, &e, &v,
+                          &radius, &rho, &young, &nu, &dt, &cohesion, &calibrate, &mu, &e_t, &vt,
+                          &spin[0][0], &spin[0][1], &spin[0][2], &spin[1][0], &spin[1][1],
+                          &spin[1][2]))
+        return NULL;
+    const dem_law *law = law_find(name);
+    if (!law) return PyErr_Format(Error, "law: unknown law '%s' (see dempact.laws())", name);
+    collision_spec sp;
+    collision_defaults(&sp, law);
+    sp.velocity = v; sp.radius = radius; sp.density = rho; sp.young = young; sp.poisson = nu;
+    sp.dt = dt; sp.cohesion_removal = cohesion; sp.calibrate = calibrate;
+    sp.tangential_velocity = vt;
+    memcpy(sp.spin, spin, sizeof sp.spin);
+    sp.friction.mu = mu;
+    sp.friction.tangential_model = TANGENTIAL_MINDLIN;
+    sp.friction.tangential_restitution = isnan(e_t) ? 0.0 : e_t;
+    if (calibrate && !law->calibration)
+        return PyErr_Format(Error, "calibrate: law %s has no damping coefficient to calibrate",
+                            law->name);
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(params); k++) {
+        const char *kv = PyUnicode_AsUTF8(PyList_GET_ITEM(params, k));
+        if (!kv) return NULL;
+        char err[256];
+        if (law_param_set(law, sp.params, kv, err, sizeof err) < 0)
+            return PyErr_Format(Error, "%s", err);
+    }
+    int e_index = law_param_index(law, "restitution");
+    if (!isnan(e)) {
+        if (e_index < 0)
+            return PyErr_Format(Error, "restitution: law %s has no restitution parameter; set "
+                                "its own parameters (see dempact.laws())", law->name);
+        sp.params[e_index] = e;
+    }
+    double e_in = e_index >= 0 && sp.params[e_index] > 0 ? sp.params[e_index] : NAN;
+    collision_result r;
+    char err[512];
+    if (collision_run(&sp, &r, err, sizeof err) != 0) return PyErr_Format(Error, "%s", err);
+    PyObject *out = Py_BuildValue(
+        "{s:s,s:d,s:N,s:d,s:d,s:d,s:d,s:d,s:l,s:d,s:d,s:d,s:d,s:d,s:d,s:N,s:N}", "law",
+        law->name, "velocity", sp.velocity, "restitution_in", number_or_none(e_in),
+        "restitution_out", r.restitution_out, "contact_time", r.contact_time, "peak_force",
+        r.peak_force, "max_overlap", r.max_overlap, "dt", r.dt, "steps", r.steps,
+        "tangential_velocity", sp.tangential_velocity, "impact_angle_deg",
+        atan2(sp.tangential_velocity, sp.velocity) * 180.0 / M_PI, "friction", sp.friction.mu,
+        "peak_normal_force", r.peak_normal_force, "peak_tangential_force",
+        r.peak_tangential_force, "sliding_fraction", r.sliding_fraction, "velocity_out",
+        vec2(r.velocity_out), "spin_out", vec2(r.spin_out));
+    if (out && calibrate) {
+        PyObject *cal = Py_BuildValue("{s:d}", law->calibration->coefficient, r.calibrated_value);
+        if (!cal || PyDict_SetItemString(out, "calibrated", cal) != 0) Py_CLEAR(out);
+        Py_XDECREF(cal);
+    }
+    return out;
+}
+
+static PyMethodDef core_methods[] = {
+    {"laws", core_laws, METH_NOARGS, "every law the build knows, as dicts"},
+    {"collide", core_collide, METH_VARARGS, "one binary collision (engine/collision.h)"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "dempact._core",
+                                         "The C side of the dempact package.", -1, core_methods};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    if (PyType_Ready(&RunType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m) return NULL;
+    Error = PyErr_NewException("dempact.Error", PyExc_RuntimeError, NULL);
+    Py_INCREF(Error);
+    Py_INCREF(&RunType);
+    if (PyModule_AddObject(m, "Error", Error) < 0 ||
+        PyModule_AddObject(m, "Run", (PyObject *)&RunType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,55 @@
+"""Bad input and a run that goes wrong raise dempact.Error with the engine's message,
+and the interpreter lives on."""
+import pytest
+
+import dempact
+
+
+def test_missing_case_names_the_file(tmp_path):
+    with pytest.raises(dempact.Error, match="nothing_here.yaml: cannot open"):
+        dempact.Simulation(tmp_path / "nothing_here.yaml")
+
+
+def test_bad_yaml_names_line_and_key(here, tmp_path):
+    text = (here / "free_fall.yaml").read_text().replace("poisson: 0.25", "poisson: 0.7")
+    case = tmp_path / "bad.yaml"
+    case.write_text(text)
+    (tmp_path / "free_fall_sphere.csv").write_text((here / "free_fall_sphere.csv").read_text())
+    with pytest.raises(dempact.Error, match=r"bad.yaml:\d+: materials\[0\]\.poisson"):
+        dempact.Simulation(case)
+    case.write_text(text.replace("gravity:", "gravty:"))
+    with pytest.raises(dempact.Error, match="gravty"):
+        dempact.Simulation(case)
+
+
+def test_unknown_law_parameter_is_named():
+    with pytest.raises(dempact.Error, match="stifness"):
+        dempact.collide(law="hertz_tti", params={"stifness": 1.0})
+    with pytest.raises(dempact.Error, match="unknown law 'herz'"):
+        dempact.collide(law="herz")
+    with pytest.raises(dempact.Error, match="restitution"):
+        dempact.collide(law="hertz_tti", restitution=1.5)
+
+
+def test_a_run_the_watchdog_stops_raises_and_stays_stopped(here):
+    sim = dempact.Simulation(here / "free_fall.yaml")
+    sim.set_velocity(0, (0.0, 0.0, 1000.0))  # out through the top of the domain
+    with pytest.raises(dempact.Error, match=r"watchdog: step \d+ .*particle 0"):
+        sim.step(5000)
+    stopped = sim.step_count
+    with pytest.raises(dempact.Error, match="the run was stopped"):
+        sim.step()
+    assert sim.step_count == stopped
+
+
+def test_bad_arguments(here):
+    sim = dempact.Simulation(here / "free_fall.yaml")
+    with pytest.raises(dempact.Error, match="no particle has id 7"):
+        sim.set_velocity(7, (0, 0, 0))
+    with pytest.raises(dempact.Error, match="wall index 3"):
+        sim.set_wall_velocity(3, (0, 0, 0))
+    with pytest.raises(dempact.Error, match="at most"):
+        sim.set_wall_velocity(0, (0, 0, 1e5))
+    sim.close()
+    with pytest.raises(dempact.Error, match="closed"):
+        sim.step()
