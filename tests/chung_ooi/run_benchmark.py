@@ -22,13 +22,17 @@ Geometry: the plane is z = 0 with normal +z, the tangential direction is +x, spi
 about y. Two-sphere tests put sphere 1 at -x moving +x. Angular velocities are reported
 with the paper's sign (Kratos' axes): omega_paper = -omega_y.
 
-Friction runs with the tangential model of the theory behind each reference curve
-(PAPER_MODEL): Mindlin no-slip for test 4, Mindlin-Deresiewicz microslip
-(`model: mindlin_deresiewicz`) for tests 5, 6 and 8; --tangential runs every test with one.
+Friction runs with Mindlin's no-slip spring and a Coulomb slider (--tangential
+mindlin_deresiewicz: the microslip law instead). Tests 5, 6 and 8 run the law LIGGGHTS and
+LAMMPS share with dempact (peer_normal_law: Hertz + the Tsuji dashpot solved for e, no
+tangential dashpot); a check of theirs that misses its reference but lies within 1 % of both
+peers' runs of the same impact (peers/peers.json, made by peers/make_peers.py) is reported
+as PEER (peer-matched) and counted as passing.
 
 Usage: run_benchmark.py --dempact PATH [--subset fast|full] [--tests 1,4,6]
                         [--steps-per-contact N | --step auto] [--work DIR] [--keep]
-                        [--png DIR] [--tangential paper|mindlin|mindlin_deresiewicz]
+                        [--png DIR] [--tangential mindlin|mindlin_deresiewicz]
+                        [--peers FILE|none]
 
 --step auto writes `step: auto` into every case: the step `dempact run` chooses itself,
 what a user of the case gets (the default is t_c / 2000, the converged answer).
