@@ -615,15 +615,16 @@ class Table:
     (PASS, PEER: off the reference but within PEER_FRACTION of both peers, or FAIL) and the
     peers' values ({code: value}, or None)."""
 
-    def __init__(self, title):
+    def __init__(self, title, judges=None):
         self.title = title
+        self.judges = judges or PEER_CODES  # the peers a PEER status needs agreement with
         self.rows = []
 
     def add(self, what, x, got, ref, tol, source, scale=1.0, peers=None, span=None):
         dev = abs(got - ref) / scale
         status = "PASS" if dev <= tol else "FAIL"
         if status == "FAIL" and peers and all(
-                peer_difference(got, p, span) <= PEER_FRACTION for p in peers.values()):
+                peer_difference(got, peers[c], span) <= PEER_FRACTION for c in self.judges):
             status = "PEER"
         self.rows.append((what, x, got, ref, dev, tol, source, status, peers, span))
 
@@ -646,7 +647,7 @@ class Table:
                 by_src[key] = r
         print(f"--- {self.title}: {len(self.rows) - len(fails)}/{len(self.rows)} PASS"
               + (f" ({len(peer)} of them peer-matched: off the reference curve, within "
-                 f"{PEER_FRACTION:g} of LIGGGHTS and LAMMPS)" if peer else ""))
+                 f"{PEER_FRACTION:g} of {' and '.join(self.judges)})" if peer else ""))
         for (what, src), r in sorted(by_src.items()):
             print(f"    worst {what} vs {src}: deviation {r[4]:.3g} (tolerance {r[5]:.3g}) "
                   f"at x = {r[1]:.4g}")
@@ -783,7 +784,14 @@ def test4(b):
 
 # ---- test 5: oblique impact at constant normal speed --------------------------------------
 def test5(b):
-    t = Table("Test 5: oblique impact on a plane, v_n = 5 m/s (R = 10 um, mu = 0.3, e = 1)")
+    # Judged against LIGGGHTS alone. At 5 m/s the overlap reaches 0.65% (steel) to 2.7%
+    # (polyethylene) of R, and LAMMPS's plane takes the undeformed radius R as the lever
+    # arm of the tangential force and of the contact point's speed, where dempact and
+    # LIGGGHTS take the centre's distance from the plane, R - d: in gross sliding
+    # R w'/(mu v_n) is -4.9456 in dempact and LIGGGHTS (to 1e-5), -5.0000 in LAMMPS. Its
+    # values are still printed, with the difference from them.
+    t = Table("Test 5: oblique impact on a plane, v_n = 5 m/s (R = 10 um, mu = 0.3, e = 1)",
+              judges=("liggghts",))
     e = 1.0
     for mat in ["steel", "polyethylene"] if b.args.subset == "full" else ["steel"]:
         results = {}
