@@ -5,6 +5,7 @@
 
 #include "restart_internal.h"
 #include "h5_read.h"
+#include "population_h5.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -180,7 +181,7 @@ static int check_contacts(const checker *c, const snap_arrays *a, size_t n, size
     return rc;
 }
 
-/* The inlets' and outlets' states, as the engine's bytes: each field in its range. */
+/* The inlets' and outlets' states (population_h5.h): each field in its range. */
 static int check_population(const checker *c, const snap_arrays *a, double time, int64_t next_id)
 {
     const sim *s = c->s;
@@ -300,9 +301,18 @@ int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, 
     if (s->walls.n > 0) READ(wall_work, "engine/wall_work", H5T_NATIVE_DOUBLE, 8, s->walls.n, 0);
     if (s->walls.n > 0 && H5Lexists(g, "engine/wall_work_sum", H5P_DEFAULT) > 0) /* older files: none */
         READ(wall_work_sum, "engine/wall_work_sum", H5T_NATIVE_DOUBLE, 8, s->walls.n, 0);
-    READ(inlets, "engine/inlets", H5T_NATIVE_UINT8, 1, a.inlets_bytes, 0);
-    READ(outlets, "engine/outlets", H5T_NATIVE_UINT8, 1, a.outlets_bytes, 0);
 #undef READ
+    if (!(a.inlets = malloc(a.inlets_bytes + 1)) || !(a.outlets = malloc(a.outlets_bytes + 1))) {
+        restart_refuse(f, err, err_len, "out of memory");
+        goto done;
+    }
+    if (population_h5_read_inlets(g, "engine/inlets", (inlet_state *)(void *)a.inlets,
+                                  (size_t)s->cfg.n_inlets, why, sizeof why) < 0 ||
+        population_h5_read_outlets(g, "engine/outlets", (outlet_state *)(void *)a.outlets,
+                                   (size_t)s->cfg.n_outlets, why, sizeof why) < 0) {
+        restart_refuse(f, err, err_len, "snapshot %d: %s", k, why);
+        goto done;
+    }
     double reach = 0.0;
     for (int ax = 0; ax < 3; ax++)
         reach += (s->cfg.domain_max[ax] - s->cfg.domain_min[ax]) * (s->cfg.domain_max[ax] - s->cfg.domain_min[ax]);

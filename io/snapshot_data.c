@@ -5,6 +5,7 @@
  * tests/e2e/layout.py checks that both agree). */
 #define _POSIX_C_SOURCE 200809L
 
+#include "population_h5.h"
 #include "snapshot_internal.h"
 
 #include <math.h>
@@ -53,8 +54,8 @@ static const field_doc engine_docs[] = {
     {"work", "J", "work done on the contacts since t = 0, by kind"},
     {"wall_work", "J", "work each moving wall has done on the particles since t = 0"},
     {"wall_work_sum", "J", "restart data: the running sums behind wall_work"},
-    {"inlets", "", "restart data: the inlets' states"},
-    {"outlets", "", "restart data: the outlets' counts"},
+    {"inlets", "", "restart data: the inlets' states (generator, rate, particles owed, next insertion, counts, mass)"},
+    {"outlets", "", "restart data: the outlets' counts and masses"},
     {NULL, NULL, NULL}};
 
 static const field_doc wall_docs[] = {
@@ -206,9 +207,14 @@ static int write_engine(hid_t g, const sim *s)
         COL("wall_work", SH5_F64, s->walls.n, s->walls.work);
         COL("wall_work_sum", SH5_F64, s->walls.n, s->walls.work_sum);
     }
-    COL("inlets", SH5_U8, (size_t)s->cfg.n_inlets * sizeof *s->inlets, s->inlets);
-    COL("outlets", SH5_U8, (size_t)s->cfg.n_outlets * sizeof *s->outlets, s->outlets);
 #undef COL
+    const field_doc *in = snapshot_field_doc("engine", "inlets"),
+                    *out = snapshot_field_doc("engine", "outlets");
+    if (population_h5_write_inlets(e, "inlets", s->inlets, (size_t)s->cfg.n_inlets,
+                                   in ? in->meaning : "") < 0 ||
+        population_h5_write_outlets(e, "outlets", s->outlets, (size_t)s->cfg.n_outlets,
+                                    out ? out->meaning : "") < 0)
+        goto done;
     rc = 0;
 done:
     if (sh5_close(H5Gclose, e) < 0) rc = -1;
@@ -297,6 +303,20 @@ typedef struct copy_ctx {
 } copy_ctx;
 
 /* Copies one member of a format-2 snapshot group and documents it. */
+/* An integer or a float, or a compound of them (engine/inlets: population_h5.h). */
+static int numeric_type(hid_t t)
+{
+    H5T_class_t cls = H5Tget_class(t);
+    if (cls == H5T_INTEGER || cls == H5T_FLOAT) return 1;
+    if (cls != H5T_COMPOUND) return 0;
+    int n = H5Tget_nmembers(t), ok = n > 0;
+    for (int k = 0; ok && k < n; k++) {
+        H5T_class_t m = H5Tget_member_class(t, (unsigned)k);
+        ok = m == H5T_INTEGER || m == H5T_FLOAT;
+    }
+    return ok;
+}
+
 static herr_t copy_member(hid_t src, const char *name, const H5L_info_t *info, void *data)
 {
     (void)info;
@@ -332,10 +352,10 @@ static herr_t copy_member(hid_t src, const char *name, const H5L_info_t *info, v
     /* numbers only: copying anything else (a variable-length type) would read HDF5's
      * global heap, which HDF5 does not survive damaged (io/h5_read.c) */
     hid_t sd = H5Dopen2(src, name, H5P_DEFAULT), st = sd >= 0 ? H5Dget_type(sd) : -1;
-    H5T_class_t cls = st >= 0 ? H5Tget_class(st) : H5T_NO_CLASS;
+    int numeric = st >= 0 && numeric_type(st);
     if (st >= 0) H5Tclose(st);
     if (sd >= 0) H5Dclose(sd);
-    if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
+    if (!numeric) {
         snprintf(sh5_error, sizeof sh5_error, "dataset %s%s%s is not numeric", c->group, c->group[0] ? "/" : "",
                  name);
         c->failed = 1;

@@ -21,7 +21,8 @@ try:
 except ImportError as e:
     sys.exit(f"FAIL: {e}: install python3-h5py and python3-numpy (tools/setup.sh) and use /usr/bin/python3")
 
-TYPES = {"float64": ("f", 8), "int64": ("i", 8), "int32": ("i", 4), "uint8": ("u", 1), "string": ("O", None)}
+TYPES = {"float64": ("f", 8), "int64": ("i", 8), "int32": ("i", 4), "uint8": ("u", 1), "string": ("O", None),
+         "compound": ("V", None)}
 
 
 def parse(doc):
@@ -54,6 +55,8 @@ def check_type(obj, typ, where):
     dt = obj.dtype
     if typ == "string":
         assert h5py.check_string_dtype(dt) is not None, f"{where}: {dt} is not a string"
+    elif typ == "compound":  # named members, every one a number
+        assert dt.names and all(dt[n].kind in "uif" for n in dt.names), f"{where}: {dt}, documented {typ}"
     else:
         kind, size = TYPES[typ]
         assert dt.kind == kind and dt.itemsize == size, f"{where}: {dt}, documented {typ}"

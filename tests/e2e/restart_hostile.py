@@ -337,34 +337,30 @@ def bad_engine(rng, out):
         set_element(rng, path, name, rng.choice([NAN, INF, -INF]))
 
 
-# inlet_state in engine/population.h: rng (u64), rate, due, next_time (f64), inserted,
-# failed (long), mass_inserted (f64): 56 bytes; outlet_state: removed (long), mass (f64)
+# engine/inlets and engine/outlets: one row per inlet (outlet) with named members
+# (io/population_h5.h); older files held the engine's bytes of the same states (uint8),
+# which a restart still reads: a state cut short is written that way.
 INLET = struct.Struct("<Qdddqqd")
-OUTLET = struct.Struct("<qd")
 
 
 def bad_inlet(rng, out):
     path = out.last()
     with h5py.File(path, "r+") as f:
-        b = bytearray(f["engine/inlets"][()].tobytes())
-        assert len(b) == INLET.size, "the case has one inlet"
-        seed, rate, due, next_time, inserted, failed, mass = INLET.unpack(b)
+        states = f["engine/inlets"][()]
+        assert len(states) == 1, "the case has one inlet"
         how = rng.randrange(7)
-        if how == 0:
-            due = rng.choice([1e18, NAN, -1.0, 1e9])
-        elif how == 1:
-            rate = rate * rng.choice([2.0, 0.5, 1e12])
-        elif how == 2:
-            next_time = rng.choice([NAN, -1.0, INF, 1e300])
-        elif how == 3:
-            inserted = rng.choice([-1, 2**62])
-        elif how == 4:
-            failed = -rng.randrange(1, 10)
-        elif how == 5:
-            mass = rng.choice([NAN, -1.0, INF])
-        else:
-            b = b[:-8]  # a state cut short
-        data = INLET.pack(seed, rate, due, next_time, inserted, failed, mass) if how < 6 else bytes(b)
+        field, value = [("owed", rng.choice([1e18, NAN, -1.0, 1e9])),
+                        ("rate", float(states["rate"][0]) * rng.choice([2.0, 0.5, 1e12])),
+                        ("next_time", rng.choice([NAN, -1.0, INF, 1e300])),
+                        ("inserted", rng.choice([-1, 2**62])),
+                        ("failed", -rng.randrange(1, 10)),
+                        ("mass_inserted", rng.choice([NAN, -1.0, INF])),
+                        (None, None)][how]
+        if field:
+            states[field][0] = value
+            f["engine/inlets"][...] = states
+            return
+        data = INLET.pack(*(states[n][0].item() for n in states.dtype.names))[:-8]
         attrs = dict(f["engine/inlets"].attrs)
         del f["engine/inlets"]
         f["engine/inlets"] = np.frombuffer(data, dtype=np.uint8)
@@ -375,12 +371,12 @@ def bad_inlet(rng, out):
 def bad_outlet(rng, out):
     path = out.last()
     with h5py.File(path, "r+") as f:
-        removed, mass = OUTLET.unpack(f["engine/outlets"][()].tobytes())
+        states = f["engine/outlets"][()]
         if rng.random() < 0.5:
-            removed = rng.choice([-1, 2**62])
+            states["removed"][0] = rng.choice([-1, 2**62])
         else:
-            mass = rng.choice([NAN, -1.0, INF])
-        f["engine/outlets"][...] = np.frombuffer(OUTLET.pack(removed, mass), dtype=np.uint8)
+            states["mass_removed"][0] = rng.choice([NAN, -1.0, INF])
+        f["engine/outlets"][...] = states
 
 
 def not_hdf5(rng, out):
@@ -398,6 +394,32 @@ GENERATORS = [bad_format, no_format, bad_dt, no_dt, bad_wall_names, bad_case_tex
               bad_contact_value, wall_contact_of_no_wall, bad_shape_or_type, wrong_number_type,
               scrambled_vertex_index, missing_group, bad_engine,
               bad_inlet, bad_outlet, not_hdf5]
+
+
+def legacy_states_restart(a, base, name, work, env, interval):
+    """The base output with its inlet and outlet states rewritten as older files held them
+    (the engine's bytes, uint8) restarts to the same bits as the table form."""
+    legacy = os.path.join(work, "legacy")
+    shutil.copytree(base, legacy)
+    with h5py.File(Output(legacy, name).last(), "r+") as f:
+        for k in ("engine/inlets", "engine/outlets"):
+            states, attrs = f[k][()], dict(f[k].attrs)
+            assert states.dtype.names, f"{k} is not a table of states"
+            del f[k]
+            f[k] = np.frombuffer(states.tobytes(), dtype=np.uint8)
+            for n, v in attrs.items():
+                f[k].attrs[n] = v
+    finals = []
+    for src, dst in ((base, "from_table"), (legacy, "from_bytes")):
+        dst = os.path.join(work, dst)
+        subprocess.run([a.dempact, "run", a.case, "--restart", os.path.join(src, name + ".h5"), "--output",
+                        dst, "--quiet", "--end-time", str(4 * interval)], env=env, check=True)
+        with h5py.File(Output(dst, name).last(), "r") as f:
+            finals.append((f["id"][()], f["position"][()], f["velocity"][()], f["engine/inlets"][()]))
+    for x, y in zip(*finals):
+        if x.tobytes() != y.tobytes():
+            sys.exit("FAIL: a restart from the states as bytes differs from one from the table")
+    print(f"the states as bytes restart like the table: {len(finals[0][0])} particles bit-identical")
 
 
 def main():
@@ -422,6 +444,7 @@ def main():
                            env=env, capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f"FAIL: the unbroken output does not restart: {r.stderr}")
+        legacy_states_restart(a, base, name, work, env, interval)
         made = 0
         attempt = 0
         while made < a.count:
