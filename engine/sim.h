@@ -189,7 +189,8 @@ typedef struct sim_restart_state {
     const double *work;           /* SIM_WORK_KINDS */
     const double *wall_work;      /* walls.n */
     const double *wall_work_sum;  /* walls.n: the running sums behind wall_work (NULL:
-                                     files from before session 7) */
+                                     a layout-2 file written without
+                                     engine/wall_work_sum) */
     const void *inlets, *outlets; /* the inlet_state and outlet_state arrays, as bytes */
     size_t inlets_bytes, outlets_bytes;
     double rebuild_wall_time;     /* where the walls were at the last rebuild (NaN: at

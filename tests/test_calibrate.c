@@ -56,7 +56,7 @@ static void test_calibration_restitutes_requested_e(void **state)
             }
     }
     print_message("calibrated %d laws; worst relative restitution error %.2e\n", n_laws, worst);
-    /* linear, critical ratio, TTI, KK, LH, the eight family-3 laws and Zhang */
+    /* linear, critical ratio, TTI, KK, LH, the eight Hertzian damping laws and Zhang */
     assert_true(n_laws >= 14);
 }
 
@@ -74,9 +74,9 @@ static void test_calibration_of_speed_dependent_law(void **state)
 }
 
 /* Restitution of Zhang's dimensionless equation x'' + k* x^n + lambda* x^m x' = 0,
- * x(0) = 0, x'(0) = 1, k* = e(n+1)/2, lambda* = 3(1-e)(m+1)/(4 alpha) (seed 003 eqs.
- * 42-46), integrated here with its own midpoint-corrected small steps; with cohesion
- * removal the force is not allowed to pull. */
+ * x(0) = 0, x'(0) = 1, k* = e(n+1)/2, lambda* = 3(1-e)(m+1)/(4 alpha) (Zhang et al.
+ * 2021, eqs. 42-46), integrated here with its own midpoint-corrected small steps; with
+ * cohesion removal the force is not allowed to pull. */
 static double zhang_dimensionless_restitution(double m, double n, double e, double alpha,
                                               int cohesion_removal)
 {
@@ -132,9 +132,9 @@ static void test_zhang_matches_dimensionless_equation(void **state)
     print_message("Zhang: engine vs dimensionless equation, worst %.2e\n", worst);
 }
 
-/* The paper's claim (seed 003: post- and pre-restitution within 2%), with the fits and
- * cohesion removal off, on the region where it holds: m = 1.5 for every e in
- * [0.05, 0.95], m = 2 for e >= 0.2, the other tabulated m for e >= 0.6. The README
+/* The paper's claim (Zhang et al. 2021: post- and pre-restitution within 2%), with the
+ * fits and cohesion removal off, on the region where it holds: m = 1.5 for every e in
+ * [0.05, 0.95], m = 2 for e >= 0.2, the other tabulated m for e >= 0.6. docs/validation.md
  * tabulates the rest (up to 16% off for m = 0.25 at small e); the test for that region
  * is the dimensionless one above. */
 static void test_zhang_fits_within_two_percent(void **state)

@@ -1,4 +1,4 @@
-/* Binary collisions through the engine, checked against closed forms (physics.md). */
+/* Binary collisions through the engine, checked against closed forms (docs/physics.md). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
-/* Family 3, the Hertzian damping laws F = K d^n (1 + chi(e) d'/v0): the closed forms of
+/* The Hertzian damping laws F = K d^n (1 + chi(e) d'/v0): the closed forms of
  * models/restitution.c, and binary collisions through the engine against them
- * (physics.md "Family 3"). */
+ * (docs/physics.md, "Restitution of the Hertzian damping laws"). */
 #include <math.h>
 #include <string.h>
 #include <setjmp.h>
@@ -91,14 +91,15 @@ static void restitution_out_is_robust(void **state)
                      hertzian_restitution_out(0.25 * (1 + 1e-15))) < 1e-14);
 }
 
-/* Numbers printed in the seeds. Neither seed prints e_out values (seed 000's Fig. 10 and
- * seed 004's Fig. 7 are plots only); what they print is seed 000's integral
+/* Numbers printed in the papers. Neither Sheikhi Azqandi & Safaeifar (2024) nor Alaci
+ * et al. prints e_out values (the former's Fig. 10 and the latter's Fig. 7 are plots
+ * only); what they print is Sheikhi Azqandi & Safaeifar's integral
  * I = int_0^1 y^(3/2) (1 - y^2.939)^(1/3.409) dy (eq. 16's form; eq. 26's form gives
  * 0.1609) behind h_r = 2/(5I) (1-e)/e, printed as I = 0.31788 (eq. 27) and
- * 2/(5I) = 1.25834 ~ 200/159 (eq. 28), and seed 004's statement that Lankarani-Nikravesh
- * restitutes more than e below e ~ 0.85. The quadrature converges to I = 0.3177803
- * (2/(5I) = 1.258733): it agrees with the printed I to 4 digits (0.3178, as physics.md
- * says), not 5 (the printed 0.31788 looks like a slip for 0.31778; 1.25834 is
+ * 2/(5I) = 1.25834 ~ 200/159 (eq. 28), and Alaci et al.'s statement that
+ * Lankarani-Nikravesh restitutes more than e below e ~ 0.85. The quadrature converges to
+ * I = 0.3177803 (2/(5I) = 1.258733): it agrees with the printed I to 4 digits (0.3178),
+ * not 5 (the printed 0.31788 looks like a slip for 0.31778; 1.25834 is
  * 2/(5 x 0.31788)). The law uses the published 200/159 = 1.257862. */
 static void seed_numbers(void **state)
 {
@@ -111,7 +112,7 @@ static void seed_numbers(void **state)
         sum += f * (k == 0 || k == n ? 1.0 : k % 2 ? 4.0 : 2.0);
     }
     double I = sum / (3.0 * n);
-    print_message("seed 000: I = %.6f (printed 0.31788), 2/(5I) = %.6f (printed 1.25834), "
+    print_message("Sheikhi Azqandi & Safaeifar: I = %.6f (printed 0.31788), 2/(5I) = %.6f (printed 1.25834), "
                   "200/159 = %.6f\n", I, 2.0 / (5.0 * I), 200.0 / 159.0);
     assert_true(fabs(I - 0.3178) < 0.5e-4);
     assert_true(fabs(2.0 / (5.0 * 0.31788) - 1.25834) < 0.5e-5);

@@ -1,7 +1,8 @@
-/* Family 5, Kostek's elastic-plastic rough-contact law (physics.md; seed 002, Kostek 2012).
+/* Kostek's elastic-plastic rough-contact law (docs/physics.md, "Kostek's law inverted";
+ * R. Kostek 2012, J. Theor. Appl. Mech. 50(2), 509-530).
  *
  * The law inverts d(p) for p; these tests drive its force function along prescribed
- * overlap histories and check the result against the seed's forward relation
+ * overlap histories and check the result against the paper's forward relation
  * pressure -> deflection (eqs. 2.1, 2.4, 2.5), written out again here:
  *   virgin loading  d = e_e p^m_e + e_p p^m_p + e_ep_l p^m_ep
  *   stick           d = e_e p^m_e + e_p P^m_p + D            (D = d_ep, P = p_max, fixed)
@@ -20,7 +21,7 @@
 
 #define MPA 1e6
 
-/* Table 1 of the seed (um, MPa) and its conversion to SI, e_SI = e 1e-6 (1e-6)^m. */
+/* Table 1 of the paper (um, MPa) and its conversion to SI, e_SI = e 1e-6 (1e-6)^m. */
 #define K_ME 0.462
 #define K_MP 0.653
 #define K_MEP 0.462
@@ -271,7 +272,7 @@ static void reloading_is_stiffer_and_rejoins_virgin_curve(void **state)
         if (p <= P) {
             n_below++;
             assert_true(p_max_of(&dr) == P);
-            /* the seed's forward relation with the step-start state */
+            /* the paper's forward relation with the step-start state */
             double d_ep = p > p_join_loading ? E_L * pow(p, K_MEP) : D;
             assert_true(rel(d_ep_of(&dr), d_ep) <= 1e-12);
             worst_below = fmax(worst_below, rel(E_E * pow(p, K_ME) + d_plastic_set(P) + d_ep, d));

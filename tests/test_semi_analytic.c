@@ -1,5 +1,5 @@
-/* The semi-analytic integrator of seed 004 (tools/semi_analytic.c) and the engine's
- * binary collisions checked against it (physics.md "Binary-collision verification"). */
+/* The semi-analytic integrator of Alaci et al. (tools/semi_analytic.c) and the engine's
+ * binary collisions checked against it (docs/validation.md, "Semi-analytic collisions"). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,9 +42,9 @@ static sa_problem default_pair(double chi)
                         .m_eff = m / 2.0, .v0 = sp.velocity};
 }
 
-/* 1. Seed 004, section 3: Lankarani-Nikravesh (the model its section 2 integrates; the
+/* 1. Alaci et al., section 3: Lankarani-Nikravesh (the model its section 2 integrates; the
  * Flores law comes later), e = 0.999, 20,000 points, its grid law with alpha = 1/200,
- * its Euler steps. The seed prints t'/t_el = 1.041884 (sine fit, eq. 19),
+ * its Euler steps. The paper prints t'/t_el = 1.041884 (sine fit, eq. 19),
  * t''/t_el = 1.024045 (eq. 20) and t'''/t_el = 0.999574 (circle, eq. 21). The first two
  * are reproduced to all printed digits, which pins down the grid, the Euler rule (speed
  * at the end of each step) and t_el = 1.47164 x_el/v0 (eq. 22, the undamped compression
@@ -66,7 +66,7 @@ static void seed_number(void **state)
     sa_result acc = solve(&p, &(sa_options){.grid = 20000});
     sa_result fine = solve(&p, &(sa_options){.grid = 200000});
     double conv = acc.t_compression / acc.t_elastic;
-    print_message("seed 004, LN e 0.999: t'/t_el %.7f (printed 1.041884), t''/t_el %.7f "
+    print_message("Alaci et al., LN e 0.999: t'/t_el %.7f (printed 1.041884), t''/t_el %.7f "
                   "(1.024045), (2 t_{n-1} - t_{n-2})/t_el %.7f (printed t''' 0.999574)\n",
                   t1, t2, t3);
     print_message("  eq. 21 solved exactly %.7f; second-order rule %.9f (grid 2e5: %.9f)\n",
@@ -77,7 +77,7 @@ static void seed_number(void **state)
     /* the converged value (printed above, with eq. 21 solved exactly) is grid-independent;
      * it is not asserted against a number of its own making */
     assert_true(fabs(conv - fine.t_compression / fine.t_elastic) < 1e-8);
-    /* sa_solve in the seed's mode uses the same circle */
+    /* sa_solve in the paper's mode uses the same circle */
     sa_result sr = solve(&p, &seed);
     assert_true(fabs(sr.t_compression - st.t_circle) <= 1e-12 * st.t_circle);
     assert_true(rel(st.t_elastic, sa_elastic_time_factor(1.5) * acc.x_elastic / p.v0) < 1e-14);
@@ -132,8 +132,8 @@ static void converges(void **state)
     assert_true(rel(b.peak_force, c.peak_force) < 1e-10);
 }
 
-/* 3. The engine against the method, every family-3 law, e in {0.1, ..., 0.9}. chi comes
- * from the tool's own table (physics.md), not from the law file. */
+/* 3. The engine against the method, every Hertzian damping law, e in {0.1, ..., 0.9}. chi
+ * comes from the tool's own table (docs/physics.md), not from the law file. */
 static void engine_agrees(void **state)
 {
     const double es[] = {0.1, 0.3, 0.5, 0.7, 0.9};
@@ -160,8 +160,8 @@ static void engine_agrees(void **state)
             law_t = fmax(law_t, dt);
             law_f = fmax(law_f, df);
             law_d = fmax(law_d, dd);
-            /* physics.md asks for 0.5%; the engine, second order with predicted
-             * velocities, stays within 2e-6 at its default 4000 steps per contact */
+            /* the engine, second order with predicted velocities, stays within 2e-6
+             * at its default 4000 steps per contact */
             assert_true(dt < 1e-5);
             assert_true(df < 1e-5);
             assert_true(dd < 1e-5);

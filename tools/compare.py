@@ -23,7 +23,9 @@ the standard deviation over the seeds.
 How each law gets the restitution E (the base case's, unless --restitution):
 - laws with a `restitution` parameter take it (linear, hertz_tti, the Hertzian damping
   laws, zhang); with --calibrate on, `calibrate: true` also solves their damping
-  coefficient so that a binary collision restitutes exactly E;
+  coefficient so that a binary collision restitutes exactly E at the case's step. The
+  "off" runs map E to damping as the papers do: the laws that calibrate by default
+  (those with the parameter `fit`: linear, hertz_tti, zhang) get `fit: published`;
 - hertz_critical_ratio without calibration: xi = sqrt(5/6) (-ln E) / sqrt(ln^2 E + pi^2),
   the Hertz damping ratio of LAMMPS and LIGGGHTS; calibrated: xi solved for E;
 - hertz_kk and hertz_lh have only a dimensional coefficient: they are always calibrated
@@ -83,14 +85,15 @@ SLOW_LAWS = ("kostek",)
 
 
 def law_table(dempact):
-    """{name: {"restitution": "plain"|"calibrate-only"|None, "calibrate": bool}} from
-    `dempact laws`."""
+    """{name: {"restitution": "plain"|"calibrate-only"|None, "calibrate": bool,
+    "fit": bool}} from `dempact laws` ("fit": the law takes the parameter `fit`, whose
+    default `calibrated` solves the damping for e; `published` keeps the paper's mapping)."""
     out = subprocess.run([dempact, "laws"], check=True, capture_output=True, text=True).stdout
     laws, name = {}, None
     for line in out.splitlines():
         if line and not line.startswith(" "):
             name = line.strip()
-            laws[name] = {"restitution": None, "calibrate": False}
+            laws[name] = {"restitution": None, "calibrate": False, "fit": False}
         elif name:
             if line.strip().startswith("restitution "):
                 laws[name]["restitution"] = "plain"
@@ -98,12 +101,15 @@ def law_table(dempact):
                 laws[name]["restitution"] = "calibrate-only"
             if line.strip().startswith("calibrate: true solves"):
                 laws[name]["calibrate"] = True
+            if line.strip().startswith("fit ") and "published" in line:
+                laws[name]["fit"] = True
     return laws
 
 
 def law_runs(law, info, e, calibrate):
     """The runs of one law: a list of (mode, params, calibrate_flag). mode is the label
-    of the table's calibrate column: off, on, on* (calibrated because the law has no
+    of the table's calibrate column: off (the paper's e-to-damping mapping: `fit:
+    published` where the law has `fit`), on, on* (calibrated because the law has no
     other way to reach E) or - (the law has no restitution)."""
     params = dict(LAW_DEFAULTS.get(law, {}))
     want = {"off": ["off"], "on": ["on"], "both": ["off", "on"]}[calibrate]
@@ -117,7 +123,9 @@ def law_runs(law, info, e, calibrate):
                 runs.append(("on", dict(params, restitution=e), True))
             return runs
         return [("on" if "on" in want else "on*", dict(params, restitution=e), True)]
-    return [(m, dict(params, restitution=e), m == "on") for m in want]
+    published = {"fit": "published"} if info.get("fit") else {}
+    return [(m, dict(params, restitution=e, **(published if m == "off" else {})), m == "on")
+            for m in want]
 
 
 def mode_dir(law, mode):

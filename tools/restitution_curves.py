@@ -2,13 +2,14 @@
 """Restitution curves: the restitution each law really produces against the one requested.
 
 Runs `dempact collide --sweep ... --format csv` for every law that takes a restitution
-parameter (read from `dempact laws`), and for the family-3 laws (F = K d^n (1 + chi(e) d'/v0))
-compares the engine's measured restitution with the closed form e_out, the root in (0, 1] of
+parameter (read from `dempact laws`), and for the Hertzian damping laws
+(F = K d^n (1 + chi(e) d'/v0)) compares the engine's measured restitution with the closed form e_out, the root in (0, 1] of
 
     chi (1 + e_out) = ln((1 + chi) / (1 - e_out chi))
 
 computed here, independently of the C code, from this file's own table of chi(e).
-This is the engine's version of seed 000's Fig. 10 and seed 004's Fig. 7.
+This is the engine's version of Fig. 10 of Sheikhi Azqandi & Safaeifar (2024) and Fig. 7
+of Alaci et al.
 
 Output (stdout, or --csv FILE):
     law,restitution_requested,restitution_out_engine,restitution_out_closed_form,
@@ -19,9 +20,10 @@ diagonal). restitution_requested is the engine's own grid value (restitution_in)
 calibrated is 1 for rows run with `collide --calibrate` (damping solved so that the
 collision restitutes exactly the requested e; reference = requested e), 0 otherwise.
 
-Checked (exit status 1 when violated): every family-3 row against its closed form within
---tolerance (relative), every calibrated row against the requested e within
---calibrate-tolerance (default: --tolerance), and a family-3 law whose sweep collide refuses.
+Checked (exit status 1 when violated): every Hertzian damping law's row against its closed
+form within --tolerance (relative), every calibrated row against the requested e within
+--calibrate-tolerance (default: --tolerance), and a Hertzian damping law whose sweep
+collide refuses.
 Rows of the other laws (linear, hertz_tti, zhang, ...) are reported, not checked. Laws or
 builds whose collide refuses --calibrate altogether are skipped with a message.
 Exit status 2: bad usage, or dempact could not be run at all.
@@ -40,7 +42,8 @@ import sys
 import time
 
 # --------------------------------------------------------------------------------------
-# Closed form for family 3 (physics.md, family 3; seed 000 eq. 11, seed 004 eqs. 10-15)
+# Closed form for the Hertzian damping laws (docs/physics.md; Sheikhi Azqandi & Safaeifar
+# 2024, eq. 11; Alaci et al., eqs. 10-15)
 # --------------------------------------------------------------------------------------
 
 
@@ -140,7 +143,7 @@ def chi_exact(e):
     return math.exp(0.5 * (lo + hi))
 
 
-# chi(e) of the family-3 laws (physics.md, family 3 table). The keys are dempact's law names.
+# chi(e) of the Hertzian damping laws (docs/laws.md, their table). The keys are dempact's law names.
 FAMILY3_CHI = {
     "hunt_crossley": lambda e: 1.5 * (1.0 - e),
     "lankarani_nikravesh": lambda e: 0.75 * (1.0 - e * e),
@@ -400,9 +403,9 @@ def plot(plt, opts, results, png):
                              marker=mk, ms=4.5, mfc="none", lw=0.7, color=col)
     ax.plot([0, 1], [0, 1], color="black", lw=1.0, ls=(0, (5, 4)), zorder=5, label="e_out = e")
     # legend entries for the symbols
-    ax.plot([], [], color="gray", lw=1.5, label="line: closed form (family 3)")
+    ax.plot([], [], color="gray", lw=1.5, label="line: closed form (Hertzian damping laws)")
     ax.plot([], [], color="gray", ls="none", marker="o", mfc="none", mew=1.3,
-            label="o: engine (dempact collide), family 3")
+            label="o: engine (dempact collide), Hertzian damping laws")
     if any(not r["calibrated"] and r["law"] not in FAMILY3_CHI for r in results):
         ax.plot([], [], color="gray", ls=":", marker="s", mfc="none", mew=1.3, label="s: engine, other laws")
     if any(r["calibrated"] for r in results):
@@ -423,7 +426,7 @@ def plot(plt, opts, results, png):
                         label="calibrated tolerance %g" % opts.calibrate_tolerance)
         axr.set_yscale("log")
         axr.set_ylabel("|engine - reference|\n/ reference")
-        axr.set_title("reference: closed form (o, family 3)" +
+        axr.set_title("reference: closed form (o, Hertzian damping laws)" +
                       (", requested e (x, calibrated)" if any(r["calibrated"] for r in results) else ""),
                       fontsize=9)
         axr.grid(True, which="both", alpha=0.3)
@@ -442,7 +445,7 @@ def plot(plt, opts, results, png):
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0] + " Compares family-3 laws with their closed form.",
+        description=__doc__.split("\n\n")[0] + " Compares the Hertzian damping laws with their closed form.",
         epilog="Exit status: 0 all checks pass, 1 a check failed, 2 usage or dempact error.")
     ap.add_argument("--dempact", required=True, help="path to the dempact program")
     ap.add_argument("--laws", help="comma-separated law names (default: every law with a "
@@ -590,7 +593,7 @@ def main(argv):
                 note("FAIL %s: calibration refused at e = %r: %s" % (law, e, msg))
                 failures.append("%s calibrated: refused at e = %r: %s" % (law, e, msg))
             for e, eo, coef, value in crows:
-                # A calibrated law restitutes e; for family 3 that is also its closed form
+                # A calibrated law restitutes e; for a Hertzian damping law that is also its closed form
                 # (the calibrated chi is the exact law's chi).
                 closed = e if law in FAMILY3_CHI else None
                 results.append(dict(law=law, e=e, engine=eo, closed=closed, rel=(eo - e) / e,
@@ -611,7 +614,7 @@ def main(argv):
 
     # Checks and summary (stderr)
     if results:
-        note("worst |relative difference| per curve (family 3: engine against closed form, "
+        note("worst |relative difference| per curve (Hertzian damping laws: engine against closed form, "
          "tolerance %g; calibrated: engine against e, tolerance %g; others: against e, not checked):"
              % (opts.tolerance, opts.calibrate_tolerance))
     curves = list(dict.fromkeys((r["law"], r["calibrated"]) for r in results))

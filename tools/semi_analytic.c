@@ -1,37 +1,38 @@
-/* The semi-analytic binary-collision integrator of seed 004 (Alaci et al., "Method of
- * integration for equation of two balls in dumped collision"), for the family-3 laws
- * F = K x^n (1 + chi x'/v0) of physics.md.
+/* The semi-analytic binary-collision integrator of Alaci et al. ("Method of
+ * integration for equation of two balls in dumped collision"), for the Hertzian damping
+ * laws F = K x^n (1 + chi x'/v0) of docs/physics.md.
  *
- * The method, as the seed gives it:
- *  1. First integral (seed eqs. 7-15). With s = v/v0 and m* v dv/dx = -K x^n (1 + chi s):
+ * The method, as the paper gives it:
+ *  1. First integral (the paper's eqs. 7-15). With s = v/v0 and
+ *     m* v dv/dx = -K x^n (1 + chi s):
  *         s ds / (1 + chi s) = -(K / (m* v0^2)) x^n dx,
  *     and with h(s) = int_0^s u du / (1 + chi u) = (chi s - ln(1 + chi s)) / chi^2,
  *         h(1) - h(s) = K x^(n+1) / ((n+1) m* v0^2)
- *     on both branches (compression s > 0, restitution s < 0; the seed's eqs. 14 and 15
- *     at n = 3/2). The maximum approach is s = 0 (the seed's eq. 12 has its exponent
+ *     on both branches (compression s > 0, restitution s < 0; the paper's eqs. 14 and 15
+ *     at n = 3/2). The maximum approach is s = 0 (the paper's eq. 12 has its exponent
  *     upside down and drops factors; the form used here is derived afresh), and the
  *     speed at separation is the negative root of h(s) = h(1): e_out = -s.
- *  2. Grid (seed eq. 16): x_k = x_m (1 - alpha^(k/n)) / (1 - alpha), k = 0..n, with
+ *  2. Grid (the paper's eq. 16): x_k = x_m (1 - alpha^(k/n)) / (1 - alpha), k = 0..n, with
  *     0 < alpha < 1, spacing alpha times finer at x_m than at 0; the restitution grid
  *     x'_k = x_m (beta^(k/n) - beta)/(1 - beta), beta = 1/alpha, is the same point set
  *     in reverse (x'_k = x_{n-k}), so each branch's speeds are computed at the same x.
  *  3. Time by dt = dx / v over the grid (eqs. 18, 23), t_m from the osculating circle
  *     at x_m (eq. 21), since 1/v is singular there.
  *
- * Choices where the seed is vague (all documented in the header too):
+ * Choices where the paper is vague (all documented in the header too):
  *  - Variables. Everything is computed in scaled variables y = x / x_el, s = v / v0,
  *    tau = t v0 / x_el with x_el = ((n+1) m* v0^2 / (2K))^(1/(n+1)), the undamped
- *    maximum approach (the seed's eq. 22 at n = 3/2). Then h(1) - h(s) = y^(n+1) / 2,
- *    y_m = (2 h(1))^(1/(n+1)), and the results depend on chi and n only. The seed's
+ *    maximum approach (the paper's eq. 22 at n = 3/2). Then h(1) - h(s) = y^(n+1) / 2,
+ *    y_m = (2 h(1))^(1/(n+1)), and the results depend on chi and n only. The paper's
  *    circle (eq. 21) mixes units of time and length; in these variables it is
  *    dimensionless (and, for close points, insensitive to the scaling: it tends to the
  *    parabola with vertex at x_m).
- *  - Grid: the seed's law (eq. 16) with its alpha = 1/200 and its 20,000 points (the
+ *  - Grid: the paper's law (eq. 16) with its alpha = 1/200 and its 20,000 points (the
  *    count it used for t_m / t_el) by default; alpha = 1 is accepted as the equidistant
  *    grid. Near x_m, 1 - x_k/x_m = (alpha^(k/n) - alpha)/(1 - alpha) is computed
  *    directly (not as 1 minus x_k), and h(1) - h(s) = h(1) (1 - (x/x_m)^(n+1)) with
  *    expm1/log1p, so the speeds next to x_m keep their digits.
- *  - Root finding: the seed bisects eqs. 14 and 15 to 1e-15. Here the unknown is found
+ *  - Root finding: the paper bisects eqs. 14 and 15 to 1e-15. Here the unknown is found
  *    from G(s) = s sqrt(2 p(chi s)) = +-sqrt(2 (h(1) - y^(n+1)/2)), where
  *    p(u) = (u - ln(1+u))/u^2 (so h(s) = s^2 p(chi s)); G is smooth and increasing
  *    through s = 0 (G'(s) = 1/((1 + chi s) sqrt(2 p)) > 0, G ~ s), which removes the
@@ -46,18 +47,18 @@
  *    It is second order on the smooth part, and on the interval that ends at x_m
  *    (v = 0) it gives 2 dx / v_{n-1}: the time along the osculating circle / parabola
  *    with its top at (t_m, x_m) through (t_{n-1}, x_{n-1}) with the known slope
- *    v_{n-1}. That is the seed's circle (eq. 21: centre on the vertical of x_m), fitted
+ *    v_{n-1}. That is the paper's circle (eq. 21: centre on the vertical of x_m), fitted
  *    to the exact slope from the first integral instead of to the Euler time of the
  *    point before; the singular 1/v is never evaluated at x_m. The restitution branch
  *    starts at x_m with the same treatment.
- *  - Quadrature (SA_QUAD_SEED): the seed literally. Euler steps with the speed at the
+ *  - Quadrature (SA_QUAD_SEED): the paper literally. Euler steps with the speed at the
  *    end of each step, t_k = t_{k-1} + (x_k - x_{k-1}) / v_k for k = 1..n-1 (eq. 18);
  *    t_m from the circle through (t_{n-2}, x_{n-2}), (t_{n-1}, x_{n-1}) and (t_m, x_m)
  *    whose centre lies on t = t_m (eq. 21), solved in closed form; then
  *    t'_k = t'_{k-1} + (x'_k - x'_{k-1}) / v'_k for k = 1..n (eq. 23). First order:
  *    each Euler step overestimates the compression time and underestimates the
  *    restitution time (the first restitution step by half).
- *  - What the seed printed (sa_seed_compression; tests/test_semi_analytic.c). For
+ *  - What the paper printed (sa_seed_compression; tests/test_semi_analytic.c). For
  *    Lankarani-Nikravesh (the model of its section 2) at e = 0.999 with 20,000 points
  *    and alpha = 1/200, these Euler times reproduce its t'/t_el = 1.041884 (sine fit,
  *    eq. 19) and t''/t_el = 1.024045 (eq. 20, evaluated with eq. 19's t'_m in the
@@ -70,15 +71,15 @@
  *    digits (0.9995743), t_{n-1} + a: equal last two steps. That is where a solver of
  *    eq. 21 started from the equal-step guess would stop at once if its tolerance were
  *    absolute in SI units (the residuals are ~1e-15 s^2 for 1 cm steel balls at
- *    1 m/s): a guess about the seed's code, not something it says. The converged
+ *    1 m/s): a guess about the paper's code, not something it says. The converged
  *    t_m/t_el is 0.999761
  *    (SA_QUAD_ACCURATE; grids of 2e4 and 2e5 agree to 1e-9): the printed 0.999574 is
- *    1.9e-4 low, eq. 21 on the seed's Euler times 2.6e-4 high.
+ *    1.9e-4 low, eq. 21 on the paper's Euler times 2.6e-4 high.
  *  - Peak force: F = K x^n (1 + chi v/v0) is maximised over the grid points of both
  *    branches, then refined by golden-section search on the continuous F(x) (v(x) from
  *    the first integral) over the two intervals around the best point. The time of the
  *    peak is interpolated linearly in x between grid times.
- *  - t_el (seed eq. 22): x_el / v0 int_0^1 dy / sqrt(1 - y^(n+1)), the undamped
+ *  - t_el (the paper's eq. 22): x_el / v0 int_0^1 dy / sqrt(1 - y^(n+1)), the undamped
  *    compression time (half the contact), in closed form with Gamma functions. */
 #include "semi_analytic.h"
 
@@ -261,7 +262,7 @@ static int grid_build(grid *g, const sa_problem *p, const sa_options *opt, char 
         snprintf(err, err_len, "out of memory for a grid of %d points", n_grid);
         return -1;
     }
-    /* grid (seed eq. 16), q_k = 1 - x_k/x_m */
+    /* grid (the paper's eq. 16), q_k = 1 - x_k/x_m */
     const double la = log(alpha);
     for (int k = 0; k <= n_grid; k++) {
         double qk;
@@ -383,7 +384,7 @@ int sa_solve(const sa_problem *p, const sa_options *opt, sa_result *r, sa_sample
     return 0;
 }
 
-/* Least-squares sine fits of the seed's eqs. 19-20 over the points k = 0..m-1. */
+/* Least-squares sine fits of the paper's eqs. 19-20 over the points k = 0..m-1. */
 typedef struct fit_data {
     const double *t, *x;
     int m;

@@ -1,13 +1,15 @@
 /* The semi-analytic integrator of a binary collision under a Hertzian damping law
- * (physics.md family 3, seed 004_331fd12bf796eb7d.txt):
+ * (the Hertzian damping laws of docs/physics.md; S. Alaci, D. A. Cerlinca, F. C. Ciornei,
+ * C. Filote, G. Frunza, "Method of integration for equation of two balls in dumped
+ * collision"):
  *
  *     m* x'' = -K x^n (1 + chi x'/v0),   x(0) = 0, x'(0) = v0,
  *
- * solved by the seed's method: the first integral gives the speed as a function of the
+ * solved by the paper's method: the first integral gives the speed as a function of the
  * indentation x on both branches, hence the maximum approach x_m and the restitution;
  * time follows from dt = dx / v summed over a grid dense near x_m; the compression time
  * t_m comes from the osculating circle at x_m. See semi_analytic.c for the choices made
- * where the seed is vague.
+ * where the paper is vague.
  *
  * Independent of the engine: only <math.h>. */
 #ifndef DEMPACT_SEMI_ANALYTIC_H
@@ -29,15 +31,16 @@ typedef enum sa_quadrature {
      * ends at x_m, where it is the osculating circle's (parabola's) time from the
      * last grid point with the known slope v_{n-1}. Second order; the default. */
     SA_QUAD_ACCURATE = 0,
-    /* The seed exactly: Euler steps dt = dx / v_k (eqs. 18 and 23) and t_m from the
+    /* The paper exactly: Euler steps dt = dx / v_k (eqs. 18 and 23) and t_m from the
      * circle through the last three points of x(t) centred on the vertical of x_m
-     * (eq. 21). First order; kept to reproduce the seed (see sa_seed_compression). */
+     * (eq. 21). First order; kept to reproduce the paper (see sa_seed_compression). */
     SA_QUAD_SEED = 1,
 } sa_quadrature;
 
 typedef struct sa_options {
-    int grid;        /* points per branch n (intervals); 0: 20000, the seed's count */
-    double alpha;    /* grid law (seed eq. 16) parameter in (0, 1); 0: 1/200, the seed's */
+    int grid;        /* points per branch n (intervals); 0: 20000, the paper's count */
+    double alpha;    /* parameter of the grid law (the paper's eq. 16) in (0, 1); 0: 1/200,
+                        the paper's */
     sa_quadrature quadrature;
 } sa_options;
 
@@ -50,7 +53,7 @@ typedef struct sa_result {
     double peak_force;    /* max of K x^n (1 + chi v/v0) over both branches [N] */
     double x_at_peak;     /* indentation at the peak force [m] */
     double t_at_peak;     /* time of the peak force [s] */
-    /* the undamped Hertz reference at the same K, n, m*, v0 (seed eq. 22) */
+    /* the undamped Hertz reference at the same K, n, m*, v0 (the paper's eq. 22) */
     double x_elastic;     /* ((n+1) m* v0^2 / (2K))^(1/(n+1)) [m] */
     double t_elastic;     /* compression time x_el/v0 int_0^1 dy / sqrt(1 - y^(n+1)) [s]
                              (1.4716 x_el / v0 at n = 3/2): half the contact time */
@@ -73,7 +76,7 @@ size_t sa_loop_size(const sa_options *opt);
 int sa_solve(const sa_problem *p, const sa_options *opt, sa_result *r, sa_sample *loop,
              char *err, size_t err_len);
 
-/* The seed's three extrapolations of its Euler times to t_m (section 3), on the
+/* The paper's three extrapolations of its Euler times to t_m (section 3), on the
  * compression branch of the SA_QUAD_SEED integration (grid and alpha from opt; the
  * quadrature field is ignored). All times in seconds. */
 typedef struct sa_seed_times {
@@ -84,10 +87,10 @@ typedef struct sa_seed_times {
                          the printed value), t''_m = pi / (2 mu) */
     double t_circle;  /* eq. 21 solved exactly: the circle through points n-2, n-1 and
                          (t_m, x_m) with its centre on t = t_m */
-    double t_linear;  /* 2 t_{n-1} - t_{n-2} (equal last two steps): what the seed
+    double t_linear;  /* 2 t_{n-1} - t_{n-2} (equal last two steps): what the paper
                          printed as its circle value (see semi_analytic.c) */
     double t_last;    /* t_{n-1}, the last Euler time */
-    double t_elastic; /* seed eq. 22 */
+    double t_elastic; /* the paper's eq. 22 */
 } sa_seed_times;
 
 int sa_seed_compression(const sa_problem *p, const sa_options *opt, sa_seed_times *out,
@@ -100,7 +103,7 @@ double sa_elastic_time_factor(double n);
 /* The restitution chi produces, e_out, from the first integral alone (no grid). */
 double sa_restitution(double chi);
 
-/* chi(e) of a family-3 law by its engine name (physics.md's table, written here
+/* chi(e) of a Hertzian damping law by its engine name (docs/physics.md's table, written here
  * independently of models/hertz_damping.c; "exact" is solved with sa_restitution).
  * NAN for an unknown name or e outside (0, 1]. */
 double sa_law_chi(const char *law, double e);

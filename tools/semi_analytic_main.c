@@ -1,5 +1,5 @@
-/* semi_analytic: the seed-004 semi-analytic integrator of a binary collision under a
- * family-3 law (tools/semi_analytic.h), as a command-line check of the engine. */
+/* semi_analytic: Alaci et al.'s semi-analytic integrator of a binary collision under a
+ * Hertzian damping law (tools/semi_analytic.h), as a command-line check of the engine. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,14 +22,15 @@ static void usage(FILE *out)
             "         [--loop]\n"
             "       semi_analytic --seed-check [--grid N] [--alpha A]\n\n"
             "Solves m* x'' = -K x^n (1 + chi x'/v0) for two identical spheres meeting head on\n"
-            "at relative speed V0, by the method of seed 004 (first integral for v(x), time by\n"
-            "dt = dx/v over a grid dense near the maximum approach, osculating circle at the\n"
-            "top), and prints the restitution, maximum approach, compression, restitution and\n"
-            "contact times and peak force, in SI units. chi comes from the law's chi(e)\n"
-            "(physics.md family 3) or from --chi. --loop then prints the force-overlap loop\n"
-            "on the grid as CSV (overlap,force; the results become '#' comment lines).\n"
-            "--seed-quadrature uses the seed's Euler steps and circle instead of the\n"
-            "second-order rule. --seed-check prints the seed's t_m / t_el at e = 0.999\n"
+            "at relative speed V0, by the method of Alaci et al. (first integral for v(x),\n"
+            "time by dt = dx/v over a grid dense near the maximum approach, osculating circle\n"
+            "at the top), and prints the restitution, maximum approach, compression,\n"
+            "restitution and contact times and peak force, in SI units. chi comes from the\n"
+            "law's chi(e) (docs/physics.md) or from --chi. --loop then prints the\n"
+            "force-overlap loop on the grid as CSV (overlap,force; the results become '#'\n"
+            "comment lines).\n"
+            "--seed-quadrature uses the paper's Euler steps and circle instead of the\n"
+            "second-order rule. --seed-check prints the paper's t_m / t_el at e = 0.999\n"
             "(Lankarani-Nikravesh) by each of its extrapolations, beside the printed ones.\n\n"
             "laws: hunt_crossley lankarani_nikravesh flores gharib_hurmuzlu hu_guo\n"
             "      safaeifar_farshidianfar sheikhi_azqandi_safaeifar exact\n"
@@ -66,15 +67,15 @@ static int seed_check(const sa_options *opt)
         fprintf(stderr, "semi_analytic: %s\n", err);
         return 1;
     }
-    printf("seed 004 check: Lankarani-Nikravesh, e = %g (chi = %.9g), grid %d, alpha %g\n", e,
-           p.chi, opt->grid > 0 ? opt->grid : 20000, opt->alpha > 0 ? opt->alpha : 1.0 / 200);
+    printf("Alaci et al. check: Lankarani-Nikravesh, e = %g (chi = %.9g), grid %d, alpha %g\n",
+           e, p.chi, opt->grid > 0 ? opt->grid : 20000, opt->alpha > 0 ? opt->alpha : 1.0 / 200);
     printf("t_el = x_el/v0 int_0^1 dy/sqrt(1 - y^(5/2)) = %.9f x_el/v0 (the undamped compression time)\n",
            sa_elastic_time_factor(1.5));
-    printf("%-58s %.7f (seed %s)\n", "t'_m/t_el    sine fit, eq. 19", st.t_sine / st.t_elastic,
+    printf("%-58s %.7f (printed %s)\n", "t'_m/t_el    sine fit, eq. 19", st.t_sine / st.t_elastic,
            "1.041884");
-    printf("%-58s %.7f (seed %s)\n", "t''_m/t_el   sine through (t'_m, x_m), eq. 20",
+    printf("%-58s %.7f (printed %s)\n", "t''_m/t_el   sine through (t'_m, x_m), eq. 20",
            st.t_sine_xm / st.t_elastic, "1.024045");
-    printf("%-58s %.7f (seed %s)\n", "t'''_m/t_el  circle of eq. 21, solved exactly",
+    printf("%-58s %.7f (printed %s)\n", "t'''_m/t_el  circle of eq. 21, solved exactly",
            st.t_circle / st.t_elastic, "0.999574");
     printf("%-58s %.7f\n", "(2 t_{n-1} - t_{n-2})/t_el  equal last two Euler steps",
            st.t_linear / st.t_elastic);
@@ -150,7 +151,7 @@ int main(int argc, char **argv)
         int known = 0;
         for (int k = 0; laws[k]; k++) known |= !strcmp(law, laws[k]);
         if (!known) {
-            fprintf(stderr, "semi_analytic: --law %s: not a family-3 law (see --help)\n", law);
+            fprintf(stderr, "semi_analytic: --law %s: not a Hertzian damping law (see --help)\n", law);
             return 2;
         }
         if (!isnan(chi)) {
@@ -195,7 +196,7 @@ int main(int argc, char **argv)
     printf("%sK, n, m*, v0       %.9g N/m^%g, %g, %.9g kg, %g m/s\n", pre, k, exponent, exponent,
            m_eff, v0);
     printf("%squadrature         %s, grid %d, alpha %g\n", pre,
-           opt.quadrature == SA_QUAD_SEED ? "seed (Euler + circle)" : "second order",
+           opt.quadrature == SA_QUAD_SEED ? "the paper's (Euler + circle)" : "second order",
            opt.grid > 0 ? opt.grid : 20000, opt.alpha > 0 ? opt.alpha : 1.0 / 200);
     printf("%srestitution_out    %.12f\n", pre, r.restitution);
     printf("%smax_overlap        %.12e m\n", pre, r.x_max);

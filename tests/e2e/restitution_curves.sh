@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: restitution_curves.sh DEMPACT SOURCE_DIR [EXTRA_ARGS...]
 # Runs tools/restitution_curves.py (no plot, so no matplotlib needed) over the eight
-# family-3 laws on a 9-point sweep of e: the engine's restitution must match the closed form
+# Hertzian damping laws on a 9-point sweep of e: the engine's restitution must match the closed form
 # e_out (chi (1 + e_out) = ln((1 + chi)/(1 - e_out chi))) within 0.2 % at every point, and
 # the tool's own root finder must pass its self-test. EXTRA_ARGS go to the tool (e.g.
 # --calibrate). Then makes sure the check can fail: an impossible tolerance must give exit 1.

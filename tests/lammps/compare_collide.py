@@ -56,8 +56,8 @@ hertz_kk's mapping holds for one pair size only (LAMMPS's prefactor scales with 
 dempact's eta is a constant): exact in this monodisperse collision, not in a polydisperse
 bed. Laws that map only approximately and are left out of the exact comparison: `linear`
 with a stiffness formula (K and eta follow each contact's impact speed; LAMMPS's hooke is
-one K for all), and every law whose dashpot scales with the impact speed (hunt_crossley and
-the family-3 laws, zhang) or that is rate independent (kostek): LAMMPS has no such model.
+one K for all), and every law whose dashpot scales with the impact speed (the Hertzian
+damping laws from hunt_crossley on, zhang) or that is rate independent (kostek): LAMMPS has no such model.
 
 Note what the mapping of hertz_tti shows: LAMMPS's tsuji fit alpha(cor) is about
 f(cor) / sqrt(2), so LAMMPS's `tsuji 0.5` damps like dempact's `hertz_tti` at e = 0.616 and

@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 case $which in
   heap)
     # three pours (the case's inlet seed 11, then 12 and 13): one pour's angle is one
-    # draw of a chaotic pile, scattered by about 2 degrees (README, "Flow cases")
+    # draw of a chaotic pile, scattered by about 2 degrees (docs/validation.md#flow-cases)
     angles=""
     for seed in 11 12 13; do
       sed "s/^    seed: 11$/    seed: $seed/" "$src/cases/heap.yaml" > "$work/heap.yaml"
