@@ -30,7 +30,7 @@
  * run small systems on several threads. */
 #define PARALLEL_MIN_DEFAULT 4096
 
-static int reserve_chunk_work(sim *s);
+static int force_loop_reserve_work(sim *s);
 
 static law_instance *law_for(const sim *s, int a, int b)
 {
@@ -93,7 +93,7 @@ law_reference sim_binding_reference(const sim *s, int binding)
     return calibration_reference(s, &s->cfg.bindings[binding]);
 }
 
-static int setup_laws(sim *s, char *err, size_t err_len)
+static int pair_table_setup(sim *s, char *err, size_t err_len)
 {
     int n = s->cfg.n_materials;
     s->n_materials = n;
@@ -149,7 +149,7 @@ static int setup_laws(sim *s, char *err, size_t err_len)
 /* The contact lists hold only the per-pair arrays some law needs: history slots for
  * the law with the most, the impact velocity only when some law reads it, springs and
  * torques only when some pair has friction or rolling resistance. */
-static void configure_lists(sim *s)
+static void pair_table_configure_lists(sim *s)
 {
     int n_history = 0, friction = 0, rolling = 0, slip = 0, impact = 0;
     for (int k = 0; k < s->n_materials * s->n_materials; k++) {
@@ -168,7 +168,7 @@ static void configure_lists(sim *s)
 }
 
 /* Every pair of material types that can meet must have a law. */
-static int check_laws_cover(const sim *s, char *err, size_t err_len)
+static int pair_table_check_cover(const sim *s, char *err, size_t err_len)
 {
     int n = s->n_materials;
     char *used = calloc((size_t)n, 1), *walls = calloc((size_t)n, 1);
@@ -192,7 +192,7 @@ static int check_laws_cover(const sim *s, char *err, size_t err_len)
 
 /* ---- ghosts for periodic axes ---------------------------------------------------- */
 
-static void wrap_periodic(sim *s)
+static void ghosts_wrap(sim *s)
 {
     double *pos[3] = {s->p.x, s->p.y, s->p.z};
     for (int a = 0; a < 3; a++) {
@@ -238,7 +238,7 @@ static size_t count_images(const sim *s, size_t i)
 /* Creates a ghost for every image of a particle within `cutoff` of a periodic face.
  * The ghosts are counted first, so that the store grows once and by what they need
  * (growing by doubling kept up to twice the particles' memory for a few ghosts). */
-static int make_ghosts(sim *s)
+static int ghosts_make(sim *s)
 {
     particle_store *p = &s->p;
     p->n_total = p->n_local;
@@ -273,7 +273,7 @@ static int make_ghosts(sim *s)
     return 0;
 }
 
-static void update_ghosts(const sim *s, particle_store *p)
+static void ghosts_update(const sim *s, particle_store *p)
 {
     #pragma omp parallel for schedule(static) if (p->n_total - p->n_local > s->parallel_min)
     for (size_t g = p->n_local; g < p->n_total; g++) {
@@ -452,9 +452,9 @@ static int sort_particles(sim *s, size_t **from)
 }
 
 /* Returns 0, -1 (out of memory) or REBUILD_REFUSED (s->fault says why). */
-static int rebuild(sim *s)
+static int list_rebuild(sim *s)
 {
-    wrap_periodic(s);
+    ghosts_wrap(s);
     long far = runaway_find(s, &s->fault_axis);
     if (far >= 0) {
         s->fault = SIM_FAULT_RUNAWAY;
@@ -464,8 +464,8 @@ static int rebuild(sim *s)
     size_t *from = NULL;
     int rc = -1;
     if (s->reorder && sort_particles(s, &from) != 0) goto done;
-    if (make_ghosts(s) != 0) goto done;
-    update_ghosts(s, &s->p);
+    if (ghosts_make(s) != 0) goto done;
+    ghosts_update(s, &s->p);
     int grid = neighbour_grid_build(&s->grid, &s->p, s->cutoff);
     if (grid == NEIGHBOUR_BAD_SPREAD) {
         s->fault = SIM_FAULT_GRID;
@@ -484,7 +484,7 @@ static int rebuild(sim *s)
     if (failed ||
         contact_list_index_cross(&s->pairs, s->p.n_local, s->block) != 0 ||
         refresh_list(s, &s->wall_pairs, &s->wall_carry, wall_candidates, 1, from) != 0 ||
-        reserve_chunk_work(s) != 0)
+        force_loop_reserve_work(s) != 0)
         goto done;
 
     double *xr = realloc(s->x_at_rebuild, 3 * (s->p.n_local + 1) * sizeof *xr);
@@ -504,9 +504,9 @@ done:
 }
 
 /* worst_d2: the largest squared displacement of a particle since the last rebuild (from
- * advance_positions). A rebuild is due when a sphere has moved half the skin, or a
+ * integrate_advance_positions). A rebuild is due when a sphere has moved half the skin, or a
  * moving wall will have moved far enough during this step. */
-static int needs_rebuild(const sim *s, double worst_d2)
+static int list_needs_rebuild(const sim *s, double worst_d2)
 {
     /* moving walls: the step from s->time to s->time + dt (walls.c) */
     if (walls_need_rebuild(&s->walls, (double)s->step * s->dt, (double)(s->step + 1) * s->dt,
@@ -857,7 +857,7 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
 
 /* apply_friction for the Mindlin-Deresiewicz model, which also keeps the pair's slip
  * state. Out of line: inlined, it cost the other models 4 % more instructions in
- * contact_forces (callgrind, bench of 20000 spheres); out of line, 1 %. */
+ * force_loop_run (callgrind, bench of 20000 spheres); out of line, 1 %. */
 __attribute__((noinline))
 static void apply_microslip(const friction_coeffs *fc, contact_list *c, contact_kinematics *kin,
                             size_t k, double f_t[3], double m_r[3], double power[2])
@@ -971,7 +971,7 @@ static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *c
 
 /* Where a chunk of particle pairs puts its forces: the force and torque sums of the
  * particles (local particles only). NULL for a wall list, whose forces and torques stay
- * on its pairs until add_stored_forces. */
+ * on its pairs until integrate_add_stored_forces. */
 typedef struct force_sums {
     double *f[3], *t[3];
 } force_sums;
@@ -1293,7 +1293,7 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
  * pairs grouped by i, CHUNK at a time), each adding its pairs' forces to the particles
  * it owns (chunk_forces). A unit's work is summed in list order, the units' in unit
  * order: the same bits for any number of threads. */
-static void contact_forces(sim *s, contact_list *c, int is_wall)
+static void force_loop_run(sim *s, contact_list *c, int is_wall)
 {
     size_t n_units = is_wall ? (c->n + CHUNK - 1) / CHUNK
                              : (c->n_first + c->block - 1) / c->block;
@@ -1346,8 +1346,8 @@ void sim_contact_work(const sim *s, double work[SIM_WORK_KINDS])
     for (int q = 0; q < SIM_WORK_KINDS; q++) work[q] = s->work[q] - 0.5 * s->work_step[q];
 }
 
-/* Room for the per-unit work sums of either list (contact_forces). */
-static int reserve_chunk_work(sim *s)
+/* Room for the per-unit work sums of either list (force_loop_run). */
+static int force_loop_reserve_work(sim *s)
 {
     size_t blocks = (s->pairs.n_first + s->block - 1) / s->block;
     size_t chunks = (s->wall_pairs.n + CHUNK - 1) / CHUNK;
@@ -1413,17 +1413,17 @@ void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
  * and rolling springs only): every torque stays 0 from the first force sums on, and
  * every spin stays what it was. The steps then leave spins and torques alone, which
  * spares a frictionless run 9 of the 25 arrays the particle passes stream through. */
-static int particles_spin_free(const sim *s)
+static int sim_spin_free(const sim *s)
 {
     return !s->pairs.has_friction && !s->wall_pairs.has_friction;
 }
 
 /* Each local particle's force starts as its weight, its torque as zero; the pair
- * list's blocks then add to them (contact_forces). Within a step advance_positions does
+ * list's blocks then add to them (force_loop_run). Within a step integrate_advance_positions does
  * this in its own pass over the particles; this is for the forces at the start (after
  * creation or a restart), where no spring moves and the mid-step velocities are the
  * velocities themselves. */
-static void start_force_sums(sim *s)
+static void integrate_start_sums(sim *s)
 {
     particle_store *p = &s->p;
     const double *g = s->cfg.gravity;
@@ -1441,7 +1441,7 @@ static void start_force_sums(sim *s)
  * simple enough to vectorise. */
 #define PARTICLE_BLOCK 512
 
-/* The velocity correction (advance_positions) of particles [lo, hi) for one kind of
+/* The velocity correction (integrate_advance_positions) of particles [lo, hi) for one kind of
  * motion: v += h inv_m (f - f0), for the velocities (forces, 1/mass) or the spins
  * (torques, 1/inertia). Each array is its own (GCC does not read restrict on locals,
  * hence ivdep). */
@@ -1472,12 +1472,12 @@ correct_block(particle_store *p, double h, size_t lo, size_t hi, const int torqu
 /* Adds to each particle what the force loop left on the pairs: the j side of its cross
  * pairs, then its wall contacts, in list order. Within a step (`correct`), the
  * particle's force is then final, and the same pass, block by block, corrects its
- * predicted velocity (advance_positions): v += dt/2 (a(n+1) - a(n)).
- * Without friction nothing exerts a torque (particles_spin_free): torques and spins are
+ * predicted velocity (integrate_advance_positions): v += dt/2 (a(n+1) - a(n)).
+ * Without friction nothing exerts a torque (sim_spin_free): torques and spins are
  * left as they are. */
-static void add_stored_forces(sim *s, const int correct)
+static void integrate_add_stored_forces(sim *s, const int correct)
 {
-    const int torques = !particles_spin_free(s);
+    const int torques = !sim_spin_free(s);
     particle_store *p = &s->p;
     const contact_list *c = &s->pairs, *w = &s->wall_pairs;
     const double h = 0.5 * s->dt;
@@ -1521,7 +1521,7 @@ static void add_stored_forces(sim *s, const int correct)
  * (v: the velocity of O, w: the wall's angular velocity), summed like the contacts' work
  * (sim_contact_work). */
 #define WALL_LOAD_BLOCK 2048
-static void sum_wall_loads(sim *s)
+static void wall_loads_sum(sim *s)
 {
     wall_set *ws = &s->walls;
     const contact_list *c = &s->wall_pairs;
@@ -1577,7 +1577,7 @@ static void sum_wall_loads(sim *s)
     }
 }
 
-/* The forces on every particle and wall. Within a step (`in_step`) advance_positions
+/* The forces on every particle and wall. Within a step (`in_step`) integrate_advance_positions
  * has started the particles' sums, and the velocities are corrected as the sums end. */
 static void compute_forces(sim *s, const int in_step)
 {
@@ -1585,16 +1585,16 @@ static void compute_forces(sim *s, const int in_step)
     for (int q = 0; q < SIM_WORK_KINDS; q++) s->work_step[q] = 0.0;
     s->n_contacts = 0;
     s->max_overlap = 0.0;
-    if (!in_step) start_force_sums(s);
-    contact_forces(s, &s->pairs, 0);
-    contact_forces(s, &s->wall_pairs, 1);
-    add_stored_forces(s, in_step);
-    sum_wall_loads(s);
+    if (!in_step) integrate_start_sums(s);
+    force_loop_run(s, &s->pairs, 0);
+    force_loop_run(s, &s->wall_pairs, 1);
+    integrate_add_stored_forces(s, in_step);
+    wall_loads_sum(s);
 }
 
 /* ---- integration ------------------------------------------------------------------- */
 
-/* advance_positions for particles [lo, hi): the kick, drift and prediction in loops that
+/* integrate_advance_positions for particles [lo, hi): the kick, drift and prediction in loops that
  * vectorise, then the largest squared displacement since the last rebuild in one of its
  * own (a max that skips NaN is no vector reduction). */
 static inline __attribute__((always_inline)) double
@@ -1655,14 +1655,14 @@ advance_block(const sim *s, particle_store *p, double dt, size_t lo, size_t hi,
  * (a 10% error in e at e = 0.1 with 50 steps per contact). So the forces are computed
  * with the prediction v(n+1/2) + dt/2 a(n), which is second order, and the kick is then
  * corrected by dt/2 (a(n+1) - a(n)): the positions are exactly those of velocity Verlet,
- * and so is the final velocity up to rounding (add_stored_forces).
+ * and so is the final velocity up to rounding (integrate_add_stored_forces).
  *
- * The same pass starts the step's force sums (as start_force_sums: the weight, no
+ * The same pass starts the step's force sums (as integrate_start_sums: the weight, no
  * torque): nothing reads a particle's force between here and the force loop, and a
  * rebuild's reordering carries the started sums with their particles. */
-static double advance_positions(const sim *s, particle_store *p, double dt)
+static double integrate_advance_positions(const sim *s, particle_store *p, double dt)
 {
-    const int spins = !particles_spin_free(s);
+    const int spins = !sim_spin_free(s);
     double worst = 0.0;
     const size_t n_blocks = (p->n_local + PARTICLE_BLOCK - 1) / PARTICLE_BLOCK;
     #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > s->parallel_min)
@@ -1700,7 +1700,7 @@ static int change_population(sim *s)
         free(new_index);
     }
     if (inserting && population_insert(s) < 0) return -1;
-    return rebuild(s);
+    return list_rebuild(s);
 }
 
 void sim_step(sim *s)
@@ -1714,10 +1714,10 @@ void sim_step(sim *s)
             exit(3);
         }
     }
-    double moved = advance_positions(s, &s->p, s->dt);
+    double moved = integrate_advance_positions(s, &s->p, s->dt);
     walls_move(&s->walls, (double)(s->step + 1) * s->dt); /* to where they are at the step's end */
-    if (needs_rebuild(s, moved)) {
-        int rc = rebuild(s);
+    if (list_needs_rebuild(s, moved)) {
+        int rc = list_rebuild(s);
         if (rc == REBUILD_REFUSED) { /* the positions are the step's end's, the forces not */
             s->step++;
             s->time = s->step * s->dt;
@@ -1729,7 +1729,7 @@ void sim_step(sim *s)
             exit(3);
         }
     } else {
-        update_ghosts(s, &s->p);
+        ghosts_update(s, &s->p);
     }
     compute_forces(s, 1); /* and corrects the velocities */
     s->step++;
@@ -1789,8 +1789,8 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
     if (walls_init(&s->walls, cfg->walls, (size_t)cfg->n_walls, err, err_len) != 0 ||
         walls_check_particles(&s->walls, &s->p, err, err_len) != 0)
         return -1;
-    if (setup_laws(s, err, err_len) != 0 || check_laws_cover(s, err, err_len) != 0) return -1;
-    configure_lists(s);
+    if (pair_table_setup(s, err, err_len) != 0 || pair_table_check_cover(s, err, err_len) != 0) return -1;
+    pair_table_configure_lists(s);
 
     double r_max = largest_radius(&s->p);
     for (int k = 0; k < cfg->n_inlets; k++) r_max = fmax(r_max, cfg->inlets[k].radius_max);
@@ -1812,7 +1812,7 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
         return -1;
     if (pair_restitution_calibrate(s, err, err_len) != 0) return -1;
 
-    int built = rebuild(s);
+    int built = list_rebuild(s);
     if (built == REBUILD_REFUSED) { /* the case reader keeps particles in the domain */
         if (s->fault == SIM_FAULT_RUNAWAY)
             snprintf(err, err_len, "particles: particle %lld lies more than %g domain lengths "
@@ -1963,7 +1963,7 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
         q.wz[r] = st->angular_velocity[3 * r + 2];
         q.fx[r] = st->force[3 * r]; q.fy[r] = st->force[3 * r + 1]; q.fz[r] = st->force[3 * r + 2];
         q.tx[r] = st->torque[3 * r]; q.ty[r] = st->torque[3 * r + 1]; q.tz[r] = st->torque[3 * r + 2];
-        if (particles_spin_free(s)) /* a snapshot of a run with friction, restarted without:
+        if (sim_spin_free(s)) /* a snapshot of a run with friction, restarted without:
                                        no torque acts from here on (the steps leave it) */
             q.tx[r] = q.ty[r] = q.tz[r] = 0.0;
         q.fx0[r] = q.fy0[r] = q.fz0[r] = q.tx0[r] = q.ty0[r] = q.tz0[r] = 0.0;
@@ -2108,7 +2108,7 @@ int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
          * keep it, so the list is built as that rebuild built it. */
         int reorder = s->reorder;
         s->reorder = 0;
-        if (rebuild(s) != 0) {
+        if (list_rebuild(s) != 0) {
             snprintf(err, err_len, "out of memory");
             rc = -1;
         }
@@ -2123,7 +2123,7 @@ int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
             p->y[r] = st->position[3 * r + 1];
             p->z[r] = st->position[3 * r + 2];
         }
-        update_ghosts(s, p);
+        ghosts_update(s, p);
         rc = restore_history(s, st, rows, !invalid, err, err_len);
     }
 done:
