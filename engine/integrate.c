@@ -2,10 +2,10 @@
 #include "integrate.h"
 
 /* Each local particle's force starts as its weight, its torque as zero; the pair
- * list's blocks then add to them (force_loop_run). Within a step integrate_advance_positions does
- * this in its own pass over the particles; this is for the forces at the start (after
- * creation or a restart), where no spring moves and the mid-step velocities are the
- * velocities themselves. */
+ * list's blocks then add to them (force_loop_run). Within a step
+ * integrate_advance_positions does this in its own pass over the particles; this is for
+ * the forces at the start (after creation or a restart), where no spring moves and the
+ * mid-step velocities are the velocities themselves. */
 void integrate_start_sums(sim *s)
 {
     particle_store *p = &s->p;
@@ -24,8 +24,8 @@ void integrate_start_sums(sim *s)
  * simple enough to vectorise. */
 #define PARTICLE_BLOCK 512
 
-/* The velocity correction (integrate_advance_positions) of particles [lo, hi) for one kind of
- * motion: v += h inv_m (f - f0), for the velocities (forces, 1/mass) or the spins
+/* The velocity correction (integrate_advance_positions) of particles [lo, hi) for one
+ * kind of motion: v += h inv_m (f - f0), for the velocities (forces, 1/mass) or the spins
  * (torques, 1/inertia). Each array is its own (GCC does not read restrict on locals,
  * hence ivdep). */
 static inline __attribute__((always_inline)) void
@@ -93,9 +93,9 @@ void integrate_add_stored_forces(sim *s, const int correct)
     }
 }
 
-/* integrate_advance_positions for particles [lo, hi): the kick, drift and prediction in loops that
- * vectorise, then the largest squared displacement since the last rebuild in one of its
- * own (a max that skips NaN is no vector reduction). */
+/* integrate_advance_positions for particles [lo, hi): the kick, drift and prediction in
+ * loops that vectorise, then the largest squared displacement since the last rebuild in
+ * one of its own (a max that skips NaN is no vector reduction). */
 static inline __attribute__((always_inline)) double
 advance_block(const sim *s, particle_store *p, double dt, size_t lo, size_t hi,
               const int spins)

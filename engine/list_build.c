@@ -222,8 +222,8 @@ done:
 }
 
 /* worst_d2: the largest squared displacement of a particle since the last rebuild (from
- * integrate_advance_positions). A rebuild is due when a sphere has moved half the skin, or a
- * moving wall will have moved far enough during this step. */
+ * integrate_advance_positions). A rebuild is due when a sphere has moved half the skin,
+ * or a moving wall will have moved far enough during this step. */
 int list_needs_rebuild(const sim *s, double worst_d2)
 {
     /* moving walls: the step from s->time to s->time + dt (walls.c) */

@@ -25,14 +25,15 @@
 #include "wall_loads.h"
 
 /* Below s->parallel_min items a loop runs on one thread: opening a parallel region
- * costs more than the work (and spinning threads starve other processes). The
- * environment variable DEMPACT_PARALLEL_MIN overrides the default, so that tests can
- * run small systems on several threads. */
+ * costs more than the work (and spinning threads starve other processes).
+ * cfg.tuning.parallel_min overrides the default, so that tests can run small systems on
+ * several threads. */
 #define PARALLEL_MIN_DEFAULT 4096
 
-/* The forces on every particle and wall. Within a step (`in_step`) integrate_advance_positions
- * has started the particles' sums, and the velocities are corrected as the sums end. */
-static void compute_forces(sim *s, const int in_step)
+/* The forces on every particle and wall. Within a step (`in_step`)
+ * integrate_advance_positions has started the particles' sums, and the velocities are
+ * corrected as the sums end. Returns 0 or -1 (out of memory). */
+static int compute_forces(sim *s, const int in_step)
 {
     s->spring_span = in_step ? s->dt : 0.0; /* the forces at the start move no spring */
     for (int q = 0; q < SIM_WORK_KINDS; q++) s->work_step[q] = 0.0;
@@ -42,7 +43,14 @@ static void compute_forces(sim *s, const int in_step)
     force_loop_run(s, &s->pairs, 0);
     force_loop_run(s, &s->wall_pairs, 1);
     integrate_add_stored_forces(s, in_step);
-    wall_loads_sum(s);
+    return wall_loads_sum(s);
+}
+
+/* Memory ran out at `where` (SIM_MEMORY_*): the step stops here. */
+static void out_of_memory(sim *s, int where)
+{
+    s->fault = SIM_FAULT_NO_MEMORY;
+    s->fault_memory = where;
 }
 
 /* Inlets and outlets: removes the particles that entered an outlet, inserts what the
@@ -75,13 +83,13 @@ static int change_population(sim *s)
 
 void sim_step(sim *s)
 {
-    if (s->fault) return; /* the watchdog reports it; nothing moves any more */
+    if (s->fault) return; /* the watchdog (or the program) reports it; nothing moves */
     if (s->cfg.n_inlets > 0 || s->cfg.n_outlets > 0) {
         int rc = change_population(s);
         if (rc == REBUILD_REFUSED) return;
         if (rc != 0) {
-            fprintf(stderr, "dempact: out of memory while inserting or removing particles\n");
-            exit(3);
+            out_of_memory(s, SIM_MEMORY_POPULATION);
+            return;
         }
     }
     double moved = integrate_advance_positions(s, &s->p, s->dt);
@@ -94,14 +102,16 @@ void sim_step(sim *s)
             return;
         }
         if (rc != 0) {
-            fprintf(stderr, "dempact: out of memory in the neighbour rebuild (%zu particles, "
-                    "%zu candidate pairs before it)\n", s->p.n_local, s->pairs.n);
-            exit(3);
+            out_of_memory(s, SIM_MEMORY_REBUILD);
+            return;
         }
     } else {
         ghosts_update(s, &s->p);
     }
-    compute_forces(s, 1); /* and corrects the velocities */
+    if (compute_forces(s, 1) != 0) { /* and corrects the velocities */
+        out_of_memory(s, SIM_MEMORY_WALL_LOADS);
+        return;
+    }
     s->step++;
     s->time = s->step * s->dt;
 }
@@ -119,18 +129,12 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
 {
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
-    const char *pmin = getenv("DEMPACT_PARALLEL_MIN");
-    s->parallel_min = pmin ? strtoul(pmin, NULL, 10) : PARALLEL_MIN_DEFAULT;
-    /* DEMPACT_BLOCK: smaller blocks, so that tests of small systems have cross pairs */
-    const char *block = getenv("DEMPACT_BLOCK");
-    s->block = block && strtoul(block, NULL, 10) > 0 ? strtoul(block, NULL, 10) : CONTACT_BLOCK;
-    /* DEMPACT_SEARCH_ROOM=0: the neighbour search's buffers start nearly empty, so that
-     * tests take the path where they grow (build_list) */
-    const char *room = getenv("DEMPACT_SEARCH_ROOM");
-    s->search_room = room ? strtod(room, NULL) : -1.0;
-    const char *reorder_min = getenv("DEMPACT_REORDER_MIN"); /* engine/reorder.h */
+    const sim_tuning *t = &cfg->tuning;
+    s->parallel_min = t->set_parallel_min ? t->parallel_min : PARALLEL_MIN_DEFAULT;
+    s->block = t->block > 0 ? t->block : CONTACT_BLOCK;
+    s->search_room = t->set_search_room ? t->search_room : -1.0;
     s->reorder = 1;
-    s->reorder_min = reorder_min ? strtoul(reorder_min, NULL, 10) : REORDER_MIN;
+    s->reorder_min = t->set_reorder_min ? t->reorder_min : REORDER_MIN;
     if (particles_init(&s->p, 1024) != 0) goto oom;
     for (int k = 0; k < cfg->n_sources; k++) {
         const particle_source *src = &cfg->sources[k];
@@ -147,7 +151,8 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
     if (walls_init(&s->walls, cfg->walls, (size_t)cfg->n_walls, err, err_len) != 0 ||
         walls_check_particles(&s->walls, &s->p, err, err_len) != 0)
         return -1;
-    if (pair_table_setup(s, err, err_len) != 0 || pair_table_check_cover(s, err, err_len) != 0) return -1;
+    if (pair_table_setup(s, err, err_len) != 0 || pair_table_check_cover(s, err, err_len) != 0)
+        return -1;
     pair_table_configure_lists(s);
 
     double r_max = largest_radius(&s->p);
@@ -184,7 +189,7 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
         return -1;
     }
     if (built != 0) goto oom;
-    compute_forces(s, 0);
+    if (compute_forces(s, 0) != 0) goto oom;
     sim_observables start = {0};
     s->initial_energy = 0.0;
     sim_observe(s, &start);

@@ -1,7 +1,6 @@
 /* The walls' loads (wall_loads.h). */
 #include "wall_loads.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 /* The load on each wall (s->walls.force, .torque): minus the force of each of its
@@ -15,21 +14,18 @@
  * (v: the velocity of O, w: the wall's angular velocity), summed like the contacts' work
  * (sim_contact_work). */
 #define WALL_LOAD_BLOCK 2048
-void wall_loads_sum(sim *s)
+int wall_loads_sum(sim *s)
 {
     wall_set *ws = &s->walls;
     const contact_list *c = &s->wall_pairs;
     const particle_store *p = &s->p;
     size_t block = ws->load_block ? ws->load_block : WALL_LOAD_BLOCK;
     size_t nw = ws->n, n_blocks = (c->n + block - 1) / block;
-    if (nw == 0) return;
+    if (nw == 0) return 0;
     size_t need = 6 * nw * (n_blocks + 1);
     if (need > ws->partial_cap) {
         double *q = realloc(ws->partial, need * sizeof *q);
-        if (!q) {
-            fprintf(stderr, "dempact: out of memory summing the wall loads\n");
-            exit(3);
-        }
+        if (!q) return -1;
         ws->partial = q;
         ws->partial_cap = need;
     }
@@ -69,4 +65,5 @@ void wall_loads_sum(sim *s)
         ws->work_sum[w] += power * s->dt;
         ws->work[w] = ws->work_sum[w] - 0.5 * power * s->dt; /* trapezoidal, as the contacts' */
     }
+    return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "sim.h"
 
-void wall_loads_sum(sim *s);
+/* Returns 0 or -1 (out of memory). */
+int wall_loads_sum(sim *s);
 
 #endif
