@@ -11,7 +11,9 @@
 
 #include <stdlib.h>
 
+#include "contact_ends.h"
 #include "force_scratch.h"
+#include "pair_geometry.h"
 
 /* apply_friction for the Mindlin-Deresiewicz model, which also keeps the pair's slip
  * state. Out of line: inlined, it cost the other models 4 % more instructions in

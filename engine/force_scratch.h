@@ -1,7 +1,7 @@
 /* The force loop's per-thread scratch: a chunk of at most CHUNK contacts' geometry and
- * kinematics (chunk_scratch, filled by pair_geometry.c) and one law's batch of them
- * (batch_scratch: the law's inputs and results, friction, forces by chunk slot). Also
- * the functions of the force loop that live in their own files. Engine-internal. */
+ * kinematics (chunk_scratch, filled by pair_geometry.h) and one law's batch of them
+ * (batch_scratch: the law's inputs and results, friction, forces by chunk slot).
+ * Engine-internal (force_loop.c, pair_geometry.h, contact_ends.h). */
 #ifndef DEMPACT_FORCE_SCRATCH_H
 #define DEMPACT_FORCE_SCRATCH_H
 
@@ -46,18 +46,5 @@ typedef struct batch_scratch {
     /* each contact's force on i and torques on i and j, by chunk slot (deliver_forces) */
     double force[3][CHUNK], torque_i[3][CHUNK], torque_j[3][CHUNK];
 } batch_scratch;
-
-/* engine/pair_geometry.c: the geometry and contact-point motion of the touching pairs in
- * list[start, end) (at most CHUNK) into cs; pairs that stop touching lose their history. */
-void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
-                        chunk_scratch *cs);
-void particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
-                            chunk_scratch *cs);
-
-/* engine/contact_ends.c: replaces the force of the batch's contacts that start or end
- * within the step by the one whose impulse is right over the part in contact. */
-void contact_ends(const sim *s, const contact_list *c, const law_instance *li,
-                  const chunk_scratch *cs, batch_scratch *bs, const law_batch *batch,
-                  size_t n, int nh);
 
 #endif

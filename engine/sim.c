@@ -1,7 +1,7 @@
 /* The step loop: velocity Verlet, with the neighbour list rebuilt only when a particle
  * has moved more than half the skin; creating and freeing a simulation. The units it
  * calls own the rest: pair_table.c, ghosts.c, list_build.c, force_loop.c (with
- * pair_geometry.c and contact_ends.c), integrate.c, wall_loads.c; energy.c and
+ * pair_geometry.h and contact_ends.h), integrate.c, wall_loads.c; energy.c and
  * restore.c implement the energy books and the restart of sim.h. */
 #include "sim.h"
 

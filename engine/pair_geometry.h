@@ -1,5 +1,10 @@
-/* The geometry of a chunk of contacts (force_scratch.h): overlaps, normals, rates,
- * R* and m*, and for friction the contact points' motion during the step. */
+/* The geometry of a chunk of contacts: overlaps, normals, rates, R* and m*, and for
+ * friction the contact points' motion during the step; pairs that stop touching lose
+ * their history. Static functions of the force loop, included by force_loop.c alone, so
+ * that they compile in its translation unit as they were written for (inlined there). */
+#ifndef DEMPACT_PAIR_GEOMETRY_H
+#define DEMPACT_PAIR_GEOMETRY_H
+
 #include "force_scratch.h"
 
 #include <math.h>
@@ -107,7 +112,7 @@ static void pair_separates(contact_list *c, size_t k)
 
 /* Geometry of the touching wall pairs in list[start, end); separated pairs lose their
  * history here. */
-void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
+static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
                                chunk_scratch *cs)
 {
     const particle_store *p = &s->p;
@@ -198,7 +203,7 @@ void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
  * touching ones picked out, in list order (and the pairs that start or stop touching
  * handled); the touching ones' normals, rates and effective radius and mass. Each pair
  * sees the same operations as in contact_overlap: the same bits. */
-void particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
+static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
                                    chunk_scratch *cs)
 {
     const particle_store *p = &s->p;
@@ -306,3 +311,5 @@ void particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t 
     for (size_t f = 0; f < n_first; f++)
         if (s->laws[law[cs->first_touch[f]]].friction.active) first_touch_span(s, cs, cs->first_touch[f]);
 }
+
+#endif

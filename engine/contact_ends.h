@@ -1,4 +1,10 @@
-/* The force at a contact's first and last step (force_scratch.h). */
+/* The force at a contact's first and last step: the force of the batch's contacts that
+ * start or end within the step replaced by the one whose impulse is right over the part
+ * in contact. Static functions of the force loop, included by force_loop.c alone, so
+ * that they compile in its translation unit as they were written for (inlined there). */
+#ifndef DEMPACT_CONTACT_ENDS_H
+#define DEMPACT_CONTACT_ENDS_H
+
 #include "force_scratch.h"
 
 #include <math.h>
@@ -45,7 +51,7 @@ static double end_integral(const law_instance *li, const law_batch *batch, size_
     return integral * span;
 }
 
-void contact_ends(const sim *s, const contact_list *c, const law_instance *li,
+static void contact_ends(const sim *s, const contact_list *c, const law_instance *li,
                          const chunk_scratch *cs, batch_scratch *bs, const law_batch *batch,
                          size_t n, int nh)
 {
@@ -87,3 +93,5 @@ void contact_ends(const sim *s, const contact_list *c, const law_instance *li,
         bs->f[q] = f_end;
     }
 }
+
+#endif
