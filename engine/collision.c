@@ -66,7 +66,7 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     sim_config cfg = {.materials = &mat, .n_materials = 1, .bindings = &bind, .n_bindings = 1,
                       .sources = &src, .n_sources = 1, .dt_check = true,
                       .impact_speed_estimate = v0,
-                      .skin = spec->skin > 0 ? spec->skin : 0.2 * R};
+                      .skin = spec->skin > 0 ? spec->skin : 0.2 * R, .tuning = spec->tuning};
     snprintf(cfg.name, sizeof cfg.name, "collide");
     for (int a = 0; a < 3; a++) { cfg.domain_min[a] = -20 * R; cfg.domain_max[a] = 20 * R; }
 
@@ -89,6 +89,11 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     for (long n = 0; n < max_steps; n++) {
         int64_t rebuilds = s.n_rebuilds;
         sim_step(&s);
+        if (s.fault == SIM_FAULT_NO_MEMORY) {
+            snprintf(err, err_len, "out of memory at step %ld of the collision", n);
+            sim_free(&s);
+            return -1;
+        }
         double d = overlap_now(&s);
         if (d > 0.0) {
             out->rebuilds_in_contact += s.n_rebuilds - rebuilds;

@@ -30,6 +30,7 @@ typedef struct collision_spec {
                           choose for these spheres (engine/timestep.h) */
     double steps_per_contact; /* 0: 4000 */
     double skin;       /* neighbour skin [m]; 0: 0.2 R */
+    sim_tuning tuning; /* zero: the defaults (engine/config.h) */
 } collision_spec;
 
 typedef struct collision_result {

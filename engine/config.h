@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "../models/law.h"
 
@@ -151,6 +152,25 @@ typedef struct watchdog_settings {
     double energy_tolerance;     /* relative rise allowed above the start; 0: 0.01; < 0: off */
 } watchdog_settings;
 
+/* How the engine divides its work: a zeroed struct keeps every default. block and
+ * reorder_min change the order of some sums, so the results' last bits; parallel_min
+ * and search_room change nothing in them. The program sets them from the environment
+ * (DEMPACT_PARALLEL_MIN, DEMPACT_BLOCK, DEMPACT_SEARCH_ROOM, DEMPACT_REORDER_MIN:
+ * io/cli_engine.c), so that tests can run small systems through the paths of large ones. */
+typedef struct sim_tuning {
+    bool set_parallel_min;
+    size_t parallel_min;  /* loops over this many items or fewer run on one thread
+                             (default 4096; 0 with set_parallel_min: every loop splits) */
+    size_t block;         /* particles per block of the force loop; 0: CONTACT_BLOCK
+                             (smaller blocks give small systems cross pairs) */
+    bool set_search_room;
+    double search_room;   /* candidates per particle a rebuild's search buffers start
+                             with (default: from the last list; 0 makes them grow) */
+    bool set_reorder_min;
+    size_t reorder_min;   /* sort the particles along the curve at rebuilds when there are
+                             at least this many (default REORDER_MIN, engine/reorder.h) */
+} sim_tuning;
+
 typedef struct sim_config {
     char name[NAME_LEN];
     material *materials;
@@ -182,6 +202,7 @@ typedef struct sim_config {
                                collisions of that solve themselves) */
 
     watchdog_settings watchdog; /* the case's watchdog: block (io/case.c) */
+    sim_tuning tuning;          /* zero: the defaults */
 
     /* Called once sim_create has copied every source's particles, before it builds the
      * first neighbour list, where a run's memory peaks: a caller holding a large list

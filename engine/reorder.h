@@ -12,9 +12,8 @@
 #include <stddef.h>
 #include "particles.h"
 
-/* Fewer particles than this are never reordered (sim.reorder_min; the environment
- * variable DEMPACT_REORDER_MIN overrides it, so that tests can sort small cases, or
- * never sort): they fit in cache, and small cases (a collision, a test) keep particle
+/* Fewer particles than this are never reordered (sim.reorder_min; cfg.tuning.reorder_min
+ * overrides it, so that tests can sort small cases, or never sort): they fit in cache, and small cases (a collision, a test) keep particle
  * k of the case at index k. */
 #define REORDER_MIN 1024
 /* Sort again when more than one particle in REORDER_SLACK is out of order (has a

@@ -58,7 +58,7 @@ typedef struct sim {
     size_t parallel_min;      /* loops over fewer items run on one thread */
     size_t block;             /* particles per block of the force loop (CONTACT_BLOCK) */
     double search_room;       /* candidates per particle a rebuild's search buffers start
-                                 with; < 0: from the last list (DEMPACT_SEARCH_ROOM) */
+                                 with; < 0: from the last list (cfg.tuning) */
     int reorder;              /* sort the particles along a curve at rebuilds (reorder.h) */
     size_t reorder_min;       /* ... when there are at least this many */
     int64_t n_reorders;       /* how many rebuilds did */
@@ -90,6 +90,7 @@ typedef struct sim {
     /* A step that could not be completed (SIM_FAULT_*): sim_step does nothing more, and
      * the watchdog reports it (watchdog_check, exit 4 in `dempact run`). */
     int fault;
+    int fault_memory;         /* SIM_FAULT_NO_MEMORY: what ran out of it (SIM_MEMORY_*) */
     long fault_particle;      /* SIM_FAULT_RUNAWAY: the local index of the particle */
     int fault_axis;           /* ... and the axis along which it is too far out */
 } sim;
@@ -107,7 +108,17 @@ enum {
     SIM_FAULT_GRID,
     /* The neighbour list would hold more candidate pairs than its 32-bit indices count
      * (CONTACT_MAX_PAIRS): particles crowded into few cells. */
-    SIM_FAULT_PAIRS
+    SIM_FAULT_PAIRS,
+    /* Memory ran out (sim.fault_memory says where): the state is not a step's end. The
+     * program reports it and stops (exit 3 in `dempact run`), without a last snapshot. */
+    SIM_FAULT_NO_MEMORY
+};
+/* Where memory ran out (sim.fault_memory). */
+enum {
+    SIM_MEMORY_POPULATION,  /* inserting or removing particles */
+    SIM_MEMORY_REBUILD,     /* the neighbour rebuild */
+    SIM_MEMORY_WALL_LOADS,  /* summing the wall loads */
+    SIM_MEMORY_DROP         /* the watchdog dropping a particle */
 };
 #define SIM_RUNAWAY_MARGIN 1.0
 
@@ -125,7 +136,8 @@ int sim_binding_against_wall(const sim *s, int binding);
  * the check off). Returns 0 or -1 with a message. */
 int sim_set_timestep(sim *s, double dt, char *err, size_t err_len);
 
-/* One velocity-Verlet step. */
+/* One velocity-Verlet step. A step that cannot be done sets sim.fault (SIM_FAULT_*)
+ * and returns; every later step then returns at once. */
 void sim_step(sim *s);
 
 /* Energy [J] the touching contacts hold now, by kind (SIM_WORK_*): the normal law's
@@ -189,8 +201,7 @@ typedef struct sim_restart_state {
     const double *work;           /* SIM_WORK_KINDS */
     const double *wall_work;      /* walls.n */
     const double *wall_work_sum;  /* walls.n: the running sums behind wall_work (NULL:
-                                     a layout-2 file written without
-                                     engine/wall_work_sum) */
+                                     files from before these sums were kept) */
     const void *inlets, *outlets; /* the inlet_state and outlet_state arrays, as bytes */
     size_t inlets_bytes, outlets_bytes;
     double rebuild_wall_time;     /* where the walls were at the last rebuild (NaN: at

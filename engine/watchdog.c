@@ -713,6 +713,8 @@ void watchdog_drop_particle(sim *s, size_t d)
     if (p->n_local > 0) s->x_at_rebuild[0] = HUGE_VAL;
     return;
 oom:
-    fprintf(stderr, "dempact: out of memory while dropping a particle\n");
-    exit(3);
+    free(remove);
+    free(new_index);
+    s->fault = SIM_FAULT_NO_MEMORY;
+    s->fault_memory = SIM_MEMORY_DROP;
 }

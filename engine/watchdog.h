@@ -151,7 +151,8 @@ watchdog_problem watchdog_guard(sim *s, watchdog_state *st, watchdog_report *r);
 /* Removes local particle i and its contacts (particles_remove, contact_list_remap);
  * the neighbour lists are rebuilt at the next step. What its contacts exerted on its
  * partners in the last force computation is taken back from their forces (not the
- * torques). Exposed for the tests. */
+ * torques). Out of memory, it sets sim.fault (SIM_FAULT_NO_MEMORY). Exposed for the
+ * tests. */
 void watchdog_drop_particle(sim *s, size_t i);
 
 #endif

@@ -6,6 +6,7 @@
 #define DEMPACT_CLI_H
 
 #include <signal.h>
+#include <stdio.h>
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 1
@@ -30,6 +31,16 @@ int cli_check_case(const char *case_path, struct sim_config *cfg, struct sim *s,
 /* Per contact law of the case: the restitution it asks for and the one a head-on binary
  * collision of its typical particles gets at the case's step (engine/pair_restitution.h). */
 void cli_print_restitutions(FILE *out, const struct sim_config *cfg, const struct sim *s);
+
+/* io/cli_engine.c: the engine's tuning (sim_tuning, engine/config.h) from the environment
+ * variables DEMPACT_PARALLEL_MIN, DEMPACT_BLOCK, DEMPACT_SEARCH_ROOM and
+ * DEMPACT_REORDER_MIN (unset: the default), for run, check, bench and collide. */
+struct sim_tuning;
+void cli_tuning_from_env(struct sim_tuning *t);
+/* The engine ran out of memory during a step (SIM_FAULT_NO_MEMORY): says where on stderr
+ * and returns the exit status, 3. */
+int cli_no_memory(const struct sim *s);
+#define EXIT_NO_MEMORY 3
 
 /* Parses "KEY=VALUE" law parameters and "on"/"off" switches (shared helpers). */
 int cli_parse_double(const char *text, double *out);

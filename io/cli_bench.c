@@ -361,6 +361,7 @@ int cli_bench(int argc, char **argv)
     st.cfg.sources_copied = bed_release_particles; /* the simulation holds its own copy */
     st.cfg.sources_copied_ctx = &b;
     sim s;
+    cli_tuning_from_env(&st.cfg.tuning);
     if (sim_create(&s, &st.cfg, err, sizeof err) != 0) {
         fprintf(stderr, "dempact bench: %s\n", err);
         sim_free(&s);
@@ -393,6 +394,11 @@ int cli_bench(int argc, char **argv)
     double t0 = omp_get_wtime();
     for (long k = 0; k < n_steps && !s.fault; k++) sim_step(&s);
     double elapsed = omp_get_wtime() - t0;
+    if (s.fault == SIM_FAULT_NO_MEMORY) {
+        int status = cli_no_memory(&s);
+        sim_free(&s);
+        return status;
+    }
     if (s.fault) { /* a particle ran away: the engine refused the step (engine/runaway.h) */
         watchdog_report wr;
         watchdog_state ws = {.energy_budget = NAN};

@@ -47,6 +47,7 @@ int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_
         return EXIT_BAD_INPUT;
     }
     char located[sizeof err + 512];
+    cli_tuning_from_env(&cfg->tuning);
     if (sim_create(s, cfg, err, sizeof err) != 0) {
         if (stopped_by(stop, case_path)) return 128 + *stop;
         case_locate_error(cfg, err, located, sizeof located);

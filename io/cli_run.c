@@ -344,7 +344,14 @@ int cli_run(int argc, char **argv)
     while (s.step < total_steps && !stop_signal) {
         sim_step(&s);
         watchdog_report wr;
-        if (watchdog_guard(&s, &wd, &wr) != WATCHDOG_OK) {
+        /* memory may run out in the step, or as the watchdog drops a particle */
+        watchdog_problem guard =
+            s.fault == SIM_FAULT_NO_MEMORY ? WATCHDOG_OK : watchdog_guard(&s, &wd, &wr);
+        if (s.fault == SIM_FAULT_NO_MEMORY) {
+            status = cli_no_memory(&s);
+            goto done;
+        }
+        if (guard != WATCHDOG_OK) {
             watchdog_format(&wr, &s, err, sizeof err);
             fprintf(stderr, "dempact run: %s\n", err);
             warn_stiff_dashpots(&s, &warned_dashpots); /* a cause the watchdog cannot name */

@@ -148,7 +148,7 @@ static void test_dissipation_accounts_for_lost_energy(void **state)
 /* Without friction the normal force passes through both centres: an oblique impact of
  * two spinning spheres leaves each spin exactly as it was and no torque on either, and
  * the kinetic energy lost is the normal dashpot's work (the steps skip the spins then:
- * particles_spin_free in engine/sim.c). */
+ * sim_spin_free in engine/integrate.h). */
 static void test_frictionless_impact_keeps_the_spins(void **state)
 {
     pair_world w;

@@ -208,15 +208,13 @@ static void settling_world(world *w, const bool periodic[3], double speed, uint6
 }
 
 /* Positions and velocities after a dense, settling run must not depend on threads.
- * Blocks of 64 particles (DEMPACT_BLOCK), so that the 1500 spheres make 24 blocks and
+ * Blocks of 64 particles (tuning.block), so that the 1500 spheres make 24 blocks and
  * many pairs cross from one block to another (engine/contacts.h). With `tight`, the
- * neighbour search's buffers start nearly empty (DEMPACT_SEARCH_ROOM=0) and grow at
+ * neighbour search's buffers start nearly empty (tuning.search_room 0) and grow at
  * every rebuild: the list must come out the same. */
 static void run_with_threads(int threads, double *out, size_t n_out, bool tight)
 {
     omp_set_num_threads(threads);
-    setenv("DEMPACT_BLOCK", "64", 1);
-    if (tight) setenv("DEMPACT_SEARCH_ROOM", "0", 1);
     const bool periodic[3] = {true, false, false};
     world w;
     settling_world(&w, periodic, 0.5, 7);
@@ -225,11 +223,10 @@ static void run_with_threads(int threads, double *out, size_t n_out, bool tight)
     w.walls[2] = (wall_spec){.kind = WALL_PLANE, .point = {0, 0.04, 0}, .normal = {0, -1, 0}};
     w.cfg.walls = w.walls;
     w.cfg.n_walls = 3;
+    w.cfg.tuning = (sim_tuning){.block = 64, .set_search_room = tight, .search_room = 0.0};
     sim s;
     char err[512];
     assert_int_equal(sim_create(&s, &w.cfg, err, sizeof err), 0);
-    unsetenv("DEMPACT_BLOCK");
-    unsetenv("DEMPACT_SEARCH_ROOM");
     print_message("%zu threads: %zu of %zu pairs cross blocks; %lld rebuilds%s\n", (size_t)threads,
                   s.pairs.n_cross, s.pairs.n, (long long)s.n_rebuilds, tight ? ", tight buffers" : "");
     assert_true(s.pairs.n_cross > 200);
@@ -268,7 +265,7 @@ static void results_identical_for_any_thread_count(void **state)
  * were lost or counted twice on its way between blocks would break both. `block`
  * particles per block of the force loop; with friction, after `steps` steps (the
  * springs load). Returns the largest particle force, for the scale. */
-static double check_pair_sums_vanish(const char *block, int steps, double *fx_out)
+static double check_pair_sums_vanish(size_t block, int steps, double *fx_out)
 {
     const bool periodic[3] = {false, false, false};
     world w;
@@ -277,11 +274,10 @@ static double check_pair_sums_vanish(const char *block, int steps, double *fx_ou
     w.binds[0].params[0] = 0.5;
     w.binds[0].friction = (contact_friction){.mu = 0.5, .rolling_model = ROLLING_CONSTANT,
                                              .mu_rolling = 0.1};
-    setenv("DEMPACT_BLOCK", block, 1);
+    w.cfg.tuning.block = block;
     sim s;
     char err[512];
     assert_int_equal(sim_create(&s, &w.cfg, err, sizeof err), 0);
-    unsetenv("DEMPACT_BLOCK");
     for (int k = 0; k < steps; k++) sim_step(&s);
     const particle_store *p = &s.p;
     double f[3] = {0, 0, 0}, moment[3] = {0, 0, 0}, f_scale = 0.0, m_scale = 0.0;
@@ -297,7 +293,7 @@ static double check_pair_sums_vanish(const char *block, int steps, double *fx_ou
             m_scale = fmax(m_scale, fabs(m[a]));
         }
     }
-    print_message("blocks of %s, %zu cross pairs of %zu, %zu touching: sum f = (%.2g %.2g %.2g) "
+    print_message("blocks of %zu, %zu cross pairs of %zu, %zu touching: sum f = (%.2g %.2g %.2g) "
                   "of %.3g N, sum moment %.2g of %.3g N m\n", block, s.pairs.n_cross, s.pairs.n,
                   s.n_contacts, f[0], f[1], f[2], f_scale, fmax(fabs(moment[0]), fabs(moment[2])),
                   m_scale);
@@ -319,8 +315,8 @@ static double check_pair_sums_vanish(const char *block, int steps, double *fx_ou
 static void pair_forces_balance_across_blocks(void **state)
 {
     double *small = malloc(1500 * sizeof *small), *one = malloc(1500 * sizeof *one);
-    double scale = check_pair_sums_vanish("16", 5, small);
-    check_pair_sums_vanish("100000", 5, one);
+    double scale = check_pair_sums_vanish(16, 5, small);
+    check_pair_sums_vanish(100000, 5, one);
     double worst = 0.0;
     for (int i = 0; i < 1500; i++) worst = fmax(worst, fabs(small[i] - one[i]));
     print_message("blocks of 16 and one block: forces differ by at most %.2g N (of %.3g)\n",
@@ -342,11 +338,10 @@ static void run_sorted_midway(int sort, double *out, int64_t *reorders)
     w.walls[0] = (wall_spec){.kind = WALL_PLANE, .normal = {0, 0, 1}};
     w.cfg.walls = w.walls;
     w.cfg.n_walls = 1;
-    setenv("DEMPACT_REORDER_MIN", "1000000000", 1); /* never */
+    w.cfg.tuning = (sim_tuning){.set_reorder_min = true, .reorder_min = 1000000000}; /* never */
     sim s;
     char err[512];
     assert_int_equal(sim_create(&s, &w.cfg, err, sizeof err), 0);
-    unsetenv("DEMPACT_REORDER_MIN");
     for (int k = 0; k < 20; k++) sim_step(&s);
     s.reorder = sort;
     s.reorder_min = 1;
@@ -399,11 +394,11 @@ static void particles_sorted_along_the_curve(void **state)
     for (int sorted = 0; sorted < 2; sorted++) {
         world w;
         random_world(&w, 4000, 0.1, 0.8e-3, 1.6e-3, 0.0, periodic, 3);
-        if (!sorted) setenv("DEMPACT_REORDER_MIN", "1000000000", 1); /* never */
+        if (!sorted) /* never */
+            w.cfg.tuning = (sim_tuning){.set_reorder_min = true, .reorder_min = 1000000000};
         sim s;
         char err[512];
         assert_int_equal(sim_create(&s, &w.cfg, err, sizeof err), 0);
-        unsetenv("DEMPACT_REORDER_MIN");
         const particle_store *p = &s.p;
         double sum = 0.0;
         for (size_t i = 1; i < p->n_local; i++)

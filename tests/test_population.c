@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "engine/sim.h"
+#include "tuning_env.h"
 
 typedef struct box_world {
     material mat;
@@ -56,9 +57,14 @@ static void box_world_init(box_world *w, double rate, int with_outlet)
     for (int a = 0; a < 3; a++) c->domain_max[a] = a == 2 ? 0.1 : L;
 }
 
+/* The tuning every sim of this test gets: the environment's (tests/CMakeLists.txt), and
+ * test_population_thread_independent's own. */
+static sim_tuning tuning;
+
 static void make(sim *s, box_world *w)
 {
     char err[512];
+    w->cfg.tuning = tuning;
     if (sim_create(s, &w->cfg, err, sizeof err) != 0) fail_msg("%s", err);
 }
 
@@ -178,7 +184,9 @@ static void test_population_thread_independent(void **state)
 {
     double *x[2];
     size_t n[2];
-    setenv("DEMPACT_PARALLEL_MIN", "0", 1); /* split even this small system */
+    sim_tuning outside = tuning;
+    tuning.set_parallel_min = true; /* split even this small system */
+    tuning.parallel_min = 0;
     for (int t = 0; t < 2; t++) {
         omp_set_num_threads(t + 1);
         box_world w;
@@ -195,7 +203,7 @@ static void test_population_thread_independent(void **state)
     }
     assert_int_equal(n[0], n[1]);
     assert_memory_equal(x[0], x[1], 3 * n[0] * sizeof(double));
-    unsetenv("DEMPACT_PARALLEL_MIN");
+    tuning = outside;
     free(x[0]);
     free(x[1]);
 }
@@ -253,6 +261,7 @@ static void test_history_survives_removal(void **state)
 
 int main(void)
 {
+    tuning = tuning_from_env();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inlet_rate_and_no_overlap),
         cmocka_unit_test(test_inlet_keeps_out_of_walls),

@@ -24,6 +24,7 @@
 #include "io/restart.h"
 #include "io/snapshot.h"
 #include "remove_tree.h"
+#include "tuning_env.h"
 
 static char out_dir[PATH_MAX];
 
@@ -177,12 +178,17 @@ static void test_compare_cases(void **state)
 
 /* ------------------------------------------------------- bit-identical restart */
 
+/* The tuning every sim of this test gets: the environment's (tests/CMakeLists.txt runs
+ * the test again sorting every case), and test_restart_is_bit_identical_sorting's own. */
+static sim_tuning tuning;
+
 static void load_case(const char *name, sim_config *cfg, sim *s)
 {
     const char *src = getenv("DEMPACT_SOURCE_DIR");
     char path[PATH_MAX], err[2048];
     snprintf(path, sizeof path, "%s/tests/data/e2e/%s", src ? src : ".", name);
     if (case_load(path, cfg, err, sizeof err) != 0) fail_msg("%s", err);
+    cfg->tuning = tuning;
     if (sim_create(s, cfg, err, sizeof err) != 0) fail_msg("%s", err);
 }
 
@@ -314,9 +320,11 @@ static void test_restart_is_bit_identical(void **state)
 static void test_restart_is_bit_identical_sorting(void **state)
 {
     (void)state;
-    setenv("DEMPACT_REORDER_MIN", "1", 1);
+    sim_tuning outside = tuning;
+    tuning.set_reorder_min = true;
+    tuning.reorder_min = 1;
     restart_is_bit_identical("small_pour.yaml", 0, 1);
-    unsetenv("DEMPACT_REORDER_MIN");
+    tuning = outside;
 }
 
 /* The same with the Mindlin-Deresiewicz tangential model, whose per-pair state
@@ -576,6 +584,7 @@ static void test_restart_refusals(void **state)
 
 int main(void)
 {
+    tuning = tuning_from_env();
     const char *bin = getenv("DEMPACT_BINARY_DIR");
     snprintf(out_dir, sizeof out_dir, "%s/test_output/restart", bin && bin[0] ? bin : "/tmp");
     remove_tree(out_dir); /* every run starts from nothing */

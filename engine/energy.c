@@ -1,0 +1,72 @@
+/* The energy books of sim.h: the contacts' work by the trapezoidal rule, the energy
+ * the touching contacts store, the particles' kinetic energy; and each contact's
+ * law with its R* and m* as the force loop has them. */
+#include "sim.h"
+
+/* The work so far by the trapezoidal rule: each step added P(t_n) dt, which runs ahead
+ * of the trapezoid by half of the last step's P dt (P vanishes at first touch). */
+void sim_contact_work(const sim *s, double work[SIM_WORK_KINDS])
+{
+    for (int q = 0; q < SIM_WORK_KINDS; q++) work[q] = s->work[q] - 0.5 * s->work_step[q];
+}
+
+const law_instance *sim_contact_law(const sim *s, const contact_list *c, size_t k,
+                                    double *r_eff, double *m_eff)
+{
+    const particle_store *p = &s->p;
+    uint32_t i = c->i[k], j = c->j[k];
+    if (c->is_wall) {
+        *r_eff = p->radius[i];
+        if (m_eff) *m_eff = p->mass[i];
+        return &s->laws[p->type[i] * s->n_materials + s->walls.walls[j].material];
+    }
+    /* as the force loop computes them (particle_pair_geometry): the same bits */
+    double sum_r = p->radius[i] + p->radius[j], sum_m = p->mass[i] + p->mass[j];
+    double inv_both = 1.0 / (sum_r * sum_m);
+    *r_eff = p->radius[i] * p->radius[j] * sum_m * inv_both;
+    if (m_eff) *m_eff = p->mass[i] * p->mass[j] * sum_r * inv_both;
+    return &s->laws[p->type[i] * s->n_materials + p->type[j]];
+}
+
+void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
+{
+    for (int q = 0; q < SIM_STORED_KINDS; q++) stored[q] = 0.0;
+    const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
+    const particle_store *p = &s->p;
+    for (int L = 0; L < 2; L++) {
+        const contact_list *c = lists[L];
+        for (size_t k = 0; k < c->n; k++) {
+            if (!c->touching[k]) continue;
+            double d = contact_overlap(c, p, k);
+            if (d <= 0.0) continue;
+            double r_eff;
+            const law_instance *li = sim_contact_law(s, c, k, &r_eff, NULL);
+            double h[LAW_MAX_HISTORY] = {0}, springs[2], xi[3] = {0}, theta[3] = {0};
+            double slip[CONTACT_SLIP_HISTORY] = {0};
+            for (int q = 0; q < LAW_MAX_HISTORY && c->history[q]; q++) h[q] = c->history[q][k];
+            for (int a = 0; a < 3 && c->tangential[0]; a++) xi[a] = c->tangential[a][k];
+            for (int a = 0; a < 3 && c->rolling[0]; a++) theta[a] = c->rolling[a][k];
+            for (int q = 0; q < CONTACT_SLIP_HISTORY && c->slip[0]; q++) slip[q] = c->slip[q][k];
+            double e = li->law->elastic_energy
+                           ? li->law->elastic_energy(&li->coeffs, d, r_eff, h) : 0.0;
+            stored[li->law->conservative ? SIM_STORED_CONSERVATIVE
+                   : li->law->plastic    ? SIM_WORK_PLASTIC
+                                         : SIM_WORK_NORMAL] += e;
+            friction_spring_energy(&li->friction, d, r_eff, xi, theta, slip, springs);
+            stored[SIM_WORK_TANGENTIAL] += springs[0];
+            stored[SIM_WORK_ROLLING] += springs[1];
+        }
+    }
+}
+
+double sim_kinetic_energy(const sim *s)
+{
+    const particle_store *p = &s->p;
+    double e = 0.0;
+    for (size_t i = 0; i < p->n_local; i++) {
+        double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
+        double w2 = p->wx[i] * p->wx[i] + p->wy[i] * p->wy[i] + p->wz[i] * p->wz[i];
+        e += 0.5 * p->mass[i] * v2 + 0.5 * w2 / p->inv_inertia[i];
+    }
+    return e;
+}

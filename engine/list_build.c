@@ -1,0 +1,234 @@
+/* The neighbour lists (list_build.h). */
+#include "list_build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "force_loop.h"
+#include "ghosts.h"
+#include "reorder.h"
+#include "runaway.h"
+
+/* The candidates of local particle i, in a fixed order: writes the first `room` of them
+ * to out_j and returns how many there are. Reads the grid's packed copies
+ * (neighbour_grid_pack). */
+static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j, size_t room)
+{
+    const neighbour_grid *g = &s->grid;
+    const neighbour_item *restrict item = g->packed;
+    const uint32_t *restrict owner = g->owner;
+    const double xi = s->p.x[i], yi = s->p.y[i], zi = s->p.z[i], ri = s->p.radius[i];
+    size_t begin[NEIGHBOUR_ROWS_MAX], end[NEIGHBOUR_ROWS_MAX], count = 0;
+    const uint32_t *restrict items = g->items;
+    const double skin = s->skin;
+    size_t rows = neighbour_rows_around(g, i, begin, end);
+    /* Without a branch on the outcome (about half the cells' particles are passed over as
+     * lower-indexed, most of the rest as too far, in no pattern): every item is written
+     * at the next slot, and the count moves on only for a candidate. */
+    for (size_t r = 0; r < rows; r++)
+        for (size_t k = begin[r]; k < end[r]; k++) {
+            double dx = item[k].x - xi, dy = item[k].y - yi, dz = item[k].z - zi;
+            double reach = ri + item[k].r + skin;
+            /* each physical pair once: from its lower-indexed particle */
+            int keep = (owner[k] > i) & !(dx * dx + dy * dy + dz * dz >= reach * reach);
+            if (count < room) out_j[count] = items[k];
+            count += (size_t)keep;
+        }
+    return count;
+}
+
+/* Every wall within radius + skin of particle i, where the walls are now (moving walls
+ * force rebuilds often enough for this to hold until the next one: walls.c). An STL
+ * wall gets one entry per contact the particle may have with it (walls_slots); the
+ * entries' history keys tell them apart (walls_pair_key in build_list). */
+static size_t wall_candidates(const sim *s, uint32_t i, uint32_t *out_w, size_t room)
+{
+    const particle_store *p = &s->p;
+    double c[3] = {p->x[i], p->y[i], p->z[i]};
+    size_t count = 0;
+    for (size_t w = 0; w < s->walls.n; w++) {
+        size_t slots = walls_slots(&s->walls, w, c, p->radius[i] + s->skin);
+        for (size_t q = 0; q < slots; q++) {
+            if (count < room) out_w[count] = (uint32_t)w;
+            count++;
+        }
+    }
+    return count;
+}
+
+typedef size_t (*candidate_fn)(const sim *, uint32_t, uint32_t *, size_t);
+
+/* Particles per segment of a list build: each segment's candidates are found once, into
+ * a buffer of its own, and copied into the list once the counts are known. */
+#define BUILD_SEGMENT 4096
+
+/* The candidates of particles [lo, hi) into a new buffer (NULL: out of memory), each
+ * particle's count into first[i + 1]; `per`: candidates per particle to expect. */
+static uint32_t *find_segment(const sim *s, candidate_fn find, size_t lo, size_t hi, double per,
+                              uint32_t *first)
+{
+    size_t used = 0, room = (size_t)(per * (double)(hi - lo)) + 64;
+    uint32_t *buf = malloc(room * sizeof *buf);
+    for (size_t i = lo; i < hi && buf; i++) {
+        size_t got = find(s, (uint32_t)i, buf + used, room - used);
+        if (got > room - used) { /* did not fit: grow, and find them again */
+            room = 2 * (used + got);
+            uint32_t *more = realloc(buf, room * sizeof *buf);
+            if (!more) {
+                free(buf);
+                return NULL;
+            }
+            buf = more;
+            find(s, (uint32_t)i, buf + used, room - used);
+        }
+        first[i + 1] = (uint32_t)got;
+        used += got;
+    }
+    return buf;
+}
+
+/* Fills list with the candidates of every local particle, taking their history from
+ * `old` (the carrier of the list's touching pairs); `from`: how the particles were
+ * renumbered since old was made (sort_particles), or NULL. The neighbour search runs
+ * once per particle (it used to run twice: count, then fill). */
+static int build_list(sim *s, contact_list *list, contact_list *old, candidate_fn find,
+                      int is_wall, const size_t *from)
+{
+    size_t n = s->p.n_local, n_seg = (n + BUILD_SEGMENT - 1) / BUILD_SEGMENT;
+    /* the last list's density, with room to spare (a buffer that fills up grows) */
+    double per = s->search_room >= 0.0 ? s->search_room
+                 : list->n_first ? 1.25 * (double)list->n / (double)list->n_first + 1.0 : 8.0;
+    uint32_t *first = realloc(list->first_of_i, (n + 1) * sizeof *first);
+    if (!first) return -1;
+    list->first_of_i = first;
+    first[0] = 0;
+    uint32_t **found = calloc(n_seg ? n_seg : 1, sizeof *found);
+    if (!found) return -1;
+    int failed = 0;
+    #pragma omp parallel for schedule(dynamic, 1) reduction(| : failed) if (n > s->parallel_min)
+    for (size_t g = 0; g < n_seg; g++) {
+        size_t lo = g * BUILD_SEGMENT, hi = lo + BUILD_SEGMENT < n ? lo + BUILD_SEGMENT : n;
+        found[g] = find_segment(s, find, lo, hi, per, first);
+        failed |= found[g] == NULL;
+    }
+    size_t total = 0;
+    int too_many = 0;
+    for (size_t i = 0; i < n && !failed && !too_many; i++) {
+        total += first[i + 1];
+        too_many = total > CONTACT_MAX_PAIRS; /* beyond 32-bit list indices */
+        first[i + 1] = (uint32_t)total;
+    }
+    if (failed || too_many || contact_list_reserve(list, total + total / 8) != 0) {
+        for (size_t g = 0; g < n_seg; g++) free(found[g]);
+        free(found);
+        return too_many && !failed ? REBUILD_REFUSED : -1;
+    }
+    list->n = total;
+    list->n_first = n;
+    #pragma omp parallel for schedule(dynamic, 1) if (n > s->parallel_min)
+    for (size_t g = 0; g < n_seg; g++) {
+        size_t lo = g * BUILD_SEGMENT, hi = lo + BUILD_SEGMENT < n ? lo + BUILD_SEGMENT : n;
+        memcpy(list->j + first[lo], found[g], (first[hi] - first[lo]) * sizeof *list->j);
+        free(found[g]);
+        for (size_t i = lo; i < hi; i++)
+            for (size_t k = first[i]; k < first[i + 1]; k++) {
+                list->i[k] = (uint32_t)i;
+                list->owner_j[k] = is_wall ? walls_pair_key(list->j, first[i], k, s->walls.n)
+                                           : (uint32_t)particles_owner(&s->p, list->j[k]);
+                if (is_wall) list->overlap[k] = 0.0;
+                for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
+                for (int a = 0; a < 3 && list->torque[0]; a++) list->torque[a][k] = 0.0;
+            }
+    }
+    free(found);
+    contact_list_adopt_history(list, old, n > s->parallel_min, from);
+    return 0;
+}
+
+/* Rebuilds `list` in place with the current candidates: the history of its touching
+ * pairs waits in `carry` meanwhile. The list's arrays are reused (no churn), and no
+ * second whole list is kept for the history: a carrier takes about a quarter of that. */
+static int refresh_list(sim *s, contact_list *list, contact_list *carry, candidate_fn find,
+                        int is_wall, const size_t *from)
+{
+    if (contact_list_keep_touching(carry, list) != 0) return -1;
+    return build_list(s, list, carry, find, is_wall, from);
+}
+
+/* Sorts the local particles back into curve order if they have drifted out of it
+ * (engine/reorder.h); before the ghosts are made. *from: the renumbering (particle i
+ * was from[i]), or NULL if the order stays. Returns 0 or -1. */
+static int sort_particles(sim *s, size_t **from)
+{
+    s->p.n_total = s->p.n_local; /* the ghosts are made again after this */
+    int due = reorder_plan(&s->p, s->reorder_min, s->cfg.domain_min, s->cutoff,
+                          s->p.n_local > s->parallel_min, from);
+    if (due <= 0) return due;
+    if (particles_permute(&s->p, *from) != 0) return -1;
+    s->n_reorders++;
+    return 0;
+}
+
+/* Returns 0, -1 (out of memory) or REBUILD_REFUSED (s->fault says why). */
+int list_rebuild(sim *s)
+{
+    ghosts_wrap(s);
+    long far = runaway_find(s, &s->fault_axis);
+    if (far >= 0) {
+        s->fault = SIM_FAULT_RUNAWAY;
+        s->fault_particle = far;
+        return REBUILD_REFUSED;
+    }
+    size_t *from = NULL;
+    int rc = -1;
+    if (s->reorder && sort_particles(s, &from) != 0) goto done;
+    if (ghosts_make(s) != 0) goto done;
+    ghosts_update(s, &s->p);
+    int grid = neighbour_grid_build(&s->grid, &s->p, s->cutoff);
+    if (grid == NEIGHBOUR_BAD_SPREAD) {
+        s->fault = SIM_FAULT_GRID;
+        rc = REBUILD_REFUSED;
+        goto done;
+    }
+    if (grid != 0 || neighbour_grid_pack(&s->grid, &s->p) != 0)
+        goto done;
+    int failed = refresh_list(s, &s->pairs, &s->carry, particle_candidates, 0, from);
+    neighbour_grid_unpack(&s->grid);
+    if (failed == REBUILD_REFUSED) {
+        s->fault = SIM_FAULT_PAIRS;
+        rc = REBUILD_REFUSED;
+        goto done;
+    }
+    if (failed ||
+        contact_list_index_cross(&s->pairs, s->p.n_local, s->block) != 0 ||
+        refresh_list(s, &s->wall_pairs, &s->wall_carry, wall_candidates, 1, from) != 0 ||
+        force_loop_reserve_work(s) != 0)
+        goto done;
+
+    double *xr = realloc(s->x_at_rebuild, 3 * (s->p.n_local + 1) * sizeof *xr);
+    if (!xr) goto done;
+    s->x_at_rebuild = xr;
+    for (size_t i = 0; i < s->p.n_local; i++) {
+        s->x_at_rebuild[3 * i] = s->p.x[i];
+        s->x_at_rebuild[3 * i + 1] = s->p.y[i];
+        s->x_at_rebuild[3 * i + 2] = s->p.z[i];
+    }
+    s->rebuild_wall_time = s->walls.time;
+    s->n_rebuilds++;
+    rc = 0;
+done:
+    free(from);
+    return rc;
+}
+
+/* worst_d2: the largest squared displacement of a particle since the last rebuild (from
+ * integrate_advance_positions). A rebuild is due when a sphere has moved half the skin,
+ * or a moving wall will have moved far enough during this step. */
+int list_needs_rebuild(const sim *s, double worst_d2)
+{
+    /* moving walls: the step from s->time to s->time + dt (walls.c) */
+    if (walls_need_rebuild(&s->walls, (double)s->step * s->dt, (double)(s->step + 1) * s->dt,
+                           s->skin))
+        return 1;
+    return !(worst_d2 <= 0.25 * s->skin * s->skin);
+}
