@@ -96,6 +96,12 @@ int dempact_step(dempact_run *r, int64_t n, char *err, size_t err_len)
             return -1;
         }
         sim_step(&r->s);
+        if (r->s.fault == SIM_FAULT_NO_MEMORY) {
+            snprintf(r->stopped, sizeof r->stopped, "out of memory in step %lld",
+                     (long long)r->s.step + 1);
+            snprintf(err, err_len, "%s", r->stopped);
+            return -1;
+        }
         watchdog_report wr;
         if (watchdog_guard(&r->s, &r->wd, &wr) != WATCHDOG_OK) {
             watchdog_format(&wr, &r->s, r->stopped, sizeof r->stopped);
