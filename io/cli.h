@@ -32,11 +32,6 @@ int cli_check_case(const char *case_path, struct sim_config *cfg, struct sim *s,
  * collision of its typical particles gets at the case's step (engine/pair_restitution.h). */
 void cli_print_restitutions(FILE *out, const struct sim_config *cfg, const struct sim *s);
 
-/* io/cli_engine.c: the engine's tuning (sim_tuning, engine/config.h) from the environment
- * variables DEMPACT_PARALLEL_MIN, DEMPACT_BLOCK, DEMPACT_SEARCH_ROOM and
- * DEMPACT_REORDER_MIN (unset: the default), for run, check, bench and collide. */
-struct sim_tuning;
-void cli_tuning_from_env(struct sim_tuning *t);
 /* The engine ran out of memory during a step (SIM_FAULT_NO_MEMORY): says where on stderr
  * and returns the exit status, 3. */
 int cli_no_memory(const struct sim *s);

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "cli.h"
+#include "tuning_env.h"
 #include "lammps_data.h"
 #include "engine/bed.h"
 #include "engine/sim.h"
@@ -361,7 +362,7 @@ int cli_bench(int argc, char **argv)
     st.cfg.sources_copied = bed_release_particles; /* the simulation holds its own copy */
     st.cfg.sources_copied_ctx = &b;
     sim s;
-    cli_tuning_from_env(&st.cfg.tuning);
+    tuning_from_env(&st.cfg.tuning);
     if (sim_create(&s, &st.cfg, err, sizeof err) != 0) {
         fprintf(stderr, "dempact bench: %s\n", err);
         sim_free(&s);

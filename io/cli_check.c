@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tuning_env.h"
 #include "case.h"
 #include "case_errors.h"
 #include "engine/pair_restitution.h"
@@ -47,7 +48,7 @@ int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_
         return EXIT_BAD_INPUT;
     }
     char located[sizeof err + 512];
-    cli_tuning_from_env(&cfg->tuning);
+    tuning_from_env(&cfg->tuning);
     if (sim_create(s, cfg, err, sizeof err) != 0) {
         if (stopped_by(stop, case_path)) return 128 + *stop;
         case_locate_error(cfg, err, located, sizeof located);

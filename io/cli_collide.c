@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tuning_env.h"
 #include "engine/collision.h"
 
 static void usage(FILE *out)
@@ -215,7 +216,7 @@ int cli_collide(int argc, char **argv)
 
     collision_spec sp;
     collision_defaults(&sp, law);
-    cli_tuning_from_env(&sp.tuning);
+    tuning_from_env(&sp.tuning);
     sp.tangential_velocity = angle_text ? v * tan(angle * M_PI / 180.0) : vt_text ? vt : 0.0;
     memcpy(sp.spin, spin, sizeof sp.spin);
     sp.friction.mu = mu;

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "engine/sim.h"
-#include "tuning_env.h"
+#include "io/tuning_env.h"
 
 typedef struct box_world {
     material mat;
@@ -261,7 +261,7 @@ static void test_history_survives_removal(void **state)
 
 int main(void)
 {
-    tuning = tuning_from_env();
+    tuning_from_env(&tuning);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inlet_rate_and_no_overlap),
         cmocka_unit_test(test_inlet_keeps_out_of_walls),

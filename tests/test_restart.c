@@ -24,7 +24,7 @@
 #include "io/restart.h"
 #include "io/snapshot.h"
 #include "remove_tree.h"
-#include "tuning_env.h"
+#include "io/tuning_env.h"
 
 static char out_dir[PATH_MAX];
 
@@ -584,7 +584,7 @@ static void test_restart_refusals(void **state)
 
 int main(void)
 {
-    tuning = tuning_from_env();
+    tuning_from_env(&tuning);
     const char *bin = getenv("DEMPACT_BINARY_DIR");
     snprintf(out_dir, sizeof out_dir, "%s/test_output/restart", bin && bin[0] ? bin : "/tmp");
     remove_tree(out_dir); /* every run starts from nothing */
