@@ -35,7 +35,9 @@ comparison is produced (exit status 0 whatever it says).
 
 THE MAPPING (as tests/lammps/compare_collide.py checks on a binary collision, Mindlin
 cases included)
-  dempact  hertz_tti e, cohesion removal on; friction {coefficient: MU, restitution: e}
+  dempact  hertz_tti e with fit: published (the TTI fit maps e to LAMMPS's alpha; the
+           default, calibrated at the step, would not), cohesion removal on; friction
+           {coefficient: MU, restitution: e}
            (Mindlin: k_t = 8 G* sqrt(R* d), eta_t = 2 sqrt(5/6) beta(e) sqrt(k_t m*))
   LAMMPS   pair_style granular: hertz/material E cor nu damping tsuji
            tangential mindlin NULL XGAMMAT MU limit_damping, with alpha(cor) = f(e)
@@ -226,7 +228,7 @@ contacts:
   - materials: [glass, glass]
     law: hertz_tti
     cohesion_removal: true
-    params: {{restitution: {e}}}
+    params: {{restitution: {e}, fit: published}}
     friction: {{coefficient: {mu}, model: mindlin, restitution: {e_t}}}
 walls:
   - {{name: floor, type: plane, material: glass, point: [0, 0, 0], normal: [0, 0, 1]}}
@@ -333,7 +335,7 @@ contacts:
   - materials: [glass, glass]
     law: hertz_tti
     cohesion_removal: true
-    params: {{restitution: {e}}}
+    params: {{restitution: {e}, fit: published}}
     friction: {{coefficient: {mu}, model: mindlin, restitution: {e_t}}}
 walls:
   - {{name: floor, type: plane, material: glass, point: [0, 0, 0], normal: [0, 0, 1]}}
