@@ -70,32 +70,32 @@ double timestep_contact_time(const sim *s, double v)
     return t;
 }
 
-/* A bound on the speed of any material point of a moving wall inside the domain:
- * |v| (a motion schedule: its fastest segment) + |w| times the farthest corner of the
- * domain from the rotation point (a drum's rim, a piston; a wall spinning about its own
- * axis moves its material too). */
+double timestep_wall_speed(const sim_config *cfg, const wall_spec *w)
+{
+    double v = sqrt(w->velocity[0] * w->velocity[0] + w->velocity[1] * w->velocity[1] +
+                    w->velocity[2] * w->velocity[2]);
+    for (int g = 0; g < w->n_motion; g++) { /* a motion schedule: its fastest segment */
+        const double *u = w->motion_velocity[g];
+        v = fmax(v, sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]));
+    }
+    double reach = 0.0;
+    for (int corner = 0; corner < 8; corner++) {
+        double r2 = 0.0;
+        for (int a = 0; a < 3; a++) {
+            double c = (corner >> a & 1) ? cfg->domain_max[a] : cfg->domain_min[a];
+            r2 += (c - w->rotation_point[a]) * (c - w->rotation_point[a]);
+        }
+        reach = fmax(reach, sqrt(r2));
+    }
+    return v + fabs(w->angular_velocity) * reach;
+}
+
+/* The fastest wall's timestep_wall_speed. */
 static double wall_speed_bound(const sim *s)
 {
     double fastest = 0.0;
-    for (int k = 0; k < s->cfg.n_walls; k++) {
-        const wall_spec *w = &s->cfg.walls[k];
-        double v = sqrt(w->velocity[0] * w->velocity[0] + w->velocity[1] * w->velocity[1] +
-                        w->velocity[2] * w->velocity[2]);
-        for (int g = 0; g < w->n_motion; g++) { /* a motion schedule: its fastest segment */
-            const double *u = w->motion_velocity[g];
-            v = fmax(v, sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]));
-        }
-        double reach = 0.0;
-        for (int corner = 0; corner < 8; corner++) {
-            double r2 = 0.0;
-            for (int a = 0; a < 3; a++) {
-                double c = (corner >> a & 1) ? s->cfg.domain_max[a] : s->cfg.domain_min[a];
-                r2 += (c - w->rotation_point[a]) * (c - w->rotation_point[a]);
-            }
-            reach = fmax(reach, sqrt(r2));
-        }
-        fastest = fmax(fastest, v + fabs(w->angular_velocity) * reach);
-    }
+    for (int k = 0; k < s->cfg.n_walls; k++)
+        fastest = fmax(fastest, timestep_wall_speed(&s->cfg, &s->cfg.walls[k]));
     return fastest;
 }
 
@@ -232,10 +232,7 @@ int timestep_check_speeds(const sim *s, char *err, size_t err_len)
     double r_min = smallest_radius(s);
     if (r_min == HUGE_VAL) return 0;
     for (int k = 0; k < s->cfg.n_walls; k++) {
-        sim one = *s; /* wall_speed_bound of this wall alone */
-        one.cfg.walls = &s->cfg.walls[k];
-        one.cfg.n_walls = 1;
-        double v = wall_speed_bound(&one);
+        double v = timestep_wall_speed(&s->cfg, &s->cfg.walls[k]);
         if (!(v * dt > f * r_min)) continue;
         snprintf(err, err_len, "walls[%d]: its motion reaches %.4g m/s in the domain, %.4g m per "
                  "step (%s = %.4g s), more than %g of the smallest radius %g m; slow the wall "

@@ -26,6 +26,12 @@ struct sim_config;
 double timestep_rayleigh(const struct sim *s);
 double timestep_contact_time(const struct sim *s, double impact_speed);
 double timestep_impact_speed(const struct sim *s);
+/* A bound on the speed of any material point of wall w inside the domain: |v| (a motion
+ * schedule: its fastest segment) + |w| times the farthest corner of the domain from the
+ * rotation point (a drum's rim, a piston; a wall spinning about its own axis moves its
+ * material too). */
+struct wall_spec;
+double timestep_wall_speed(const struct sim_config *cfg, const struct wall_spec *w);
 /* Chooses or checks the step. Returns 0 or -1 with a message that starts with the key
  * at fault. What a case asks of the step is checked apart (timestep_check_speeds,
  * timestep_schedule: `dempact check` and `run` call them), since a simulation built in

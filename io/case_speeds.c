@@ -10,6 +10,8 @@
 
 #include <math.h>
 
+#include "engine/timestep.h"
+
 static double speed_of(const double v[3])
 {
     return hypot(hypot(v[0], v[1]), v[2]);
@@ -45,24 +47,6 @@ static int check_source(case_reader *c, int i)
     return 0;
 }
 
-/* The fastest point of wall k inside the domain: its translation (or its motion
- * schedule's fastest segment) plus its spin times the farthest domain corner's
- * distance from the rotation point. */
-static double wall_top_speed(const sim_config *cfg, const wall_spec *w)
-{
-    double v = speed_of(w->velocity);
-    for (int g = 0; g < w->n_motion; g++) v = fmax(v, speed_of(w->motion_velocity[g]));
-    double reach = 0.0;
-    for (int corner = 0; corner < 8; corner++) {
-        double d[3];
-        for (int a = 0; a < 3; a++)
-            d[a] = ((corner >> a & 1) ? cfg->domain_max[a] : cfg->domain_min[a]) -
-                   w->rotation_point[a];
-        reach = fmax(reach, speed_of(d));
-    }
-    return v + fabs(w->angular_velocity) * reach;
-}
-
 int case_check_speeds(case_reader *c)
 {
     const sim_config *cfg = c->cfg;
@@ -76,7 +60,7 @@ int case_check_speeds(case_reader *c)
         }
     }
     for (int k = 0; k < cfg->n_walls; k++) {
-        double v = wall_top_speed(cfg, &cfg->walls[k]);
+        double v = timestep_wall_speed(cfg, &cfg->walls[k]);
         if (too_fast(v)) {
             key_path key = case_key("walls[%d]", k);
             return refuse_speed(c, key.s, "its motion reaches, inside the domain,", v);
