@@ -1,6 +1,6 @@
 /* The stiffest normal dashpot among the touching contacts, measured against the step.
  *
- * Velocity Verlet with predicted velocities (engine/sim.c) integrates a dashpot
+ * Velocity Verlet with predicted velocities (engine/integrate.c) integrates a dashpot
  * m* x'' = -c x' stably only while a = c dt / m* <= 1: one step maps (v, dt x'') by a
  * matrix of trace 1 - 3a/2 and determinant -a/2, whose eigenvalue
  * (1 - 3a/2 - sqrt((1 - 3a/2)^2 + 2a)) / 2 passes -1 at a = 1. The laws whose dashpot

@@ -15,7 +15,7 @@ static double draw_radius(rng *r, const particle_source *src)
                                               : rng_range(r, src->radius_min, src->radius_max);
 }
 
-/* The store's particles must stay indexable by the neighbour grid's uint32_t (sim.c)
+/* The store's particles must stay indexable by the neighbour grid's uint32_t (list_build.c)
  * and fit in memory: FILL_BYTES_PER_PARTICLE is a floor of what one costs (its fields in
  * the particle store and the neighbour list; a run needs more), compared with the
  * machine's physical memory before anything is allocated, so that a case asking for

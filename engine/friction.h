@@ -16,7 +16,7 @@
  * its rebound spin by 15 %. A contact that starts during the step grows only by the part
  * of the step it has existed (the overlap over the approach of that step), or the
  * spring would start one increment ahead, again a first-order error. The dashpots take
- * the predicted end-of-step velocity, as the normal laws do (engine/sim.c).
+ * the predicted end-of-step velocity, as the normal laws do (engine/integrate.c).
  * if |F| exceeds mu_s F_n the contact slides, F = mu_d F_n F/|F|, and xi is reset to
  * F / k_t: the spring holds the whole sliding force (not the dashpot's share), so the
  * contact slides, passing exactly mu_d F_n, for as long as its surfaces slip.

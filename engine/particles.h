@@ -1,6 +1,6 @@
 /* Particle data, kept as one array per field (and per component) so that loops over
  * particles vectorise. Entries 0..n_local-1 are the particles this process owns;
- * n_local..n_total-1 are ghost copies near periodic faces (engine/sim.c), which
+ * n_local..n_total-1 are ghost copies near periodic faces (engine/ghosts.c), which
  * carry position, velocity, radius, mass and type but no forces. */
 #ifndef DEMPACT_PARTICLES_H
 #define DEMPACT_PARTICLES_H

@@ -4,7 +4,7 @@
  * order they come, and flows mix them; in random order a 50,000-sphere bed runs at half
  * the speed of the same bed in curve order (dempact bench). So at a neighbour rebuild,
  * when the particles have drifted far enough out of the Morton (Z-curve) order of their
- * cells, they are sorted back into it (engine/sim.c, rebuild). The decision and the
+ * cells, they are sorted back into it (engine/list_build.c, list_rebuild). The decision and the
  * order depend only on the positions and the present order, never on threads. */
 #ifndef DEMPACT_REORDER_H
 #define DEMPACT_REORDER_H

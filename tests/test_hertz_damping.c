@@ -129,7 +129,7 @@ static void velocity_floor_for_contacts_born_at_rest(void **state)
     double p[LAW_MAX_PARAMS];
     for (int k = 0; k < law->n_params; k++) p[k] = law->params[k].default_value;
     p[law_param_index(law, "restitution")] = 0.5;
-    p[law_param_index(law, "v_floor")] = 0.05; /* the default, 0, is the case's (sim.c) */
+    p[law_param_index(law, "v_floor")] = 0.05; /* default 0: from the case (pair_table.c) */
     law_pair_props pair = {.young_eff = 1e11, .density_a = 7800, .density_b = 7800};
     law_coeffs c = {.young_eff = 1e11};
     char err[256];

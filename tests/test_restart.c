@@ -1,4 +1,4 @@
-/* Restart (io/restart.c, engine/sim.c "restart support"): a run restored from a
+/* Restart (io/restart.c, engine/restore.c): a run restored from a
  * snapshot continues bit-identically; every per-pair history array of contact_list is
  * saved; the case comparison accepts what a restart may change and refuses the rest. */
 #define _POSIX_C_SOURCE 200809L
@@ -56,7 +56,7 @@ static void test_history_table_is_complete(void **state)
                 if (sim_pair_history[f].offset + (size_t)comp * sizeof(double *) == off) covered = 1;
         if (cleared != covered)
             fail_msg("contact_list member at offset %zu is %s by contact_clear_history but %s in "
-                     "sim_pair_history (engine/sim.c, restart support)", off,
+                     "sim_pair_history (engine/restore.c)", off,
                      cleared ? "cleared" : "not cleared", covered ? "listed" : "not listed");
         covered_count += covered;
     }

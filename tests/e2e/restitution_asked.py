@@ -33,7 +33,7 @@ TOLERANCE = 0.005
 # contact. Its dashpot pulls the pair together with -eta d' as they part, a force that
 # changes the outgoing momentum by some 10 % per step; whether the separation falls just
 # before or just after a step boundary then moves e by up to +2.8 / -0.7 % (the engine
-# integrates the contact's ends to second order, engine/sim.c contact_ends, but the
+# integrates the contact's ends to second order, engine/contact_ends.h, but the
 # separation itself lands on a step). 3 % there.
 EXCEPTION = {("linear", "off", "auto"): (0.1, 0.03)}
 
