@@ -145,25 +145,45 @@ typedef struct force_sums {
 typedef struct result_context {
     int nh, work_kind; /* work_kind -1: a conservative law, no work booked */
     double dt, *work;
+    /* the sums of work[work_kind], work[SIM_WORK_TANGENTIAL] and work[SIM_WORK_ROLLING]
+     * while a loop adds to them (work_open, work_close): in registers, where work[]
+     * might alias the forces the loop stores; the same additions in the same order */
+    double normal, tangential, rolling;
 } result_context;
+
+static inline __attribute__((always_inline)) result_context work_open(const result_context *rc)
+{
+    result_context r = *rc;
+    r.normal = rc->work_kind >= 0 ? rc->work[rc->work_kind] : 0.0;
+    r.tangential = rc->work[SIM_WORK_TANGENTIAL];
+    r.rolling = rc->work[SIM_WORK_ROLLING];
+    return r;
+}
+
+static inline __attribute__((always_inline)) void work_close(const result_context *r)
+{
+    if (r->work_kind >= 0) r->work[r->work_kind] = r->normal;
+    r->work[SIM_WORK_TANGENTIAL] = r->tangential;
+    r->work[SIM_WORK_ROLLING] = r->rolling;
+}
 
 static inline __attribute__((always_inline)) void
 contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
-               const result_context *rc, size_t q, size_t m, const int friction,
+               result_context *rc, size_t q, size_t m, const int friction,
                const int rolling, const int torques, double f_i[3], double t_i[3],
                double t_j[3])
 {
     double f = bs->f[q];
     double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
     double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
-    if (rc->work_kind >= 0) rc->work[rc->work_kind] += f * cs->rate[m] * rc->dt;
+    if (rc->work_kind >= 0) rc->normal += f * cs->rate[m] * rc->dt;
     if (friction) {
         for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
-        rc->work[SIM_WORK_TANGENTIAL] += bs->power[0][q] * rc->dt;
+        rc->tangential += bs->power[0][q] * rc->dt;
     }
     if (rolling) {
         for (int a = 0; a < 3; a++) m_r[a] = bs->m_r[a][q];
-        rc->work[SIM_WORK_ROLLING] += bs->power[1][q] * rc->dt;
+        rc->rolling += bs->power[1][q] * rc->dt;
     }
     for (int a = 0; a < 3; a++) f_i[a] = -f * nrm[a] + f_t[a];
     for (int h = 0; h < rc->nh; h++) c->history[h][cs->slot[m]] = bs->h[h][q];
@@ -184,10 +204,11 @@ contact_results(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
                 const result_context *rc, size_t n, const int friction, const int rolling,
                 const int torques)
 {
+    result_context r = work_open(rc);
     for (size_t q = 0; q < n; q++) {
         size_t m = bs->from[q];
         double f_i[3], t_i[3], t_j[3];
-        contact_result(c, cs, bs, rc, q, m, friction, rolling, torques, f_i, t_i, t_j);
+        contact_result(c, cs, bs, &r, q, m, friction, rolling, torques, f_i, t_i, t_j);
         for (int a = 0; a < 3; a++) bs->force[a][m] = f_i[a];
         if (!torques) continue;
         for (int a = 0; a < 3; a++) {
@@ -195,6 +216,7 @@ contact_results(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
             bs->torque_j[a][m] = t_j[a];
         }
     }
+    work_close(&r);
 }
 
 /* deliver_forces for a chunk of particle pairs: keeps each pair's force on the pair and
@@ -221,6 +243,8 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
      * of them is the particle whose sums are held. */
     uint32_t held = first[slot[0]];
     double f_i[3] = {0.0, 0.0, 0.0}, t_i[3] = {0.0, 0.0, 0.0};
+    result_context r = {0};
+    if (fused) r = work_open(rc);
     for (size_t m = 0; m < n; m++) {
         uint32_t k = slot[m], i = first[k], o = owner[k], q = cross[k];
         if (i != held) {
@@ -234,7 +258,7 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
         }
         double f[3], ti[3], tj[3];
         if (fused) { /* the chunk is one law's batch, in order: contact q is slot m */
-            contact_result(c, cs, bs, rc, m, m, friction, rolling, torques, f, ti, tj);
+            contact_result(c, cs, bs, &r, m, m, friction, rolling, torques, f, ti, tj);
         } else {
             for (int a = 0; a < 3; a++) {
                 f[a] = bs->force[a][m];
@@ -257,6 +281,7 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
     }
     fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
     if (torques) { tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2]; }
+    if (fused) work_close(&r);
 }
 
 /* Puts the forces of a chunk's contacts (bs->force, torque_i, torque_j), in list
@@ -321,6 +346,7 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
                 if (cs->law[m] != L) continue;
                 uint32_t k = cs->slot[m];
                 bs->from[n] = (uint32_t)m;
+                bs->batch_of[m] = (uint32_t)n;
                 bs->d[n] = cs->d[m]; bs->rate[n] = cs->rate[m];
                 if (c->impact_velocity) bs->v0[n] = cs->v0[m];
                 bs->r_eff[n] = cs->r_eff[m]; bs->m_eff[n] = cs->m_eff[m];
@@ -343,7 +369,7 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
             batch_friction(s, c, cs, bs, &li->friction, n, cs->one_law >= 0);
         }
         /* after friction, whose Coulomb cap takes the force at the instant */
-        if (s->spring_span > 0.0) contact_ends(s, c, li, cs, bs, &batch, n, nh);
+        if (s->spring_span > 0.0) contact_ends(s, c, li, L, cs, bs, &batch, nh);
         result_context rc = {.nh = nh, .dt = s->dt, .work = work,
                              .work_kind = li->law->conservative ? -1
                                           : li->law->plastic  ? SIM_WORK_PLASTIC

@@ -17,10 +17,12 @@
  * displacement of the contact points during the step (friction.h): the mid-step
  * velocities v(n+1/2) (particles.h vh, wh: what drifted the centres) with the arms at
  * mid-step, R - d(n+1/2)/2 = arm + dt rate / 4, times s->spring_span. A ghost's
- * mid-step velocities are its owner's (owner_j). */
+ * mid-step velocities are its owner's (owner_j). `rolling` (the law has a rolling model)
+ * and `rolling_spring`: the relative spin, and the rolling spring's rotation and
+ * inertia, are needed (else left unset). */
 static inline __attribute__((always_inline)) void
 contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint32_t j,
-                     uint32_t owner_j, int is_wall, int rolling_spring)
+                     uint32_t owner_j, int is_wall, int rolling, int rolling_spring)
 {
     const particle_store *p = &s->p;
     double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]}, half = 0.5 * cs->d[m];
@@ -73,14 +75,55 @@ contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint
     }
     cs->arm_i[m] = arm_i;
     cs->arm_j[m] = arm_j;
-    cs->inertia_r[m] = inertia_r;
     for (int a = 0; a < 3; a++) {
         cs->v_rel[a][m] = v[a];
-        cs->w_rel[a][m] = wi[a] - wj[a];
         cs->disp[a][m] = h[a] * span;
     }
-    if (rolling_spring) /* only the rolling spring reads it */
+    if (rolling)
+        for (int a = 0; a < 3; a++) cs->w_rel[a][m] = wi[a] - wj[a];
+    if (rolling_spring) { /* only the rolling spring reads them */
+        cs->inertia_r[m] = inertia_r;
         for (int a = 0; a < 3; a++) cs->turn[a][m] = (wi_h[a] - wj_h[a]) * span;
+    }
+}
+
+/* contact_point_motion for the touching particle pairs of a chunk, in loops whose
+ * flags are constants when the chunk has one law. */
+static void particle_point_motion(const sim *s, const contact_list *c, chunk_scratch *cs)
+{
+    const uint32_t *slot = cs->slot;
+    /* The partners' mid-step velocities are read nowhere else in the step, so each is
+     * likely a cache miss the loop would wait for: ask for them all first, and they
+     * arrive together (about 4% of a frictional bench). */
+    const particle_store *p = &s->p;
+    const double *mid[6] = {p->vhx, p->vhy, p->vhz, p->whx, p->why, p->whz};
+    for (size_t m = 0; m < cs->n; m++)
+        for (int a = 0; a < 6; a++) __builtin_prefetch(&mid[a][c->owner_j[slot[m]]]);
+    if (cs->one_law >= 0) {
+        const friction_coeffs *fc = &s->laws[cs->one_law].friction;
+        if (!fc->active) {
+            for (size_t m = 0; m < cs->n; m++) cs->arm_i[m] = cs->arm_j[m] = 0.0;
+        } else if (fc->rolling_model == ROLLING_NONE) {
+            for (size_t m = 0; m < cs->n; m++)
+                contact_point_motion(s, cs, m, c->i[slot[m]], c->j[slot[m]], c->owner_j[slot[m]],
+                                     0, 0, 0);
+        } else {
+            const int spring = fc->rolling_model == ROLLING_SPRING;
+            for (size_t m = 0; m < cs->n; m++)
+                contact_point_motion(s, cs, m, c->i[slot[m]], c->j[slot[m]], c->owner_j[slot[m]],
+                                     0, 1, spring);
+        }
+        return;
+    }
+    for (size_t m = 0; m < cs->n; m++) {
+        const friction_coeffs *fc = &s->laws[cs->law[m]].friction;
+        if (fc->active)
+            contact_point_motion(s, cs, m, c->i[slot[m]], c->j[slot[m]], c->owner_j[slot[m]],
+                                 0, fc->rolling_model != ROLLING_NONE,
+                                 fc->rolling_model == ROLLING_SPRING);
+        else
+            cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
+    }
 }
 
 /* A contact that started during the step has existed only for the part of it that
@@ -123,9 +166,8 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
     int mesh_n = 0;
     wall_contact mesh_c[WALL_MAX_SLOTS];
     double worst = 0.0;
-    cs->n = 0;
+    cs->n = cs->n_first = cs->n_ending = 0;
     cs->one_law = -1;
-    memset(cs->fresh, 0, end - start);
     for (size_t k = start; k < end; k++) {
         uint32_t i = list_i[k], j = list_j[k];
         double nx, ny, nz, d, rate, r_eff, m_eff;
@@ -170,7 +212,8 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
             if (c->impact_velocity) c->impact_velocity[k] = rate;
         }
         size_t m = cs->n++;
-        cs->fresh[m] = (uint8_t)fresh;
+        if (fresh) cs->first_touch[cs->n_first++] = (uint32_t)m;
+        if (rate < 0.0 && -rate * s->dt >= 0.5 * d) cs->ending[cs->n_ending++] = (uint32_t)m;
         if (m == 0) cs->one_law = law;
         else if (cs->one_law != law) cs->one_law = -1;
         cs->slot[m] = (uint32_t)k;
@@ -183,7 +226,8 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
         if (c->has_friction) { /* else no pair has friction, and the arms go unread */
             const friction_coeffs *fc = &s->laws[law].friction;
             if (fc->active) {
-                contact_point_motion(s, cs, m, i, j, j, 1, fc->rolling_model == ROLLING_SPRING);
+                contact_point_motion(s, cs, m, i, j, j, 1, fc->rolling_model != ROLLING_NONE,
+                                     fc->rolling_model == ROLLING_SPRING);
                 if (fresh) first_touch_span(s, cs, m);
             } else {
                 cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
@@ -254,14 +298,16 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         n += (size_t)t;
     }
     cs->n = n;
-    memset(cs->fresh, 0, n);
-    for (size_t f = 0; f < n_first; f++) cs->fresh[cs->first_touch[f]] = 1;
+    cs->n_first = n_first;
 
     /* 3. the touching ones' geometry */
     double *restrict nx = cs->nx, *restrict ny = cs->ny, *restrict nz = cs->nz,
                      *restrict d_out = cs->d, *restrict rate = cs->rate,
                      *restrict r_eff = cs->r_eff, *restrict m_eff = cs->m_eff;
     int *restrict law = cs->law;
+    uint32_t *restrict ending = cs->ending;
+    const double dt = s->dt;
+    size_t n_ending = 0;
     double worst = 0.0;
     for (size_t m = 0; m < n; m++) {
         uint32_t q = slot[m] - (uint32_t)start, i = list_i[q], j = list_j[q];
@@ -276,8 +322,11 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         double d = overlap[q];
         d_out[m] = d;
         worst = d > worst ? d : worst;
+        ending[n_ending] = (uint32_t)m; /* kept if it may separate (no branch) */
+        n_ending += (size_t)((rate[m] < 0.0) & (-rate[m] * dt >= 0.5 * d));
     }
     cs->worst = worst;
+    cs->n_ending = n_ending;
     /* each pair's law (by the two materials): with one material, the only law */
     if (n_materials == 1) {
         for (size_t m = 0; m < n; m++) law[m] = 0;
@@ -300,16 +349,11 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         for (size_t m = 0; m < n; m++) cs->v0[m] = c->impact_velocity[slot[m]];
     }
     if (!c->has_friction) return; /* no pair has friction, and the arms go unread */
-    for (size_t m = 0; m < n; m++) {
-        const friction_coeffs *fc = &s->laws[law[m]].friction;
-        if (fc->active)
-            contact_point_motion(s, cs, m, c->i[slot[m]], c->j[slot[m]], c->owner_j[slot[m]],
-                                 0, fc->rolling_model == ROLLING_SPRING);
-        else
-            cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
+    particle_point_motion(s, c, cs);
+    for (size_t f = 0; f < n_first; f++) {
+        size_t m = cs->first_touch[f];
+        if (s->laws[law[m]].friction.active) first_touch_span(s, cs, m);
     }
-    for (size_t f = 0; f < n_first; f++)
-        if (s->laws[law[cs->first_touch[f]]].friction.active) first_touch_span(s, cs, cs->first_touch[f]);
 }
 
 #endif
