@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,12 +18,11 @@
 #include "cli.h"
 #include "case.h"
 #include "case_errors.h"
-#include "engine/dashpot_check.h"
 #include "engine/sim.h"
 #include "engine/timestep.h"
-#include "engine/observables.h"
 #include "engine/watchdog.h"
 #include "restart.h"
+#include "run_driver.h"
 #include "output_schedule.h"
 #include "snapshot.h"
 
@@ -77,18 +75,6 @@ static void catch_stop_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Warns when the snapshots still to come will not fit on the output's file system. */
-static void check_free_space(const char *h5_path, uint64_t snapshot_bytes, int64_t snapshots_left)
-{
-    struct statvfs v;
-    if (snapshot_bytes == 0 || snapshots_left <= 0 || statvfs(h5_path, &v) != 0) return;
-    double need = (double)snapshot_bytes * (double)snapshots_left, have = (double)v.f_bavail * v.f_frsize;
-    if (need > have)
-        fprintf(stderr, "dempact run: warning: the %lld snapshots to come need about %.3g MB and "
-                        "only %.3g MB are free where %s is\n",
-                (long long)snapshots_left, need / 1e6, have / 1e6, h5_path);
-}
-
 static double wall_seconds(void)
 {
     struct timespec ts;
@@ -108,8 +94,10 @@ typedef struct progress {
     int on_terminal;
 } progress;
 
-static void report_progress(progress *pr, const sim *s, int final)
+/* run_driver's progress callback (ctx: the progress) */
+static void report_progress(void *ctx, const sim *s, int final)
 {
+    progress *pr = ctx;
     double now = wall_seconds();
     double interval = pr->on_terminal ? 0.5 : 5.0;
     if (!final && now - pr->last_report < interval) return;
@@ -141,53 +129,6 @@ static void print_calibrations(const sim *s)
                 b->law->calibration->coefficient, li->coeffs.c[b->law->calibration->coeff],
                 li->reference.r_eff, li->reference.m_eff, li->reference.v0);
     }
-}
-
-/* Everything one snapshot records, from the simulation. */
-static snapshot_state state_of(const sim *s)
-{
-    return (snapshot_state){.p = &s->p, .pairs = &s->pairs, .wall_pairs = &s->wall_pairs,
-                            .walls = &s->walls, .position_at_rebuild = s->x_at_rebuild,
-                            .engine = s, .time = s->time, .step = s->step};
-}
-
-static int write_snapshot(snapshot_file *out, const sim *s, char *err, size_t err_len)
-{
-    snapshot_state st = state_of(s);
-    return snapshot_write(out, &st, err, err_len);
-}
-
-/* Warns, once a run, when a touching contact's normal dashpot is too stiff for the step
- * (engine/dashpot_check.h). Checked every 1000 steps (or every time-series sample, if
- * they are further apart) until it warns: two law evaluations per touching contact,
- * about 0.1% of the steps between checks (every 100 steps cost the hopper 1.2%). */
-static void warn_stiff_dashpots(const sim *s, int *warned)
-{
-    if (*warned) return;
-    dashpot_check dc;
-    dashpot_check_run(s, &dc);
-    if (dc.unresolved == 0) return;
-    *warned = 1;
-    const dem_law *law = dc.worst_law->law;
-    fprintf(stderr, "dempact run: warning: at t = %.6g s, %zu %s a normal dashpot stiffer "
-            "than the step can integrate (c dt / m* up to %.3g, above 1; law %s, overlap %.3g "
-            "of R*): such a contact rings, and the energy balance will not close.\n", s->time,
-            dc.unresolved, dc.unresolved == 1 ? "contact has" : "contacts have", dc.worst,
-            law->name, dc.worst_overlap);
-    if (!isnan(dc.worst_law->v_floor))
-        fprintf(stderr, "  Contacts born at rest take v0 = v_floor = %g m/s: give %s a larger "
-                "v_floor (params: {v_floor: ...}), or lower time.step.\n",
-                dc.worst_law->v_floor, law->name);
-    else
-        fprintf(stderr, "  Lower time.step.\n");
-}
-
-/* wall_load: 6 per wall, the forces (3 per wall) then the torques */
-static int add_sample(snapshot_file *out, const sim *s, double *wall_load, char *err, size_t err_len)
-{
-    sim_observables o = {.wall_force = wall_load, .wall_torque = wall_load + 3 * s->walls.n};
-    sim_observe(s, &o);
-    return snapshot_add_sample(out, &o, err, err_len);
 }
 
 int cli_run(int argc, char **argv)
@@ -328,52 +269,34 @@ int cli_run(int argc, char **argv)
         goto done;
     }
     if (!restart_path) {
-        if (add_sample(out, &s, wall_load, err, sizeof err) != 0 ||
-            write_snapshot(out, &s, err, sizeof err) != 0)
+        if (run_driver_add_sample(out, &s, wall_load, err, sizeof err) != 0 ||
+            run_driver_write_snapshot(out, &s, err, sizeof err) != 0)
             goto write_failed;
     }
     progress pr = {.started = wall_seconds(), .first_step = s.step, .total_steps = total_steps,
                    .on_terminal = isatty(STDERR_FILENO)};
     watchdog_state wd;
     watchdog_start(&wd, &s, stderr); /* drops are announced even when quiet */
-    /* the free-space check uses the size of a typical snapshot: the second of a new
-     * file (the first also allocates the file's shared datasets) */
-    int written = restart_path ? 1 : 0;
-    int warned_dashpots = 0;
-    int64_t dashpot_every = sample_grid.every > 1000 ? sample_grid.every : 1000; /* warn_stiff_dashpots */
-    while (s.step < total_steps && !stop_signal) {
-        sim_step(&s);
-        watchdog_report wr;
-        /* memory may run out in the step, or as the watchdog drops a particle */
-        watchdog_problem guard =
-            s.fault == SIM_FAULT_NO_MEMORY ? WATCHDOG_OK : watchdog_guard(&s, &wd, &wr);
-        if (s.fault == SIM_FAULT_NO_MEMORY) {
-            status = cli_no_memory(&s);
-            goto done;
-        }
-        if (guard != WATCHDOG_OK) {
-            watchdog_format(&wr, &s, err, sizeof err);
-            fprintf(stderr, "dempact run: %s\n", err);
-            warn_stiff_dashpots(&s, &warned_dashpots); /* a cause the watchdog cannot name */
-            if (write_snapshot(out, &s, err, sizeof err) != 0) goto write_failed;
-            fprintf(stderr, "dempact run: stopped; the last snapshot (step %lld) is in %s\n",
-                    (long long)s.step, snapshot_h5_path(out));
-            status = EXIT_WATCHDOG;
-            goto done;
-        }
-        int last = s.step == total_steps;
-        if ((output_grid_due(&sample_grid, s.step) || last) && add_sample(out, &s, wall_load, err, sizeof err) != 0)
-            goto write_failed;
-        if (s.step % dashpot_every == 0) warn_stiff_dashpots(&s, &warned_dashpots);
-        if (output_grid_due(&snap_grid, s.step) || last || stop_signal) {
-            if (write_snapshot(out, &s, err, sizeof err) != 0) goto write_failed;
-            if (++written == 2)
-                check_free_space(snapshot_h5_path(out), snapshot_last_size(out),
-                                 output_grid_count(&snap_grid, s.step, total_steps) + 1);
-        }
-        if (!quiet) report_progress(&pr, &s, last);
+    run_driver drive = {.s = &s, .out = out, .total_steps = total_steps, .snapshots = snap_grid,
+                        .samples = sample_grid, .wd = &wd, .wall_load = wall_load,
+                        .stop = &stop_signal, .log = stderr, .who = "dempact run",
+                        .progress = quiet ? NULL : report_progress, .progress_ctx = &pr,
+                        .written = restart_path ? 1 : 0};
+    switch (run_driver_loop(&drive, err, sizeof err)) {
+    case RUN_FINISHED:
+    case RUN_STOPPED:
+        break;
+    case RUN_NO_MEMORY:
+        status = cli_no_memory(&s);
+        goto done;
+    case RUN_WATCHDOG:
+        fprintf(stderr, "dempact run: stopped; the last snapshot (step %lld) is in %s\n",
+                (long long)s.step, snapshot_h5_path(out));
+        status = EXIT_WATCHDOG;
+        goto done;
+    case RUN_WRITE_FAILED:
+        goto write_failed;
     }
-    if (snapshot_flush(out, err, sizeof err) != 0) goto write_failed;
     if (stop_signal) {
         if (!quiet && pr.on_terminal) fputc('\n', stderr);
         fprintf(stderr, "dempact run: stopped by %s at step %lld (t = %.6g s); the last snapshot is "

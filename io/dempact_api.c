@@ -9,7 +9,7 @@
 
 #include "case.h"
 #include "case_errors.h"
-#include "engine/observables.h"
+#include "run_driver.h"
 #include "engine/timestep.h"
 
 static double norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
@@ -201,13 +201,9 @@ int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t er
             return -1;
         }
     }
-    sim_observables o = {.wall_force = r->wall_load, .wall_torque = r->wall_load + 3 * s->walls.n};
-    sim_observe(s, &o);
-    snapshot_state st = {.p = &s->p, .pairs = &s->pairs, .wall_pairs = &s->wall_pairs,
-                         .walls = &s->walls, .position_at_rebuild = s->x_at_rebuild,
-                         .engine = s, .time = s->time, .step = s->step};
-    if (snapshot_add_sample(r->out, &o, err, err_len) != 0 ||
-        snapshot_write(r->out, &st, err, err_len) != 0 || snapshot_flush(r->out, err, err_len) != 0)
+    if (run_driver_add_sample(r->out, s, r->wall_load, err, err_len) != 0 ||
+        run_driver_write_snapshot(r->out, s, err, err_len) != 0 ||
+        snapshot_flush(r->out, err, err_len) != 0)
         return -1;
     return 0;
 }

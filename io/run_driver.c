@@ -1,0 +1,113 @@
+/* The run driver (run_driver.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "run_driver.h"
+
+#include <math.h>
+#include <sys/statvfs.h>
+
+#include "engine/dashpot_check.h"
+#include "engine/observables.h"
+
+snapshot_state run_driver_state(const sim *s)
+{
+    return (snapshot_state){.p = &s->p, .pairs = &s->pairs, .wall_pairs = &s->wall_pairs,
+                            .walls = &s->walls, .position_at_rebuild = s->x_at_rebuild,
+                            .engine = s, .time = s->time, .step = s->step};
+}
+
+int run_driver_write_snapshot(snapshot_file *out, const sim *s, char *err, size_t err_len)
+{
+    snapshot_state st = run_driver_state(s);
+    return snapshot_write(out, &st, err, err_len);
+}
+
+/* wall_load: 6 per wall, the forces (3 per wall) then the torques */
+int run_driver_add_sample(snapshot_file *out, const sim *s, double *wall_load, char *err,
+                          size_t err_len)
+{
+    sim_observables o = {.wall_force = wall_load, .wall_torque = wall_load + 3 * s->walls.n};
+    sim_observe(s, &o);
+    return snapshot_add_sample(out, &o, err, err_len);
+}
+
+/* Checked every 1000 steps (or every time-series sample, if they are further apart)
+ * until it warns: two law evaluations per touching contact, about 0.1% of the steps
+ * between checks (every 100 steps cost the hopper 1.2%). */
+void run_driver_warn_dashpots(const sim *s, FILE *log, const char *who, int *warned)
+{
+    if (*warned || !log) return;
+    dashpot_check dc;
+    dashpot_check_run(s, &dc);
+    if (dc.unresolved == 0) return;
+    *warned = 1;
+    const dem_law *law = dc.worst_law->law;
+    fprintf(log, "%s: warning: at t = %.6g s, %zu %s a normal dashpot stiffer "
+            "than the step can integrate (c dt / m* up to %.3g, above 1; law %s, overlap %.3g "
+            "of R*): such a contact rings, and the energy balance will not close.\n", who,
+            s->time, dc.unresolved, dc.unresolved == 1 ? "contact has" : "contacts have",
+            dc.worst, law->name, dc.worst_overlap);
+    if (!isnan(dc.worst_law->v_floor))
+        fprintf(log, "  Contacts born at rest take v0 = v_floor = %g m/s: give %s a larger "
+                "v_floor (params: {v_floor: ...}), or lower time.step.\n",
+                dc.worst_law->v_floor, law->name);
+    else
+        fprintf(log, "  Lower time.step.\n");
+}
+
+/* Warns when the snapshots still to come will not fit on the output's file system. */
+static void check_free_space(const run_driver *d, const char *h5_path, uint64_t snapshot_bytes,
+                             int64_t snapshots_left)
+{
+    struct statvfs v;
+    if (!d->log || snapshot_bytes == 0 || snapshots_left <= 0 || statvfs(h5_path, &v) != 0) return;
+    double need = (double)snapshot_bytes * (double)snapshots_left, have = (double)v.f_bavail * v.f_frsize;
+    if (need > have)
+        fprintf(d->log, "%s: warning: the %lld snapshots to come need about %.3g MB and "
+                        "only %.3g MB are free where %s is\n",
+                d->who, (long long)snapshots_left, need / 1e6, have / 1e6, h5_path);
+}
+
+static int stopped(const run_driver *d) { return d->stop && *d->stop; }
+
+run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
+{
+    sim *s = d->s;
+    /* the dashpot check's cadence (run_driver_warn_dashpots) */
+    int64_t dashpot_every = d->samples.every > 1000 ? d->samples.every : 1000;
+    while (s->step < d->total_steps && !stopped(d)) {
+        sim_step(s);
+        watchdog_report wr;
+        /* memory may run out in the step, or as the watchdog drops a particle */
+        watchdog_problem guard =
+            s->fault == SIM_FAULT_NO_MEMORY ? WATCHDOG_OK : watchdog_guard(s, d->wd, &wr);
+        if (s->fault == SIM_FAULT_NO_MEMORY) return RUN_NO_MEMORY;
+        if (guard != WATCHDOG_OK) {
+            char why[4096];
+            watchdog_format(&wr, s, why, sizeof why);
+            if (d->log) fprintf(d->log, "%s: %s\n", d->who, why);
+            /* a cause the watchdog cannot name */
+            run_driver_warn_dashpots(s, d->log, d->who, &d->warned_dashpots);
+            if (run_driver_write_snapshot(d->out, s, err, err_len) != 0) return RUN_WRITE_FAILED;
+            d->written++;
+            snprintf(err, err_len, "%s", why);
+            return RUN_WATCHDOG;
+        }
+        int last = s->step == d->total_steps;
+        if ((output_grid_due(&d->samples, s->step) || last) &&
+            run_driver_add_sample(d->out, s, d->wall_load, err, err_len) != 0)
+            return RUN_WRITE_FAILED;
+        if (s->step % dashpot_every == 0)
+            run_driver_warn_dashpots(s, d->log, d->who, &d->warned_dashpots);
+        if (output_grid_due(&d->snapshots, s->step) || last || stopped(d)) {
+            if (run_driver_write_snapshot(d->out, s, err, err_len) != 0) return RUN_WRITE_FAILED;
+            /* the size of a typical snapshot: the second of a new file (the first also
+             * allocates the file's shared datasets) */
+            if (++d->written == 2)
+                check_free_space(d, snapshot_h5_path(d->out), snapshot_last_size(d->out),
+                                 output_grid_count(&d->snapshots, s->step, d->total_steps) + 1);
+        }
+        if (d->progress) d->progress(d->progress_ctx, s, last);
+    }
+    if (snapshot_flush(d->out, err, err_len) != 0) return RUN_WRITE_FAILED;
+    return stopped(d) ? RUN_STOPPED : RUN_FINISHED;
+}

@@ -1,0 +1,62 @@
+/* The run driver: the time loop of `dempact run`, for any program that takes a case to
+ * its end with output. Steps under the watchdog; time-series samples and snapshots on
+ * their grids (output_schedule.h); a check of the normal dashpots against the step; a
+ * free-space check once a snapshot's size is known; a stop flag polled after each step
+ * (a signal handler sets it: a last snapshot, then out); progress through a callback.
+ *
+ * It never exits. It writes only to `log` (warnings and the watchdog's message, each
+ * line starting with `who`), and reports what ended the loop as a run_outcome with a
+ * message; the caller says what that means to its user (cli_run.c prints it and picks
+ * the exit status). */
+#ifndef DEMPACT_RUN_DRIVER_H
+#define DEMPACT_RUN_DRIVER_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../engine/sim.h"
+#include "../engine/watchdog.h"
+#include "output_schedule.h"
+#include "snapshot.h"
+
+typedef enum run_outcome {
+    RUN_FINISHED,     /* total_steps reached: the last sample and snapshot are written */
+    RUN_STOPPED,      /* *stop became nonzero: a snapshot of the step reached is written */
+    RUN_WATCHDOG,     /* the watchdog stopped the run (err: its message); a last snapshot
+                         is written */
+    RUN_NO_MEMORY,    /* the step ran out of memory (s->fault, s->fault_memory) */
+    RUN_WRITE_FAILED, /* a snapshot or sample could not be written (err: why) */
+} run_outcome;
+
+typedef struct run_driver {
+    sim *s;
+    snapshot_file *out;
+    int64_t total_steps;                /* the run ends at this step */
+    output_grid snapshots, samples;     /* output_grids() */
+    watchdog_state *wd;                 /* watchdog_start()ed on s */
+    double *wall_load;                  /* room for 6 doubles per wall (samples) */
+    const volatile sig_atomic_t *stop;  /* NULL: never stopped from outside */
+    FILE *log;                          /* NULL: no warnings */
+    const char *who;                    /* the start of each log line, e.g. "dempact run" */
+    /* called after each step (last: the final step), or NULL */
+    void (*progress)(void *ctx, const sim *s, int last);
+    void *progress_ctx;
+    int written;                        /* snapshots in `out` so far (in and out) */
+    int warned_dashpots;                /* the dashpot warning was given (in and out) */
+} run_driver;
+
+/* Steps from s->step to total_steps (or until stopped). */
+run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len);
+
+/* What one snapshot records, from the simulation. */
+snapshot_state run_driver_state(const sim *s);
+int run_driver_write_snapshot(snapshot_file *out, const sim *s, char *err, size_t err_len);
+/* Appends a time-series sample; wall_load: room for 6 doubles per wall. */
+int run_driver_add_sample(snapshot_file *out, const sim *s, double *wall_load, char *err,
+                          size_t err_len);
+/* Warns on log, once (*warned), when a touching contact's normal dashpot is stiffer than
+ * the step can integrate (engine/dashpot_check.h). */
+void run_driver_warn_dashpots(const sim *s, FILE *log, const char *who, int *warned);
+
+#endif
