@@ -175,7 +175,9 @@ int dempact_set_wall_velocity(dempact_run *r, size_t w, const double v[3], char 
     return 0;
 }
 
-int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t err_len)
+/* Opens DIR/NAME.h5 for r's snapshots if it is not the output already (a new output
+ * there replaces an earlier output of the same case; another folder's is closed). */
+static int open_output(dempact_run *r, const char *dir, char *err, size_t err_len)
 {
     sim *s = &r->s;
     if (r->out && strcmp(r->out_dir, dir) != 0) {
@@ -201,9 +203,50 @@ int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t er
             return -1;
         }
     }
+    return 0;
+}
+
+int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t err_len)
+{
+    sim *s = &r->s;
+    if (open_output(r, dir, err, err_len) != 0) return -1;
     if (run_driver_add_sample(r->out, s, r->wall_load, err, err_len) != 0 ||
         run_driver_write_snapshot(r->out, s, err, err_len) != 0 ||
         snapshot_flush(r->out, err, err_len) != 0)
         return -1;
     return 0;
+}
+
+int dempact_run_to(dempact_run *r, int64_t end, const char *dir, char *err, size_t err_len)
+{
+    if (!dir) return dempact_step(r, end - r->s.step, err, err_len);
+    if (r->stopped[0]) {
+        snprintf(err, err_len, "the run was stopped: %s", r->stopped);
+        return -1;
+    }
+    int fresh = !r->out || strcmp(r->out_dir, dir) != 0;
+    if (open_output(r, dir, err, err_len) != 0) return -1;
+    sim *s = &r->s;
+    if (fresh && (run_driver_add_sample(r->out, s, r->wall_load, err, err_len) != 0 ||
+                  run_driver_write_snapshot(r->out, s, err, err_len) != 0))
+        return -1;
+    run_driver d = {.s = s, .out = r->out, .total_steps = end, .wd = &r->wd,
+                    .wall_load = r->wall_load, .log = stderr, .who = "dempact",
+                    .written = snapshot_count(r->out)};
+    output_grids(&r->cfg, s->dt, end, &d.snapshots, &d.samples);
+    switch (run_driver_loop(&d, err, err_len)) {
+    case RUN_FINISHED:
+    case RUN_STOPPED:
+        return 0;
+    case RUN_WATCHDOG:
+        snprintf(r->stopped, sizeof r->stopped, "%s", err);
+        return -1;
+    case RUN_NO_MEMORY:
+        snprintf(r->stopped, sizeof r->stopped, "out of memory in step %lld", (long long)s->step + 1);
+        snprintf(err, err_len, "%s", r->stopped);
+        return -1;
+    case RUN_WRITE_FAILED:
+        return -1;
+    }
+    return -1;
 }

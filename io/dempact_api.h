@@ -48,6 +48,13 @@ void dempact_driven(dempact_run *r);
 int dempact_set_wall_velocity(dempact_run *r, size_t w, const double v[3], char *err,
                               size_t err_len);
 
+/* Steps to step `end` as `dempact run` would (io/run_driver.h): with dir, samples and
+ * snapshots go to DIR/NAME.h5 on the case's output grids (its time.output_interval and
+ * time.timeseries_interval, counted from step 0), the state at the start first when the
+ * output is new there, and the last step's always; warnings go to stderr. dir NULL: as
+ * dempact_step. The watchdog's stop is final, as in dempact_step. */
+int dempact_run_to(dempact_run *r, int64_t end, const char *dir, char *err, size_t err_len);
+
 /* Appends a snapshot (and a time-series sample) to DIR/NAME.h5, NAME the case's name.
  * The first call for a folder starts a new output there, replacing an earlier output of
  * the same case; a call with another folder closes the previous output first. */

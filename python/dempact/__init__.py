@@ -12,6 +12,7 @@ neighbour rebuilds, so no view of its memory would keep its meaning across a ste
 Errors raise dempact.Error with the engine's message (the case file's line and key).
 """
 import math
+import os
 
 import numpy as np
 
@@ -64,13 +65,19 @@ class Simulation:
         """Takes n steps."""
         self._run.step(int(n))
 
-    def run(self, until=None):
+    def run(self, until=None, output=None):
         """Steps until the time reaches `until` [s] (the case's time.end by default):
-        round((until - time) / dt) steps, so the last step lands nearest to it."""
+        round((until - time) / dt) steps, so the last step lands nearest to it. With
+        `output` (a folder), as `dempact run`: samples and snapshots go to
+        output/NAME.h5 on the case's time.output_interval and time.timeseries_interval
+        grids, the state at the start first if the output is new there, and the last
+        step's always. Returns the path of NAME.h5, or None without output."""
         until = self.end_time if until is None else float(until)
-        n = round((until - self.time) / self.dt)
-        if n > 0:
-            self.step(n)
+        n = max(0, round((until - self.time) / self.dt))
+        self._run.run_to(self._run.info()["step"] + n, None if output is None else str(output))
+        if output is not None:
+            return os.path.join(str(output), self.name + ".h5")
+        return None
 
     # ---- particles (read-only copies, in id order)
     def _vectors(self, name):

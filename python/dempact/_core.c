@@ -231,6 +231,19 @@ static PyObject *Run_contacts(Run *self, PyObject *unused)
     return Py_BuildValue("(NN)", ids, force);
 }
 
+static PyObject *Run_run_to(Run *self, PyObject *args)
+{
+    long long end;
+    const char *dir = NULL;
+    if (!PyArg_ParseTuple(args, "Lz", &end, &dir) || check_open(self)) return NULL;
+    char err[4096];
+    if (dempact_run_to(&self->run, end, dir, err, sizeof err) != 0) {
+        PyErr_SetString(Error, err);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *Run_write_snapshot(Run *self, PyObject *args)
 {
     const char *dir;
@@ -272,6 +285,8 @@ static PyMethodDef Run_methods[] = {
     {"set_wall_velocity", (PyCFunction)Run_set_wall_velocity, METH_VARARGS,
      "set_wall_velocity(index, (vx, vy, vz))"},
     {"contacts", (PyCFunction)Run_contacts, METH_NOARGS, "contacts() -> (ids, force) bytes"},
+    {"run_to", (PyCFunction)Run_run_to, METH_VARARGS,
+     "run_to(step, dir or None): as dempact run, with output to dir on the case's grids"},
     {"write_snapshot", (PyCFunction)Run_write_snapshot, METH_VARARGS,
      "write_snapshot(dir) -> path of NAME.h5"},
     {"info", (PyCFunction)Run_info, METH_NOARGS, "time, dt, step, n, end_time, name, walls"},

@@ -85,3 +85,24 @@ def test_moving_wall_meets_the_sphere_on_time(here):
     assert sim.forces[0, 2] > 0.0
     sim.step(2000)
     assert sim.velocities[0, 2] > v  # pushed ahead of the wall, then struck away
+
+
+def test_run_with_output_writes_the_cases_grid(here, tmp_path):
+    # run(output=...) writes as `dempact run` does: a snapshot at t = 0 and one every
+    # time.output_interval (0.01 s) to time.end (0.1 s), each at its own time on the
+    # parabola; a second run() goes on in the same file
+    sim = dempact.Simulation(here / "free_fall.yaml")
+    x0, v0 = sim.positions[0].copy(), sim.velocities[0].copy()
+    g = np.array([0.0, 0.0, -9.81])
+    path = sim.run(until=0.05, output=tmp_path)
+    assert sim.run(output=tmp_path) == path
+    first = dempact.read(path, index=0)
+    assert first["snapshots"] == 11
+    for k in range(11):
+        snap = dempact.read(path, index=k)
+        t = snap["time"]
+        assert abs(t - 0.01 * k) <= 0.5 * sim.dt
+        # exact but for rounding, which grows over the 237,600 steps
+        np.testing.assert_allclose(snap["position"][0], x0 + v0 * t + 0.5 * g * t * t,
+                                   rtol=0, atol=1e-11)
+    assert snap["step"] == sim.step_count
