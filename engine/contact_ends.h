@@ -62,45 +62,31 @@ static void first_touch_end(const law_instance *li, batch_scratch *bs, const law
     bs->f[q] = 0.5 * f + end_integral(li, batch, q, nh, d, rate, 0.0, -span, span) / dt;
 }
 
-/* The force of contact q (chunk slot m), closing at more than half its overlap per
- * step, if it separates within the step. */
-static void separation_end(const contact_list *c, const law_instance *li,
-                           const chunk_scratch *cs, batch_scratch *bs, const law_batch *batch,
-                           size_t q, size_t m, int nh, double dt)
+/* The force of contact q (chunk slot m), opening at more than half its overlap per
+ * step, if it separates within the step: this step's force then carries the whole
+ * integral up to the separation, and the pair is marked ending (CONTACT_ENDING), so that
+ * if the integrator still finds it overlapping at the next step (its trajectory is not
+ * exactly the one the integral followed) it adds no second impulse for the same part
+ * of the contact. */
+static void separation_end(contact_list *c, const law_instance *li, const chunk_scratch *cs,
+                           batch_scratch *bs, const law_batch *batch, size_t q, size_t m, int nh,
+                           double dt)
 {
     double d = batch->overlap[q], rate = batch->overlap_rate[q], f = bs->f[q];
     if (f == 0.0) return;
-    double m_eff = batch->m_eff[q], acc = -f / m_eff;
+    double acc = -f / batch->m_eff[q];
     double disc = rate * rate - 2.0 * acc * d; /* first root of d + d' s + acc s^2/2 */
     if (!(disc >= 0.0)) return;
     double span = 2.0 * d / (-rate + sqrt(disc));
     if (!(span <= dt)) return;
-    double f_end = 0.5 * f + end_integral(li, batch, q, nh, d, rate, acc, 0.0, span) / dt;
-    /* The step after this one sees the pair still touching if the overlap the
-     * integrator makes from this force and the last one stays positive; it then
-     * gives its own force from t + dt/2 on, and this step must count only up to
-     * there. Count past t + dt/2 only as far as the pair then separates: where
-     * the whole integral would keep the pair together and the half would not, the
-     * force that brings its overlap to 0 at the next step, no more. */
-    uint32_t k = cs->slot[m];
-    double f_last = -(c->force[0][k] * cs->nx[m] + c->force[1][k] * cs->ny[m] +
-                      c->force[2][k] * cs->nz[m]);
-    double free_d = d + dt * rate, h2 = dt * dt / m_eff;
-    if (span > 0.5 * dt && free_d + h2 * (0.5 * f_last - f_end) > 0.0) {
-        double f_half =
-            0.5 * f + end_integral(li, batch, q, nh, d, rate, acc, 0.0, 0.5 * dt) / dt;
-        double f_closing = free_d / h2 + 0.5 * f_last; /* overlap 0 at the next step */
-        double lo = fmin(f_half, f_end), hi = fmax(f_half, f_end);
-        f_end = free_d + h2 * (0.5 * f_last - f_half) > 0.0 ? f_half
-                                                            : fmin(hi, fmax(lo, f_closing));
-    }
-    bs->f[q] = f_end;
+    bs->f[q] = 0.5 * f + end_integral(li, batch, q, nh, d, rate, acc, 0.0, span) / dt;
+    c->touching[cs->slot[m]] = CONTACT_ENDING;
 }
 
 /* The ends of law L's contacts in the chunk (the batch): only the chunk's first touches
  * and possible separations (cs->first_touch, cs->ending) are looked at. A first touch
  * closes (d' > 0) and a separation opens (d' < 0): no contact is both. */
-static void contact_ends(const sim *s, const contact_list *c, const law_instance *li, int L,
+static void contact_ends(const sim *s, contact_list *c, const law_instance *li, int L,
                          const chunk_scratch *cs, batch_scratch *bs, const law_batch *batch,
                          int nh)
 {

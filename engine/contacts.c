@@ -237,7 +237,7 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
             if (first >= old->n_first) continue;
             for (size_t m = old->first_of_i[first]; m < old->first_of_i[first + 1]; m++) {
                 if (old->owner_j[m] != second || !old->touching[m]) continue;
-                c->touching[k] = 1;
+                c->touching[k] = old->touching[m];
                 if (c->impact_velocity) c->impact_velocity[k] = old->impact_velocity[m];
                 for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++)
                     c->history[h][k] = old->history[h][m];

@@ -19,13 +19,23 @@
  * branch, the two turning-point forces and the last step's normal force. */
 #define CONTACT_SLIP_HISTORY 4
 
+/* contact_list.touching: a pair's state. A pair ends when the force of a touching step
+ * carries its impulse up to a separation the integrator finds within that step
+ * (engine/contact_ends.h): that step it is ENDING (it still holds its force); from the
+ * next on, if it still overlaps, ENDED: it holds no force and no history while it keeps
+ * opening, and touches afresh if it closes again before it is apart. Bit 0: the pair
+ * holds a force (contact_holds_force). */
+enum { CONTACT_APART = 0, CONTACT_TOUCHING = 1, CONTACT_ENDED = 2, CONTACT_ENDING = 3 };
+
+static inline int contact_holds_force(uint8_t state) { return state & 1; }
+
 typedef struct contact_list {
     size_t n, capacity;
     size_t n_first;       /* particles indexed by first_of_i (n_local) */
     uint32_t *i;          /* first particle (local) */
     uint32_t *j;          /* second particle (local or ghost index), or wall index */
     uint32_t *owner_j;    /* the local particle j stands for (== j unless a ghost) */
-    uint8_t *touching;
+    uint8_t *touching;                  /* CONTACT_APART, _TOUCHING, _ENDING or _ENDED */
     double *impact_velocity;            /* v0, stored at first touch (only when some law
                                            uses it: has_impact) */
     double *history[LAW_MAX_HISTORY];   /* the law's slots */

@@ -35,7 +35,7 @@ void dashpot_check_run(const sim *s, dashpot_check *out)
     for (int L = 0; L < 2; L++) {
         const contact_list *c = lists[L];
         for (size_t k = 0; k < c->n; k++) {
-            if (!c->touching[k]) continue;
+            if (!contact_holds_force(c->touching[k])) continue;
             double d = contact_overlap(c, &s->p, k);
             if (!(d > 0.0)) continue;
             const law_instance *li = NULL;

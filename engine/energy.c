@@ -36,7 +36,7 @@ void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
     for (int L = 0; L < 2; L++) {
         const contact_list *c = lists[L];
         for (size_t k = 0; k < c->n; k++) {
-            if (!c->touching[k]) continue;
+            if (!contact_holds_force(c->touching[k])) continue;
             double d = contact_overlap(c, p, k);
             if (d <= 0.0) continue;
             double r_eff;

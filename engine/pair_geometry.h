@@ -153,6 +153,14 @@ static void pair_separates(contact_list *c, size_t k)
             c->cross_torque[a][c->cross_slot[k]] = 0.0;
 }
 
+/* Whether an ending or ended pair i, j (contact_list.touching), separated by sep (j's centre minus i's),
+ * still opens: its rate as the geometry pass below finds it is negative. */
+static int ended_opening(const particle_store *p, uint32_t i, uint32_t j, double sx, double sy,
+                         double sz)
+{
+    return (p->vx[j] - p->vx[i]) * sx + (p->vy[j] - p->vy[i]) * sy + (p->vz[j] - p->vz[i]) * sz > 0.0;
+}
+
 /* Geometry of the touching wall pairs in list[start, end); separated pairs lose their
  * history here. */
 static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
@@ -205,6 +213,14 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
         r_eff = p->radius[i];
         m_eff = p->mass[i];
         law = p->type[i] * s->n_materials + w->material;
+        if (c->touching[k] & CONTACT_ENDED) { /* ending or ended */
+            if (rate < 0.0) { /* still opening: no force */
+                pair_separates(c, k);
+                c->touching[k] = CONTACT_ENDED;
+                continue;
+            }
+            c->touching[k] = CONTACT_APART; /* closing again: a new touch */
+        }
         int fresh = !c->touching[k];
         if (fresh) { /* first touch: the history starts now */
             contact_clear_history(c, k);
@@ -287,9 +303,14 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         int t = touches[q];
         slot[n] = (uint32_t)(start + q);
         if (t != was_touching[q]) {
-            if (t) {
+            if (t && (was_touching[q] & CONTACT_ENDED) && ended_opening(p, list_i[q], list_j[q], sep_x[q],
+                                                                      sep_y[q], sep_z[q])) {
+                pair_separates(c, start + q); /* holds no force while it keeps opening */
+                c->touching[start + q] = CONTACT_ENDED;
+                t = 0;
+            } else if (t) { /* a first touch, or an ended pair closing again */
                 contact_clear_history(c, start + q);
-                c->touching[start + q] = 1;
+                c->touching[start + q] = CONTACT_TOUCHING;
                 cs->first_touch[n_first++] = (uint32_t)n;
             } else {
                 pair_separates(c, start + q);

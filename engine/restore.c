@@ -180,7 +180,8 @@ static int restore_history(sim *s, const sim_restart_state *st, const id_row *ro
                      is_wall ? "wall" : "particle", (long long)b);
             return -1;
         }
-        c->touching[k] = 1;
+        static const uint8_t state[3] = {CONTACT_TOUCHING, CONTACT_ENDING, CONTACT_ENDED};
+        c->touching[k] = state[st->contact_ended ? st->contact_ended[m] : 0];
         for (int f = 0; f < sim_n_pair_history; f++) {
             const pair_history_field *hf = &sim_pair_history[f];
             for (int comp = 0; comp < hf->count; comp++) {

@@ -194,6 +194,8 @@ typedef struct sim_restart_state {
     const uint8_t *contact_wall;  /* 1: the second is a wall index */
     const int64_t *contact_slot;  /* the pair's place among its first particle's entries
                                      of its list (pairs or walls) */
+    const uint8_t *contact_ended; /* 0 in contact, 1 ending, 2 ended (contact_list.touching);
+                                     NULL: all in contact */
     const double *history[SIM_MAX_HISTORY_FIELDS]; /* per sim_pair_history field: count
                                                       values per contact */
     /* the rest of the engine's state (NULL / NaN: not in the snapshot) */

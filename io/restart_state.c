@@ -45,7 +45,7 @@ static void *read_array(const restart_file *f, int k, hid_t g, const char *name,
 typedef struct snap_arrays {
     int64_t *id, *contact_id, *contact_slot;
     int32_t *type;
-    uint8_t *contact_wall;
+    uint8_t *contact_wall, *contact_ended;
     double *radius, *mass, *position, *position_at_rebuild, *velocity, *angular_velocity;
     double *force, *torque;
     double *history[SIM_MAX_HISTORY_FIELDS];
@@ -56,7 +56,7 @@ typedef struct snap_arrays {
 
 static void free_arrays(snap_arrays *a)
 {
-    free(a->id); free(a->contact_id); free(a->contact_slot); free(a->type); free(a->contact_wall);
+    free(a->id); free(a->contact_id); free(a->contact_slot); free(a->type); free(a->contact_wall); free(a->contact_ended);
     free(a->radius); free(a->mass); free(a->position); free(a->position_at_rebuild); free(a->velocity);
     free(a->angular_velocity); free(a->force); free(a->torque);
     free(a->work); free(a->wall_work); free(a->wall_work_sum); free(a->inlets); free(a->outlets);
@@ -157,6 +157,7 @@ static int check_contacts(const checker *c, const snap_arrays *a, size_t n, size
         int64_t i = a->contact_id[2 * r], j = a->contact_id[2 * r + 1];
         uint8_t wall = a->contact_wall[r];
         if (wall > 1) rc = bad(c, "contacts/wall", r, wall, "it is 0 or 1");
+        else if (a->contact_ended[r] > 2) rc = bad(c, "contacts/ended", r, a->contact_ended[r], "it is 0, 1 or 2");
         else if (!find_id(ids, n, i)) rc = bad(c, "contacts/id", r, (double)i, "not a particle of the snapshot");
         else if (!wall && !find_id(ids, n, j))
             rc = bad(c, "contacts/id (second)", r, (double)j, "not a particle of the snapshot");
@@ -262,6 +263,12 @@ int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, 
     READ(contact_id, "contacts/id", H5T_NATIVE_INT64, 8, mc, 2);
     READ(contact_wall, "contacts/wall", H5T_NATIVE_UINT8, 1, mc, 0);
     READ(contact_slot, "contacts/slot", H5T_NATIVE_INT64, 8, mc, 0);
+    if (H5Lexists(g, "contacts/ended", H5P_DEFAULT) > 0) {
+        READ(contact_ended, "contacts/ended", H5T_NATIVE_UINT8, 1, mc, 0);
+    } else if /* older files: every pair in contact */ (!(a.contact_ended = calloc(mc + 1, 1))) {
+        restart_refuse(f, err, err_len, "out of memory");
+        goto done;
+    }
     for (int h = 0; h < sim_n_pair_history; h++) {
         const pair_history_field *hf = &sim_pair_history[h];
         char path[128];
@@ -328,7 +335,7 @@ int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, 
                             .velocity = a.velocity, .angular_velocity = a.angular_velocity,
                             .force = a.force, .torque = a.torque, .n_contacts = mc,
                             .contact_id = a.contact_id, .contact_wall = a.contact_wall,
-                            .contact_slot = a.contact_slot, .next_id = next_id, .work = a.work,
+                            .contact_slot = a.contact_slot, .contact_ended = a.contact_ended, .next_id = next_id, .work = a.work,
                             .wall_work = a.wall_work, .wall_work_sum = a.wall_work_sum,
                             .inlets = a.inlets, .outlets = a.outlets,
                             .inlets_bytes = a.inlets_bytes, .outlets_bytes = a.outlets_bytes,

@@ -8,7 +8,7 @@
 
 void contact_table_free(contact_table *t)
 {
-    free(t->id); free(t->wall); free(t->slot); free(t->point); free(t->normal);
+    free(t->id); free(t->wall); free(t->slot); free(t->ended); free(t->point); free(t->normal);
     free(t->normal_force_vector); free(t->tangential_force); free(t->overlap);
     free(t->normal_force); free(t->endpoints);
     for (int f = 0; f < SIM_MAX_HISTORY_FIELDS; f++) free(t->history[f]);
@@ -62,6 +62,7 @@ static void fill_row(contact_table *t, size_t r, const snapshot_state *st, const
         contact_dist = p->radius[i] - 0.5 * d;
     }
     t->slot[r] = (int64_t)(k - c->first_of_i[i]);
+    t->ended[r] = c->touching[k] == CONTACT_ENDING ? 1 : c->touching[k] == CONTACT_ENDED ? 2 : 0;
     double f[3] = {c->force[0][k], c->force[1][k], c->force[2][k]}; /* on i */
     double fn = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
     for (int a = 0; a < 3; a++) {
@@ -92,6 +93,7 @@ int contact_table_build(contact_table *t, const snapshot_state *st)
     t->id = malloc(2 * alloc * sizeof *t->id);
     t->wall = malloc(alloc * sizeof *t->wall);
     t->slot = malloc(alloc * sizeof *t->slot);
+    t->ended = malloc(alloc * sizeof *t->ended);
     t->point = malloc(3 * alloc * sizeof *t->point);
     t->normal = malloc(3 * alloc * sizeof *t->normal);
     t->normal_force_vector = malloc(3 * alloc * sizeof *t->normal_force_vector);
@@ -99,7 +101,7 @@ int contact_table_build(contact_table *t, const snapshot_state *st)
     t->overlap = malloc(alloc * sizeof *t->overlap);
     t->normal_force = malloc(alloc * sizeof *t->normal_force);
     t->endpoints = malloc(6 * alloc * sizeof *t->endpoints);
-    int ok = t->id && t->wall && t->slot && t->point && t->normal && t->normal_force_vector &&
+    int ok = t->id && t->wall && t->slot && t->ended && t->point && t->normal && t->normal_force_vector &&
              t->tangential_force && t->overlap && t->normal_force && t->endpoints;
     for (int h = 0; h < sim_n_pair_history && ok; h++) {
         t->history[h] = malloc((size_t)sim_pair_history[h].count * alloc * sizeof(double));

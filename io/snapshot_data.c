@@ -36,6 +36,7 @@ static const field_doc contact_docs[] = {
     {"id", "", "particle id of i, and particle id of j or the wall index"},
     {"wall", "", "1 for a particle-wall contact, 0 for a pair of particles"},
     {"slot", "", "restart data: the contact's place among its first particle's entries in the engine's contact list"},
+    {"ended", "", "restart data: 0 in contact; 1 its force this step carried its impulse to a separation within the step; 2 ended: still overlapping, but holding no force"},
     {"point", "m", "contact point"},
     {"normal", "", "unit normal from i towards j (or towards the wall)"},
     {"overlap", "m", "overlap r_i + r_j - distance"},
@@ -106,7 +107,7 @@ static void particle_extras(const snapshot_state *st, int32_t *n_contacts, doubl
         const contact_list *c = lists[L];
         if (!c) continue;
         for (size_t k = 0; k < c->n; k++) {
-            if (!c->touching[k]) continue;
+            if (!contact_holds_force(c->touching[k])) continue;
             if (c->i[k] < n) n_contacts[c->i[k]]++;
             if (L == 0 && c->owner_j[k] < n) n_contacts[c->owner_j[k]]++;
         }
@@ -172,6 +173,7 @@ static int write_contacts(hid_t g, const contact_table *t)
     COL("id", SH5_I64, m, 2, t->id);
     COL("wall", SH5_U8, m, 0, t->wall);
     COL("slot", SH5_I64, m, 0, t->slot);
+    COL("ended", SH5_U8, m, 0, t->ended);
     COL("point", SH5_F64, m, 3, t->point);
     COL("normal", SH5_F64, m, 3, t->normal);
     COL("overlap", SH5_F64, m, 0, t->overlap);

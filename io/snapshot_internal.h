@@ -167,6 +167,7 @@ typedef struct contact_table {
     int64_t *id;       /* 2 m: particle id, other particle id or wall index */
     uint8_t *wall;     /* m */
     int64_t *slot;     /* m: the pair's place among its first particle's list entries */
+    uint8_t *ended;    /* m: 0 in contact, 1 ending this step, 2 ended (contact_list.touching) */
     double *point, *normal, *normal_force_vector, *tangential_force; /* 3 m */
     double *overlap, *normal_force;                                  /* m */
     double *endpoints; /* 6 m: the two ends of the segment ParaView draws */

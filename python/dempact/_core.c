@@ -210,7 +210,7 @@ static PyObject *Run_contacts(Run *self, PyObject *unused)
     const contact_list *c = &self->run.s.pairs;
     const particle_store *p = &self->run.s.p;
     size_t m = 0;
-    for (size_t k = 0; k < c->n; k++) m += c->touching[k] != 0;
+    for (size_t k = 0; k < c->n; k++) m += contact_holds_force(c->touching[k]);
     PyObject *ids = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(16 * m));
     PyObject *force = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(24 * m));
     if (!ids || !force) {
@@ -222,7 +222,7 @@ static PyObject *Run_contacts(Run *self, PyObject *unused)
     double *f = (double *)PyBytes_AS_STRING(force);
     size_t r = 0;
     for (size_t k = 0; k < c->n; k++) {
-        if (!c->touching[k]) continue;
+        if (!contact_holds_force(c->touching[k])) continue;
         id[2 * r] = p->id[c->i[k]];
         id[2 * r + 1] = p->id[c->owner_j[k]];
         for (int a = 0; a < 3; a++) f[3 * r + a] = c->force[a][k];

@@ -10,6 +10,10 @@ Usage: restitution_asked.py DEMPACT SOURCE_DIR
    default step (t_c / 4000) and at the step `dempact run` would choose (--dt auto,
    about t_c / 50 to t_c / 70): the separation speed over the impact speed must be e
    within 0.5 %. 140 collisions, two at a time.
+   Then where a contact's end falls within a step: the law whose force jumps most at
+   the separation (linear without cohesion removal: its dashpot pulls with -eta d' to
+   the last instant) at e = 0.1 and 0.3, at 13 steps from 0.88 to 1.12 times run's,
+   again within 0.5 %.
 2. `dempact check cases/pour.yaml` prints, per contact pair, the restitution a head-on
    collision of its typical particles gets at the case's step; the glass-glass value
    must match `dempact collide` run on the same collision (R*, m*, speed, step, law)
@@ -29,13 +33,8 @@ LAWS = {  # law: extra collide arguments
 }
 ES = [0.1, 0.3, 0.5, 0.7, 0.95]
 TOLERANCE = 0.005
-# One known exception: linear with cohesion removal off at e = 0.1 and about 50 steps per
-# contact. Its dashpot pulls the pair together with -eta d' as they part, a force that
-# changes the outgoing momentum by some 10 % per step; whether the separation falls just
-# before or just after a step boundary then moves e by up to +2.8 / -0.7 % (the engine
-# integrates the contact's ends to second order, engine/contact_ends.h, but the
-# separation itself lands on a step). 3 % there.
-EXCEPTION = {("linear", "off", "auto"): (0.1, 0.03)}
+# The steps around run's at which the separation-phase sweep runs (fractions of it).
+PHASES = [0.88 + 0.02 * k for k in range(13)]
 
 
 def collide(dempact, args):
@@ -62,18 +61,34 @@ def matrix(dempact):
         for (law, e, coh, step), got, per in pool.map(one, runs):
             dev = got / e - 1.0
             worst = max(worst, abs(dev))
-            tolerance = TOLERANCE
-            e_max, loose = EXCEPTION.get((law, coh, step), (0.0, TOLERANCE))
-            if e <= e_max:
-                tolerance = loose
             line = (f"{law:22s} e {e:4.2f} cohesion removal {coh:3s} step {step:7s} "
                     f"({per:5.0f} steps/contact): {got:.6f} ({dev * 100:+.3f} %)")
-            if abs(dev) > tolerance:
+            if abs(dev) > TOLERANCE:
                 failures.append(line)
                 print("FAIL " + line)
             else:
-                print("     " + line + (" (the known exception: 3 %)" if tolerance > TOLERANCE else ""))
+                print("     " + line)
     print(f"{len(runs)} collisions, worst {worst * 100:.3f} % (tolerance {TOLERANCE * 100} %)")
+    return failures
+
+
+def separation_phases(dempact):
+    """linear, cohesion removal off, e 0.1 and 0.3, at steps around run's."""
+    failures, worst = [], 0.0
+    for e in (0.1, 0.3):
+        base = ["--law", "linear", "--restitution", repr(e), "--cohesion-removal", "off"]
+        dt = collide(dempact, base + ["--dt", "auto"])["dt"]
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            outs = list(pool.map(lambda f: collide(dempact, base + ["--dt", repr(dt * f)]), PHASES))
+        for f, r in zip(PHASES, outs):
+            dev = r["restitution_out"] / e - 1.0
+            worst = max(worst, abs(dev))
+            if abs(dev) > TOLERANCE:
+                failures.append(f"linear e {e} cohesion removal off at {f:.2f} x run's step: "
+                                f"{r['restitution_out']:.6f} ({dev * 100:+.3f} %)")
+                print("FAIL " + failures[-1])
+    print(f"separation phases: {2 * len(PHASES)} collisions of linear without cohesion removal, "
+          f"worst {worst * 100:.3f} % (tolerance {TOLERANCE * 100} %)")
     return failures
 
 
@@ -109,7 +124,7 @@ def printed_value(dempact, src):
 
 def main():
     dempact, src = sys.argv[1], sys.argv[2]
-    failures = matrix(dempact) + printed_value(dempact, src)
+    failures = matrix(dempact) + separation_phases(dempact) + printed_value(dempact, src)
     for f in failures:
         print("FAIL:", f)
     print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
