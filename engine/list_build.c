@@ -208,6 +208,7 @@ int list_rebuild(sim *s)
     double *xr = realloc(s->x_at_rebuild, 3 * (s->p.n_local + 1) * sizeof *xr);
     if (!xr) goto done;
     s->x_at_rebuild = xr;
+    s->list_stale = 0;
     for (size_t i = 0; i < s->p.n_local; i++) {
         s->x_at_rebuild[3 * i] = s->p.x[i];
         s->x_at_rebuild[3 * i + 1] = s->p.y[i];
@@ -226,6 +227,7 @@ done:
  * or a moving wall will have moved far enough during this step. */
 int list_needs_rebuild(const sim *s, double worst_d2)
 {
+    if (s->list_stale) return 1;
     /* moving walls: the step from s->time to s->time + dt (walls.c) */
     if (walls_need_rebuild(&s->walls, (double)s->step * s->dt, (double)(s->step + 1) * s->dt,
                            s->skin))

@@ -240,8 +240,7 @@ int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
         snprintf(err, err_len, "particle id %lld appears twice in the snapshot", (long long)dup);
         goto done;
     }
-    int invalid = 0;
-    for (size_t k = 0; k < 3 * st->n; k++) invalid |= !isfinite(st->position_at_rebuild[k]);
+    const int stale = st->list_stale;
     rc = restore_particles(s, st, fresh, err, err_len);
     if (rc == 0) rc = restore_engine(s, st, err, err_len);
     if (rc == 0) {
@@ -249,16 +248,15 @@ int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
         s->step = st->step;
         s->time = st->time;
         /* A run that changed its particles outside a rebuild (the watchdog dropping one)
-         * marks its list stale with a non-finite position_at_rebuild: the next step
-         * rebuilds it. Then build the list from the current positions (every touching
-         * pair is in it), and keep the mark. */
-        if (invalid)
+         * marked its list stale: the next step rebuilds it. Then build the list from the
+         * current positions (every touching pair is in it), and keep the mark. */
+        if (stale)
             for (size_t r = 0; r < st->n; r++) {
                 s->p.x[r] = st->position[3 * r];
                 s->p.y[r] = st->position[3 * r + 1];
                 s->p.z[r] = st->position[3 * r + 2];
             }
-        walls_move(&s->walls, isnan(st->rebuild_wall_time) || invalid ? st->time : st->rebuild_wall_time);
+        walls_move(&s->walls, isnan(st->rebuild_wall_time) || stale ? st->time : st->rebuild_wall_time);
         /* The snapshot's order is the one the run's last rebuild left (sorted or not):
          * keep it, so the list is built as that rebuild built it. */
         int reorder = s->reorder;
@@ -269,7 +267,7 @@ int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
         }
         s->reorder = reorder;
         walls_move(&s->walls, st->time);
-        if (invalid) memcpy(s->x_at_rebuild, st->position_at_rebuild, 3 * st->n * sizeof(double));
+        s->list_stale = stale;
     }
     if (rc == 0) {
         particle_store *p = &s->p;
@@ -279,7 +277,7 @@ int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
             p->z[r] = st->position[3 * r + 2];
         }
         ghosts_update(s, p);
-        rc = restore_history(s, st, rows, !invalid, err, err_len);
+        rc = restore_history(s, st, rows, !stale, err, err_len);
     }
 done:
     free(rows);

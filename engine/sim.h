@@ -52,6 +52,8 @@ typedef struct sim {
     double cutoff;            /* largest diameter + skin: hash cell size, ghost band */
     double skin;
     double *x_at_rebuild;     /* 3 per local particle: positions at the last rebuild */
+    int list_stale;           /* the particles changed outside a rebuild (the watchdog
+                                 dropped one): the next step rebuilds the lists */
     double rebuild_wall_time; /* the time the walls were at in the last rebuild (a
                                  restart rebuilds with its moving walls there) */
     int64_t n_rebuilds;
@@ -196,6 +198,7 @@ typedef struct sim_restart_state {
                                      of its list (pairs or walls) */
     const uint8_t *contact_ended; /* 0 in contact, 1 ending, 2 ended (contact_list.touching);
                                      NULL: all in contact */
+    int list_stale;               /* sim.list_stale when the snapshot was taken */
     const double *history[SIM_MAX_HISTORY_FIELDS]; /* per sim_pair_history field: count
                                                       values per contact */
     /* the rest of the engine's state (NULL / NaN: not in the snapshot) */

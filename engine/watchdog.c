@@ -710,7 +710,7 @@ void watchdog_drop_particle(sim *s, size_t d)
     free(remove);
     free(new_index);
     /* the neighbour lists are rebuilt at the next step */
-    if (p->n_local > 0) s->x_at_rebuild[0] = HUGE_VAL;
+    s->list_stale = 1;
     return;
 oom:
     free(remove);

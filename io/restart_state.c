@@ -291,6 +291,16 @@ int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, 
                        "missing or unreadable", k);
         goto done;
     }
+    /* the list to be rebuilt at the next step: engine@list_stale, or in files written
+     * before it, a non-finite position_at_rebuild (checked above to be +inf) */
+    uint8_t list_stale = 0;
+    if (H5Aexists_by_name(g, "engine", "list_stale", H5P_DEFAULT) > 0 &&
+        (h5_read_attr(g, "engine", "list_stale", H5T_NATIVE_UINT8, &list_stale) < 0 || list_stale > 1)) {
+        restart_refuse(f, err, err_len, "snapshot %d: attribute engine@list_stale is unreadable or not 0 "
+                       "or 1", k);
+        goto done;
+    }
+    for (size_t q = 0; q < 3 * n && !list_stale; q++) list_stale = !isfinite(a.position_at_rebuild[q]);
     if (next_id < 0 || next_id > RESTART_MAX_ROWS * 2) {
         restart_refuse(f, err, err_len, "snapshot %d: attribute engine@next_id is %lld; it is in 0 .. 2^32", k,
                        (long long)next_id);
@@ -339,7 +349,7 @@ int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, 
                             .wall_work = a.wall_work, .wall_work_sum = a.wall_work_sum,
                             .inlets = a.inlets, .outlets = a.outlets,
                             .inlets_bytes = a.inlets_bytes, .outlets_bytes = a.outlets_bytes,
-                            .rebuild_wall_time = rebuild_wall_time};
+                            .rebuild_wall_time = rebuild_wall_time, .list_stale = list_stale};
     for (int h = 0; h < sim_n_pair_history; h++) st.history[h] = a.history[h];
     char sub[1024];
     if (sim_restore(s, &st, sub, sizeof sub) != 0) {

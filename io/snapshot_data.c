@@ -199,10 +199,12 @@ static int write_engine(hid_t g, const sim *s)
     if (e < 0) return -1;
     int rc = -1;
     int64_t next_id = s->p.next_id;
+    uint8_t stale = (uint8_t)(s->list_stale != 0);
 #define COL(name, type, rows, data) \
     if (column(e, "engine", name, type, rows, 0, data) < 0) goto done
     if (sh5_attr(e, "next_id", SH5_I64, 0, &next_id) < 0 ||
-        sh5_attr(e, "rebuild_wall_time", SH5_F64, 0, &s->rebuild_wall_time) < 0)
+        sh5_attr(e, "rebuild_wall_time", SH5_F64, 0, &s->rebuild_wall_time) < 0 ||
+        sh5_attr(e, "list_stale", SH5_U8, 0, &stale) < 0)
         goto done;
     COL("work", SH5_F64, SIM_WORK_KINDS, s->work);
     if (s->walls.n > 0 && s->walls.work) {
@@ -329,7 +331,7 @@ static herr_t copy_member(hid_t src, const char *name, const H5L_info_t *info, v
         hid_t s = H5Gopen2(src, name, H5P_DEFAULT), d = sh5_group(c->dst, name);
         copy_ctx sub = {d, name, 0};
         int ok = s >= 0 && d >= 0;
-        /* the group's attributes (n_contacts, next_id, rebuild_wall_time) */
+        /* the group's attributes (n_contacts, next_id, rebuild_wall_time, list_stale) */
         for (hsize_t k = 0; ok && k < oi.num_attrs; k++) {
             char an[64];
             hid_t a = H5Aopen_by_idx(s, ".", H5_INDEX_NAME, H5_ITER_INC, k, H5P_DEFAULT, H5P_DEFAULT);
