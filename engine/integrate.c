@@ -58,6 +58,9 @@ correct_block(particle_store *p, double h, size_t lo, size_t hi, const int torqu
  * predicted velocity (integrate_advance_positions): v += dt/2 (a(n+1) - a(n)).
  * Without friction nothing exerts a torque (sim_spin_free): torques and spins are
  * left as they are. */
+/* How many cross pairs ahead integrate_add_stored_forces prefetches their forces. */
+enum { CROSS_AHEAD = 16 };
+
 void integrate_add_stored_forces(sim *s, const int correct)
 {
     const int torques = !sim_spin_free(s);
@@ -76,6 +79,12 @@ void integrate_add_stored_forces(sim *s, const int correct)
             double f[3] = {p->fx[i], p->fy[i], p->fz[i]}, t[3] = {0.0, 0.0, 0.0};
             if (torques) { t[0] = p->tx[i]; t[1] = p->ty[i]; t[2] = p->tz[i]; }
             for (size_t q = cross_lo; q < cross_hi; q++) {
+                /* the pairs' forces lie scattered over the list: ask for those a few
+                 * cross pairs ahead, so that their misses overlap */
+                if (q + CROSS_AHEAD < c->n_cross) {
+                    uint32_t ahead = c->cross_pair[q + CROSS_AHEAD];
+                    for (int a = 0; a < 3; a++) __builtin_prefetch(&c->force[a][ahead]);
+                }
                 uint32_t k = c->cross_pair[q];
                 for (int a = 0; a < 3; a++) f[a] -= c->force[a][k];
                 for (int a = 0; a < 3 && torques; a++) t[a] += c->cross_torque[a][q];
