@@ -96,6 +96,8 @@ static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
      * roots per contact. */
     enum { TANGENTIAL_BLOCK = 64 };
     double stiffness[TANGENTIAL_BLOCK], damping[TANGENTIAL_BLOCK];
+    double turned[3][TANGENTIAL_BLOCK], len2[TANGENTIAL_BLOCK], now2[TANGENTIAL_BLOCK];
+    double scale[TANGENTIAL_BLOCK];
     for (size_t lo = 0; lo < b->n; lo += TANGENTIAL_BLOCK) {
         const size_t hi = lo + TANGENTIAL_BLOCK < b->n ? lo + TANGENTIAL_BLOCK : b->n;
         for (size_t q = lo; q < hi; q++) {
@@ -103,14 +105,39 @@ static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
             stiffness[q - lo] = k_t;
             damping[q - lo] = eta_factor * sqrt(k_t * m_eff[q]);
         }
+        /* turn_into_plane, with its division and square root in a loop of their own
+         * (it vectorises); now2 = 0 marks a spring left as it was */
+        for (size_t q = lo; q < hi; q++) {
+            uint32_t k = slot[q];
+            double v[3] = {x0[k], x1[k], x2[k]}, l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+            double w2 = 0.0;
+            if (l2 != 0.0) {
+                double vn = v[0] * n0[q] + v[1] * n1[q] + v[2] * n2[q];
+                v[0] -= vn * n0[q];
+                v[1] -= vn * n1[q];
+                v[2] -= vn * n2[q];
+                if (!(vn * vn <= 1e-16 * l2)) w2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+            }
+            turned[0][q - lo] = v[0]; turned[1][q - lo] = v[1]; turned[2][q - lo] = v[2];
+            len2[q - lo] = l2;
+            now2[q - lo] = w2;
+        }
+        for (size_t e = 0; e < hi - lo; e++) {
+            double w2 = now2[e] > 0.0 ? now2[e] : 1.0;
+            scale[e] = sqrt(len2[e] / w2);
+        }
         for (size_t q = lo; q < hi; q++) {
             double vn = u0[q] * n0[q] + u1[q] * n1[q] + u2[q] * n2[q];
             double t0 = u0[q] - vn * n0[q], t1 = u1[q] - vn * n1[q], t2 = u2[q] - vn * n2[q];
             double pn = p0[q] * n0[q] + p1[q] * n1[q] + p2[q] * n2[q];
             uint32_t k = slot[q];
-            double normal[3] = {n0[q], n1[q], n2[q]}, spring[3] = {x0[k], x1[k], x2[k]};
-            turn_into_plane(spring, normal);
-            double s0 = spring[0], s1 = spring[1], s2 = spring[2];
+            double s0 = turned[0][q - lo], s1 = turned[1][q - lo], s2 = turned[2][q - lo];
+            if (now2[q - lo] > 0.0) {
+                double f = scale[q - lo];
+                s0 *= f;
+                s1 *= f;
+                s2 *= f;
+            }
             s0 += p0[q] - pn * n0[q];
             s1 += p1[q] - pn * n1[q];
             s2 += p2[q] - pn * n2[q];
