@@ -158,12 +158,14 @@ static void pair_separates(contact_list *c, size_t k)
             c->cross_torque[a][c->cross_slot[k]] = 0.0;
 }
 
-/* Whether an ending or ended pair i, j (contact_list.touching), separated by sep (j's centre minus i's),
- * still opens: its rate as the geometry pass below finds it is negative. */
+/* Whether an ending or ended pair i, j (contact_list.touching), separated by sep (j's
+ * centre minus i's), still opens: the rate the geometry pass below finds is negative. */
 static int ended_opening(const particle_store *p, uint32_t i, uint32_t j, double sx, double sy,
                          double sz)
 {
-    return (p->vx[j] - p->vx[i]) * sx + (p->vy[j] - p->vy[i]) * sy + (p->vz[j] - p->vz[i]) * sz > 0.0;
+    return (p->vx[j] - p->vx[i]) * sx + (p->vy[j] - p->vy[i]) * sy +
+               (p->vz[j] - p->vz[i]) * sz >
+           0.0;
 }
 
 /* Geometry of the touching wall pairs in list[start, end); separated pairs lose their
@@ -308,8 +310,8 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         int t = touches[q];
         slot[n] = (uint32_t)(start + q);
         if (t != was_touching[q]) {
-            if (t && (was_touching[q] & CONTACT_ENDED) && ended_opening(p, list_i[q], list_j[q], sep_x[q],
-                                                                      sep_y[q], sep_z[q])) {
+            if (t && (was_touching[q] & CONTACT_ENDED) &&
+                ended_opening(p, list_i[q], list_j[q], sep_x[q], sep_y[q], sep_z[q])) {
                 pair_separates(c, start + q); /* holds no force while it keeps opening */
                 c->touching[start + q] = CONTACT_ENDED;
                 t = 0;

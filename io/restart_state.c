@@ -56,7 +56,8 @@ typedef struct snap_arrays {
 
 static void free_arrays(snap_arrays *a)
 {
-    free(a->id); free(a->contact_id); free(a->contact_slot); free(a->type); free(a->contact_wall); free(a->contact_ended);
+    free(a->id); free(a->contact_id); free(a->contact_slot); free(a->type); free(a->contact_wall);
+    free(a->contact_ended);
     free(a->radius); free(a->mass); free(a->position); free(a->position_at_rebuild); free(a->velocity);
     free(a->angular_velocity); free(a->force); free(a->torque);
     free(a->work); free(a->wall_work); free(a->wall_work_sum); free(a->inlets); free(a->outlets);
@@ -157,7 +158,8 @@ static int check_contacts(const checker *c, const snap_arrays *a, size_t n, size
         int64_t i = a->contact_id[2 * r], j = a->contact_id[2 * r + 1];
         uint8_t wall = a->contact_wall[r];
         if (wall > 1) rc = bad(c, "contacts/wall", r, wall, "it is 0 or 1");
-        else if (a->contact_ended[r] > 2) rc = bad(c, "contacts/ended", r, a->contact_ended[r], "it is 0, 1 or 2");
+        else if (a->contact_ended[r] > 2)
+            rc = bad(c, "contacts/ended", r, a->contact_ended[r], "it is 0, 1 or 2");
         else if (!find_id(ids, n, i)) rc = bad(c, "contacts/id", r, (double)i, "not a particle of the snapshot");
         else if (!wall && !find_id(ids, n, j))
             rc = bad(c, "contacts/id (second)", r, (double)j, "not a particle of the snapshot");
@@ -295,7 +297,8 @@ int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, 
      * before it, a non-finite position_at_rebuild (checked above to be +inf) */
     uint8_t list_stale = 0;
     if (H5Aexists_by_name(g, "engine", "list_stale", H5P_DEFAULT) > 0 &&
-        (h5_read_attr(g, "engine", "list_stale", H5T_NATIVE_UINT8, &list_stale) < 0 || list_stale > 1)) {
+        (h5_read_attr(g, "engine", "list_stale", H5T_NATIVE_UINT8, &list_stale) < 0 ||
+         list_stale > 1)) {
         restart_refuse(f, err, err_len, "snapshot %d: attribute engine@list_stale is unreadable or not 0 "
                        "or 1", k);
         goto done;
