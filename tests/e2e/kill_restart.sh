@@ -42,11 +42,12 @@ check() {
   "$py" "$here/check_h5.py" "$file" || fail "check_h5.py after $1"
 }
 
-# Starts a run (a restart if the output exists) with extra environment $2, sends signal
-# $1 after $3 s (none if $3 is 0), waits; sets $status.
+# Starts a run (a restart if the output names a snapshot; a kill before the first one
+# leaves nothing to restart from) with extra environment $2, sends signal $1 after $3 s
+# (none if $3 is 0), waits; sets $status.
 run_once() {
   local sig=$1 env=$2 after=$3 args=()
-  [ -e "$file" ] && args=(--restart "$file")
+  [ "$(next_snapshot)" -gt 0 ] && args=(--restart "$file")
   env $env "$dempact" run "$case_file" --output "$out/run" --quiet "${args[@]}" 2> "$out/log" &
   local pid=$!
   if [ "$after" != 0 ]; then sleep "$after"; kill "-$sig" "$pid" 2>/dev/null; fi
@@ -69,8 +70,13 @@ interrupt() { # SIGNAL ENV DELAY EXPECTED_STATUS LABEL
 next_snapshot() { [ -e "$file" ] && "$py" "$here/check_h5.py" "$file" | cut -d' ' -f1 || echo 0; }
 
 interrupt KILL "" "$(delay 0.2 0.1)" 137 "SIGKILL of the first run" || true
+# The case's first snapshots (t < 0.012 s) catch no contact: its beads bounce off the
+# floor one by one. ParaView must be shown the force network (paraview_open.py fails a
+# file of more than two snapshots without one), so the staged kills leave at least five,
+# however early the first kill fell (a slow build may not have written two by then).
 for stage in written renamed listed; do
   k=$(( $(next_snapshot) + 1 ))
+  [ "$k" -ge 5 ] || k=5
   interrupt NONE "DEMPACT_TEST_KILL_AT=$stage:$k" 0 137 "SIGKILL when snapshot $k is $stage" || true
   grep -q "killed at stage $stage of snapshot $k" "$out/log" || { cat "$out/log"; fail "the test hook did not fire at $stage:$k"; }
   env -u DISPLAY /usr/bin/pvpython --force-offscreen-rendering "$here/paraview_open.py" "$out/run/$name.xmf" \
