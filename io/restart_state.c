@@ -265,9 +265,10 @@ int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, 
     READ(contact_id, "contacts/id", H5T_NATIVE_INT64, 8, mc, 2);
     READ(contact_wall, "contacts/wall", H5T_NATIVE_UINT8, 1, mc, 0);
     READ(contact_slot, "contacts/slot", H5T_NATIVE_INT64, 8, mc, 0);
+    /* contacts/ended: absent in older files, where every pair is in contact (0) */
     if (H5Lexists(g, "contacts/ended", H5P_DEFAULT) > 0) {
         READ(contact_ended, "contacts/ended", H5T_NATIVE_UINT8, 1, mc, 0);
-    } else if /* older files: every pair in contact */ (!(a.contact_ended = calloc(mc + 1, 1))) {
+    } else if (!(a.contact_ended = calloc(mc + 1, 1))) {
         restart_refuse(f, err, err_len, "out of memory");
         goto done;
     }
