@@ -29,6 +29,18 @@ enum { CONTACT_APART = 0, CONTACT_TOUCHING = 1, CONTACT_ENDED = 2, CONTACT_ENDIN
 
 static inline int contact_holds_force(uint8_t state) { return state & 1; }
 
+/* A state as snapshots keep it (contacts/ended: 0 in contact, 1 ending, 2 ended), and
+ * back; a state past 2 has been refused before (io/restart_state.c). */
+static inline uint8_t contact_ended_code(uint8_t state)
+{
+    return state == CONTACT_ENDING ? 1 : state == CONTACT_ENDED ? 2 : 0;
+}
+
+static inline uint8_t contact_state_of_code(uint8_t code)
+{
+    return code == 1 ? CONTACT_ENDING : code == 2 ? CONTACT_ENDED : CONTACT_TOUCHING;
+}
+
 typedef struct contact_list {
     size_t n, capacity;
     size_t n_first;       /* particles indexed by first_of_i (n_local) */

@@ -12,21 +12,31 @@ static double dot(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* Turns a spring vector into the tangent plane of n, keeping its length: the contact
- * frame has rotated since the last step. Inlined: it is the batch loop's body too. */
+/* Turning a spring vector v into the tangent plane of n, keeping its length (the contact
+ * frame has rotated since the last step), in two halves: plane_part takes v's normal
+ * part away and returns v's new squared length now2, with the old one in *len2 (now2 =
+ * 0: no rescaling to do); the rescaling by sqrt(len2 / now2) is the other half, and
+ * turn_into_plane does both.
+ * The length lost is vn^2 / 2 |v|^2 relative; below 1e-16 (a contact that barely turned
+ * this step, as most in a dense packing) the rescaling would change v by less than its
+ * own rounding: skip the division and square root, the slowest part of a frictional
+ * contact. tangential_batch runs the halves in separate loops, so that the division
+ * and root vectorise. */
+static inline __attribute__((always_inline)) double plane_part(double v[3], const double n[3],
+                                                               double *len2)
+{
+    *len2 = dot(v, v);
+    if (*len2 == 0.0) return 0.0;
+    double vn = dot(v, n);
+    for (int a = 0; a < 3; a++) v[a] -= vn * n[a];
+    if (vn * vn <= 1e-16 * *len2) return 0.0;
+    return dot(v, v);
+}
+
 static inline __attribute__((always_inline)) void turn_into_plane(double v[3],
                                                                   const double n[3])
 {
-    double len2 = dot(v, v);
-    if (len2 == 0.0) return;
-    double vn = dot(v, n);
-    for (int a = 0; a < 3; a++) v[a] -= vn * n[a];
-    /* The length lost is vn^2 / 2 |v|^2 relative; below 1e-16 (a contact that barely
-     * turned this step, as most in a dense packing) the rescaling would change v by less
-     * than its own rounding: skip the division and square root, the slowest part of a
-     * frictional contact (28% of the Mindlin bench's time). */
-    if (vn * vn <= 1e-16 * len2) return;
-    double now2 = dot(v, v);
+    double len2, now2 = plane_part(v, n, &len2);
     if (now2 > 0.0) {
         double scale = sqrt(len2 / now2);
         for (int a = 0; a < 3; a++) v[a] *= scale;
@@ -97,7 +107,7 @@ static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
     enum { TANGENTIAL_BLOCK = 64 };
     double stiffness[TANGENTIAL_BLOCK], damping[TANGENTIAL_BLOCK];
     double turned[3][TANGENTIAL_BLOCK], len2[TANGENTIAL_BLOCK], now2[TANGENTIAL_BLOCK];
-    double scale[TANGENTIAL_BLOCK];
+    double restore[TANGENTIAL_BLOCK];
     for (size_t lo = 0; lo < b->n; lo += TANGENTIAL_BLOCK) {
         const size_t hi = lo + TANGENTIAL_BLOCK < b->n ? lo + TANGENTIAL_BLOCK : b->n;
         for (size_t q = lo; q < hi; q++) {
@@ -105,26 +115,17 @@ static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
             stiffness[q - lo] = k_t;
             damping[q - lo] = eta_factor * sqrt(k_t * m_eff[q]);
         }
-        /* turn_into_plane, with its division and square root in a loop of their own
-         * (it vectorises); now2 = 0 marks a spring left as it was */
+        /* turn_into_plane's halves (plane_part, then the rescaling in a loop that
+         * vectorises); now2 = 0 marks a spring left as plane_part left it */
         for (size_t q = lo; q < hi; q++) {
             uint32_t k = slot[q];
-            double v[3] = {x0[k], x1[k], x2[k]}, l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-            double w2 = 0.0;
-            if (l2 != 0.0) {
-                double vn = v[0] * n0[q] + v[1] * n1[q] + v[2] * n2[q];
-                v[0] -= vn * n0[q];
-                v[1] -= vn * n1[q];
-                v[2] -= vn * n2[q];
-                if (!(vn * vn <= 1e-16 * l2)) w2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-            }
+            double v[3] = {x0[k], x1[k], x2[k]}, normal[3] = {n0[q], n1[q], n2[q]};
+            now2[q - lo] = plane_part(v, normal, &len2[q - lo]);
             turned[0][q - lo] = v[0]; turned[1][q - lo] = v[1]; turned[2][q - lo] = v[2];
-            len2[q - lo] = l2;
-            now2[q - lo] = w2;
         }
         for (size_t e = 0; e < hi - lo; e++) {
             double w2 = now2[e] > 0.0 ? now2[e] : 1.0;
-            scale[e] = sqrt(len2[e] / w2);
+            restore[e] = sqrt(len2[e] / w2);
         }
         for (size_t q = lo; q < hi; q++) {
             double vn = u0[q] * n0[q] + u1[q] * n1[q] + u2[q] * n2[q];
@@ -133,7 +134,7 @@ static void tangential_batch(const friction_coeffs *fc, const friction_batch *b)
             uint32_t k = slot[q];
             double s0 = turned[0][q - lo], s1 = turned[1][q - lo], s2 = turned[2][q - lo];
             if (now2[q - lo] > 0.0) {
-                double f = scale[q - lo];
+                double f = restore[q - lo];
                 s0 *= f;
                 s1 *= f;
                 s2 *= f;

@@ -52,15 +52,15 @@ correct_block(particle_store *p, double h, size_t lo, size_t hi, const int torqu
                      p->inv_inertia, h, lo, hi);
 }
 
+/* How many cross pairs ahead integrate_add_stored_forces prefetches their forces. */
+enum { CROSS_AHEAD = 16 };
+
 /* Adds to each particle what the force loop left on the pairs: the j side of its cross
  * pairs, then its wall contacts, in list order. Within a step (`correct`), the
  * particle's force is then final, and the same pass, block by block, corrects its
  * predicted velocity (integrate_advance_positions): v += dt/2 (a(n+1) - a(n)).
  * Without friction nothing exerts a torque (sim_spin_free): torques and spins are
  * left as they are. */
-/* How many cross pairs ahead integrate_add_stored_forces prefetches their forces. */
-enum { CROSS_AHEAD = 16 };
-
 void integrate_add_stored_forces(sim *s, const int correct)
 {
     const int torques = !sim_spin_free(s);

@@ -158,14 +158,18 @@ static void pair_separates(contact_list *c, size_t k)
             c->cross_torque[a][c->cross_slot[k]] = 0.0;
 }
 
-/* Whether an ending or ended pair i, j (contact_list.touching), separated by sep (j's
- * centre minus i's), still opens: the rate the geometry pass below finds is negative. */
-static int ended_opening(const particle_store *p, uint32_t i, uint32_t j, double sx, double sy,
-                         double sz)
+/* An ending or ended pair k (contact_list.touching) that still overlaps: while it opens
+ * it holds no force and stays ended (returns 1: not touching this step); closing again,
+ * it is apart, for its caller to start it afresh as a first touch (returns 0). */
+static int ended_pair(contact_list *c, size_t k, int opening)
 {
-    return (p->vx[j] - p->vx[i]) * sx + (p->vy[j] - p->vy[i]) * sy +
-               (p->vz[j] - p->vz[i]) * sz >
-           0.0;
+    if (!opening) {
+        c->touching[k] = CONTACT_APART;
+        return 0;
+    }
+    pair_separates(c, k);
+    c->touching[k] = CONTACT_ENDED;
+    return 1;
 }
 
 /* Geometry of the touching wall pairs in list[start, end); separated pairs lose their
@@ -220,14 +224,7 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
         r_eff = p->radius[i];
         m_eff = p->mass[i];
         law = p->type[i] * s->n_materials + w->material;
-        if (c->touching[k] & CONTACT_ENDED) { /* ending or ended */
-            if (rate < 0.0) { /* still opening: no force */
-                pair_separates(c, k);
-                c->touching[k] = CONTACT_ENDED;
-                continue;
-            }
-            c->touching[k] = CONTACT_APART; /* closing again: a new touch */
-        }
+        if ((c->touching[k] & CONTACT_ENDED) && ended_pair(c, k, rate < 0.0)) continue;
         int fresh = !c->touching[k];
         if (fresh) { /* first touch: the history starts now */
             contact_clear_history(c, k);
@@ -310,10 +307,11 @@ static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, 
         int t = touches[q];
         slot[n] = (uint32_t)(start + q);
         if (t != was_touching[q]) {
-            if (t && (was_touching[q] & CONTACT_ENDED) &&
-                ended_opening(p, list_i[q], list_j[q], sep_x[q], sep_y[q], sep_z[q])) {
-                pair_separates(c, start + q); /* holds no force while it keeps opening */
-                c->touching[start + q] = CONTACT_ENDED;
+            /* opening: the rate the pass below finds is negative, (v_j - v_i) . sep > 0 */
+            uint32_t i = list_i[q], j = list_j[q];
+            double dv_sep = (vx[j] - vx[i]) * sep_x[q] + (vy[j] - vy[i]) * sep_y[q] +
+                            (vz[j] - vz[i]) * sep_z[q];
+            if (t && (was_touching[q] & CONTACT_ENDED) && ended_pair(c, start + q, dv_sep > 0.0)) {
                 t = 0;
             } else if (t) { /* a first touch, or an ended pair closing again */
                 contact_clear_history(c, start + q);

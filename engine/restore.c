@@ -180,8 +180,7 @@ static int restore_history(sim *s, const sim_restart_state *st, const id_row *ro
                      is_wall ? "wall" : "particle", (long long)b);
             return -1;
         }
-        static const uint8_t state[3] = {CONTACT_TOUCHING, CONTACT_ENDING, CONTACT_ENDED};
-        c->touching[k] = state[st->contact_ended ? st->contact_ended[m] : 0];
+        c->touching[k] = contact_state_of_code(st->contact_ended ? st->contact_ended[m] : 0);
         for (int f = 0; f < sim_n_pair_history; f++) {
             const pair_history_field *hf = &sim_pair_history[f];
             for (int comp = 0; comp < hf->count; comp++) {

@@ -62,7 +62,7 @@ static void fill_row(contact_table *t, size_t r, const snapshot_state *st, const
         contact_dist = p->radius[i] - 0.5 * d;
     }
     t->slot[r] = (int64_t)(k - c->first_of_i[i]);
-    t->ended[r] = c->touching[k] == CONTACT_ENDING ? 1 : c->touching[k] == CONTACT_ENDED ? 2 : 0;
+    t->ended[r] = contact_ended_code(c->touching[k]);
     double f[3] = {c->force[0][k], c->force[1][k], c->force[2][k]}; /* on i */
     double fn = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
     for (int a = 0; a < 3; a++) {

@@ -387,6 +387,31 @@ static void test_restart_with_ended_pairs(void **state)
     assert_int_equal(rp.step, at);
     while (b.step < at + 1500) sim_step(&b);
     same_state(&a, &b);
+    sim_free(&b);
+    sim_config_free(&cb);
+
+    /* a state that is none of 0, 1, 2 is refused by name */
+    hid_t fh = H5Fopen(h5, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(fh >= 0);
+    hid_t d = H5Dopen2(fh, "/snapshots/000000/contacts/ended", H5P_DEFAULT);
+    assert_true(d >= 0);
+    hid_t space = H5Dget_space(d);
+    hssize_t rows = H5Sget_simple_extent_npoints(space);
+    H5Sclose(space);
+    assert_true(rows > 0);
+    uint8_t *ended_rows = calloc((size_t)rows, 1);
+    assert_non_null(ended_rows);
+    assert_true(H5Dread(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, ended_rows) >= 0);
+    ended_rows[rows - 1] = 5;
+    assert_true(H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, ended_rows) >= 0);
+    free(ended_rows);
+    H5Dclose(d);
+    H5Fclose(fh);
+    load_case("ended_pour.yaml", &cb, &b);
+    assert_int_equal(restart_from_file(h5, -1, cb.case_text, &b, &rp, err, sizeof err), -1);
+    restart_point_free(&rp);
+    assert_non_null(strstr(err, "contacts/ended"));
+    assert_non_null(strstr(err, "it is 0, 1 or 2"));
     sim_free(&a);
     sim_free(&b);
     sim_config_free(&ca);

@@ -255,6 +255,7 @@ def bad_contact_value(rng, out):
         ("contacts/id", [-1, 10**9, 2**62], None),
         ("contacts/wall", [2, 7, 255], None),
         ("contacts/slot", [-1, 2**40], None),
+        ("contacts/ended", [3, 7, 255], None),
         ("contacts/law_history", [NAN, INF], None),
         ("contacts/tangential_spring", [NAN, -INF], None),
         ("contacts/rolling_spring", [INF], None),
