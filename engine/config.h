@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../models/friction_law.h"
 #include "../models/law.h"
 
 #define NAME_LEN 64
@@ -20,24 +21,20 @@ typedef struct material {
     double poisson; /* - */
 } material;
 
-/* The contact law for one unordered pair of material types. */
-enum { TANGENTIAL_MINDLIN, TANGENTIAL_LINEAR, TANGENTIAL_MINDLIN_DERESIEWICZ };
-enum { ROLLING_NONE, ROLLING_CONSTANT, ROLLING_SPRING };
-
-/* Friction and rolling resistance of a pair of material types (engine/friction.h).
+/* Friction and rolling resistance of a pair of material types: a tangential law and a
+ * rolling law from models/friction_registry.c, with their parameters (engine/friction.h).
  * All zero: frictionless. */
 typedef struct contact_friction {
     double mu;                 /* Coulomb (dynamic) coefficient; 0: no tangential force */
-    double mu_static;          /* static coefficient; 0: equal to mu */
-    int tangential_model;      /* TANGENTIAL_MINDLIN (default, no slip), TANGENTIAL_LINEAR
-                                  or TANGENTIAL_MINDLIN_DERESIEWICZ (microslip) */
-    double tangential_stiffness;   /* linear model's k_t [N/m] */
-    double tangential_restitution; /* e_t of the tangential dashpot; 0: the law's e */
-    int rolling_model;         /* ROLLING_NONE, ROLLING_CONSTANT or ROLLING_SPRING */
+    const tangential_law *tangential; /* NULL: the first registered (mindlin) */
+    double tangential_params[FRICTION_MAX_PARAMS]; /* in the order of its params (all 0
+                                  with tangential NULL: mindlin's defaults) */
     double mu_rolling;         /* rolling resistance coefficient */
-    double rolling_damping;    /* spring model's ratio of critical damping */
+    const rolling_law *rolling; /* NULL: no rolling resistance */
+    double rolling_params[FRICTION_MAX_PARAMS];
 } contact_friction;
 
+/* The contact law for one unordered pair of material types. */
 typedef struct law_binding {
     int material_a, material_b;
     const dem_law *law;

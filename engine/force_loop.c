@@ -15,11 +15,12 @@
 #include "force_scratch.h"
 #include "pair_geometry.h"
 
-/* apply_friction for the Mindlin-Deresiewicz model, which also keeps the pair's slip
- * state. Out of line: inlined, it cost the other models 4 % more instructions in
- * force_loop_run (callgrind, bench of 20000 spheres); out of line, 1 %. */
+/* apply_friction for a tangential law that also keeps per-contact state (the
+ * Mindlin-Deresiewicz model's slip). Out of line: inlined, it cost the other models 4 %
+ * more instructions in force_loop_run (callgrind, bench of 20000 spheres); out of
+ * line, 1 %. */
 __attribute__((noinline))
-static void apply_microslip(const friction_coeffs *fc, contact_list *c, contact_kinematics *kin,
+static void apply_with_state(const friction_coeffs *fc, contact_list *c, contact_kinematics *kin,
                             size_t k, double f_t[3], double m_r[3], double power[2])
 {
     double xi[3], theta[3] = {0.0, 0.0, 0.0}, slip[CONTACT_SLIP_HISTORY];
@@ -37,8 +38,8 @@ static void apply_microslip(const friction_coeffs *fc, contact_list *c, contact_
 }
 
 /* Tangential force and rolling torque on i of contact k (slot m of the chunk), from
- * its normal force, for the models friction_force_batch cannot take (the
- * Mindlin-Deresiewicz model and the rolling spring); updates the contact's springs. */
+ * its normal force, for the laws friction_force_batch cannot take (those with a
+ * per-contact form only); updates the contact's springs. */
 static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *cs, size_t m,
                            size_t k, double f_normal, double f_t[3], double m_r[3],
                            double power[2])
@@ -54,8 +55,8 @@ static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *c
         kin.turn[a] = cs->turn[a][m];
     }
     const friction_coeffs *fc = &s->laws[cs->law[m]].friction;
-    if (fc->tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ) {
-        apply_microslip(fc, c, &kin, k, f_t, m_r, power);
+    if (friction_keeps_state(fc)) {
+        apply_with_state(fc, c, &kin, k, f_t, m_r, power);
         return;
     }
     for (int a = 0; a < 3; a++) {

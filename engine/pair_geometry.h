@@ -17,12 +17,13 @@
  * displacement of the contact points during the step (friction.h): the mid-step
  * velocities v(n+1/2) (particles.h vh, wh: what drifted the centres) with the arms at
  * mid-step, R - d(n+1/2)/2 = arm + dt rate / 4, times s->spring_span. A ghost's
- * mid-step velocities are its owner's (owner_j). `rolling` (the law has a rolling model)
- * and `rolling_spring`: the relative spin, and the rolling spring's rotation and
- * inertia, are needed (else left unset). */
+ * mid-step velocities are its owner's (owner_j). `rolling` (the pair type has a rolling
+ * torque) and `turn` (its rolling law reads the step's turn and the rolling inertia,
+ * friction_uses_turn): the relative spin, and the relative rotation and inertia, are
+ * needed (else left unset). */
 static inline __attribute__((always_inline)) void
 contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint32_t j,
-                     uint32_t owner_j, int is_wall, int rolling, int rolling_spring)
+                     uint32_t owner_j, int is_wall, int rolling, int turn)
 {
     const particle_store *p = &s->p;
     double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]}, half = 0.5 * cs->d[m];
@@ -32,8 +33,8 @@ contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint
     double wj[3] = {0.0, 0.0, 0.0}, wj_h[3] = {0.0, 0.0, 0.0};
     /* the relative velocity of j's contact point past i's, predicted (v) and mid-step (h) */
     double v[3], h[3];
-    /* the reduced rolling inertia: only the rolling spring's dashpot needs it */
-    double inertia_i = rolling_spring ? 1.0 / p->inv_inertia[i] + p->mass[i] * arm_i * arm_i : 0.0;
+    /* the reduced rolling inertia: only the rolling laws' dashpots need it */
+    double inertia_i = turn ? 1.0 / p->inv_inertia[i] + p->mass[i] * arm_i * arm_i : 0.0;
     double inertia_r = inertia_i;
     if (!is_wall) {
         /* (v_j - w_j x arm_j n) - (v_i + w_i x arm_i n) = v_j - v_i - (arm_i w_i + arm_j w_j) x n */
@@ -52,7 +53,7 @@ contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint
         h[0] = p->vhx[owner_j] - p->vhx[i] - (sh[1] * n[2] - sh[2] * n[1]);
         h[1] = p->vhy[owner_j] - p->vhy[i] - (sh[2] * n[0] - sh[0] * n[2]);
         h[2] = p->vhz[owner_j] - p->vhz[i] - (sh[0] * n[1] - sh[1] * n[0]);
-        if (rolling_spring) {
+        if (turn) {
             double inertia_j = 1.0 / p->inv_inertia[j] + p->mass[j] * arm_j * arm_j;
             inertia_r = inertia_i * inertia_j / (inertia_i + inertia_j);
         }
@@ -81,7 +82,7 @@ contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint
     }
     if (rolling)
         for (int a = 0; a < 3; a++) cs->w_rel[a][m] = wi[a] - wj[a];
-    if (rolling_spring) { /* only the rolling spring reads them */
+    if (turn) { /* only the laws with uses_turn read them */
         cs->inertia_r[m] = inertia_r;
         for (int a = 0; a < 3; a++) cs->turn[a][m] = (wi_h[a] - wj_h[a]) * span;
     }
@@ -108,15 +109,15 @@ static void particle_point_motion(const sim *s, const contact_list *c, chunk_scr
         const friction_coeffs *fc = &s->laws[cs->one_law].friction;
         if (!fc->active) {
             for (size_t m = 0; m < cs->n; m++) cs->arm_i[m] = cs->arm_j[m] = 0.0;
-        } else if (fc->rolling_model == ROLLING_NONE) {
+        } else if (!friction_has_rolling_torque(fc)) {
             for (size_t m = 0; m < cs->n; m++)
                 contact_point_motion(s, cs, m, c->i[slot[m]], c->j[slot[m]], c->owner_j[slot[m]],
                                      0, 0, 0);
         } else {
-            const int spring = fc->rolling_model == ROLLING_SPRING;
+            const int turn = friction_uses_turn(fc);
             for (size_t m = 0; m < cs->n; m++)
                 contact_point_motion(s, cs, m, c->i[slot[m]], c->j[slot[m]], c->owner_j[slot[m]],
-                                     0, 1, spring);
+                                     0, 1, turn);
         }
         return;
     }
@@ -124,8 +125,7 @@ static void particle_point_motion(const sim *s, const contact_list *c, chunk_scr
         const friction_coeffs *fc = &s->laws[cs->law[m]].friction;
         if (fc->active)
             contact_point_motion(s, cs, m, c->i[slot[m]], c->j[slot[m]], c->owner_j[slot[m]],
-                                 0, fc->rolling_model != ROLLING_NONE,
-                                 fc->rolling_model == ROLLING_SPRING);
+                                 0, friction_has_rolling_torque(fc), friction_uses_turn(fc));
         else
             cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */
     }
@@ -136,13 +136,13 @@ static void particle_point_motion(const sim *s, const contact_list *c, chunk_scr
  * relative motion (the overlap over the step's approach along n). */
 static void first_touch_span(const sim *s, chunk_scratch *cs, size_t m)
 {
-    const int rolling_spring = s->laws[cs->law[m]].friction.rolling_model == ROLLING_SPRING;
+    const int turn = friction_uses_turn(&s->laws[cs->law[m]].friction);
     double approach = -(cs->disp[0][m] * cs->nx[m] + cs->disp[1][m] * cs->ny[m] +
                         cs->disp[2][m] * cs->nz[m]);
     if (!(approach > cs->d[m])) return;
     double part = cs->d[m] / approach;
     for (int a = 0; a < 3; a++) cs->disp[a][m] *= part;
-    for (int a = 0; a < 3 && rolling_spring; a++) cs->turn[a][m] *= part;
+    for (int a = 0; a < 3 && turn; a++) cs->turn[a][m] *= part;
 }
 
 /* A pair apart holds zero force and torque (what the sums read): set when the list was
@@ -246,8 +246,8 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
         if (c->has_friction) { /* else no pair has friction, and the arms go unread */
             const friction_coeffs *fc = &s->laws[law].friction;
             if (fc->active) {
-                contact_point_motion(s, cs, m, i, j, j, 1, fc->rolling_model != ROLLING_NONE,
-                                     fc->rolling_model == ROLLING_SPRING);
+                contact_point_motion(s, cs, m, i, j, j, 1, friction_has_rolling_torque(fc),
+                                     friction_uses_turn(fc));
                 if (fresh) first_touch_span(s, cs, m);
             } else {
                 cs->arm_i[m] = cs->arm_j[m] = 0.0; /* torques 0 x arm */

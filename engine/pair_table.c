@@ -135,8 +135,8 @@ void pair_table_configure_lists(sim *s)
         if (li->law->n_history > n_history) n_history = li->law->n_history;
         impact |= li->law->uses_impact_velocity;
         friction |= li->friction.active;
-        rolling |= li->friction.active && li->friction.rolling_model != ROLLING_NONE;
-        slip |= li->friction.active && li->friction.tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ;
+        rolling |= friction_has_rolling_torque(&li->friction);
+        slip |= friction_keeps_state(&li->friction);
     }
     contact_list_configure(&s->pairs, 0, impact, n_history, friction, rolling, slip);
     contact_list_configure(&s->wall_pairs, 1, impact, n_history, friction, rolling, slip);

@@ -2,6 +2,7 @@
  * friction and rolling resistance it applies. */
 #include "case_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,15 +80,22 @@ static int read_choice(const case_reader *c, const char *path, const law_param *
     return -1;
 }
 
+/* A law parameter's value at `path`: one of its choices by name, or a number in its range. */
+static int read_value(const case_reader *c, const char *path, const law_param *p,
+                      const char *text, double *out)
+{
+    if (p->choices) return read_choice(c, path, p, text, out);
+    if (case_read_number(c, path, text, out) != 0) return -1;
+    if (*out >= p->min_value && *out <= p->max_value) return 0;
+    return case_fail_at(c, path, "%s = %s is out of range [%g, %g]", path, text, p->min_value,
+                        p->max_value);
+}
+
 static int read_param(const case_reader *c, const char *at, const law_param *p,
                       const char *text, double *out)
 {
     key_path where = case_key("%s.params.%s", at, p->name);
-    if (p->choices) return read_choice(c, where.s, p, text, out);
-    if (case_read_number(c, where.s, text, out) != 0) return -1;
-    if (*out >= p->min_value && *out <= p->max_value) return 0;
-    return case_fail_at(c, where.s, "%s = %s is out of range [%g, %g]", where.s, text, p->min_value,
-                        p->max_value);
+    return read_value(c, where.s, p, text, out);
 }
 
 static int read_params(case_reader *c, const char *at, const raw_contact *r, law_binding *b)
@@ -116,12 +124,13 @@ static int read_params(case_reader *c, const char *at, const raw_contact *r, law
     return 0;
 }
 
-/* One of a fixed list of names; its index in *out. */
-static int read_keyword(const case_reader *c, const char *path, const char *text,
-                        const char *const *names, int *out)
+/* A friction or rolling law's name at `path` (NULL: none given, and *out is left as it is),
+ * from the names[n] of its registry. */
+static int read_model(const case_reader *c, const char *path, const char *text,
+                      const char *const *names, int n, int *out)
 {
     name_list known = {0};
-    for (int k = 0; names[k]; k++) {
+    for (int k = 0; k < n; k++) {
         if (text && strcmp(names[k], text) == 0) {
             case_names_free(&known);
             *out = k;
@@ -136,69 +145,86 @@ static int read_keyword(const case_reader *c, const char *path, const char *text
     return -1;
 }
 
-/* friction: {coefficient, static, model: mindlin|linear|mindlin_deresiewicz, stiffness,
- * restitution} */
-static int read_friction(case_reader *c, const char *at, const raw_friction *r,
-                         contact_friction *f)
+/* The keys of a friction or rolling mapping at `path` beside its two fixed ones, for the
+ * law `name` that takes params[n_params]: each one given must be the law's, in its
+ * range, and each the law requires must be given. values[] gets them, defaults for the
+ * rest. */
+static int read_law_keys(const case_reader *c, const char *path, const key_slots *slots,
+                         char *const *given, const char *name, const law_param *params,
+                         int n_params, double *values)
 {
-    /* in the order of TANGENTIAL_* (engine/config.h) */
-    static const char *const models[] = {"mindlin", "linear", "mindlin_deresiewicz", NULL};
-    key_path p = case_key("%s.friction.coefficient", at);
-    if (case_read_non_negative(c, p.s, r->coefficient, &f->mu) != 0) return -1;
-    if (r->static_coefficient) {
-        p = case_key("%s.friction.static", at);
-        if (case_read_non_negative(c, p.s, r->static_coefficient, &f->mu_static) != 0) return -1;
-        if (f->mu_static < f->mu)
-            return case_fail_at(c, p.s, "%s = %g is below the (dynamic) coefficient %g", p.s,
-                                f->mu_static, f->mu);
-    }
-    f->tangential_model = TANGENTIAL_MINDLIN;
-    p = case_key("%s.friction.model", at);
-    if (r->model && read_keyword(c, p.s, r->model, models, &f->tangential_model) != 0)
+    friction_param_defaults(params, n_params, values);
+    for (int u = 0; u < slots->n; u++) {
+        if (!given[u]) continue;
+        key_path where = case_key("%s.%s", path, slots->names[u]);
+        int k = friction_param_index(params, n_params, slots->names[u]);
+        if (k >= 0) {
+            if (read_value(c, where.s, &params[k], given[u], &values[k]) != 0) return -1;
+            continue;
+        }
+        name_list known = {0};
+        for (int q = 0; q < n_params; q++) case_names_add(&known, params[q].name);
+        case_fail_at(c, where.s, "%s: model %s takes no key '%s'; %s%s", where.s, name,
+                     slots->names[u], n_params ? "its own keys are: " : "it has no keys of its own",
+                     case_join(&known).s);
+        case_names_free(&known);
         return -1;
-    p = case_key("%s.friction.stiffness", at);
-    if (f->tangential_model == TANGENTIAL_LINEAR) {
-        if (!r->stiffness)
-            return case_fail_at(c, case_key("%s.friction", at).s, "%s.friction: model linear needs "
-                                "stiffness (the tangential spring k_t, N/m)", at);
-        if (case_read_positive(c, p.s, r->stiffness, &f->tangential_stiffness) != 0) return -1;
-    } else if (r->stiffness) {
-        return case_fail_at(c, p.s, "%s: only model linear takes a stiffness (%s's is "
-                            "8 G* sqrt(R* d)%s)", p.s, models[f->tangential_model],
-                            f->tangential_model == TANGENTIAL_MINDLIN ? "" : " times the microslip "
-                            "factor theta");
     }
-    if (f->tangential_model == TANGENTIAL_MINDLIN_DERESIEWICZ && r->static_coefficient)
-        return case_fail_at(c, case_key("%s.friction.static", at).s, "%s.friction.static: model "
-                            "mindlin_deresiewicz has one coefficient (its partial slip grows "
-                            "into sliding at mu F_n); give only coefficient", at);
-    if (r->restitution) {
-        p = case_key("%s.friction.restitution", at);
-        if (case_read_number(c, p.s, r->restitution, &f->tangential_restitution) != 0) return -1;
-        if (!(f->tangential_restitution > 0.0 && f->tangential_restitution <= 1.0))
-            return case_fail_at(c, p.s, "%s = %s is out of range (0, 1]", p.s, r->restitution);
-    }
+    for (int k = 0; k < n_params; k++)
+        if (isnan(values[k]))
+            return case_fail_at(c, path, "%s: model %s needs %s (%s [%s])", path, name,
+                                params[k].name, params[k].help, params[k].unit);
     return 0;
 }
 
-/* rolling: {model: constant|spring, coefficient, damping} */
+/* A law's check of its values against the Coulomb coefficient (friction_law.h). */
+static int check_law_keys(const case_reader *c, const char *path,
+                          int (*check)(const double *, double, char *, size_t),
+                          const law_param *params, const double *values, double mu)
+{
+    char why[160] = "";
+    int k = check ? check(values, mu, why, sizeof why) : -1;
+    if (k < 0) return 0;
+    key_path where = case_key("%s.%s", path, params[k].name);
+    return case_fail_at(c, where.s, "%s = %g %s", where.s, values[k], why);
+}
+
+/* friction: {coefficient, model (a tangential law, default the registry's first), and
+ * the law's own keys} */
+static int read_friction(case_reader *c, const char *at, const raw_friction *r,
+                         contact_friction *f)
+{
+    key_path path = case_key("%s.friction", at);
+    key_path p = case_key("%s.coefficient", path.s);
+    if (case_read_non_negative(c, p.s, r->coefficient, &f->mu) != 0) return -1;
+    const char *names[LAW_KEY_SLOTS];
+    int n = 0, model = 0;
+    for (; n < tangential_law_count() && n < LAW_KEY_SLOTS; n++)
+        names[n] = tangential_law_at(n)->name;
+    p = case_key("%s.model", path.s);
+    if (r->model && read_model(c, p.s, r->model, names, n, &model) != 0) return -1;
+    const tangential_law *law = f->tangential = tangential_law_at(model);
+    if (read_law_keys(c, path.s, &c->schema->friction, r->keys, law->name, law->params,
+                      law->n_params, f->tangential_params) != 0)
+        return -1;
+    return check_law_keys(c, path.s, law->check, law->params, f->tangential_params, f->mu);
+}
+
+/* rolling: {model (a rolling law), coefficient, and the law's own keys} */
 static int read_rolling(case_reader *c, const char *at, const raw_rolling *r,
                         contact_friction *f)
 {
-    static const char *const models[] = {"constant", "spring", NULL};
-    key_path p = case_key("%s.rolling.model", at);
-    int model;
-    if (read_keyword(c, p.s, r->model, models, &model) != 0) return -1;
-    f->rolling_model = model == 0 ? ROLLING_CONSTANT : ROLLING_SPRING;
-    p = case_key("%s.rolling.coefficient", at);
+    key_path path = case_key("%s.rolling", at);
+    const char *names[LAW_KEY_SLOTS];
+    int n = 0, model = 0;
+    for (; n < rolling_law_count() && n < LAW_KEY_SLOTS; n++) names[n] = rolling_law_at(n)->name;
+    key_path p = case_key("%s.model", path.s);
+    if (read_model(c, p.s, r->model, names, n, &model) != 0) return -1;
+    const rolling_law *law = f->rolling = rolling_law_at(model);
+    p = case_key("%s.coefficient", path.s);
     if (case_read_non_negative(c, p.s, r->coefficient, &f->mu_rolling) != 0) return -1;
-    p = case_key("%s.rolling.damping", at);
-    f->rolling_damping = 0.3;
-    if (r->damping && f->rolling_model == ROLLING_CONSTANT)
-        return case_fail_at(c, p.s, "%s: only model spring has a dashpot", p.s);
-    if (r->damping && case_read_non_negative(c, p.s, r->damping, &f->rolling_damping) != 0)
-        return -1;
-    return 0;
+    return read_law_keys(c, path.s, &c->schema->rolling, r->keys, law->name, law->params,
+                         law->n_params, f->rolling_params);
 }
 
 static int read_contact(case_reader *c, int i, law_binding *b)

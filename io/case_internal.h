@@ -38,12 +38,18 @@ typedef struct raw_material {
     char *name, *density, *young, *poisson;
 } raw_material;
 
+/* The friction and rolling mappings: two keys every law of the kind takes, then one
+ * slot per key some registered law takes (case_schema.key_slots, built from
+ * models/friction_registry.c). */
+#define LAW_KEY_SLOTS 16
 typedef struct raw_friction {
-    char *coefficient, *static_coefficient, *model, *stiffness, *restitution;
+    char *coefficient, *model;
+    char *keys[LAW_KEY_SLOTS];
 } raw_friction;
 
 typedef struct raw_rolling {
-    char *model, *coefficient, *damping;
+    char *model, *coefficient;
+    char *keys[LAW_KEY_SLOTS];
 } raw_rolling;
 
 typedef struct raw_contact {
@@ -134,10 +140,19 @@ typedef struct raw_case {
 #define CONTACT_FIELD_COUNT 8
 #define TOP_FIELD_COUNT 13
 
+/* The keys of a friction or rolling mapping: its two fixed keys, then every key a
+ * registered law of the kind takes, once (raw_friction.keys[k] holds names[k]'s text). */
+typedef struct key_slots {
+    const char *names[LAW_KEY_SLOTS];
+    int n;
+    cyaml_schema_field_t fields[2 + LAW_KEY_SLOTS + 1];
+} key_slots;
+
 typedef struct case_schema {
     const char **param_names; /* every parameter name of every law, once */
     int n_param_names;
     cyaml_schema_field_t *param_fields;
+    key_slots friction, rolling;
     cyaml_schema_field_t contact_fields[CONTACT_FIELD_COUNT];
     cyaml_schema_value_t contact_entry;
     cyaml_schema_field_t top_fields[TOP_FIELD_COUNT];
@@ -147,6 +162,8 @@ typedef struct case_schema {
 case_schema *case_schema_build(void);
 void case_schema_free(case_schema *s);
 int case_param_name_index(const case_schema *s, const char *name);
+/* Index of a key in a friction or rolling mapping's slots, or -1. */
+int case_key_slot(const key_slots *k, const char *name);
 /* What the entries of a fixed-length list with this entry schema are, in a message
  * ("numbers", "true/false values", "material names"). */
 const char *case_schema_entry_words(const cyaml_schema_value_t *entry);

@@ -74,18 +74,18 @@ static const cyaml_schema_field_t material_fields[] = {
 static const cyaml_schema_value_t material_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_material, material_fields)};
 
-static const cyaml_schema_field_t friction_fields[] = {
+/* The friction and rolling mappings' fixed keys; the laws' own keys are added at run
+ * time from the friction registry (collect_key_slots). */
+static const cyaml_schema_field_t friction_fixed_fields[] = {
     TEXT("coefficient", REQUIRED, raw_friction, coefficient),
-    TEXT("static", OPTIONAL, raw_friction, static_coefficient),
-    TEXT("model", OPTIONAL, raw_friction, model),
-    TEXT("stiffness", OPTIONAL, raw_friction, stiffness),
-    TEXT("restitution", OPTIONAL, raw_friction, restitution),
-    CYAML_FIELD_END};
-static const cyaml_schema_field_t rolling_fields[] = {
+    TEXT("model", OPTIONAL, raw_friction, model)};
+static const cyaml_schema_field_t rolling_fixed_fields[] = {
     TEXT("model", REQUIRED, raw_rolling, model),
-    TEXT("coefficient", REQUIRED, raw_rolling, coefficient),
-    TEXT("damping", OPTIONAL, raw_rolling, damping),
-    CYAML_FIELD_END};
+    TEXT("coefficient", REQUIRED, raw_rolling, coefficient)};
+static const cyaml_schema_field_t key_slot_template =
+    TEXT("(key)", OPTIONAL, raw_friction, keys[0]);
+_Static_assert(offsetof(raw_friction, keys) == offsetof(raw_rolling, keys),
+               "one slot layout serves both mappings");
 
 /* The params mapping's fields are made at run time from the law registry. */
 static const cyaml_schema_field_t contact_fields_template[] = {
@@ -93,8 +93,8 @@ static const cyaml_schema_field_t contact_fields_template[] = {
     TEXT("law", REQUIRED, raw_contact, law),
     TEXT("cohesion_removal", OPTIONAL, raw_contact, cohesion_removal),
     TEXT("calibrate", OPTIONAL, raw_contact, calibrate),
-    CYAML_FIELD_MAPPING_PTR("friction", OPTIONAL, raw_contact, friction, friction_fields),
-    CYAML_FIELD_MAPPING_PTR("rolling", OPTIONAL, raw_contact, rolling, rolling_fields),
+    CYAML_FIELD_MAPPING_PTR("friction", OPTIONAL, raw_contact, friction, NULL),
+    CYAML_FIELD_MAPPING_PTR("rolling", OPTIONAL, raw_contact, rolling, NULL),
     CYAML_FIELD_MAPPING_PTR("params", OPTIONAL, raw_contact, params, NULL),
     CYAML_FIELD_END};
 static const cyaml_schema_field_t param_field_template =
@@ -240,6 +240,45 @@ static int collect_param_names(case_schema *s)
     return 0;
 }
 
+int case_key_slot(const key_slots *k, const char *name)
+{
+    for (int u = 0; u < k->n; u++)
+        if (strcmp(k->names[u], name) == 0) return u;
+    return -1;
+}
+
+/* The fixed fields, then a slot for each of the names (repeats taken once). */
+static int add_key_slot(key_slots *k, const char *name)
+{
+    if (case_key_slot(k, name) >= 0) return 0;
+    if (k->n == LAW_KEY_SLOTS) return -1; /* raise LAW_KEY_SLOTS (case_internal.h) */
+    cyaml_schema_field_t *f = &k->fields[2 + k->n];
+    *f = key_slot_template;
+    f->key = name;
+    f->data_offset = (uint32_t)(offsetof(raw_friction, keys) + (size_t)k->n * sizeof(char *));
+    k->names[k->n++] = name;
+    return 0;
+}
+
+static int collect_key_slots(case_schema *s)
+{
+    memcpy(s->friction.fields, friction_fixed_fields, sizeof friction_fixed_fields);
+    memcpy(s->rolling.fields, rolling_fixed_fields, sizeof rolling_fixed_fields);
+    for (int l = 0; l < tangential_law_count(); l++) {
+        const tangential_law *law = tangential_law_at(l);
+        for (int k = 0; k < law->n_params; k++)
+            if (add_key_slot(&s->friction, law->params[k].name) != 0) return -1;
+    }
+    for (int l = 0; l < rolling_law_count(); l++) {
+        const rolling_law *law = rolling_law_at(l);
+        for (int k = 0; k < law->n_params; k++)
+            if (add_key_slot(&s->rolling, law->params[k].name) != 0) return -1;
+    }
+    s->friction.fields[2 + s->friction.n] = (cyaml_schema_field_t)CYAML_FIELD_END;
+    s->rolling.fields[2 + s->rolling.n] = (cyaml_schema_field_t)CYAML_FIELD_END;
+    return 0;
+}
+
 void case_schema_free(case_schema *s)
 {
     if (!s) return;
@@ -251,13 +290,15 @@ void case_schema_free(case_schema *s)
 case_schema *case_schema_build(void)
 {
     case_schema *s = calloc(1, sizeof *s);
-    if (!s || collect_param_names(s) != 0) {
+    if (!s || collect_param_names(s) != 0 || collect_key_slots(s) != 0) {
         case_schema_free(s);
         return NULL;
     }
     memcpy(s->contact_fields, contact_fields_template, sizeof s->contact_fields);
     cyaml_schema_field_t *params = field_named(s->contact_fields, "params");
     params->value.mapping.fields = s->param_fields;
+    field_named(s->contact_fields, "friction")->value.mapping.fields = s->friction.fields;
+    field_named(s->contact_fields, "rolling")->value.mapping.fields = s->rolling.fields;
     params->value.data_size =
         (uint32_t)((s->n_param_names > 0 ? s->n_param_names : 1) * sizeof(char *));
     s->contact_entry = (cyaml_schema_value_t){

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "tuning_env.h"
 #include "engine/collision.h"
+#include "engine/friction.h"
 
 static void usage(FILE *out)
 {
@@ -25,8 +26,8 @@ static void usage(FILE *out)
             "evenly spaced from E1 to E2. --calibrate solves the law's damping coefficient\n"
             "(chi, eta, xi or alpha) so that the collision restitutes exactly E, and prints it.\n\n"
             "Oblique impact with friction: --friction MU turns on Coulomb friction with the\n"
-            "Mindlin tangential spring (engine/friction.h), its dashpot set by ET (default: the\n"
-            "law's restitution). --tangential-velocity VT gives the spheres a relative\n"
+            "Mindlin tangential spring (models/tangential_spring.c), its dashpot set by ET\n"
+            "(default: the law's restitution). --tangential-velocity VT gives the spheres a relative\n"
             "tangential speed VT at impact (x: line of centres at first touch, sphere 1 moves\n"
             "at +V0/2 along x and +VT/2 along y, sphere 2 the opposite); --angle DEG is the\n"
             "same with VT = V0 tan(DEG), DEG measured from the line of centres. --spin1 and\n"
@@ -220,8 +221,7 @@ int cli_collide(int argc, char **argv)
     sp.tangential_velocity = angle_text ? v * tan(angle * M_PI / 180.0) : vt_text ? vt : 0.0;
     memcpy(sp.spin, spin, sizeof sp.spin);
     sp.friction.mu = mu;
-    sp.friction.tangential_model = TANGENTIAL_MINDLIN;
-    sp.friction.tangential_restitution = et_text ? e_t : 0.0;
+    if (et_text) friction_set_tangential_param(&sp.friction, "restitution", e_t);
     sp.velocity = v; sp.radius = radius; sp.density = rho; sp.young = young; sp.poisson = nu;
     sp.dt = dt; sp.cohesion_removal = cohesion; sp.calibrate = calibrate;
     if (calibrate && !law->calibration) {

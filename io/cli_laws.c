@@ -1,11 +1,13 @@
 /* dempact laws: every normal-force law the build knows, with its formula, the papers it
- * comes from, its parameters and their defaults and ranges (docs/laws.md holds the same,
- * checked against this output by tests/doc/check_laws.py). */
+ * comes from, its parameters and their defaults and ranges; with --friction, the
+ * tangential and rolling laws and their keys (docs/laws.md holds the same, checked
+ * against this output by tests/doc/check_laws.py). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "models/friction_law.h"
 #include "models/law.h"
 
 /* The law's sources, one citation per line: "  source: A\n          B\n". */
@@ -31,18 +33,63 @@ static void print_default(const law_param *p)
     else printf("%g", p->default_value);
 }
 
+static void print_params(const law_param *params, int n)
+{
+    for (int q = 0; q < n; q++) {
+        const law_param *p = &params[q];
+        printf("  %-18s default ", p->name);
+        print_default(p);
+        if (p->choices) {
+            printf("; one of");
+            for (int c = 0; p->choices[c]; c++) printf(" %s", p->choices[c]);
+        } else {
+            printf(" [%s]; range [%g, %g]", p->unit, p->min_value, p->max_value);
+        }
+        printf("\n      %s\n", p->help);
+    }
+}
+
+/* dempact laws --friction: the tangential and rolling laws (models/friction_registry.c) */
+static int print_friction_laws(void)
+{
+    for (int k = 0; k < tangential_law_count(); k++) {
+        const tangential_law *law = tangential_law_at(k);
+        printf("friction.model %s%s\n  %s\n", law->name, k == 0 ? " (the default)" : "",
+               law->summary);
+        print_sources(law->source);
+        printf("  coefficient        required [-]; the Coulomb coefficient mu\n");
+        print_params(law->params, law->n_params);
+        printf("  history per contact: %s", law->spring_energy ? "spring xi" : "none");
+        if (law->n_state) printf(", %d state values", law->n_state);
+        printf("\n\n");
+    }
+    for (int k = 0; k < rolling_law_count(); k++) {
+        const rolling_law *law = rolling_law_at(k);
+        printf("rolling.model %s\n  %s\n", law->name, law->summary);
+        print_sources(law->source);
+        printf("  coefficient        required [-]; the rolling resistance coefficient mu_r\n");
+        print_params(law->params, law->n_params);
+        printf("  history per contact: %s\n\n", law->spring_energy ? "spring theta" : "none");
+    }
+    return 0;
+}
+
 int cli_laws(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
-        printf("usage: dempact laws [NAME]\n\n"
+        printf("usage: dempact laws [NAME]\n"
+               "       dempact laws --friction\n\n"
                "Lists every normal-force law (or the one named) with its formula, the papers\n"
                "it comes from (full citations), its parameters, units, defaults and accepted\n"
                "ranges. Every law also takes the switch cohesion_removal (default on: a\n"
                "negative normal force is set to 0) and, where it has a damping coefficient,\n"
                "calibrate (default off: solve that coefficient so that a binary collision\n"
-               "restitutes exactly `restitution`). docs/laws.md has the same with formulas.\n");
+               "restitutes exactly `restitution`). docs/laws.md has the same with formulas.\n"
+               "--friction lists the tangential laws (friction.model) and the rolling laws\n"
+               "(rolling.model) the same way, with the keys each takes.\n");
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "--friction") == 0) return print_friction_laws();
     const char *only = argc > 1 ? argv[1] : NULL;
     if (only && !law_find(only)) {
         fprintf(stderr, "dempact laws: unknown law '%s'\n", only);
@@ -54,18 +101,7 @@ int cli_laws(int argc, char **argv)
         printf("%s\n  %s\n", law->name, law->summary);
         print_sources(law->source);
         if (law->n_params == 0) printf("  parameters: none\n");
-        for (int q = 0; q < law->n_params; q++) {
-            const law_param *p = &law->params[q];
-            printf("  %-18s default ", p->name);
-            print_default(p);
-            if (p->choices) {
-                printf("; one of");
-                for (int c = 0; p->choices[c]; c++) printf(" %s", p->choices[c]);
-            } else {
-                printf(" [%s]; range [%g, %g]", p->unit, p->min_value, p->max_value);
-            }
-            printf("\n      %s\n", p->help);
-        }
+        print_params(law->params, law->n_params);
         if (law->calibration)
             printf("  calibrate: true solves %s for the restitution\n", law->calibration->coefficient);
         else

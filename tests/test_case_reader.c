@@ -178,7 +178,7 @@ static void test_defaults_and_csv_velocities(void **state)
 /* A bad file and what its message must contain (up to three pieces). */
 typedef struct bad_case {
     const char *file;
-    const char *expect[3];
+    const char *expect[4];
 } bad_case;
 
 static const bad_case bad_cases[] = {
@@ -326,10 +326,18 @@ static const bad_case bad_cases[] = {
                                  "did you mean 'mindlin_deresiewicz'"}},
     {"bad_microslip_static.yaml", {"bad_microslip_static.yaml:16: ",
                                    "contacts[0].friction.static",
-                                   "mindlin_deresiewicz has one coefficient"}},
+                                   "model mindlin_deresiewicz takes no key 'static'",
+                                   "its own keys are: restitution"}},
     {"bad_microslip_stiffness.yaml", {"bad_microslip_stiffness.yaml:16: ",
                                       "contacts[0].friction.stiffness",
-                                      "only model linear takes a stiffness"}},
+                                      "model mindlin_deresiewicz takes no key 'stiffness'"}},
+    {"bad_linear_no_stiffness.yaml", {"bad_linear_no_stiffness.yaml:16: ", "contacts[0].friction",
+                                      "model linear needs stiffness", "[N/m]"}},
+    {"bad_static_below.yaml", {"bad_static_below.yaml:16: ", "contacts[0].friction.static = 0.2",
+                               "below the (dynamic) coefficient 0.3"}},
+    {"bad_rolling_constant_damping.yaml", {"bad_rolling_constant_damping.yaml:16: ",
+                                           "contacts[0].rolling.damping",
+                                           "model constant takes no key 'damping'"}},
     {"bad_microslip_no_coefficient.yaml", {"bad_microslip_no_coefficient.yaml:16: ",
                                            "contacts[0].friction",
                                            "missing required key 'coefficient'"}},
@@ -370,7 +378,7 @@ static void test_bad_cases(void **state)
             sim_config_free(&cfg);
             fail_msg("%s loaded and built, but it should fail", b->file);
         }
-        for (int k = 0; k < 3 && b->expect[k]; k++)
+        for (int k = 0; k < 4 && b->expect[k]; k++)
             if (!strstr(err, b->expect[k]))
                 fail_msg("%s: expected \"%s\" in the message:\n%s", b->file, b->expect[k],
                          err);

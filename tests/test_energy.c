@@ -30,9 +30,9 @@ static void pair_world_init(pair_world *w, const char *law, double e, double mu,
     double R = 0.01;
     w->mat = (material){"steel", 7800, 2e11, 0.3};
     w->bind = (law_binding){.law = law_find(law), .cohesion_removal = true,
-                            .friction = {.mu = mu, .rolling_model = mu > 0 ? ROLLING_SPRING : 0,
+                            .friction = {.mu = mu, .rolling = mu > 0 ? rolling_law_find("spring") : NULL,
                                          .mu_rolling = mu > 0 ? 0.1 : 0.0,
-                                         .rolling_damping = 0.3}};
+                                         .rolling_params = {0.3}}};
     if (e > 0) w->bind.params[0] = e;
     double gap = 1e-4, y = offset * 2 * R;
     double pos[6] = {-R - gap, -y / 2, 0, R + gap, y / 2, 0}, vel[6] = {0.5, 0, 0, -0.5, 0, 0};

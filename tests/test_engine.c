@@ -272,7 +272,7 @@ static double check_pair_sums_vanish(size_t block, int steps, double *fx_out)
     random_world(&w, 1500, 0.04, 0.8e-3, 1.6e-3, 0.5, periodic, 11);
     w.binds[0].law = law_find("hertz_tti");
     w.binds[0].params[0] = 0.5;
-    w.binds[0].friction = (contact_friction){.mu = 0.5, .rolling_model = ROLLING_CONSTANT,
+    w.binds[0].friction = (contact_friction){.mu = 0.5, .rolling = rolling_law_find("constant"),
                                              .mu_rolling = 0.1};
     w.cfg.tuning.block = block;
     sim s;
@@ -333,7 +333,7 @@ static void run_sorted_midway(int sort, double *out, int64_t *reorders)
     const bool periodic[3] = {true, true, false};
     world w;
     settling_world(&w, periodic, 0.2, 5);
-    w.binds[0].friction = (contact_friction){.mu = 0.5, .rolling_model = ROLLING_CONSTANT,
+    w.binds[0].friction = (contact_friction){.mu = 0.5, .rolling = rolling_law_find("constant"),
                                              .mu_rolling = 0.1};
     w.walls[0] = (wall_spec){.kind = WALL_PLANE, .normal = {0, 0, 1}};
     w.cfg.walls = w.walls;

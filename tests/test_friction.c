@@ -1,7 +1,7 @@
-/* Friction and rolling resistance (engine/friction.c) against rigid-body mechanics: a
- * sphere launched sliding without spin on a plane, and a binary oblique collision's
- * conservation laws; the Mindlin-Deresiewicz microslip model against its closed forms
- * at constant normal force. */
+/* Friction and rolling resistance (models/tangential_*.c, models/rolling_*.c) against
+ * rigid-body mechanics: a sphere launched sliding without spin on a plane, and a binary
+ * oblique collision's conservation laws; the Mindlin-Deresiewicz microslip model against
+ * its closed forms at constant normal force. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,7 +21,7 @@ typedef floor_world plane_world;
 
 /* A steel sphere (R = 1 cm) resting on a steel floor at its static Hertz overlap, moving
  * along x at v0 without spin; hertz_tti with e = 0.3 damps the normal direction. */
-static void plane_world_init(plane_world *w, double v0, double mu, int rolling_model,
+static void plane_world_init(plane_world *w, double v0, double mu, const char *rolling,
                              double mu_r)
 {
     memset(w, 0, sizeof *w);
@@ -29,8 +29,8 @@ static void plane_world_init(plane_world *w, double v0, double mu, int rolling_m
     w->mat = (material){"steel", rho, E, nu};
     w->bind = (law_binding){.law = law_find("hertz_tti"), .cohesion_removal = true};
     w->bind.params[0] = 0.3;
-    w->bind.friction = (contact_friction){.mu = mu, .rolling_model = rolling_model,
-                                          .mu_rolling = mu_r};
+    w->bind.friction = (contact_friction){.mu = mu, .mu_rolling = mu_r,
+                                          .rolling = rolling ? rolling_law_find(rolling) : NULL};
     w->floor = (wall_spec){.kind = WALL_PLANE, .normal = {0, 0, 1}};
     double m = rho * 4.0 / 3.0 * M_PI * R * R * R;
     double e_star = E / (1.0 - nu * nu); /* the wall has the same material */
@@ -62,7 +62,7 @@ static void test_sliding_sphere_starts_rolling(void **state)
 {
     double v0 = 1.0, mu = 0.3, R = 0.01;
     plane_world w;
-    plane_world_init(&w, v0, mu, ROLLING_NONE, 0.0);
+    plane_world_init(&w, v0, mu, NULL, 0.0);
     sim s;
     make(&s, &w);
     double t_roll = 2.0 * v0 / (7.0 * mu * G), t_seen = NAN;
@@ -86,7 +86,7 @@ static void test_constant_rolling_torque_stops_sphere(void **state)
 {
     double v0 = 0.5, mu = 0.3, mu_r = 0.05;
     plane_world w;
-    plane_world_init(&w, v0, mu, ROLLING_CONSTANT, mu_r);
+    plane_world_init(&w, v0, mu, "constant", mu_r);
     sim s;
     make(&s, &w);
     double t1 = v0 / (G * (3.5 * mu - 2.5 * mu_r)), v1 = v0 - mu * G * t1;
@@ -134,8 +134,8 @@ static void md_rig_init(md_rig *r)
 {
     memset(r, 0, sizeof *r);
     double young_eff = 1.1e11, shear_eff = 3.0e10;
-    contact_friction spec = {.mu = 0.3, .tangential_model = TANGENTIAL_MINDLIN_DERESIEWICZ,
-                             .tangential_restitution = 1.0}; /* e_t = 1: no dashpot */
+    contact_friction spec = {.mu = 0.3, .tangential = tangential_law_find("mindlin_deresiewicz")};
+    friction_set_tangential_param(&spec, "restitution", 1.0); /* e_t = 1: no dashpot */
     friction_setup(&spec, young_eff, shear_eff, NAN, &r->fc);
     r->k = (contact_kinematics){.n = {0, 0, 1}, .d = 1e-6, .r_eff = 0.01, .m_eff = 1e-3,
                                 .f_normal = 10.0};
@@ -305,7 +305,7 @@ static void test_batch_matches_single_contacts(void **state)
 {
     enum { N = 7, SLOTS = 12 };
     friction_coeffs fc;
-    contact_friction spec = {.mu = 0.4, .rolling_model = ROLLING_CONSTANT, .mu_rolling = 0.05};
+    contact_friction spec = {.mu = 0.4, .rolling = rolling_law_find("constant"), .mu_rolling = 0.05};
     friction_setup(&spec, 1e9, 4e8, 0.6, &fc);
     assert_true(friction_batchable(&fc));
     const uint32_t slot[N] = {9, 0, 4, 11, 2, 7, 5};
@@ -376,7 +376,7 @@ static void test_batch_matches_single_contacts(void **state)
  * oblique_rebound returns v_x / v_x0 after the rebound, and the spin. */
 typedef struct oblique_impact {
     double angle_deg, mu, spin0, mu_r;
-    int rolling_model;
+    const char *rolling; /* a rolling law, or NULL */
 } oblique_impact;
 
 static void oblique_rebound(const oblique_impact *im, double steps_per_contact, double *e_t,
@@ -390,9 +390,10 @@ static void oblique_rebound(const oblique_impact *im, double steps_per_contact, 
     w.bind.params[law_param_index(w.bind.law, "restitution")] = 0.98;
     w.bind.params[law_param_index(w.bind.law, "exponent")] = 1.5;
     w.bind.params[law_param_index(w.bind.law, "v_floor")] = 1e-3;
-    w.bind.friction = (contact_friction){.mu = im->mu, .tangential_restitution = 1.0,
-                                         .rolling_model = im->rolling_model,
-                                         .mu_rolling = im->mu_r, .rolling_damping = 0.0};
+    w.bind.friction = (contact_friction){.mu = im->mu, .mu_rolling = im->mu_r,
+                                         .rolling = im->rolling ? rolling_law_find(im->rolling)
+                                                                : NULL}; /* damping 0 */
+    friction_set_tangential_param(&w.bind.friction, "restitution", 1.0);
     w.floor = (wall_spec){.kind = WALL_PLANE, .normal = {0, 0, 1}};
     w.pos[2] = R * (1.0 + 1e-3);
     w.vel[0] = v * sin(th);
@@ -427,9 +428,9 @@ static void oblique_rebound(const oblique_impact *im, double steps_per_contact, 
 static void test_springs_second_order(void **state)
 {
     const oblique_impact cases[] = {
-        {5.0, 0.2, 0.0, 0.0, ROLLING_NONE},            /* sticks, slides as it ends */
-        {10.0, 0.2, 0.0, 0.0, ROLLING_NONE},           /* slides longer at both ends */
-        {10.0, 0.5, -200.0, 0.05, ROLLING_SPRING},     /* spinning: the rolling spring */
+        {5.0, 0.2, 0.0, 0.0, NULL},            /* sticks, slides as it ends */
+        {10.0, 0.2, 0.0, 0.0, NULL},           /* slides longer at both ends */
+        {10.0, 0.5, -200.0, 0.05, "spring"},     /* spinning: the rolling spring */
     };
     int failed = 0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -440,10 +441,11 @@ static void test_springs_second_order(void **state)
             err[h] = fabs(et[h] - ref_et);
             err_w[h] = fabs(wy[h] - ref_w);
         }
-        print_message("%4.0f deg, mu %.3f, spin %g, rolling %d: e_t %.8f (N = 20000); errors "
+        print_message("%4.0f deg, mu %.3f, spin %g, rolling %s: e_t %.8f (N = 20000); errors "
                       "at N = 50, 100, 200: %.2e %.2e %.2e (ratios %.2f, %.2f); spin %.4f, "
                       "errors %.2e %.2e %.2e\n",
-                      cases[k].angle_deg, cases[k].mu, cases[k].spin0, cases[k].rolling_model,
+                      cases[k].angle_deg, cases[k].mu, cases[k].spin0,
+                      cases[k].rolling ? cases[k].rolling : "none",
                       ref_et, err[0], err[1], err[2], err[0] / err[1], err[1] / err[2], ref_w,
                       err_w[0], err_w[1], err_w[2]);
         failed += !(err[0] >= 3.5 * err[1]) + !(err[1] >= 3.5 * err[2]);

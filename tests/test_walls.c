@@ -547,8 +547,8 @@ static void drum_carries_particle_round(void **state)
     world_init(&w, 1, pos, rad, "hertz_tti", 0.5);
     w.vel[0] = -omega * (Rc - R); /* w x r, r = -(Rc - R) z */
     w.mats[0] = (material){"glass", 2500, 1e8, 0.25};
-    w.binds[0].friction = (contact_friction){.mu = 0.8, .rolling_model = ROLLING_SPRING,
-                                             .mu_rolling = 0.3, .rolling_damping = 0.3};
+    w.binds[0].friction = (contact_friction){.mu = 0.8, .rolling = rolling_law_find("spring"),
+                                             .mu_rolling = 0.3, .rolling_params = {0.3}};
     w.walls[0] = (wall_spec){.kind = WALL_CYLINDER, .point = {0, -0.02, 0},
                              .axis = {0, 1, 0}, .radii = {Rc, Rc}, .length = 0.04,
                              .side = WALL_SIDE_INNER, .rotation_point = {0, 0, 0},
@@ -710,7 +710,7 @@ static void run_drum(int threads, double *loads, size_t n_loads, double *pos, si
     world_init(&w, n, p0, rad, "hertz_tti", 0.5);
     for (long i = 0; i < n; i++) w.vel[3 * i + 2] = -0.4; /* thrown down on the baffle */
     w.mats[0] = (material){"glass", 2500, 1e7, 0.25};
-    w.binds[0].friction = (contact_friction){.mu = 0.5, .rolling_model = ROLLING_CONSTANT,
+    w.binds[0].friction = (contact_friction){.mu = 0.5, .rolling = rolling_law_find("constant"),
                                              .mu_rolling = 0.05};
     w.walls[0] = (wall_spec){.kind = WALL_CYLINDER, .point = {0, -0.01, 0}, .axis = {0, 1, 0},
                              .radii = {0.04, 0.04}, .length = 0.02, .side = WALL_SIDE_INNER,

@@ -70,7 +70,7 @@ static void run_quietly(const char *law, double mu)
     world *w = balls(5, -1, law);
     w->bind.friction.mu = mu; /* Mindlin and a Coulomb slider */
     if (mu > 0.0) {
-        w->bind.friction.rolling_model = ROLLING_CONSTANT;
+        w->bind.friction.rolling = rolling_law_find("constant");
         w->bind.friction.mu_rolling = 0.1;
         for (int k = 0; k < 5; k++) w->vel[3 * k] = 0.3; /* sliding along the floor, */
         w->cfg.periodic[0] = true;                          /* round and round */

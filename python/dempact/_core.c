@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/collision.h"
+#include "engine/friction.h"
 #include "io/dempact_api.h"
 #include "models/law.h"
 
@@ -403,8 +404,7 @@ static PyObject *core_collide(PyObject *module, PyObject *args)
     sp.tangential_velocity = vt;
     memcpy(sp.spin, spin, sizeof sp.spin);
     sp.friction.mu = mu;
-    sp.friction.tangential_model = TANGENTIAL_MINDLIN;
-    sp.friction.tangential_restitution = isnan(e_t) ? 0.0 : e_t;
+    if (!isnan(e_t)) friction_set_tangential_param(&sp.friction, "restitution", e_t);
     if (calibrate && !law->calibration)
         return PyErr_Format(Error, "calibrate: law %s has no damping coefficient to calibrate",
                             law->name);

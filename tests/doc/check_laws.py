@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Usage: check_laws.py DEMPACT SOURCE_DIR
 
-docs/laws.md against `dempact laws`. The manual describes each law in a section whose
+docs/laws.md against `dempact laws` and `dempact laws --friction`. The manual describes each law in a section whose
 heading names it in a code span (one section may name several laws that share their
 parameters); a section's table whose first header cell is "parameter" lists the laws'
 parameters with unit, default and range. Fails when
@@ -12,7 +12,9 @@ parameters with unit, default and range. Fails when
   what `dempact laws` says ("calibrate solves" column);
 - a citation `dempact laws` prints for a law is not in that law's section: its first
   author's surname, its year and its DOI (when it has one);
-- laws.md cites a DOI that no law's citations hold, outside its "Friction" sections.
+- laws.md cites a DOI that no law's citations hold, outside its "Friction" sections;
+- a tangential or rolling law of `dempact laws --friction` is missing from its `model`
+  table, or a key table's "models" column disagrees with the keys each law takes.
 """
 import math
 import os
@@ -58,6 +60,73 @@ def program_laws(dempact):
     if len(laws) < 10:
         sys.exit(f"FAIL: dempact laws listed only {len(laws)} laws")
     return laws
+
+
+def program_friction_laws(dempact):
+    """{("friction"|"rolling", model): {key: default}} from `dempact laws --friction`."""
+    out = subprocess.run([dempact, "laws", "--friction"], check=True, capture_output=True,
+                         text=True).stdout
+    models, keys = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^(friction|rolling)\.model (\w+)", line)
+        if m:
+            keys = models.setdefault((m.group(1), m.group(2)), {})
+            continue
+        m = re.match(r"^  (\w+)\s+(?:default (\S+)|required)", line)
+        if m and keys is not None and m.group(1) not in ("source", "history"):
+            keys[m.group(1)] = m.group(2) or "required"
+    if not any(kind == "friction" for kind, _ in models) or \
+            not any(kind == "rolling" for kind, _ in models):
+        sys.exit("FAIL: dempact laws --friction listed no tangential or no rolling laws")
+    return models
+
+
+def check_friction_tables(text, models, problems):
+    """The Friction and Rolling resistance sections: the `model` table lists every law of
+    its kind, and the key table ("friction key" / "rolling key", with a "models" column)
+    gives every key a law takes that law's name, and no key to a law that lacks it."""
+    for kind in ("friction", "rolling"):
+        names = {name for k, name in models if k == kind}
+        listed, rows_for = set(), {}
+        for _, header, rows in mdtables.tables(text):
+            if header and plain(header[0]) == "model" and kind == table_kind(header, rows, models):
+                for row in rows:
+                    listed.update(n for n in mdtables.code_spans(row[0]) if n in names)
+            if header and header[0] == f"{kind} key" and "models" in header:
+                col = header.index("models")
+                for row in rows:
+                    for key in mdtables.code_spans(row[0]):
+                        rows_for[key] = row[col] if col < len(row) else ""
+        for name in sorted(names - listed):
+            problems.append(f"docs/laws.md: the {kind} model table does not list '{name}'")
+        for (k, name), keys in models.items():
+            if k != kind:
+                continue
+            for key in sorted(set(keys) | {"coefficient"}):
+                cell = rows_for.get(key)
+                if cell is None:
+                    problems.append(f"docs/laws.md: the {kind} key table lacks '{key}' ({name})")
+                elif plain(cell) != "all" and name not in mdtables.code_spans(cell):
+                    problems.append(f"docs/laws.md: {kind} key '{key}': its models column "
+                                    f"omits '{name}'")
+        for key, cell in rows_for.items():
+            for name in mdtables.code_spans(cell):
+                if (kind, name) not in models:
+                    problems.append(f"docs/laws.md: {kind} key '{key}' names '{name}', "
+                                    f"which is not a {kind} model")
+                elif key not in models[(kind, name)] and key != "coefficient":
+                    problems.append(f"docs/laws.md: {kind} key '{key}' is given to '{name}', "
+                                    "which does not take it")
+
+
+def table_kind(header, rows, models):
+    """Which kind of model a `model` table lists: the kind of the names in its first column."""
+    for row in rows:
+        for name in mdtables.code_spans(row[0]):
+            for kind, n in models:
+                if n == name:
+                    return kind
+    return None
 
 
 def number(text):
@@ -182,11 +251,15 @@ def main():
                 problems.append(f"docs/laws.md ('{heading}') cites doi:{doi}, which no law's "
                                 "citations in dempact laws hold")
 
+    friction = program_friction_laws(dempact)
+    check_friction_tables(text, friction, problems)
+
     if problems:
         print("\n".join("FAIL: " + p for p in problems))
         sys.exit(1)
     n = sum(len(l["params"]) for l in laws.values())
-    print(f"{len(laws)} laws, {n} parameters and their citations agree with dempact laws")
+    print(f"{len(laws)} laws, {n} parameters and their citations agree with dempact laws; "
+          f"so do the {len(friction)} friction and rolling models and their keys")
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ centres (tangential speed V0 tan(angle)), and head on with sphere 1 spinning at 
 The spheres start offset along y so that their centres line up on x at first touch. Both
 codes: hertz_tti e / tsuji cor as above (cor 0.5, e = 0.616226), limit_damping / cohesion
 removal on, and
-    dempact  --friction MU --tangential-restitution E_T      (engine/friction.h)
+    dempact  --friction MU --tangential-restitution E_T      (models/tangential_spring.c)
              k_t = 8 G* sqrt(R* d),  eta_t = 2 sqrt(5/6) beta(E_T) sqrt(k_t m*),
              beta(e) = -ln e / sqrt(ln^2 e + pi^2)
     LAMMPS   tangential mindlin NULL XGAMMAT MU             (pair_granular.cpp)
@@ -89,7 +89,7 @@ tangential force; rebound y velocity and z spin of both spheres). Three rules st
 (read off pair_granular.cpp, 29 Sep 2021 and later):
   reset     after a sliding step LAMMPS sets the spring to hold the Coulomb force minus the
             dashpot's share, xi = (F - eta_t v_t) / k_t; dempact to hold all of it, xi = F / k_t
-            (engine/friction.h says why: LAMMPS's rule passes less than mu times the normal
+            (models/tangential_spring.c says why: LAMMPS's rule passes less than mu times the normal
             impulse in gross sliding -- 0.97956 of it at 70 deg here -- dempact's exactly 1)
   arm       LAMMPS's contact velocity takes the spin times R, dempact's times R - d/2
   velocity  LAMMPS's forces see v(n+1/2), dempact's v(n+1/2) + dt/2 a(n) (its springs grow
@@ -221,7 +221,7 @@ def make_cases():
 
 
 def beta_of(e):
-    """dempact's tangential damping factor (engine/friction.c)."""
+    """dempact's tangential damping factor (models/friction_kernels.h)."""
     if e >= 1.0:
         return 0.0
     le = math.log(e)

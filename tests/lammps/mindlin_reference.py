@@ -3,7 +3,7 @@ compare_collide.py, with each of the three places where dempact and LAMMPS diffe
 switch, so that a difference between the two codes can be taken apart:
 
   reset    what the tangential spring holds after a sliding step:
-           "dempact": the whole Coulomb force, xi = F / k_t        (engine/friction.c)
+           "dempact": the whole Coulomb force, xi = F / k_t        (models/tangential_spring.c)
            "lammps":  the Coulomb force minus the dashpot's share,
                       xi = (F - eta_t v_t) / k_t                   (pair_granular.cpp)
   arm      the lever arm of the spin in the contact point's velocity:

@@ -1,0 +1,144 @@
+/* The tangential-law and rolling-law interfaces: friction and rolling resistance as
+ * plug-ins, as the normal laws are (models/law.h).
+ *
+ * A contact's friction is a Coulomb coefficient mu (friction.coefficient) and a
+ * tangential law (friction.model); its rolling resistance a coefficient mu_r
+ * (rolling.coefficient) and a rolling law (rolling.model). Each law is one const struct
+ * (models/friction_registry.c) that names itself, cites its source, lists the keys it
+ * takes beside coefficient and model (as law_param: name, unit, range, default), and
+ * fills in `setup`, called once per pair of material types, and its force or torque,
+ * called by the engine for a batch of contacts (or one contact at a time for a law with
+ * state the batch form does not carry). The engine never names a friction law.
+ *
+ * Sign conventions: n is the unit normal from i to j; velocities and displacements are
+ * those of j's contact point relative to i's; forces and torques are those on i (j gets
+ * minus). Power is what the contact takes from the particles' relative motion [W]. */
+#ifndef DEMPACT_FRICTION_LAW_H
+#define DEMPACT_FRICTION_LAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "law.h"
+
+#define FRICTION_MAX_PARAMS 4  /* keys a law takes beside coefficient and model */
+#define FRICTION_MAX_COEFFS 4  /* constants a law's setup computes per pair type */
+#define FRICTION_SLIP_HISTORY 4 /* per-contact state a tangential law may keep beyond its
+                                   spring (contacts.h: CONTACT_SLIP_HISTORY) */
+
+struct tangential_law;
+struct rolling_law;
+
+/* What a pair of material types' friction is set up from. */
+typedef struct friction_pair {
+    double young_eff, shear_eff; /* E*, G* (law_pair_props) */
+    double law_restitution;      /* the normal law's restitution e (NAN if it has none) */
+} friction_pair;
+
+/* A pair of material types' friction, ready for the force loop. */
+typedef struct friction_coeffs {
+    int active;            /* 0: frictionless and no rolling resistance */
+    const struct tangential_law *tangential; /* NULL: no tangential force (mu = 0) */
+    const struct rolling_law *rolling;       /* NULL: no rolling torque (none, or mu_r = 0) */
+    double mu;             /* Coulomb (dynamic) coefficient */
+    double mu_r;           /* rolling resistance coefficient */
+    double young_eff, shear_eff;
+    double t[FRICTION_MAX_COEFFS]; /* the tangential law's constants (its setup's) */
+    double r[FRICTION_MAX_COEFFS]; /* the rolling law's */
+} friction_coeffs;
+
+/* What the force loop knows about one touching contact. */
+typedef struct contact_kinematics {
+    double n[3];        /* unit normal from i to j */
+    double d;           /* overlap [m] */
+    double r_eff, m_eff;
+    double inertia_r;   /* reduced rolling inertia [kg m^2] (laws with uses_turn only) */
+    double v_rel[3];    /* velocity of j's contact point relative to i's [m/s] (dashpots) */
+    double w_rel[3];    /* w_i - w_j [rad/s] (dashpots, rolling torques) */
+    double disp[3];     /* displacement of j's contact point relative to i's during the
+                           step, while in contact [m] (the tangential spring's increment) */
+    double turn[3];     /* rotation of i relative to j during the step, while in contact
+                           [rad] (the rolling spring's increment; uses_turn laws only) */
+    double f_normal;    /* normal force magnitude, >= 0 [N] */
+} contact_kinematics;
+
+/* The contacts of one pair type as arrays of n (one array per component), for the laws
+ * with a batch function. One loop over plain arrays, with no per-contact call or lookup,
+ * is what makes a frictional contact cheap. */
+typedef struct friction_batch {
+    size_t n;
+    const double *normal[3];   /* unit normal from i to j */
+    const double *d, *r_eff, *m_eff;
+    const double *f_normal;    /* normal force magnitude, >= 0 [N] */
+    const double *v_rel[3];    /* velocity of j's contact point relative to i's [m/s] */
+    const double *w_rel[3];    /* w_i - w_j [rad/s] */
+    const double *disp[3];     /* the springs' increment (contact_kinematics.disp) [m] */
+    double *xi[3];             /* in: tangential springs; out: turned and updated */
+    const uint32_t *slot;      /* contact q's spring is xi[a][slot[q]] (the contact
+                                  list's own arrays, read and written in place) */
+    double *f_t[3], *m_r[3];   /* out: tangential force and rolling torque on i */
+    double *power[2];          /* out: f_t . v_t and -m_r . w_r [W] */
+} friction_batch;
+
+typedef struct tangential_law {
+    const char *name;     /* as users type it under friction.model */
+    const char *summary;  /* one line: the force */
+    const char *source;   /* full citations, one per line (as dem_law.source) */
+    const law_param *params; /* keys beside coefficient and model; a default of 0 where
+                                the range starts above 0 means "not given" (the help
+                                says what the law then takes) */
+    int n_params;
+    int n_state;          /* per-contact values beyond the spring xi (0..FRICTION_SLIP_HISTORY);
+                             a law with state has no batch */
+    /* Fills fc->t from the parameters (in the order of params). */
+    void (*setup)(const double *params, const friction_pair *pair, friction_coeffs *fc);
+    /* Returns the index of a parameter that does not go with mu (with why: "is below
+     * ..."), or -1. NULL: every value in range goes. */
+    int (*check)(const double *params, double mu, char *why, size_t why_len);
+    /* The tangential force (b->f_t, b->power[0]) of a batch, updating the springs in
+     * place; NULL for a law that works contact by contact. */
+    void (*batch)(const friction_coeffs *fc, const friction_batch *b);
+    /* One contact (laws without a batch): updates xi and the state (in: state at the
+     * step start, zeros for a new contact), sets f_t, returns the power f_t . v_t. */
+    double (*one)(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
+                  double state[FRICTION_SLIP_HISTORY], double f_t[3]);
+    /* Energy [J] its spring holds (what it gives back unloaded now); NULL: none. */
+    double (*spring_energy)(const friction_coeffs *fc, double d, double r_eff,
+                            const double xi[3], const double state[FRICTION_SLIP_HISTORY]);
+} tangential_law;
+
+typedef struct rolling_law {
+    const char *name;     /* as users type it under rolling.model */
+    const char *summary;
+    const char *source;
+    const law_param *params; /* keys beside model and coefficient */
+    int n_params;
+    int uses_turn;        /* reads contact_kinematics.turn and inertia_r (and keeps the
+                             rolling spring theta); the engine computes them only then */
+    void (*setup)(const double *params, const friction_pair *pair, friction_coeffs *fc);
+    /* The rolling torque (b->m_r, b->power[1]) of a batch; NULL: contact by contact. */
+    void (*batch)(const friction_coeffs *fc, const friction_batch *b);
+    /* One contact: updates theta, sets m_r, returns the power -m_r . w_r. */
+    double (*one)(const friction_coeffs *fc, const contact_kinematics *k, double theta[3],
+                  double m_r[3]);
+    /* Energy [J] its spring holds; NULL: none. */
+    double (*spring_energy)(const friction_coeffs *fc, double d, double r_eff,
+                            const double theta[3]);
+} rolling_law;
+
+/* The registries (models/friction_registry.c). The first tangential law is the one a
+ * case gets without friction.model. */
+int tangential_law_count(void);
+const tangential_law *tangential_law_at(int index);
+const tangential_law *tangential_law_find(const char *name);
+int rolling_law_count(void);
+const rolling_law *rolling_law_at(int index);
+const rolling_law *rolling_law_find(const char *name);
+
+/* Index of a key in a friction law's params, or -1. */
+int friction_param_index(const law_param *params, int n_params, const char *name);
+
+/* Every key's default into values[] (n_params of them). */
+void friction_param_defaults(const law_param *params, int n_params, double *values);
+
+#endif

@@ -1,0 +1,73 @@
+/* Rolling law `spring`: an elastic-plastic spring-dashpot (Ai et al.'s model C). A rolling
+ * spring theta (the relative rotation since first touch, turned into the tangent plane
+ * every step as the tangential spring is) of stiffness
+ *   k_r = 2.25 mu_r^2 R*^2 k_n,  k_n = 2 E* sqrt(R* d) (Hertz's normal stiffness),
+ * gives M_k = -k_r theta, capped at mu_r R* F_n (theta reset to match), plus a dashpot
+ * -eta_r w_r, eta_r = 2 zeta_r sqrt(I_r k_r) (I_r: the pair's reduced rolling inertia
+ * about the contact point), which is switched off while the spring is at its cap. */
+#include "friction_law.h"
+#include "friction_kernels.h"
+#include "rolling_stiffness.h"
+
+#include <math.h>
+
+/* fc->r */
+enum { SPRING_ZETA };
+
+static const law_param spring_params[] = {
+    {"damping", 0.3, "-", "zeta_r: the dashpot as a fraction of critical, 2 sqrt(I_r k_r)", NULL,
+     0.0, HUGE_VAL}};
+
+static void spring_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
+{
+    (void)pair;
+    fc->r[SPRING_ZETA] = params[0];
+}
+
+static double spring_torque(const friction_coeffs *fc, const contact_kinematics *k,
+                            double theta[3], double m_r[3])
+{
+    double w_r[3], wn = friction_dot(k->w_rel, k->n), tn = friction_dot(k->turn, k->n);
+    for (int a = 0; a < 3; a++) w_r[a] = k->w_rel[a] - wn * k->n[a];
+    double limit = fc->mu_r * k->r_eff * k->f_normal;
+    turn_into_plane(theta, k->n);
+    for (int a = 0; a < 3; a++) theta[a] += k->turn[a] - tn * k->n[a];
+    double k_r = rolling_stiffness(fc, k->d, k->r_eff);
+    double m2 = 0.0;
+    for (int a = 0; a < 3; a++) {
+        m_r[a] = -k_r * theta[a];
+        m2 += m_r[a] * m_r[a];
+    }
+    if (m2 > limit * limit) { /* fully mobilised: the spring slips, no damping */
+        double scale = limit / sqrt(m2);
+        for (int a = 0; a < 3; a++) {
+            m_r[a] *= scale;
+            theta[a] = k_r > 0.0 ? -m_r[a] / k_r : 0.0;
+        }
+        return -friction_dot(m_r, w_r);
+    }
+    double eta_r = 2.0 * fc->r[SPRING_ZETA] * sqrt(k->inertia_r * k_r);
+    for (int a = 0; a < 3; a++) m_r[a] -= eta_r * w_r[a];
+    return -friction_dot(m_r, w_r);
+}
+
+static double spring_energy(const friction_coeffs *fc, double d, double r_eff,
+                            const double theta[3])
+{
+    return 0.5 * rolling_stiffness(fc, d, r_eff) * friction_dot(theta, theta);
+}
+
+const rolling_law rolling_spring = {
+    .name = "spring",
+    .summary = "elastic-plastic spring-dashpot (Ai et al.'s model C): M = -k_r theta - eta_r w_r, "
+               "k_r = 2.25 mu_r^2 R*^2 k_n, capped at mu_r R* F_n",
+    .source = "Ai J., Chen J.-F., Rotter J.M., Ooi J.Y. (2011), Assessment of rolling "
+              "resistance models in discrete element simulations, Powder Technol. 206(3), "
+              "269-282",
+    .params = spring_params,
+    .n_params = 1,
+    .uses_turn = 1,
+    .setup = spring_setup,
+    .one = spring_torque,
+    .spring_energy = spring_energy,
+};
