@@ -5,18 +5,20 @@
 #include <string.h>
 
 extern const tangential_law tangential_mindlin, tangential_linear,
-    tangential_mindlin_deresiewicz;
-extern const rolling_law rolling_constant, rolling_spring;
+    tangential_mindlin_deresiewicz, tangential_viscous;
+extern const rolling_law rolling_constant, rolling_spring, rolling_viscous;
 
 static const tangential_law *const tangential_registry[] = {
     &tangential_mindlin,
     &tangential_linear,
     &tangential_mindlin_deresiewicz,
+    &tangential_viscous,
 };
 
 static const rolling_law *const rolling_registry[] = {
     &rolling_constant,
     &rolling_spring,
+    &rolling_viscous,
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -1,0 +1,56 @@
+/* Rolling law `viscous`: a damper against the relative rolling velocity w_r (w_i - w_j
+ * without its twist part along n), capped at the plastic limit, with no spring:
+ *   M = -eta_r w_r,  eta_r = 2 zeta_r sqrt(I_r k_r),  |M| <= mu_r R* F_n
+ * with the rolling stiffness k_r = 2.25 mu_r^2 R*^2 k_n of the `spring` model, so that
+ * zeta_r means what it means there (a fraction of critical damping), and I_r the pair's
+ * reduced rolling inertia about the contact point. It is the spring model's dashpot
+ * alone: it resists rolling in proportion to its speed, holds no torque at rest (a
+ * sphere on a slope creeps instead of stopping), and stores no energy. A sphere spinning
+ * on a frictionless wall slows as exp(-eta_r t / I). */
+#include "friction_law.h"
+#include "friction_kernels.h"
+#include "rolling_stiffness.h"
+
+#include <math.h>
+
+/* fc->r */
+enum { VISCOUS_ZETA };
+
+static const law_param viscous_params[] = {
+    {"damping", NAN, "-", "zeta_r: the damper as a fraction of critical, 2 sqrt(I_r k_r)", NULL,
+     0.0, HUGE_VAL}};
+
+static void viscous_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
+{
+    (void)pair;
+    fc->r[VISCOUS_ZETA] = params[0];
+}
+
+static double viscous_torque(const friction_coeffs *fc, const contact_kinematics *k,
+                             double theta[3], double m_r[3])
+{
+    (void)theta;
+    double w_r[3], wn = friction_dot(k->w_rel, k->n);
+    for (int a = 0; a < 3; a++) w_r[a] = k->w_rel[a] - wn * k->n[a];
+    double k_r = rolling_stiffness(fc, k->d, k->r_eff);
+    double eta_r = 2.0 * fc->r[VISCOUS_ZETA] * sqrt(k->inertia_r * k_r);
+    double limit = fc->mu_r * k->r_eff * k->f_normal;
+    double speed = sqrt(friction_dot(w_r, w_r));
+    double per = eta_r * speed > limit ? limit / speed : eta_r; /* at the cap: mu_r R* F_n */
+    for (int a = 0; a < 3; a++) m_r[a] = -per * w_r[a];
+    return -friction_dot(m_r, w_r);
+}
+
+const rolling_law rolling_viscous = {
+    .name = "viscous",
+    .summary = "M = -eta_r w_r, eta_r = 2 zeta_r sqrt(I_r k_r), capped at mu_r R* F_n: the "
+               "spring model's dashpot without its spring",
+    .source = "Ai J., Chen J.-F., Rotter J.M., Ooi J.Y. (2011), Assessment of rolling "
+              "resistance models in discrete element simulations, Powder Technol. 206(3), "
+              "269-282",
+    .params = viscous_params,
+    .n_params = 1,
+    .uses_turn = 1,
+    .setup = viscous_setup,
+    .one = viscous_torque,
+};

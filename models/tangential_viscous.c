@@ -1,0 +1,58 @@
+/* Tangential law `viscous`: a dashpot against the sliding velocity, capped by Coulomb,
+ * with no spring (Haff & Werner's tangential force; LAMMPS's gran/hooke without shear
+ * history is the same law):
+ *   F = gamma_t m* v_t,  capped at mu F_n  (|F| > mu F_n: F = mu F_n v_t / |v_t|)
+ * v_t is the tangential velocity of j's contact point relative to i's (predicted, as every
+ * dashpot takes it). Without a spring a contact cannot stick: a particle on a slope
+ * creeps at the speed where gamma_t m* v_t balances the pull, and a pair's tangential
+ * motion relaxes at the rate gamma_t m* (1/m_i + 1/m_j + R_i^2/I_i + R_j^2/I_j) (3.5
+ * gamma_t for a sphere sliding on a wall). Nothing is stored, and the force has no
+ * energy to give back: all its work is dissipated. */
+#include "friction_law.h"
+
+#include <math.h>
+
+/* fc->t */
+enum { VISCOUS_GAMMA };
+
+static const law_param viscous_params[] = {
+    {"damping", NAN, "1/s", "gamma_t: the force is gamma_t m* v_t below the Coulomb cap", NULL,
+     0.0, HUGE_VAL}};
+
+static void viscous_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
+{
+    (void)pair;
+    fc->t[VISCOUS_GAMMA] = params[0];
+}
+
+static void viscous_batch(const friction_coeffs *fc, const friction_batch *b)
+{
+    const double gamma = fc->t[VISCOUS_GAMMA], mu = fc->mu;
+    for (size_t q = 0; q < b->n; q++) {
+        double n[3] = {b->normal[0][q], b->normal[1][q], b->normal[2][q]};
+        double u[3] = {b->v_rel[0][q], b->v_rel[1][q], b->v_rel[2][q]};
+        double un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
+        double v_t[3] = {u[0] - un * n[0], u[1] - un * n[1], u[2] - un * n[2]};
+        double eta = gamma * b->m_eff[q], limit = mu * b->f_normal[q];
+        double speed = sqrt(v_t[0] * v_t[0] + v_t[1] * v_t[1] + v_t[2] * v_t[2]);
+        /* sliding: the cap; one division either way */
+        double per = eta * speed > limit ? limit / speed : eta;
+        double p = 0.0;
+        for (int a = 0; a < 3; a++) {
+            b->f_t[a][q] = per * v_t[a];
+            p += b->f_t[a][q] * v_t[a];
+        }
+        b->power[0][q] = p;
+    }
+}
+
+const tangential_law tangential_viscous = {
+    .name = "viscous",
+    .summary = "F = gamma_t m* v_t capped at mu F_n: a dashpot, no spring (a contact cannot stick)",
+    .source = "Haff P.K., Werner B.T. (1986), Computer simulation of the mechanical sorting "
+              "of grains, Powder Technol. 48(3), 239-245",
+    .params = viscous_params,
+    .n_params = 1,
+    .setup = viscous_setup,
+    .batch = viscous_batch,
+};
