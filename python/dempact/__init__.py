@@ -181,6 +181,15 @@ def laws():
     return _core.laws()
 
 
+def friction_laws():
+    """Every tangential law (kind "friction", under a contact's friction.model) and rolling
+    law (kind "rolling", under rolling.model) the build knows, as `dempact laws --friction`
+    lists them: a list of dicts with kind, name, summary, source, keys (the keys each takes
+    beside coefficient and model, as laws()'s parameters), default (the tangential law a
+    case gets without friction.model) and spring (it stores elastic energy)."""
+    return _core.friction_laws()
+
+
 def collide(law, restitution=None, velocity=1.0, radius=0.01, density=7800.0, young=2e11,
             poisson=0.3, params=None, cohesion_removal=True, dt=0.0, calibrate=False,
             friction=0.0, tangential_restitution=None, angle=None, tangential_velocity=None,

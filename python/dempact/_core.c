@@ -13,6 +13,7 @@
 #include "engine/collision.h"
 #include "engine/friction.h"
 #include "io/dempact_api.h"
+#include "models/friction_law.h"
 #include "models/law.h"
 
 static PyObject *Error;
@@ -371,6 +372,40 @@ static PyObject *core_laws(PyObject *module, PyObject *unused)
     return out;
 }
 
+static PyObject *param_list(const law_param *params, int n)
+{
+    PyObject *out = PyList_New(0);
+    for (int q = 0; out && q < n; q++) {
+        PyObject *d = param_dict(&params[q]);
+        if (!d || PyList_Append(out, d) != 0) { Py_XDECREF(d); Py_CLEAR(out); }
+        Py_XDECREF(d);
+    }
+    return out;
+}
+
+/* the tangential and rolling laws (models/friction_registry.c), as `dempact laws --friction` */
+static PyObject *core_friction_laws(PyObject *module, PyObject *unused)
+{
+    PyObject *out = PyList_New(0);
+    for (int k = 0; out && k < tangential_law_count() + rolling_law_count(); k++) {
+        int tangential = k < tangential_law_count();
+        const tangential_law *t = tangential ? tangential_law_at(k) : NULL;
+        const rolling_law *r = tangential ? NULL : rolling_law_at(k - tangential_law_count());
+        PyObject *keys = tangential ? param_list(t->params, t->n_params)
+                                    : param_list(r->params, r->n_params);
+        PyObject *d = keys ? Py_BuildValue(
+            "{s:s,s:s,s:s,s:s,s:N,s:O,s:O}", "kind", tangential ? "friction" : "rolling",
+            "name", tangential ? t->name : r->name, "summary", tangential ? t->summary : r->summary,
+            "source", tangential ? t->source : r->source, "keys", keys,
+            "default", k == 0 ? Py_True : Py_False,
+            "spring", (tangential ? t->spring_energy != NULL : r->spring_energy != NULL)
+                          ? Py_True : Py_False) : NULL;
+        if (!d || PyList_Append(out, d) != 0) { Py_XDECREF(d); Py_CLEAR(out); break; }
+        Py_DECREF(d);
+    }
+    return out;
+}
+
 /* ---------------------------------------------------------------- collide() */
 
 static PyObject *vec2(const double v[2][3])
@@ -446,6 +481,8 @@ static PyObject *core_collide(PyObject *module, PyObject *args)
 
 static PyMethodDef core_methods[] = {
     {"laws", core_laws, METH_NOARGS, "every law the build knows, as dicts"},
+    {"friction_laws", core_friction_laws, METH_NOARGS,
+     "every tangential and rolling law the build knows, as dicts"},
     {"collide", core_collide, METH_VARARGS, "one binary collision (engine/collision.h)"},
     {NULL, NULL, 0, NULL}};
 

@@ -1,4 +1,5 @@
-"""dempact.laws() against `dempact laws`, dempact.collide against `dempact collide`."""
+"""dempact.laws() and friction_laws() against `dempact laws` (--friction), dempact.collide
+against `dempact collide`."""
 import json
 import re
 import subprocess
@@ -53,6 +54,31 @@ def test_laws_agree_with_the_program(program):
             assert calibrate == f"true solves {law['calibrates']} for the restitution"
         else:
             assert calibrate.startswith("not available")
+
+
+def test_friction_laws_agree_with_the_program(program):
+    text = subprocess.run([str(program), "laws", "--friction"], check=True,
+                          capture_output=True, text=True).stdout
+    listed, keys = [], None
+    for line in text.splitlines():
+        m = re.match(r"^(friction|rolling)\.model (\w+)( \(the default\))?$", line)
+        if m:
+            keys = {}
+            listed.append((m[1], m[2], bool(m[3]), keys))
+            continue
+        m = re.match(r"  (\S+)\s+default (\S+) \[(.*)\]; range \[(\S+), (\S+)\]$", line)
+        if m and keys is not None:
+            keys[m[1]] = (m[2], m[3], (m[4], m[5]))
+    mine = dempact.friction_laws()
+    assert [(law["kind"], law["name"], law["default"]) for law in mine] == \
+        [(kind, name, default) for kind, name, default, _ in listed]
+    assert {"mindlin", "viscous"} <= {law["name"] for law in mine if law["kind"] == "friction"}
+    for law, (_, _, _, keys) in zip(mine, listed):
+        assert [p["name"] for p in law["keys"]] == list(keys)
+        for p in law["keys"]:
+            default, unit, rng = keys[p["name"]]
+            assert default == ("required" if p["default"] is None else g(p["default"]))
+            assert unit == p["unit"] and rng == (g(p["min"]), g(p["max"]))
 
 
 @pytest.mark.parametrize("law,options,kw", [
