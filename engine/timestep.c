@@ -192,6 +192,18 @@ static double smallest_radius(const sim *s)
     return r;
 }
 
+int timestep_check_wall_speed(const sim *s, int k, const wall_spec *w, char *err,
+                              size_t err_len)
+{
+    const double f = WATCHDOG_STEP_FRACTION, dt = s->dt, r_min = smallest_radius(s);
+    double v = timestep_wall_speed(&s->cfg, w);
+    if (r_min == HUGE_VAL || !(v * dt > f * r_min)) return 0;
+    snprintf(err, err_len, "walls[%d]: its motion reaches %.4g m/s in the domain, %.4g m per "
+             "step (%s = %.4g s), more than %g of the smallest radius %g m; slow the wall "
+             "or lower the step", k, v, v * dt, step_words(s), dt, f, r_min);
+    return -1;
+}
+
 int timestep_check_speeds(const sim *s, char *err, size_t err_len)
 {
     const double f = WATCHDOG_STEP_FRACTION, dt = s->dt;
@@ -231,14 +243,8 @@ int timestep_check_speeds(const sim *s, char *err, size_t err_len)
     }
     double r_min = smallest_radius(s);
     if (r_min == HUGE_VAL) return 0;
-    for (int k = 0; k < s->cfg.n_walls; k++) {
-        double v = timestep_wall_speed(&s->cfg, &s->cfg.walls[k]);
-        if (!(v * dt > f * r_min)) continue;
-        snprintf(err, err_len, "walls[%d]: its motion reaches %.4g m/s in the domain, %.4g m per "
-                 "step (%s = %.4g s), more than %g of the smallest radius %g m; slow the wall "
-                 "or lower the step", k, v, v * dt, step_words(s), dt, f, r_min);
-        return -1;
-    }
+    for (int k = 0; k < s->cfg.n_walls; k++)
+        if (timestep_check_wall_speed(s, k, &s->cfg.walls[k], err, err_len) != 0) return -1;
     double g = hypot(hypot(s->cfg.gravity[0], s->cfg.gravity[1]), s->cfg.gravity[2]);
     double h = 0.0;
     for (int a = 0; a < 3; a++) h = fmax(h, s->cfg.domain_max[a] - s->cfg.domain_min[a]);

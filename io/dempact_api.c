@@ -143,6 +143,13 @@ int dempact_set_wall_velocity(dempact_run *r, size_t w, const double v[3], char 
     }
     wall_spec *spec = &ws->walls[w];
     wall_state *st = &ws->state[w];
+    /* the step was chosen (or checked) for the case's wall speeds: a faster wall than it
+     * can resolve is refused, as `dempact check` refuses it in a case, and nothing
+     * changes */
+    wall_spec trial = *spec;
+    trial.n_motion = 0;
+    for (int a = 0; a < 3; a++) trial.velocity[a] = v[a];
+    if (timestep_check_wall_speed(&r->s, (int)w, &trial, err, err_len) != 0) return -1;
     double t = r->s.time;
     walls_move(ws, t);
     double shift[3] = {st->shift[0], st->shift[1], st->shift[2]};

@@ -1,5 +1,6 @@
 """Bad input and a run that goes wrong raise dempact.Error with the engine's message,
 and the interpreter lives on."""
+import numpy as np
 import pytest
 
 import dempact
@@ -50,6 +51,19 @@ def test_bad_arguments(here):
         sim.set_wall_velocity(3, (0, 0, 0))
     with pytest.raises(dempact.Error, match="at most"):
         sim.set_wall_velocity(0, (0, 0, 1e5))
+    # a wall may move at most half the smallest radius per step, as in a case file: just
+    # past that it is refused by name, and its motion stays as it was (at rest)
+    fast = 0.55 * sim.radii.min() / sim.dt
+    assert fast < 1e4
+    with pytest.raises(dempact.Error, match=r"walls\[0\]: its motion reaches .* more than 0.5 "
+                       "of the smallest radius"):
+        sim.set_wall_velocity(0, (0, 0, fast))
+    untouched = dempact.Simulation(here / "free_fall.yaml")
+    sim.step(2000)  # the refused wall would have crossed 1100 radii by now
+    untouched.step(2000)
+    np.testing.assert_array_equal(sim.positions, untouched.positions)
+    np.testing.assert_array_equal(sim.velocities, untouched.velocities)
+    sim.set_wall_velocity(0, (0, 0, 0.45 * sim.radii.min() / sim.dt))  # within: accepted
     sim.close()
     with pytest.raises(dempact.Error, match="closed"):
         sim.step()
