@@ -99,7 +99,8 @@ typedef struct tangential_law {
      * place; NULL for a law that works contact by contact. */
     void (*batch)(const friction_coeffs *fc, const friction_batch *b);
     /* One contact (laws without a batch): updates xi and the state (in: state at the
-     * step start, zeros for a new contact), sets f_t, returns the power f_t . v_t. */
+     * step start, zeros for a new contact; NULL for a law with n_state 0), sets f_t,
+     * returns the power f_t . v_t. */
     double (*one)(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
                   double state[FRICTION_SLIP_HISTORY], double f_t[3]);
     /* Energy [J] its spring holds (what it gives back unloaded now); NULL: none. */
