@@ -124,19 +124,22 @@ static int read_params(case_reader *c, const char *at, const raw_contact *r, law
     return 0;
 }
 
-/* A friction or rolling law's name at `path` (NULL: none given, and *out is left as it is),
- * from the names[n] of its registry. */
+static const char *tangential_name(int k) { return tangential_law_at(k)->name; }
+static const char *rolling_name(int k) { return rolling_law_at(k)->name; }
+
+/* A friction or rolling law's name at `path`: its index among the n laws of its registry
+ * (name_at(k) the k-th's name) in *out, or a message listing them. */
 static int read_model(const case_reader *c, const char *path, const char *text,
-                      const char *const *names, int n, int *out)
+                      const char *(*name_at)(int), int n, int *out)
 {
     name_list known = {0};
     for (int k = 0; k < n; k++) {
-        if (text && strcmp(names[k], text) == 0) {
+        if (text && strcmp(name_at(k), text) == 0) {
             case_names_free(&known);
             *out = k;
             return 0;
         }
-        case_names_add(&known, names[k]);
+        case_names_add(&known, name_at(k));
     }
     case_fail_at(c, path, "%s = %s: expected one of: %s%s", path, case_show(text).s,
                  case_join(&known).s,
@@ -197,12 +200,11 @@ static int read_friction(case_reader *c, const char *at, const raw_friction *r,
     key_path path = case_key("%s.friction", at);
     key_path p = case_key("%s.coefficient", path.s);
     if (case_read_non_negative(c, p.s, r->coefficient, &f->mu) != 0) return -1;
-    const char *names[LAW_KEY_SLOTS];
-    int n = 0, model = 0;
-    for (; n < tangential_law_count() && n < LAW_KEY_SLOTS; n++)
-        names[n] = tangential_law_at(n)->name;
+    int model = 0; /* without model: the registry's first */
     p = case_key("%s.model", path.s);
-    if (r->model && read_model(c, p.s, r->model, names, n, &model) != 0) return -1;
+    if (r->model &&
+        read_model(c, p.s, r->model, tangential_name, tangential_law_count(), &model) != 0)
+        return -1;
     const tangential_law *law = f->tangential = tangential_law_at(model);
     if (read_law_keys(c, path.s, &c->schema->friction, r->keys, law->name, law->params,
                       law->n_params, f->tangential_params) != 0)
@@ -215,11 +217,9 @@ static int read_rolling(case_reader *c, const char *at, const raw_rolling *r,
                         contact_friction *f)
 {
     key_path path = case_key("%s.rolling", at);
-    const char *names[LAW_KEY_SLOTS];
-    int n = 0, model = 0;
-    for (; n < rolling_law_count() && n < LAW_KEY_SLOTS; n++) names[n] = rolling_law_at(n)->name;
+    int model = 0;
     key_path p = case_key("%s.model", path.s);
-    if (read_model(c, p.s, r->model, names, n, &model) != 0) return -1;
+    if (read_model(c, p.s, r->model, rolling_name, rolling_law_count(), &model) != 0) return -1;
     const rolling_law *law = f->rolling = rolling_law_at(model);
     p = case_key("%s.coefficient", path.s);
     if (case_read_non_negative(c, p.s, r->coefficient, &f->mu_rolling) != 0) return -1;
