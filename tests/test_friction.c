@@ -453,6 +453,43 @@ static void test_springs_second_order(void **state)
     assert_int_equal(failed, 0);
 }
 
+/* What the engine and the reader take for granted of every registered tangential and
+ * rolling law (models/friction_law.h), so that a law added wrongly fails here rather than
+ * in a run: a unique name, a citation, a setup, exactly one of a batch or a per-contact
+ * force (a law with state has no batch), its keys within FRICTION_MAX_PARAMS and none named
+ * as the fixed keys, its state within FRICTION_SLIP_HISTORY. */
+static void check_keys(const char *name, const law_param *params, int n)
+{
+    if (n > FRICTION_MAX_PARAMS) fail_msg("%s: %d keys", name, n);
+    for (int k = 0; k < n; k++)
+        if (!strcmp(params[k].name, "coefficient") || !strcmp(params[k].name, "model"))
+            fail_msg("%s: key '%s' is one of the fixed keys", name, params[k].name);
+}
+
+static void test_registry_is_consistent(void **state)
+{
+    assert_true(tangential_law_count() >= 1 && rolling_law_count() >= 1);
+    for (int k = 0; k < tangential_law_count(); k++) {
+        const tangential_law *t = tangential_law_at(k);
+        assert_ptr_equal(tangential_law_find(t->name), t);
+        assert_true(t->source && *t->source && t->summary && t->setup);
+        assert_true((t->batch != NULL) != (t->one != NULL));
+        assert_true(t->n_state >= 0 && t->n_state <= FRICTION_SLIP_HISTORY);
+        assert_true(t->n_state == 0 || t->batch == NULL);
+        check_keys(t->name, t->params, t->n_params);
+    }
+    for (int k = 0; k < rolling_law_count(); k++) {
+        const rolling_law *r = rolling_law_at(k);
+        assert_ptr_equal(rolling_law_find(r->name), r);
+        assert_true(r->source && *r->source && r->summary && r->setup);
+        assert_true((r->batch != NULL) != (r->one != NULL));
+        assert_true(r->batch == NULL || !r->uses_turn); /* a batch has no turn or inertia */
+        check_keys(r->name, r->params, r->n_params);
+    }
+    assert_null(tangential_law_find("no_such_law"));
+    assert_null(rolling_law_find("no_such_law"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_microslip_force_turns),
         cmocka_unit_test(test_batch_matches_single_contacts),
         cmocka_unit_test(test_springs_second_order),
+        cmocka_unit_test(test_registry_is_consistent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
