@@ -10,6 +10,14 @@ static inline double friction_dot(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+/* v's part in the tangent plane of n: v - (v . n) n (a relative velocity, displacement
+ * or spin without its normal part). */
+static inline void tangent_part(const double v[3], const double n[3], double out[3])
+{
+    double vn = friction_dot(v, n);
+    for (int a = 0; a < 3; a++) out[a] = v[a] - vn * n[a];
+}
+
 /* Turning a spring vector v into the tangent plane of n, keeping its length (the contact
  * frame has rotated since the last step), in two halves: plane_part takes v's normal
  * part away and returns v's new squared length now2, with the old one in *len2 (now2 =

@@ -27,11 +27,12 @@ static void spring_setup(const double *params, const friction_pair *pair, fricti
 static double spring_torque(const friction_coeffs *fc, const contact_kinematics *k,
                             double theta[3], double m_r[3])
 {
-    double w_r[3], wn = friction_dot(k->w_rel, k->n), tn = friction_dot(k->turn, k->n);
-    for (int a = 0; a < 3; a++) w_r[a] = k->w_rel[a] - wn * k->n[a];
+    double w_r[3], turn[3];
+    tangent_part(k->w_rel, k->n, w_r);
+    tangent_part(k->turn, k->n, turn);
     double limit = fc->mu_r * k->r_eff * k->f_normal;
     turn_into_plane(theta, k->n);
-    for (int a = 0; a < 3; a++) theta[a] += k->turn[a] - tn * k->n[a];
+    for (int a = 0; a < 3; a++) theta[a] += turn[a];
     double k_r = rolling_stiffness(fc, k->d, k->r_eff);
     double m2 = 0.0;
     for (int a = 0; a < 3; a++) {

@@ -30,8 +30,8 @@ static double viscous_torque(const friction_coeffs *fc, const contact_kinematics
                              double theta[3], double m_r[3])
 {
     (void)theta;
-    double w_r[3], wn = friction_dot(k->w_rel, k->n);
-    for (int a = 0; a < 3; a++) w_r[a] = k->w_rel[a] - wn * k->n[a];
+    double w_r[3];
+    tangent_part(k->w_rel, k->n, w_r);
     double k_r = rolling_stiffness(fc, k->d, k->r_eff);
     double eta_r = 2.0 * fc->r[VISCOUS_ZETA] * sqrt(k->inertia_r * k_r);
     double limit = fc->mu_r * k->r_eff * k->f_normal;

@@ -60,11 +60,9 @@ static double md_theta(double x)
 static double microslip(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
                         double slip[FRICTION_SLIP_HISTORY], double f_t[3])
 {
-    double v_t[3], dd[3], vn = friction_dot(k->v_rel, k->n), pn = friction_dot(k->disp, k->n);
-    for (int a = 0; a < 3; a++) {
-        v_t[a] = k->v_rel[a] - vn * k->n[a];
-        dd[a] = k->disp[a] - pn * k->n[a];
-    }
+    double v_t[3], dd[3];
+    tangent_part(k->v_rel, k->n, v_t);
+    tangent_part(k->disp, k->n, dd);
     turn_into_plane(xi, k->n);
     double mu = fc->mu, N = k->f_normal;
     double dN = N - slip[MD_LAST_N];
