@@ -194,6 +194,10 @@ typedef struct sim_config {
     double timeseries_interval; /* s between time-series samples; 0: output_interval / 10 */
     double skin;           /* neighbour skin [m]; 0: 0.1 x largest diameter */
     double impact_speed_estimate; /* for the timestep; 0: from gravity, domain, velocities */
+    bool reproducible;     /* parallel.reproducible: each particle's contact forces are
+                              summed in an order set by the particle ids alone, so that
+                              the results do not depend on how the particles are numbered
+                              or split into blocks (engine/force_loop.c) */
     bool calibration_fixed; /* calibrated laws keep the continuous calibration, not solved
                                again at the step (engine/pair_restitution.h: the reference
                                collisions of that solve themselves) */

@@ -131,10 +131,26 @@ int contact_list_keep_touching(contact_list *carry, const contact_list *c)
     return 0;
 }
 
-/* Whether pair k of particle i's block [lo, hi) is a cross pair (contact_list_index_cross) */
-static int is_cross(const contact_list *c, size_t k, uint32_t lo, uint32_t hi)
+/* Whether pair k of particle i's block [lo, hi) is a cross pair (contact_list_index_cross):
+ * with `all` (ordered by ids), every pair is one. */
+static int is_cross(const contact_list *c, size_t k, uint32_t lo, uint32_t hi, int all)
 {
-    return c->owner_j[k] < lo || c->owner_j[k] >= hi;
+    return all || c->owner_j[k] < lo || c->owner_j[k] >= hi;
+}
+
+/* Sorts the cross entries [lo, hi) of one particle by the id of the pair's particle i
+ * (insertion sort: a particle has a handful), renumbering their cross slots. */
+static void order_by_partner(contact_list *c, size_t lo, size_t hi, const int64_t *ids)
+{
+    for (size_t q = lo + 1; q < hi; q++) {
+        uint32_t k = c->cross_pair[q];
+        int64_t key = ids[c->i[k]];
+        size_t r = q;
+        for (; r > lo && ids[c->i[c->cross_pair[r - 1]]] > key; r--)
+            c->cross_pair[r] = c->cross_pair[r - 1];
+        c->cross_pair[r] = k;
+    }
+    for (size_t q = lo; q < hi; q++) c->cross_slot[c->cross_pair[q]] = (uint32_t)q;
 }
 
 /* Room for n cross pairs. Returns 0 or -1. */
@@ -149,12 +165,15 @@ static int reserve_cross(contact_list *c, size_t n)
     return 0;
 }
 
-int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
+int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block,
+                             const int64_t *ids)
 {
+    const int all = ids != NULL;
     uint32_t *first = realloc(c->cross_first, (n_particles + 1) * sizeof *first);
     if (!first) return -1;
     c->cross_first = first;
     c->block = block;
+    c->by_id = all;
     memset(first, 0, (n_particles + 1) * sizeof *first);
     /* Blocks in parallel: each marks its pairs within the block and lists its cross
      * pairs (those whose owner_j is outside it) in list order, at its own offset; the
@@ -168,7 +187,7 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
     for (size_t b = 0; b < n_blocks; b++) {
         uint32_t lo = (uint32_t)(b * block), hi = (uint32_t)(lo + block);
         size_t last = hi < c->n_first ? hi : c->n_first, n = 0;
-        for (size_t k = c->first_of_i[lo]; k < c->first_of_i[last]; k++) n += is_cross(c, k, lo, hi);
+        for (size_t k = c->first_of_i[lo]; k < c->first_of_i[last]; k++) n += is_cross(c, k, lo, hi, all);
         block_first[b + 1] = n;
     }
     for (size_t b = 0; b < n_blocks; b++) block_first[b + 1] += block_first[b];
@@ -184,7 +203,7 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
         uint32_t lo = (uint32_t)(b * block), hi = (uint32_t)(lo + block);
         size_t last = hi < c->n_first ? hi : c->n_first, q = block_first[b];
         for (size_t k = c->first_of_i[lo]; k < c->first_of_i[last]; k++) {
-            if (is_cross(c, k, lo, hi)) in_list_order[q++] = (uint32_t)k;
+            if (is_cross(c, k, lo, hi, all)) in_list_order[q++] = (uint32_t)k;
             else c->cross_slot[k] = CONTACT_SAME_BLOCK;
         }
     }
@@ -201,6 +220,10 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block)
     }
     free(in_list_order);
     free(fill);
+    if (all) {
+        #pragma omp parallel for schedule(static) if (n_particles > 4096)
+        for (size_t p = 0; p < n_particles; p++) order_by_partner(c, first[p], first[p + 1], ids);
+    }
     for (int a = 0; a < 3 && c->cross_torque[a]; a++) memset(c->cross_torque[a], 0, n * sizeof(double));
     return 0;
 }
@@ -216,7 +239,7 @@ void contact_clear_history(contact_list *c, size_t k)
 }
 
 void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel,
-                                const size_t *from)
+                                const size_t *from, int by_id)
 {
     #pragma omp parallel for schedule(static) if (parallel)
     for (size_t p = 0; p < c->n_first; p++) {
@@ -225,12 +248,12 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
             contact_clear_history(c, k);
             /* where old keeps the pair: a wall pair under its particle, a particle pair
              * under its lower-indexed particle, which renumbering may have made the
-             * other one (flip: i and j swapped) */
+             * other one (flip: i and j swapped); by id, under its lower-id one still */
             size_t first = was, second = c->owner_j[k];
             int flip = 0;
             if (!c->is_wall) {
                 size_t other = from ? from[c->owner_j[k]] : c->owner_j[k];
-                flip = other < was;
+                flip = !by_id && other < was;
                 first = flip ? other : was;
                 second = flip ? was : other;
             }

@@ -75,6 +75,8 @@ typedef struct contact_list {
      * are grouped by owner_j: those of particle p are cross_first[p]..[p+1], and
      * cross_pair[q] is the pair's list index. */
     size_t block;
+    int by_id;            /* every pair is a cross pair, ordered by ids (sim_config
+                             .reproducible: contact_list_index_cross) */
     uint32_t *cross_slot;
     size_t n_cross, cross_capacity;
     uint32_t *cross_first;
@@ -113,9 +115,12 @@ int contact_list_reserve(contact_list *c, size_t capacity);
 #define CONTACT_BLOCK 2048
 
 /* Finds the cross pairs of a particle-particle list for blocks of `block` particles
- * among `n_particles` (contact_list.block) and zeroes their cross_torque. Returns 0 or
- * -1 (allocation failure). */
-int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block);
+ * among `n_particles` (contact_list.block) and zeroes their cross_torque. With `ids`
+ * (the order by id, sim_config.reproducible) every pair is a cross pair, and each
+ * particle's entries are sorted by the id of the pair's particle i, so that the j sides
+ * are added in an order set by the ids alone. Returns 0 or -1 (allocation failure). */
+int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block,
+                             const int64_t *ids);
 
 /* Makes `carry` (configured as a history carrier, contact_list_configure_carrier)
  * hold the touching pairs of c with their history, grouped by i as in c, so that c can
@@ -130,9 +135,11 @@ void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, in
 /* Copies the history of every pair of `old` that still is a candidate in `c` (matched
  * by its two particles, or its particle and wall key) into c. Both lists must be
  * grouped by i (first_of_i valid). When the particles were renumbered in between
- * (engine/reorder.h), particle p of c was from[p] in old; NULL: the same numbering. */
+ * (engine/reorder.h), particle p of c was from[p] in old; NULL: the same numbering.
+ * `by_id`: both lists keep each particle pair under its particle of lower id
+ * (sim_config.reproducible), not of lower index. */
 void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel,
-                                const size_t *from);
+                                const size_t *from, int by_id);
 
 /* After particles were removed or renumbered: maps i and owner_j through new_index
  * (-1: removed; the pair is dropped), keeping the list's order, and recomputes

@@ -241,21 +241,40 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
     if (n == 0) return;
     /* A particle's pairs are consecutive in the list: its side is summed in registers
      * and added once. Its partners have higher indices (particle_candidates), so none
-     * of them is the particle whose sums are held. */
+     * of them is the particle whose sums are held.
+     * Ordered by id (every pair a cross pair: contact_list_index_cross), the particle's
+     * sums are taken into the registers and put back instead: each force is then added
+     * to the sum on its own, in list order, wherever the chunks split the particle's
+     * pairs (their boundaries depend on how the particles are numbered). */
+    const int by_id = c->by_id;
     uint32_t held = first[slot[0]];
     double f_i[3] = {0.0, 0.0, 0.0}, t_i[3] = {0.0, 0.0, 0.0};
+    if (by_id) {
+        f_i[0] = fx[held]; f_i[1] = fy[held]; f_i[2] = fz[held];
+        if (torques) { t_i[0] = tx[held]; t_i[1] = ty[held]; t_i[2] = tz[held]; }
+    }
     result_context r = {0};
     if (fused) r = work_open(rc);
     for (size_t m = 0; m < n; m++) {
         uint32_t k = slot[m], i = first[k], o = owner[k], q = cross[k];
         if (i != held) {
-            fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
-            f_i[0] = f_i[1] = f_i[2] = 0.0;
-            if (torques) {
-                tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2];
-                t_i[0] = t_i[1] = t_i[2] = 0.0;
+            if (by_id) {
+                fx[held] = f_i[0]; fy[held] = f_i[1]; fz[held] = f_i[2];
+                f_i[0] = fx[i]; f_i[1] = fy[i]; f_i[2] = fz[i];
+                if (torques) {
+                    tx[held] = t_i[0]; ty[held] = t_i[1]; tz[held] = t_i[2];
+                    t_i[0] = tx[i]; t_i[1] = ty[i]; t_i[2] = tz[i];
+                }
+                held = i;
+            } else {
+                fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
+                f_i[0] = f_i[1] = f_i[2] = 0.0;
+                if (torques) {
+                    tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2];
+                    t_i[0] = t_i[1] = t_i[2] = 0.0;
+                }
+                held = i;
             }
-            held = i;
         }
         double f[3], ti[3], tj[3];
         if (fused) { /* the chunk is one law's batch, in order: contact q is slot m */
@@ -280,8 +299,13 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
             ctx[q] = tj[0]; cty[q] = tj[1]; ctz[q] = tj[2];
         }
     }
-    fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
-    if (torques) { tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2]; }
+    if (by_id) {
+        fx[held] = f_i[0]; fy[held] = f_i[1]; fz[held] = f_i[2];
+        if (torques) { tx[held] = t_i[0]; ty[held] = t_i[1]; tz[held] = t_i[2]; }
+    } else {
+        fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
+        if (torques) { tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2]; }
+    }
     if (fused) work_close(&r);
 }
 

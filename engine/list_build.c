@@ -37,6 +37,41 @@ static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j, siz
     return count;
 }
 
+/* particle_candidates for sim_config.reproducible: each physical pair is kept from its
+ * particle of lower id (not lower index), and a particle's candidates are sorted by
+ * their id, so that the list holds the same pairs, the same way round, in the same
+ * order per particle, however the particles are numbered (engine/force_loop.c). */
+static size_t particle_candidates_by_id(const sim *s, uint32_t i, uint32_t *out_j, size_t room)
+{
+    const neighbour_grid *g = &s->grid;
+    const neighbour_item *restrict item = g->packed;
+    const uint32_t *restrict owner = g->owner, *restrict items = g->items;
+    const int64_t *restrict id = s->p.id;
+    const double xi = s->p.x[i], yi = s->p.y[i], zi = s->p.z[i], ri = s->p.radius[i];
+    const int64_t id_i = id[i];
+    size_t begin[NEIGHBOUR_ROWS_MAX], end[NEIGHBOUR_ROWS_MAX], count = 0;
+    size_t rows = neighbour_rows_around(g, i, begin, end);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t k = begin[r]; k < end[r]; k++) {
+            double dx = item[k].x - xi, dy = item[k].y - yi, dz = item[k].z - zi;
+            double reach = ri + item[k].r + s->skin;
+            int keep = (id[owner[k]] > id_i) & !(dx * dx + dy * dy + dz * dz >= reach * reach);
+            if (count < room) out_j[count] = items[k];
+            count += (size_t)keep;
+        }
+    if (count > room) return count; /* find_segment grows the buffer and asks again */
+    /* insertion sort by the partner's id (a periodic image has its owner's; a particle
+     * meets one image of another at most, the box being over two cutoffs long) */
+    for (size_t q = 1; q < count; q++) {
+        uint32_t j = out_j[q];
+        int64_t key = id[particles_owner(&s->p, j)];
+        size_t r = q;
+        for (; r > 0 && id[particles_owner(&s->p, out_j[r - 1])] > key; r--) out_j[r] = out_j[r - 1];
+        out_j[r] = j;
+    }
+    return count;
+}
+
 /* Every wall within radius + skin of particle i, where the walls are now (moving walls
  * force rebuilds often enough for this to hold until the next one: walls.c). An STL
  * wall gets one entry per contact the particle may have with it (walls_slots); the
@@ -141,7 +176,8 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
             }
     }
     free(found);
-    contact_list_adopt_history(list, old, n > s->parallel_min, from);
+    contact_list_adopt_history(list, old, n > s->parallel_min, from,
+                               !is_wall && s->cfg.reproducible);
     return 0;
 }
 
@@ -169,6 +205,12 @@ static int sort_particles(sim *s, size_t **from)
     return 0;
 }
 
+int list_index_cross(sim *s)
+{
+    return contact_list_index_cross(&s->pairs, s->p.n_local, s->block,
+                                    s->cfg.reproducible ? s->p.id : NULL);
+}
+
 /* Returns 0, -1 (out of memory) or REBUILD_REFUSED (s->fault says why). */
 int list_rebuild(sim *s)
 {
@@ -192,7 +234,9 @@ int list_rebuild(sim *s)
     }
     if (grid != 0 || neighbour_grid_pack(&s->grid, &s->p) != 0)
         goto done;
-    int failed = refresh_list(s, &s->pairs, &s->carry, particle_candidates, 0, from);
+    int failed = refresh_list(s, &s->pairs, &s->carry,
+                              s->cfg.reproducible ? particle_candidates_by_id
+                                                  : particle_candidates, 0, from);
     neighbour_grid_unpack(&s->grid);
     if (failed == REBUILD_REFUSED) {
         s->fault = SIM_FAULT_PAIRS;
@@ -200,7 +244,7 @@ int list_rebuild(sim *s)
         goto done;
     }
     if (failed ||
-        contact_list_index_cross(&s->pairs, s->p.n_local, s->block) != 0 ||
+        list_index_cross(s) != 0 ||
         refresh_list(s, &s->wall_pairs, &s->wall_carry, wall_candidates, 1, from) != 0 ||
         force_loop_reserve_work(s) != 0)
         goto done;

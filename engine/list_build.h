@@ -14,6 +14,9 @@
 /* Wraps the periodic axes, makes the ghosts and the grid, and rebuilds both lists.
  * Returns 0, -1 (out of memory) or REBUILD_REFUSED (s->fault says why). */
 int list_rebuild(sim *s);
+/* Indexes the cross pairs of s->pairs (contact_list_index_cross), all of them ordered by
+ * id when the case asks for reproducible sums. Returns 0 or -1 (out of memory). */
+int list_index_cross(sim *s);
 /* Whether the lists must be rebuilt before this step's forces; worst_d2: the largest
  * squared displacement of a particle since the last rebuild. */
 int list_needs_rebuild(const sim *s, double worst_d2);

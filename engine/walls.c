@@ -257,6 +257,7 @@ void walls_free(wall_set *ws)
     free(ws->work);
     free(ws->work_sum);
     free(ws->partial);
+    free(ws->exact);
     memset(ws, 0, sizeof *ws);
 }
 

@@ -68,6 +68,8 @@ typedef struct wall_set {
     size_t load_block;    /* wall-list entries per block of that sum; 0: 2048 (tests set
                              a small one to exercise the combination of blocks) */
     size_t partial_cap;
+    struct exact_sum *exact; /* scratch for the load sum by id (6 per wall:
+                                sim_config.reproducible; engine/exact_sum.h) */
 } wall_set;
 
 /* Signed distance from the centre c to wall w at rest in its reference placement, and

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "list_build.h"
+
 #define MAX_BLOCKS 512
 #define MIN_BLOCK 2048
 
@@ -706,7 +708,7 @@ void watchdog_drop_particle(sim *s, size_t d)
      * contact_overlap stays right. The cross pairs follow owner_j. */
     for (size_t k = 0; k < s->pairs.n; k++)
         if (s->pairs.j[k] < n) s->pairs.j[k] = s->pairs.owner_j[k];
-    if (contact_list_index_cross(&s->pairs, p->n_local, s->block) != 0) goto oom;
+    if (list_index_cross(s) != 0) goto oom;
     free(remove);
     free(new_index);
     /* the neighbour lists are rebuilt at the next step */

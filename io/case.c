@@ -147,6 +147,7 @@ int case_load_stoppable(const char *path, sim_config *cfg, volatile sig_atomic_t
     if (rc == 0) rc = case_read_domain(&c);
     if (rc == 0) rc = case_read_time(&c);
     if (rc == 0) rc = case_read_watchdog(&c);
+    if (rc == 0) rc = case_read_parallel(&c);
     if (rc == 0) rc = case_read_materials(&c);
     if (rc == 0) rc = case_read_contacts(&c);
     if (rc == 0) rc = case_read_walls(&c);

@@ -34,6 +34,10 @@ typedef struct raw_watchdog {
     char *on_error, *max_overlap_fraction, *interval, *energy_tolerance;
 } raw_watchdog;
 
+typedef struct raw_parallel {
+    char *reproducible;
+} raw_parallel;
+
 typedef struct raw_material {
     char *name, *density, *young, *poisson;
 } raw_material;
@@ -117,6 +121,7 @@ typedef struct raw_case {
     raw_time time;
     raw_neighbour *neighbour;
     raw_watchdog *watchdog;
+    raw_parallel *parallel;
     raw_material *materials;
     unsigned materials_count;
     raw_contact *contacts;
@@ -138,7 +143,7 @@ typedef struct raw_case {
 /* The entries of case_schema.c's contact_fields_template and top_fields_template, the
  * end marker included (checked there). */
 #define CONTACT_FIELD_COUNT 8
-#define TOP_FIELD_COUNT 13
+#define TOP_FIELD_COUNT 14
 
 /* The keys of a friction or rolling mapping: its two fixed keys, then every key a
  * registered law of the kind takes, once (raw_friction.keys[k] holds names[k]'s text). */
@@ -258,6 +263,7 @@ int case_read_header(case_reader *c);
 int case_read_domain(case_reader *c);
 int case_read_time(case_reader *c);
 int case_read_watchdog(case_reader *c);
+int case_read_parallel(case_reader *c);
 
 int case_resolve_material(const case_reader *c, const char *path, const char *name,
                           int *out);

@@ -65,6 +65,10 @@ static const cyaml_schema_field_t watchdog_fields[] = {
     TEXT("energy_tolerance", OPTIONAL, raw_watchdog, energy_tolerance),
     CYAML_FIELD_END};
 
+static const cyaml_schema_field_t parallel_fields[] = {
+    TEXT("reproducible", OPTIONAL, raw_parallel, reproducible),
+    CYAML_FIELD_END};
+
 static const cyaml_schema_field_t material_fields[] = {
     TEXT("name", REQUIRED, raw_material, name),
     TEXT("density", REQUIRED, raw_material, density),
@@ -184,6 +188,7 @@ static const cyaml_schema_field_t top_fields_template[] = {
     CYAML_FIELD_MAPPING("time", REQUIRED, raw_case, time, time_fields),
     CYAML_FIELD_MAPPING_PTR("neighbour", OPTIONAL, raw_case, neighbour, neighbour_fields),
     CYAML_FIELD_MAPPING_PTR("watchdog", OPTIONAL, raw_case, watchdog, watchdog_fields),
+    CYAML_FIELD_MAPPING_PTR("parallel", OPTIONAL, raw_case, parallel, parallel_fields),
     CYAML_FIELD_SEQUENCE("materials", REQUIRED | CYAML_FLAG_POINTER, raw_case, materials,
                          &material_entry, 1, CYAML_UNLIMITED),
     CYAML_FIELD_SEQUENCE("contacts", REQUIRED | CYAML_FLAG_POINTER, raw_case, contacts,

@@ -1,5 +1,5 @@
-/* The case's settings: its name, domain, gravity, time, neighbour skin and watchdog,
- * and its materials, which the contacts, walls and particles name. */
+/* The case's settings: its name, domain, gravity, time, neighbour skin, watchdog and
+ * parallel sums, and its materials, which the contacts, walls and particles name. */
 #include "case_internal.h"
 
 #include <math.h>
@@ -155,6 +155,14 @@ int case_read_watchdog(case_reader *c)
         }
     }
     return 0;
+}
+
+/* parallel: {reproducible: bool} (sim_config.reproducible; default false). */
+int case_read_parallel(case_reader *c)
+{
+    const raw_parallel *r = c->raw->parallel;
+    if (!r || !r->reproducible) return 0;
+    return case_read_bool(c, "parallel.reproducible", r->reproducible, &c->cfg->reproducible);
 }
 
 /* ------------------------------------------------------------------------------------

@@ -509,7 +509,7 @@ static void cross_pairs_follow_their_definition(void **state)
         c.first_of_i[N] = (uint32_t)n;
         c.n = n;
         c.n_first = N;
-        assert_int_equal(contact_list_index_cross(&c, N, BLOCK), 0);
+        assert_int_equal(contact_list_index_cross(&c, N, BLOCK, NULL), 0);
         size_t cross = 0;
         for (size_t i = 0; i < N; i++)
             for (size_t k = c.first_of_i[i]; k < c.first_of_i[i + 1]; k++) {
