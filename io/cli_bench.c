@@ -35,8 +35,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: dempact bench [--particles N | --load FILE] [--steps S] [--threads T]\n"
             "         [--friction MU] [--format text|json] [--law NAME] [--restitution E]\n"
-            "         [--param KEY=VALUE ...] [--cohesion-removal on|off] [--young Y]\n"
-            "         [--poisson NU] [--density RHO] [--radius R] [--dt DT] [--skin S]\n"
+            "         [--param KEY=VALUE ...] [--cohesion-removal on|off] [--reproducible on|off]\n"
+            "         [--young Y] [--poisson NU] [--density RHO] [--radius R] [--dt DT] [--skin S]\n"
             "         [--gravity G] [--depth D] [--seed SEED] [--write-data FILE] [--quiet]\n\n"
             "Times S steps of a settled bed of spheres in a box with a floor (z = zlo) and\n"
             "periodic x and y sides, and prints the number of spheres, contacts per sphere\n"
@@ -53,7 +53,8 @@ static void usage(FILE *out)
             "box giving the floor (zlo) and the periodic sides. --write-data FILE writes the bed\n"
             "(with its velocities) in that format before the timing, for LAMMPS and LIGGGHTS;\n"
             "--steps 0 stops there. The law's parameters: --restitution E for laws that have\n"
-            "one, --param KEY=VALUE for any (see dempact laws).\n\n"
+            "one, --param KEY=VALUE for any (see dempact laws). --reproducible on times the\n"
+            "run with the case setting parallel.reproducible (sums in an order set by ids).\n\n"
             "defaults: N = %d, S = %d, T = all cores (OMP_NUM_THREADS if set), MU = 0,\n"
             "format text, law %s with restitution %g and cohesion removal on, Y = %g Pa,\n"
             "NU = %g, RHO = %g kg/m^3, R = %g m, DT = %g x the Rayleigh time of the smallest\n"
@@ -190,7 +191,7 @@ int cli_bench(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
     enum { O_N = 1, O_LOAD, O_STEPS, O_THREADS, O_FRICTION, O_FORMAT, O_LAW, O_E, O_PARAM, O_COH,
-           O_Y, O_NU, O_RHO, O_R, O_DT, O_SKIN, O_G, O_DEPTH, O_SEED, O_WRITE, O_QUIET };
+           O_Y, O_NU, O_RHO, O_R, O_DT, O_SKIN, O_G, O_DEPTH, O_SEED, O_WRITE, O_QUIET, O_REPRO };
     static const struct option opts[] = {
         {"particles", required_argument, 0, O_N}, {"load", required_argument, 0, O_LOAD},
         {"steps", required_argument, 0, O_STEPS}, {"threads", required_argument, 0, O_THREADS},
@@ -202,10 +203,11 @@ int cli_bench(int argc, char **argv)
         {"dt", required_argument, 0, O_DT}, {"skin", required_argument, 0, O_SKIN},
         {"gravity", required_argument, 0, O_G}, {"depth", required_argument, 0, O_DEPTH},
         {"seed", required_argument, 0, O_SEED}, {"write-data", required_argument, 0, O_WRITE},
-        {"quiet", no_argument, 0, O_QUIET}, {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, O_QUIET}, {"reproducible", required_argument, 0, O_REPRO},
+        {0, 0, 0, 0}};
     const char *load = NULL, *format = "text", *law_name = D_LAW, *write_path = NULL;
     const char *params[LAW_MAX_PARAMS * 2];
-    int n_params = 0, cohesion = 1, quiet = 0, have_particles = 0, have_size = 0;
+    int n_params = 0, cohesion = 1, reproducible = 0, quiet = 0, have_particles = 0, have_size = 0;
     double n_particles = D_PARTICLES, steps = D_STEPS, threads = -1, mu = 0, e = NAN;
     double young = D_YOUNG, nu = D_POISSON, rho = D_DENSITY, radius = D_RADIUS, dt = 0, skin = 0;
     double gravity = D_GRAVITY, depth = 0, seed = D_SEED;
@@ -229,6 +231,9 @@ int cli_bench(int argc, char **argv)
             continue;
         case O_COH:
             if (cli_parse_switch(optarg, &cohesion)) return bad("--cohesion-removal takes on or off", optarg);
+            continue;
+        case O_REPRO:
+            if (cli_parse_switch(optarg, &reproducible)) return bad("--reproducible takes on or off", optarg);
             continue;
         case O_Y: target = &young; break;
         case O_NU: target = &nu; break;
@@ -363,6 +368,7 @@ int cli_bench(int argc, char **argv)
     st.cfg.sources_copied_ctx = &b;
     sim s;
     tuning_from_env(&st.cfg.tuning);
+    st.cfg.reproducible = reproducible;
     if (sim_create(&s, &st.cfg, err, sizeof err) != 0) {
         fprintf(stderr, "dempact bench: %s\n", err);
         sim_free(&s);
@@ -460,9 +466,9 @@ int cli_bench(int argc, char **argv)
         fprintf(out, "}, \"cohesion_removal\": %s, \"young\": %.17g, \"poisson\": %.17g, "
                      "\"density\": %.17g, \"radius_min\": %.17g, \"radius_max\": %.17g, "
                      "\"dt\": %.17g, \"skin\": %.17g, \"gravity\": %.17g, \"friction\": %.17g, "
-                     "\"seed\": %.0f, \"depth\": %.17g}}\n",
+                     "\"seed\": %.0f, \"depth\": %.17g, \"reproducible\": %s}}\n",
                 cohesion ? "true" : "false", young, nu, mat.density, r_min, r_max, s.dt, s.skin,
-                gravity, mu, seed, depth > 0 ? depth : 16.0);
+                gravity, mu, seed, depth > 0 ? depth : 16.0, reproducible ? "true" : "false");
     } else {
         fprintf(out, "particles                       %zu\n", n);
         fprintf(out, "contacts_per_particle           %.4g  (at the end %.4g; pairs only %.4g)\n", z, z_end, z_pairs);
@@ -485,7 +491,8 @@ int cli_bench(int argc, char **argv)
         fprintf(out, "law                             %s (", law->name);
         for (int k = 0; k < law->n_params; k++)
             fprintf(out, "%s%s %.10g", k ? ", " : "", law->params[k].name, bind.params[k]);
-        fprintf(out, "), cohesion removal %s, friction %g\n", cohesion ? "on" : "off", mu);
+        fprintf(out, "), cohesion removal %s, friction %g%s\n", cohesion ? "on" : "off", mu,
+                reproducible ? ", sums by id (parallel.reproducible)" : "");
         fprintf(out, "material                        young %.10g Pa, poisson %.10g, density %.10g kg/m^3, radius %.10g",
                 young, nu, mat.density, r_min);
         if (r_max != r_min) fprintf(out, " to %.10g", r_max);
