@@ -24,7 +24,8 @@ def pkg_config(*args):
         return []
 
 
-hdf5 = pkg_config("--cflags", "--libs", "hdf5")
+# Debian's serial HDF5 by name: hdf5.pc may point at the MPI flavour (CMakeLists.txt)
+hdf5 = pkg_config("--cflags", "--libs", "hdf5-serial") or pkg_config("--cflags", "--libs", "hdf5")
 if not hdf5:  # Debian's serial HDF5 without its .pc file
     hdf5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial", "-lhdf5"]
 flags = hdf5 + pkg_config("--cflags", "--libs", "libcyaml", "yaml-0.1")
