@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ranks.h"
 
 static const struct {
     const char *name;
@@ -29,7 +30,13 @@ static void usage(FILE *out)
                  "watchdog, 128 + N stopped by signal N (130: SIGINT, 143: SIGTERM)\n");
 }
 
-int main(int argc, char **argv)
+/* The commands that run on several ranks (mpirun -np N): the others run on one. */
+static int runs_on_ranks(const char *name)
+{
+    return !strcmp(name, "check") || !strcmp(name, "run");
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) { usage(stderr); return EXIT_BAD_INPUT; }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -37,11 +44,27 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) { printf("dempact %s\n", DEMPACT_VERSION); return 0; }
-    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-        if (!strcmp(argv[1], commands[k].name)) return commands[k].run(argc - 1, argv + 1);
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        if (strcmp(argv[1], commands[k].name)) continue;
+        if (ranks_count() > 1 && !runs_on_ranks(argv[1])) {
+            if (ranks_self() == 0)
+                fprintf(stderr, "dempact %s runs on one rank: start it without mpirun (or "
+                                "with -np 1)\n", argv[1]);
+            return EXIT_BAD_INPUT;
+        }
+        return commands[k].run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "dempact: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return EXIT_BAD_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+    if (ranks_start(&argc, &argv) != 0) return EXIT_BAD_INPUT;
+    int status = dispatch(argc, argv);
+    ranks_end();
+    return status;
 }
 
 int cli_parse_double(const char *text, double *out)

@@ -16,6 +16,7 @@
 #include <hdf5.h>
 
 #include "cli.h"
+#include "ranks.h"
 #include "case.h"
 #include "case_errors.h"
 #include "engine/sim.h"
@@ -134,6 +135,14 @@ static void print_calibrations(const sim *s)
 int cli_run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
+    if (ranks_count() > 1) {
+        if (ranks_self() == 0)
+            fprintf(stderr, "dempact run: started on %d ranks, but runs on one for now (start it "
+                            "without mpirun); `mpirun -np %d dempact check CASE.yaml` shows how "
+                            "the case would be split over %d\n",
+                    ranks_count(), ranks_count(), ranks_count());
+        return EXIT_BAD_INPUT;
+    }
     /* HDF5 1.10 leaks internal objects when a write fails (a full disk), and its clean-up
      * at exit then loops or crashes. Every file is closed explicitly; skip that clean-up. */
     H5dont_atexit();

@@ -1,0 +1,56 @@
+/* The processes a command runs on (ranks.h). */
+#include "ranks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef DEMPACT_MPI
+#include <mpi.h>
+#endif
+
+static int self = 0, count = 1, started = 0;
+
+/* Whether an MPI launcher (OpenMPI's mpirun, a PMIx or PMI one) started this process. */
+static int launched_by_mpi(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+}
+
+int ranks_start(int *argc, char ***argv)
+{
+    if (!launched_by_mpi()) return 0;
+#ifdef DEMPACT_MPI
+    /* the OpenMP threads of a rank never call MPI: funneled through the main thread */
+    int provided = 0;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "dempact: MPI did not start\n");
+        return -1;
+    }
+    started = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &self);
+    MPI_Comm_size(MPI_COMM_WORLD, &count);
+    return 0;
+#else
+    (void)argc;
+    (void)argv;
+    const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+    if (n && atoi(n) > 1) {
+        fprintf(stderr, "dempact: started on %s ranks, but this build has no MPI (configure "
+                        "with DEMPACT_MPI=ON, which needs libopenmpi-dev and "
+                        "libtrilinos-zoltan-dev)\n", n);
+        return -1;
+    }
+    return 0;
+#endif
+}
+
+void ranks_end(void)
+{
+#ifdef DEMPACT_MPI
+    if (started) MPI_Finalize();
+#endif
+    started = 0;
+}
+
+int ranks_self(void) { return self; }
+int ranks_count(void) { return count; }

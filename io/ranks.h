@@ -1,0 +1,17 @@
+/* The processes a command runs on. `mpirun -np N dempact ...` starts N ranks; a plain
+ * `dempact ...` is one rank and never starts MPI, so it needs no launcher and no MPI
+ * daemon. Program layer only (the libraries know nothing of MPI). */
+#ifndef DEMPACT_RANKS_H
+#define DEMPACT_RANKS_H
+
+/* Starts MPI when this build has it (DEMPACT_MPI) and an MPI launcher started the
+ * process (its environment says so: OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK).
+ * Returns 0, or -1 with a message on stderr (a launcher without MPI in this build). */
+int ranks_start(int *argc, char ***argv);
+/* Ends MPI if ranks_start started it. */
+void ranks_end(void);
+/* This process's rank and the number of ranks (0 and 1 without MPI). */
+int ranks_self(void);
+int ranks_count(void);
+
+#endif
