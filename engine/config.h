@@ -168,6 +168,11 @@ typedef struct sim_tuning {
                              at least this many (default REORDER_MIN, engine/reorder.h) */
 } sim_tuning;
 
+/* How an MPI run splits the particles over its ranks (parallel.method): Zoltan's
+ * recursive coordinate bisection, recursive inertial bisection or Hilbert space-filling
+ * curve. Read by the program (io/decompose.c), not by the engine. */
+typedef enum partition_method { PARTITION_RCB = 0, PARTITION_RIB, PARTITION_HSFC } partition_method;
+
 typedef struct sim_config {
     char name[NAME_LEN];
     material *materials;
@@ -198,6 +203,7 @@ typedef struct sim_config {
                               summed in an order set by the particle ids alone, so that
                               the results do not depend on how the particles are numbered
                               or split into blocks (engine/force_loop.c) */
+    partition_method partition; /* parallel.method (default RCB) */
     bool calibration_fixed; /* calibrated laws keep the continuous calibration, not solved
                                again at the step (engine/pair_restitution.h: the reference
                                collisions of that solve themselves) */

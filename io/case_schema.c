@@ -67,6 +67,7 @@ static const cyaml_schema_field_t watchdog_fields[] = {
 
 static const cyaml_schema_field_t parallel_fields[] = {
     TEXT("reproducible", OPTIONAL, raw_parallel, reproducible),
+    TEXT("method", OPTIONAL, raw_parallel, method),
     CYAML_FIELD_END};
 
 static const cyaml_schema_field_t material_fields[] = {

@@ -157,12 +157,28 @@ int case_read_watchdog(case_reader *c)
     return 0;
 }
 
-/* parallel: {reproducible: bool} (sim_config.reproducible; default false). */
+/* parallel: {reproducible: bool, method: rcb|rib|hsfc} (sim_config.reproducible,
+ * .partition; defaults false and rcb). */
 int case_read_parallel(case_reader *c)
 {
     const raw_parallel *r = c->raw->parallel;
-    if (!r || !r->reproducible) return 0;
-    return case_read_bool(c, "parallel.reproducible", r->reproducible, &c->cfg->reproducible);
+    if (!r) return 0;
+    if (r->reproducible &&
+        case_read_bool(c, "parallel.reproducible", r->reproducible, &c->cfg->reproducible) != 0)
+        return -1;
+    if (!r->method) return 0;
+    static const char *const names[] = {"rcb", "rib", "hsfc"};
+    for (int k = 0; k < 3; k++)
+        if (strcmp(r->method, names[k]) == 0) {
+            c->cfg->partition = (partition_method)k;
+            return 0;
+        }
+    name_list known = {0};
+    for (int k = 0; k < 3; k++) case_names_add(&known, names[k]);
+    case_fail_at(c, "parallel.method", "parallel.method: expected rcb, rib or hsfc, got %s%s",
+                 case_show(r->method).s, case_did_you_mean(&known, r->method, TYPO_DISTANCE).s);
+    case_names_free(&known);
+    return -1;
 }
 
 /* ------------------------------------------------------------------------------------

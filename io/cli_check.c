@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ranks.h"
 #include "tuning_env.h"
 #include "case.h"
 #include "case_errors.h"
@@ -14,6 +15,10 @@
 #include "engine/sim.h"
 #include "engine/timestep.h"
 #include "engine/watchdog.h"
+#ifdef DEMPACT_MPI
+#include <mpi.h>
+#include "decompose.h"
+#endif
 
 static void usage(FILE *out)
 {
@@ -158,6 +163,27 @@ static void summary(const sim_config *cfg, const sim *s)
            w.on_error == WATCHDOG_ACTION_DROP_PARTICLE ? "drop the particle" : "stop");
 }
 
+#ifdef DEMPACT_MPI
+/* On several ranks: how the particles would be split over them (and whether the split
+ * can run). `status`: this rank's check so far; returns the check's status. */
+static int check_split(const sim_config *cfg, const sim *s, int status)
+{
+    int worst = status;
+    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (worst != 0) return worst;
+    decomposition d;
+    char err[1024];
+    if (decompose(s, &d, err, sizeof err) != 0 || decompose_check(s, &d, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", cfg->case_path ? cfg->case_path : cfg->name, err);
+        decompose_free(&d);
+        return EXIT_BAD_INPUT;
+    }
+    decompose_print(stdout, &d);
+    decompose_free(&d);
+    return 0;
+}
+#endif
+
 int cli_check(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
@@ -168,10 +194,16 @@ int cli_check(int argc, char **argv)
         usage(stderr);
         return EXIT_BAD_INPUT;
     }
+    /* on several ranks each builds the same case; rank 0 speaks for all */
+    if (ranks_self() > 0 && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)))
+        return EXIT_BAD_INPUT;
     sim_config cfg = {0};
     sim s;
     int status = cli_check_case(argv[1], &cfg, &s, NULL);
     if (status == 0) summary(&cfg, &s);
+#ifdef DEMPACT_MPI
+    if (ranks_count() > 1) status = check_split(&cfg, &s, status);
+#endif
     sim_free(&s);
     sim_config_free(&cfg);
     return status;

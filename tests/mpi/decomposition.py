@@ -1,0 +1,154 @@
+"""`mpirun -np N dempact check` splits the case's particles over N ranks through Zoltan,
+and what it prints is checked against the particles themselves.
+
+For small_pour on 2 and 4 ranks (RCB, then RIB):
+- the ranks' particle counts add up to the case's particles, and the imbalance printed is
+  the largest weight over the mean of the weights printed;
+- RCB: the sub-domains tile the domain (their volumes add up to its volume, no two
+  overlap), and counting the particles of a one-rank run's first snapshot inside each
+  sub-domain gives the counts printed;
+- the imbalance is at most 1.10 (Zoltan aims at 1.05; particles come whole).
+On one rank under mpirun a short run gives the same bits as without mpirun. Refused,
+exit status 2 with a message naming parallel: a split thinner than the cutoff
+(mpi_slender on 16 ranks), more ranks than neighbour cells (mpi_cube on 9), a run on
+several ranks.
+
+Usage: decomposition.py DEMPACT SMALL_POUR.yaml MPI_SLENDER.yaml MPI_CUBE.yaml
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root"]
+RANK = re.compile(r"^\s+rank (\d+)\s+(\d+) particles, weight ([0-9.e+]+)"
+                  r"(?:, sub-domain \[([^,]+), ([^\]]+)\] x \[([^,]+), ([^\]]+)\] x "
+                  r"\[([^,]+), ([^\]]+)\] m)?")
+
+
+def fail(what):
+    raise SystemExit("FAIL: " + what)
+
+
+def mpirun(n, args, **kw):
+    return subprocess.run(MPIRUN + ["-np", str(n)] + args, capture_output=True, text=True, **kw)
+
+
+def split(dempact, case, n):
+    r = mpirun(n, [dempact, "check", case])
+    if r.returncode != 0:
+        fail(f"check on {n} ranks: exit {r.returncode}\n{r.stdout}{r.stderr}")
+    total = int(re.search(r"particles\s+(\d+):", r.stdout).group(1))
+    imbalance = float(re.search(r"imbalance ([0-9.]+)", r.stdout).group(1))
+    ranks = []
+    for line in r.stdout.splitlines():
+        m = RANK.match(line)
+        if m:
+            box = [float(v) for v in m.groups()[3:]] if m.group(4) else None
+            ranks.append((int(m.group(2)), float(m.group(3)), box))
+    if len(ranks) != n:
+        fail(f"{n} ranks, {len(ranks)} rank lines:\n{r.stdout}")
+    return total, imbalance, ranks, r.stdout
+
+
+def positions(dempact, case, tmp):
+    out = os.path.join(tmp, "one")
+    subprocess.run([dempact, "run", case, "--output", out, "--end-time", "1e-5", "--quiet"],
+                   check=True)
+    name = [f for f in os.listdir(out) if f.endswith(".d")][0]
+    with h5py.File(os.path.join(out, name, "000000.h5"), "r") as f:
+        return f["position"][()]
+
+
+def domain_of(case):
+    text = open(case).read()
+    m = re.search(r"min: \[([^\]]+)\], max: \[([^\]]+)\]", text)
+    return ([float(v) for v in m.group(1).split(",")], [float(v) for v in m.group(2).split(",")])
+
+
+def check_split(dempact, case, n, method, pos, tmp):
+    path = case
+    if method != "rcb":
+        path = os.path.join(tmp, f"{method}.yaml")
+        with open(path, "w") as f:
+            f.write(open(case).read() + f"\nparallel: {{method: {method}}}\n")
+    total, imbalance, ranks, text = split(dempact, path, n)
+    counts = [c for c, _, _ in ranks]
+    weights = [w for _, w, _ in ranks]
+    if sum(counts) != total or total != len(pos):
+        fail(f"{method} on {n}: counts {counts} add up to {sum(counts)}, not {total}")
+    mean = sum(weights) / n
+    if abs(imbalance - max(weights) / mean) > 1e-3:
+        fail(f"{method} on {n}: imbalance {imbalance} is not max/mean of {weights}")
+    if imbalance > 1.10:  # Zoltan's tolerance 1.05, and particles come whole
+        fail(f"{method} on {n}: imbalance {imbalance}")
+    print(f"{method} on {n} ranks: particles {counts}, weights {weights}, imbalance {imbalance}")
+    if method != "rcb":
+        return
+    lo, hi = domain_of(case)
+    volume = np.prod(np.subtract(hi, lo))
+    boxes = [np.array(b).reshape(3, 2) for _, _, b in ranks]
+    if abs(sum(np.prod(b[:, 1] - b[:, 0]) for b in boxes) - volume) > 1e-9 * volume:
+        fail(f"rcb on {n}: the sub-domains do not add up to the domain\n{text}")
+    for a in range(n):
+        for b in range(a + 1, n):
+            overlap = np.prod(np.clip(np.minimum(boxes[a][:, 1], boxes[b][:, 1]) -
+                                      np.maximum(boxes[a][:, 0], boxes[b][:, 0]), 0, None))
+            if overlap > 1e-12 * volume:
+                fail(f"rcb on {n}: sub-domains {a} and {b} overlap")
+    # RCB puts a centre on a cut with the part below it: (lo, hi], closed at the domain
+    low = np.array(lo)
+    inside = [int(np.sum(np.all(((pos > b[:, 0]) | (b[:, 0] == low)) & (pos <= b[:, 1]), axis=1)))
+              for b in boxes]
+    if inside != counts:
+        fail(f"rcb on {n}: the first snapshot has {inside} particles in the sub-domains, "
+             f"check printed {counts}")
+
+
+def same_bits(a, b):
+    with h5py.File(a, "r") as x, h5py.File(b, "r") as y:
+        for name in ("id", "position", "velocity", "angular_velocity", "force"):
+            if x[name][()].tobytes() != y[name][()].tobytes():
+                return False
+    return True
+
+
+def refused(dempact, case, n, args, expect):
+    r = mpirun(n, [dempact] + args + [case])
+    if r.returncode == 0 or expect not in r.stderr:
+        fail(f"{' '.join(args)} {os.path.basename(case)} on {n} ranks: exit {r.returncode}, "
+             f"expected a refusal with '{expect}':\n{r.stderr}")
+    print(f"refused on {n} ranks: {r.stderr.strip().splitlines()[0]}")
+
+
+def main():
+    dempact, pour, slender, cube = sys.argv[1:5]
+    with tempfile.TemporaryDirectory() as tmp:
+        pos = positions(dempact, pour, tmp)
+        for method in ("rcb", "rib"):
+            for n in (2, 4):
+                check_split(dempact, pour, n, method, pos, tmp)
+        # one rank under mpirun: the same run as without it
+        plain, under = os.path.join(tmp, "plain"), os.path.join(tmp, "under")
+        args = ["run", pour, "--end-time", "0.005", "--quiet", "--threads", "1"]
+        subprocess.run([dempact] + args + ["--output", plain], check=True)
+        r = mpirun(1, [dempact] + args + ["--output", under])
+        if r.returncode != 0:
+            fail(f"run on one rank under mpirun: exit {r.returncode}\n{r.stderr}")
+        last = sorted(os.listdir(os.path.join(plain, "small_pour.d")))[-1]
+        if not same_bits(os.path.join(plain, "small_pour.d", last),
+                         os.path.join(under, "small_pour.d", last)):
+            fail("one rank under mpirun gave other bits than a plain run")
+        print("one rank under mpirun: the same bits as without it")
+    refused(dempact, slender, 16, ["check"], "parallel: rank")
+    refused(dempact, cube, 9, ["check"], "parallel: 9 ranks for a domain of 8 neighbour cells")
+    refused(dempact, pour, 2, ["run"], "runs on one for now")
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
