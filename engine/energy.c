@@ -1,6 +1,7 @@
 /* The energy books of sim.h: the contacts' work by the trapezoidal rule, the energy
  * the touching contacts store, the particles' kinetic energy; and each contact's
  * law with its R* and m* as the force loop has them. */
+#include "exact_sum.h"
 #include "sim.h"
 
 /* The work so far by the trapezoidal rule: each step added P(t_n) dt, which runs ahead
@@ -30,7 +31,9 @@ const law_instance *sim_contact_law(const sim *s, const contact_list *c, size_t 
 
 void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
 {
-    for (int q = 0; q < SIM_STORED_KINDS; q++) stored[q] = 0.0;
+    /* summed exactly with sim_config.reproducible: the contacts' order does not count */
+    tally sums[SIM_STORED_KINDS];
+    for (int q = 0; q < SIM_STORED_KINDS; q++) tally_open(&sums[q], s->cfg.reproducible);
     const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
     const particle_store *p = &s->p;
     for (int L = 0; L < 2; L++) {
@@ -49,24 +52,26 @@ void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
             for (int q = 0; q < CONTACT_SLIP_HISTORY && c->slip[0]; q++) slip[q] = c->slip[q][k];
             double e = li->law->elastic_energy
                            ? li->law->elastic_energy(&li->coeffs, d, r_eff, h) : 0.0;
-            stored[li->law->conservative ? SIM_STORED_CONSERVATIVE
-                   : li->law->plastic    ? SIM_WORK_PLASTIC
-                                         : SIM_WORK_NORMAL] += e;
+            tally_add(&sums[li->law->conservative ? SIM_STORED_CONSERVATIVE
+                            : li->law->plastic    ? SIM_WORK_PLASTIC
+                                                  : SIM_WORK_NORMAL], e);
             friction_spring_energy(&li->friction, d, r_eff, xi, theta, slip, springs);
-            stored[SIM_WORK_TANGENTIAL] += springs[0];
-            stored[SIM_WORK_ROLLING] += springs[1];
+            tally_add(&sums[SIM_WORK_TANGENTIAL], springs[0]);
+            tally_add(&sums[SIM_WORK_ROLLING], springs[1]);
         }
     }
+    for (int q = 0; q < SIM_STORED_KINDS; q++) stored[q] = tally_total(&sums[q]);
 }
 
 double sim_kinetic_energy(const sim *s)
 {
     const particle_store *p = &s->p;
-    double e = 0.0;
+    tally e;
+    tally_open(&e, s->cfg.reproducible);
     for (size_t i = 0; i < p->n_local; i++) {
         double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
         double w2 = p->wx[i] * p->wx[i] + p->wy[i] * p->wy[i] + p->wz[i] * p->wz[i];
-        e += 0.5 * p->mass[i] * v2 + 0.5 * w2 / p->inv_inertia[i];
+        tally_add(&e, 0.5 * p->mass[i] * v2 + 0.5 * w2 / p->inv_inertia[i]);
     }
-    return e;
+    return tally_total(&e);
 }

@@ -85,4 +85,27 @@ static inline double exact_sum_value(exact_sum *s)
     return sign * v;
 }
 
+/* A running sum, plain (the terms added in their order) or exact (an exact_sum: the
+ * same bits in any order), chosen when it is opened. */
+typedef struct tally {
+    int exact;
+    double plain;
+    exact_sum sum;
+} tally;
+
+static inline void tally_open(tally *t, int exact)
+{
+    t->exact = exact;
+    t->plain = 0.0;
+    if (exact) exact_sum_clear(&t->sum);
+}
+
+static inline void tally_add(tally *t, double x)
+{
+    if (t->exact) exact_sum_add(&t->sum, x);
+    else t->plain += x;
+}
+
+static inline double tally_total(tally *t) { return t->exact ? exact_sum_value(&t->sum) : t->plain; }
+
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "contact_ends.h"
+#include "exact_sum.h"
 #include "force_scratch.h"
 #include "pair_geometry.h"
 
@@ -150,7 +151,19 @@ typedef struct result_context {
      * while a loop adds to them (work_open, work_close): in registers, where work[]
      * might alias the forces the loop stores; the same additions in the same order */
     double normal, tangential, rolling;
+    /* with sim_config.reproducible: the unit's exact sums of each kind of work
+     * (exact_sum.h), which take every contact's work instead of the three above, so
+     * that how the contacts fall into units and chunks does not count */
+    exact_sum *exact;
 } result_context;
+
+/* Adds one contact's work of `kind` to its sum: plain (`sum`), or exactly. */
+static inline __attribute__((always_inline)) void
+add_work(result_context *rc, int kind, double term, double *sum)
+{
+    if (rc->exact) exact_sum_add(&rc->exact[kind], term);
+    else *sum += term;
+}
 
 static inline __attribute__((always_inline)) result_context work_open(const result_context *rc)
 {
@@ -177,14 +190,14 @@ contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs
     double f = bs->f[q];
     double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
     double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
-    if (rc->work_kind >= 0) rc->normal += f * cs->rate[m] * rc->dt;
+    if (rc->work_kind >= 0) add_work(rc, rc->work_kind, f * cs->rate[m] * rc->dt, &rc->normal);
     if (friction) {
         for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
-        rc->tangential += bs->power[0][q] * rc->dt;
+        add_work(rc, SIM_WORK_TANGENTIAL, bs->power[0][q] * rc->dt, &rc->tangential);
     }
     if (rolling) {
         for (int a = 0; a < 3; a++) m_r[a] = bs->m_r[a][q];
-        rc->rolling += bs->power[1][q] * rc->dt;
+        add_work(rc, SIM_WORK_ROLLING, bs->power[1][q] * rc->dt, &rc->rolling);
     }
     for (int a = 0; a < 3; a++) f_i[a] = -f * nrm[a] + f_t[a];
     for (int h = 0; h < rc->nh; h++) c->history[h][cs->slot[m]] = bs->h[h][q];
@@ -348,7 +361,8 @@ static void deliver_one_law(contact_list *c, const chunk_scratch *cs, const batc
  * `sums`; a cross pair's j side is kept on the pair, c->cross_torque). Adds the work
  * done on the chunk's contacts during this step to work[] (SIM_WORK_*). */
 static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
-                         batch_scratch *bs, double work[SIM_WORK_KINDS], const force_sums *sums)
+                         batch_scratch *bs, double work[SIM_WORK_KINDS], exact_sum *exact,
+                         const force_sums *sums)
 {
     size_t done = 0;
     int n_laws = s->n_materials * s->n_materials;
@@ -395,7 +409,7 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
         }
         /* after friction, whose Coulomb cap takes the force at the instant */
         if (s->spring_span > 0.0) contact_ends(s, c, li, L, cs, bs, &batch, nh);
-        result_context rc = {.nh = nh, .dt = s->dt, .work = work,
+        result_context rc = {.nh = nh, .dt = s->dt, .work = work, .exact = exact,
                              .work_kind = li->law->conservative ? -1
                                           : li->law->plastic  ? SIM_WORK_PLASTIC
                                                               : SIM_WORK_NORMAL};
@@ -426,6 +440,7 @@ void force_loop_run(sim *s, contact_list *c, int is_wall)
     particle_store *p = &s->p;
     force_sums sums = {{p->fx, p->fy, p->fz}, {p->tx, p->ty, p->tz}};
     double *chunk_work = s->chunk_work;
+    exact_sum *chunk_exact = s->cfg.reproducible ? s->chunk_exact : NULL;
     size_t touching = 0;
     double worst = s->max_overlap;
     /* a wall pair costs a distance to a curved surface as well: walls go parallel sooner */
@@ -445,12 +460,16 @@ void force_loop_run(sim *s, contact_list *c, int is_wall)
                 last = c->first_of_i[end];
             }
             double *work = &chunk_work[SIM_WORK_KINDS * u];
-            for (int q = 0; q < SIM_WORK_KINDS; q++) work[q] = 0.0;
+            exact_sum *exact = chunk_exact ? &chunk_exact[SIM_WORK_KINDS * u] : NULL;
+            for (int q = 0; q < SIM_WORK_KINDS; q++) {
+                work[q] = 0.0;
+                if (exact) exact_sum_clear(&exact[q]);
+            }
             for (size_t start = first; start < last; start += CHUNK) {
                 size_t end = start + CHUNK < last ? start + CHUNK : last;
                 if (is_wall) wall_pair_geometry(s, c, start, end, &cs);
                 else particle_pair_geometry(s, c, start, end, &cs);
-                chunk_forces(s, c, &cs, &bs, work, is_wall ? NULL : &sums);
+                chunk_forces(s, c, &cs, &bs, work, exact, is_wall ? NULL : &sums);
                 touching += cs.n;
                 worst = cs.worst > worst ? cs.worst : worst;
             }
@@ -458,6 +477,17 @@ void force_loop_run(sim *s, contact_list *c, int is_wall)
     }
     s->n_contacts += touching;
     s->max_overlap = worst;
+    if (chunk_exact) { /* exact: the units' sums merge in any order */
+        for (int q = 0; q < SIM_WORK_KINDS; q++) {
+            exact_sum total;
+            exact_sum_clear(&total);
+            for (size_t u = 0; u < n_units; u++) exact_sum_merge(&total, &chunk_exact[SIM_WORK_KINDS * u + q]);
+            double step_work = exact_sum_value(&total);
+            s->work[q] += step_work;
+            s->work_step[q] += step_work;
+        }
+        return;
+    }
     for (size_t u = 0; u < n_units; u++)
         for (int q = 0; q < SIM_WORK_KINDS; q++) {
             s->work[q] += chunk_work[SIM_WORK_KINDS * u + q];
@@ -475,6 +505,11 @@ int force_loop_reserve_work(sim *s)
     double *w = realloc(s->chunk_work, need * sizeof *w);
     if (!w) return -1;
     s->chunk_work = w;
+    if (s->cfg.reproducible) {
+        exact_sum *e = realloc(s->chunk_exact, need * sizeof *e);
+        if (!e) return -1;
+        s->chunk_exact = e;
+    }
     s->chunk_work_capacity = need;
     return 0;
 }

@@ -3,20 +3,27 @@
 #include <math.h>
 #include <string.h>
 
+#include "exact_sum.h"
 #include "sim.h"
 
 void sim_observe(const sim *s, sim_observables *o)
 {
     const particle_store *p = &s->p;
     const double *g = s->cfg.gravity;
-    double ek = 0.0, er = 0.0, eg = 0.0;
+    /* summed exactly with sim_config.reproducible: the particles' order does not count */
+    tally kinetic, rotational, gravitational;
+    tally_open(&kinetic, s->cfg.reproducible);
+    tally_open(&rotational, s->cfg.reproducible);
+    tally_open(&gravitational, s->cfg.reproducible);
     for (size_t i = 0; i < p->n_local; i++) {
         double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
         double w2 = p->wx[i] * p->wx[i] + p->wy[i] * p->wy[i] + p->wz[i] * p->wz[i];
-        ek += 0.5 * p->mass[i] * v2;
-        er += 0.5 * w2 / p->inv_inertia[i];
-        eg -= p->mass[i] * (g[0] * p->x[i] + g[1] * p->y[i] + g[2] * p->z[i]);
+        tally_add(&kinetic, 0.5 * p->mass[i] * v2);
+        tally_add(&rotational, 0.5 * w2 / p->inv_inertia[i]);
+        tally_add(&gravitational, -(p->mass[i] * (g[0] * p->x[i] + g[1] * p->y[i] + g[2] * p->z[i])));
     }
+    double ek = tally_total(&kinetic), er = tally_total(&rotational),
+           eg = tally_total(&gravitational);
     o->time = s->time;
     o->step = s->step;
     o->kinetic_energy = ek;

@@ -214,6 +214,7 @@ void sim_free(sim *s)
     free(s->x_at_rebuild);
     free(s->leaving);
     free(s->chunk_work);
+    free(s->chunk_exact);
     population_free(s);
     memset(s, 0, sizeof *s);
 }

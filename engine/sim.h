@@ -75,6 +75,7 @@ typedef struct sim {
     double work[4];
     double work_step[4];      /* what the last step added to work */
     double *chunk_work;       /* per-chunk partial sums, combined in chunk order */
+    struct exact_sum *chunk_exact; /* the same summed exactly (cfg.reproducible) */
     size_t chunk_work_capacity;
 
     double initial_energy;    /* kinetic, gravitational and stored energy of the state the

@@ -5,9 +5,10 @@ The case runs twice: on one thread with the default blocks and the particles in 
 order the case creates them; and on two threads with blocks of 37 particles, every loop
 split, and the particles sorted along the space-filling curve at the rebuilds
 (DEMPACT_BLOCK, DEMPACT_PARALLEL_MIN, DEMPACT_REORDER_MIN: io/tuning_env.c). The last
-snapshots must hold the same bits particle by particle (matched by id) and contact by
-contact (matched by their ends), as must the walls' loads in the time series. The same
-two runs without the switch must differ, or the variation tested nothing.
+snapshots must hold the same bits particle by particle (matched by id), contact by
+contact (matched by their ends), in the energy books, and in every time series (energies,
+dissipation, contacts, wall loads). The same two runs without the switch must differ, or
+the variation tested nothing.
 
 Usage: order_independent.py DEMPACT CASE.yaml END_TIME
 """
@@ -20,7 +21,9 @@ import h5py
 import numpy as np
 
 PARTICLE_FIELDS = ["position", "velocity", "angular_velocity", "force", "torque",
-                   "position_at_rebuild", "radius", "mass", "type"]
+                   "position_at_rebuild", "radius", "mass", "type", "kinetic_energy",
+                   "rotational_energy", "n_contacts"]
+ENGINE_FIELDS = ["engine/work", "engine/wall_work", "engine/wall_work_sum"]
 CONTACT_FIELDS = ["normal_force_vector", "tangential_force", "tangential_spring",
                   "rolling_spring", "tangential_slip", "law_history", "impact_velocity",
                   "overlap", "ended"]
@@ -62,26 +65,23 @@ def by_id(path):
         for name in CONTACT_FIELDS:
             if "contacts/" + name in f:
                 data["contacts/" + name] = f["contacts/" + name][()][corder]
-        data["n_contacts"] = len(ends)
+        data["contact count"] = len(ends)
+        for name in ENGINE_FIELDS:
+            data[name] = f[name][()]
     return data
 
 
-def wall_loads(path):
+def time_series(path):
+    """Every time series: energies and their books, contacts, wall loads."""
     with h5py.File(path, "r") as f:
-        out = {}
-
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset) and "wall" in name and "work" not in name:
-                out[name] = obj[()]
-        f.visititems(visit)
-    return out
+        return {"timeseries/" + name: f["timeseries"][name][()] for name in f["timeseries"]}
 
 
 def differences(a, b):
     bad = [k for k in a if isinstance(a[k], np.ndarray)
            and (k not in b or a[k].shape != b[k].shape or a[k].tobytes() != b[k].tobytes())]
-    if a.get("n_contacts") != b.get("n_contacts"):
-        bad.append("n_contacts")
+    if a.get("contact count") != b.get("contact count"):
+        bad.append("contact count")
     return bad
 
 
@@ -102,17 +102,17 @@ def main():
             for label, threads, env in (("plain", 1, {}), ("varied", 2, VARIANT_ENV)):
                 snap, series = run(dempact, path, os.path.join(tmp, f"{switch}_{label}"),
                                    end, threads, env)
-                runs.append((by_id(snap), wall_loads(series)))
+                runs.append((by_id(snap), time_series(series)))
             (pa, wa), (pb, wb) = runs
-            results[switch] = (differences(pa, pb), differences(wa, wb), pa["n_contacts"])
-    same, loads_same, contacts = results[True]
-    print(f"reproducible: {contacts} contacts at the end; particle/contact fields differing: "
-          f"{same or 'none'}; wall-load series differing: {loads_same or 'none'}")
+            results[switch] = (differences(pa, pb), differences(wa, wb), pa["contact count"])
+    same, series_same, contacts = results[True]
+    print(f"reproducible: {contacts} contacts at the end; snapshot fields differing: "
+          f"{same or 'none'}; time series differing: {series_same or 'none'}")
     default_diff, _, _ = results[False]
     print(f"without it, fields differing: {default_diff or 'none'}")
     if contacts < 100:
         raise SystemExit("FAIL: too few contacts at the end to test anything")
-    if same or loads_same:
+    if same or series_same:
         raise SystemExit("FAIL: parallel.reproducible results depend on the numbering")
     if not default_diff:
         raise SystemExit("FAIL: the default sums gave the same bits too: the variation "
