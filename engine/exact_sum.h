@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* A double is m 2^q with m a 53-bit integer and q >= -1074 - 52: the lowest digit is
+/* A double is m 2^q with m an integer below 2^53 and q >= -1074: the lowest digit is
  * worth 2^-1152 (36 digits below 1), and 34 digits above 1 hold sums past DBL_MAX. */
 #define EXACT_SUM_LOW 1152
 #define EXACT_SUM_LIMBS 70
@@ -28,24 +28,31 @@ static inline void exact_sum_clear(exact_sum *s) { memset(s, 0, sizeof *s); }
 
 static inline void exact_sum_add(exact_sum *s, double x)
 {
-    if (x == 0.0) return;
-    if (!isfinite(x)) {
+    /* x from its bits: |x| = m 2^(e - 1075), m the 53-bit significand with its leading
+     * one (none below the normal range, where e counts as 1) */
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int e = (int)((bits >> 52) & 0x7ff);
+    uint64_t mag = bits & 0xfffffffffffffULL;
+    if (e == 0x7ff) { /* infinite or not a number */
         s->bad = 1;
         return;
     }
-    int e;
-    double frac = frexp(x, &e);                   /* x = frac 2^e, 0.5 <= |frac| < 1 */
-    int64_t m = (int64_t)ldexp(frac, 53);         /* exact: 53 significant bits */
-    int bit = e - 53 + EXACT_SUM_LOW;             /* x = m 2^(bit - LOW), bit > 0 */
+    if (e == 0) {
+        if (mag == 0) return; /* +-0 */
+        e = 1;
+    } else {
+        mag |= 1ULL << 52;
+    }
+    int bit = e - 1075 + EXACT_SUM_LOW; /* x = +-mag 2^(bit - LOW), bit >= 77 */
     int limb = bit / 32, shift = bit % 32;
-    uint64_t mag = (uint64_t)(m < 0 ? -m : m);
     /* mag << shift spans at most 85 bits: three digits */
     uint64_t lo = (mag << shift) & 0xffffffffu;
     uint64_t mid = (shift ? mag >> (32 - shift) : mag >> 32) & 0xffffffffu;
     uint64_t hi = shift ? mag >> (64 - shift) : 0;
-    int64_t sign = m < 0 ? -1 : 1;
+    int64_t sign = (bits >> 63) ? -1 : 1;
     s->digit[limb] += sign * (int64_t)lo;
-    if (limb + 1 < EXACT_SUM_LIMBS) s->digit[limb + 1] += sign * (int64_t)mid;
+    s->digit[limb + 1] += sign * (int64_t)mid;
     if (limb + 2 < EXACT_SUM_LIMBS) s->digit[limb + 2] += sign * (int64_t)hi;
 }
 
