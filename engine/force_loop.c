@@ -157,11 +157,12 @@ typedef struct result_context {
     exact_sum *exact;
 } result_context;
 
-/* Adds one contact's work of `kind` to its sum: plain (`sum`), or exactly. */
+/* Adds one contact's work of `kind` to its sum: plain (`sum`), or exactly (`exact`, a
+ * constant at each call: rc->exact is set). */
 static inline __attribute__((always_inline)) void
-add_work(result_context *rc, int kind, double term, double *sum)
+add_work(result_context *rc, int kind, double term, double *sum, const int exact)
 {
-    if (rc->exact) exact_sum_add(&rc->exact[kind], term);
+    if (exact) exact_sum_add(&rc->exact[kind], term);
     else *sum += term;
 }
 
@@ -184,20 +185,20 @@ static inline __attribute__((always_inline)) void work_close(const result_contex
 static inline __attribute__((always_inline)) void
 contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
                result_context *rc, size_t q, size_t m, const int friction,
-               const int rolling, const int torques, double f_i[3], double t_i[3],
-               double t_j[3])
+               const int rolling, const int torques, const int exact, double f_i[3],
+               double t_i[3], double t_j[3])
 {
     double f = bs->f[q];
     double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
     double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
-    if (rc->work_kind >= 0) add_work(rc, rc->work_kind, f * cs->rate[m] * rc->dt, &rc->normal);
+    if (rc->work_kind >= 0) add_work(rc, rc->work_kind, f * cs->rate[m] * rc->dt, &rc->normal, exact);
     if (friction) {
         for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
-        add_work(rc, SIM_WORK_TANGENTIAL, bs->power[0][q] * rc->dt, &rc->tangential);
+        add_work(rc, SIM_WORK_TANGENTIAL, bs->power[0][q] * rc->dt, &rc->tangential, exact);
     }
     if (rolling) {
         for (int a = 0; a < 3; a++) m_r[a] = bs->m_r[a][q];
-        add_work(rc, SIM_WORK_ROLLING, bs->power[1][q] * rc->dt, &rc->rolling);
+        add_work(rc, SIM_WORK_ROLLING, bs->power[1][q] * rc->dt, &rc->rolling, exact);
     }
     for (int a = 0; a < 3; a++) f_i[a] = -f * nrm[a] + f_t[a];
     for (int h = 0; h < rc->nh; h++) c->history[h][cs->slot[m]] = bs->h[h][q];
@@ -216,13 +217,13 @@ contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs
 static inline __attribute__((always_inline)) void
 contact_results(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
                 const result_context *rc, size_t n, const int friction, const int rolling,
-                const int torques)
+                const int torques, const int exact)
 {
     result_context r = work_open(rc);
     for (size_t q = 0; q < n; q++) {
         size_t m = bs->from[q];
         double f_i[3], t_i[3], t_j[3];
-        contact_result(c, cs, bs, &r, q, m, friction, rolling, torques, f_i, t_i, t_j);
+        contact_result(c, cs, bs, &r, q, m, friction, rolling, torques, exact, f_i, t_i, t_j);
         for (int a = 0; a < 3; a++) bs->force[a][m] = f_i[a];
         if (!torques) continue;
         for (int a = 0; a < 3; a++) {
@@ -233,14 +234,32 @@ contact_results(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
     work_close(&r);
 }
 
+/* contact_results with its constants chosen: friction, rolling, torques (the list has
+ * friction) and `exact` (constant at each call). */
+static inline __attribute__((always_inline)) void
+results_of_law(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
+               const result_context *rc, size_t n, int friction, int rolling, const int exact)
+{
+    if (!friction) {
+        if (c->has_friction) contact_results(c, cs, bs, rc, n, 0, 0, 1, exact);
+        else contact_results(c, cs, bs, rc, n, 0, 0, 0, exact);
+    } else if (!rolling) {
+        contact_results(c, cs, bs, rc, n, 1, 0, 1, exact);
+    } else {
+        contact_results(c, cs, bs, rc, n, 1, 1, 1, exact);
+    }
+}
+
 /* deliver_forces for a chunk of particle pairs: keeps each pair's force on the pair and
  * adds it, and the torques, to i and, within the block, to j; a cross pair's torque on
  * j stays on the pair.
- * `torques` is a constant at each call, so each case compiles to its own loop. */
+ * `torques` is a constant at each call, so each case compiles to its own loop; so is
+ * `by_id` (the list is ordered by ids: contact_list.by_id, and the work is summed
+ * exactly), which the default order must not pay for. */
 static inline __attribute__((always_inline)) void
 add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
                  const force_sums *sums, const int torques, const result_context *rc,
-                 const int fused, const int friction, const int rolling)
+                 const int fused, const int friction, const int rolling, const int by_id)
 {
     const size_t n = cs->n;
     const uint32_t *restrict slot = cs->slot;
@@ -259,7 +278,6 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
      * sums are taken into the registers and put back instead: each force is then added
      * to the sum on its own, in list order, wherever the chunks split the particle's
      * pairs (their boundaries depend on how the particles are numbered). */
-    const int by_id = c->by_id;
     uint32_t held = first[slot[0]];
     double f_i[3] = {0.0, 0.0, 0.0}, t_i[3] = {0.0, 0.0, 0.0};
     if (by_id) {
@@ -291,7 +309,7 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
         }
         double f[3], ti[3], tj[3];
         if (fused) { /* the chunk is one law's batch, in order: contact q is slot m */
-            contact_result(c, cs, bs, &r, m, m, friction, rolling, torques, f, ti, tj);
+            contact_result(c, cs, bs, &r, m, m, friction, rolling, torques, by_id, f, ti, tj);
         } else {
             for (int a = 0; a < 3; a++) {
                 f[a] = bs->force[a][m];
@@ -331,8 +349,13 @@ static void deliver_forces(contact_list *c, const chunk_scratch *cs, const batch
 {
     const int torques = c->has_friction;
     if (sums) {
-        if (torques) add_to_particles(c, cs, bs, sums, 1, NULL, 0, 0, 0);
-        else add_to_particles(c, cs, bs, sums, 0, NULL, 0, 0, 0);
+        if (c->by_id) {
+            if (torques) add_to_particles(c, cs, bs, sums, 1, NULL, 0, 0, 0, 1);
+            else add_to_particles(c, cs, bs, sums, 0, NULL, 0, 0, 0, 1);
+        } else {
+            if (torques) add_to_particles(c, cs, bs, sums, 1, NULL, 0, 0, 0, 0);
+            else add_to_particles(c, cs, bs, sums, 0, NULL, 0, 0, 0, 0);
+        }
         return;
     }
     const uint32_t *slot = cs->slot;
@@ -350,10 +373,17 @@ static void deliver_one_law(contact_list *c, const chunk_scratch *cs, const batc
                             const force_sums *sums, const result_context *rc,
                             const int friction, const int rolling)
 {
-    if (!c->has_friction) add_to_particles(c, cs, bs, sums, 0, rc, 1, 0, 0);
-    else if (!friction) add_to_particles(c, cs, bs, sums, 1, rc, 1, 0, 0);
-    else if (!rolling) add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 0);
-    else add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 1);
+    if (rc->exact) { /* ordered by ids (contact_list.by_id), summed exactly */
+        if (!c->has_friction) add_to_particles(c, cs, bs, sums, 0, rc, 1, 0, 0, 1);
+        else if (!friction) add_to_particles(c, cs, bs, sums, 1, rc, 1, 0, 0, 1);
+        else if (!rolling) add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 0, 1);
+        else add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 1, 1);
+        return;
+    }
+    if (!c->has_friction) add_to_particles(c, cs, bs, sums, 0, rc, 1, 0, 0, 0);
+    else if (!friction) add_to_particles(c, cs, bs, sums, 1, rc, 1, 0, 0, 0);
+    else if (!rolling) add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 0, 0);
+    else add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 1, 0);
 }
 
 /* Calls each law once for its contacts in the chunk and stores the force on i in the
@@ -418,9 +448,8 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
             deliver_one_law(c, cs, bs, sums, &rc, friction, rolling);
             return;
         }
-        if (!friction) contact_results(c, cs, bs, &rc, n, 0, 0, c->has_friction);
-        else if (!rolling) contact_results(c, cs, bs, &rc, n, 1, 0, 1);
-        else contact_results(c, cs, bs, &rc, n, 1, 1, 1);
+        if (rc.exact) results_of_law(c, cs, bs, &rc, n, friction, rolling, 1);
+        else results_of_law(c, cs, bs, &rc, n, friction, rolling, 0);
     }
     deliver_forces(c, cs, bs, sums);
 }

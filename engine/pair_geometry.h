@@ -266,9 +266,12 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
  * mispredicting them cost more than the arithmetic): every candidate's separation; the
  * touching ones picked out, in list order (and the pairs that start or stop touching
  * handled); the touching ones' normals, rates and effective radius and mass. Each pair
- * sees the same operations as in contact_overlap: the same bits. */
-static void particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
-                                   chunk_scratch *cs)
+ * sees the same operations as in contact_overlap: the same bits.
+ * Inlined into the force loop on purpose (GCC stops doing it by itself as the loop's
+ * variants multiply): out of line the loop and it run 1.5% more instructions
+ * (callgrind, a frictional bed of 5,000 spheres). */
+static inline __attribute__((always_inline)) void
+particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, chunk_scratch *cs)
 {
     const particle_store *p = &s->p;
     /* restrict locals: the stores below (scratch) cannot move the particles, so the
