@@ -62,23 +62,22 @@ static void list_positions(void *data, int n_gid, int n_lid, int n, ZOLTAN_ID_PT
     *ierr = ZOLTAN_OK;
 }
 
-/* A particle's work in the force loop: one, plus one per contact that holds a force (a
- * pair counts for both its particles). */
+/* A particle's work in the force loop: one, plus one per contact that holds a force
+ * (a pair counts for both its particles; the snapshots' n_contacts). */
 static float *particle_work(const sim *s)
 {
     const particle_store *p = &s->p;
     float *w = malloc((p->n_local + 1) * sizeof *w);
     if (!w) return NULL;
     for (size_t i = 0; i < p->n_local; i++) w[i] = 1.0f;
-    const contact_list *c = &s->pairs;
-    for (size_t k = 0; k < c->n; k++) {
-        if (!contact_holds_force(c->touching[k])) continue;
-        w[c->i[k]] += 1.0f;
-        if (c->owner_j[k] < p->n_local) w[c->owner_j[k]] += 1.0f;
-    }
-    const contact_list *walls = &s->wall_pairs;
-    for (size_t k = 0; k < walls->n; k++)
-        if (walls->overlap[k] > 0.0) w[walls->i[k]] += 1.0f;
+    const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
+    for (int L = 0; L < 2; L++)
+        for (size_t k = 0; k < lists[L]->n; k++) {
+            const contact_list *c = lists[L];
+            if (!contact_holds_force(c->touching[k])) continue;
+            w[c->i[k]] += 1.0f;
+            if (!c->is_wall && c->owner_j[k] < p->n_local) w[c->owner_j[k]] += 1.0f;
+        }
     return w;
 }
 
@@ -140,6 +139,9 @@ int decompose(const sim *s, decomposition *d, char *err, size_t err_len)
     Zoltan_Set_Param(zz, "RETURN_LISTS", "EXPORT");
     Zoltan_Set_Param(zz, "IMBALANCE_TOL", "1.05");
     Zoltan_Set_Param(zz, "KEEP_CUTS", "1");
+    /* RCB: centres on a cut all go to one side, so that a rank owns exactly the centres
+     * in its box (by default Zoltan may split them to balance better) */
+    Zoltan_Set_Param(zz, "RCB_RECTILINEAR_BLOCKS", "1");
     Zoltan_Set_Num_Obj_Fn(zz, count_objects, &in);
     Zoltan_Set_Obj_List_Fn(zz, list_objects, &in);
     Zoltan_Set_Num_Geom_Fn(zz, count_dimensions, &in);

@@ -5,9 +5,14 @@ For small_pour on 2 and 4 ranks (RCB, then RIB):
 - the ranks' particle counts add up to the case's particles, and the imbalance printed is
   the largest weight over the mean of the weights printed;
 - RCB: the sub-domains tile the domain (their volumes add up to its volume, no two
-  overlap), and counting the particles of a one-rank run's first snapshot inside each
-  sub-domain gives the counts printed;
+  overlap), and each rank's count lies between the particles of a one-rank run's first
+  snapshot strictly inside its sub-domain and those inside or on its cuts (RCB cuts
+  through centres);
 - the imbalance is at most 1.10 (Zoltan aims at 1.05; particles come whole).
+Weights: small_pour's beads after 0.08 s, restarted as a case of their own, start with
+contacts; on 2 and 4 ranks the weights add up to the particles plus their contacts (the
+n_contacts of that case's first snapshot), and each rank's lies between those of the
+centres strictly inside its RCB sub-domain and those inside or on its cuts.
 On one rank under mpirun a short run gives the same bits as without mpirun. Refused,
 exit status 2 with a message naming parallel: a split thinner than the cutoff
 (mpi_slender on 16 ranks), more ranks than neighbour cells (mpi_cube on 9), a run on
@@ -55,13 +60,67 @@ def split(dempact, case, n):
     return total, imbalance, ranks, r.stdout
 
 
-def positions(dempact, case, tmp):
-    out = os.path.join(tmp, "one")
-    subprocess.run([dempact, "run", case, "--output", out, "--end-time", "1e-5", "--quiet"],
+def first_snapshot(dempact, case, out, end="1e-5"):
+    """A one-rank run's first (or, with `end`, last) snapshot: positions, radii, contacts."""
+    subprocess.run([dempact, "run", case, "--output", out, "--end-time", end, "--quiet"],
                    check=True)
     name = [f for f in os.listdir(out) if f.endswith(".d")][0]
-    with h5py.File(os.path.join(out, name, "000000.h5"), "r") as f:
-        return f["position"][()]
+    snaps = sorted(os.listdir(os.path.join(out, name)))
+    with h5py.File(os.path.join(out, name, snaps[0] if end == "1e-5" else snaps[-1]), "r") as f:
+        return {k: f[k][()] for k in ("position", "radius", "n_contacts")}
+
+
+def positions(dempact, case, tmp):
+    return first_snapshot(dempact, case, os.path.join(tmp, "one"))["position"]
+
+
+def settled_case(dempact, pour, tmp):
+    """small_pour's beads after 0.08 s as a case of their own, at rest, in contact."""
+    bed = first_snapshot(dempact, pour, os.path.join(tmp, "poured"), end="0.08")
+    csv = os.path.join(tmp, "bed.csv")
+    with open(csv, "w") as f:
+        f.write("x,y,z,radius\n")
+        for (x, y, z), r in zip(bed["position"], bed["radius"]):
+            f.write(f"{x!r},{y!r},{z!r},{r!r}\n")
+    text = open(pour).read().split("\nparticles:")[0]
+    path = os.path.join(tmp, "bed.yaml")
+    with open(path, "w") as f:
+        f.write(text.replace("name: small_pour", "name: bed"))
+        f.write(f"\nparticles:\n  - {{source: file, material: glass, file: {csv}}}\n")
+    return path
+
+
+def check_weights(dempact, case, n, tmp):
+    snap = first_snapshot(dempact, case, os.path.join(tmp, f"bed_one_{n}"))
+    total, imbalance, ranks, _ = split(dempact, case, n)
+    pos, contacts = snap["position"], snap["n_contacts"]
+    lo, hi = domain_of(case)
+    if sum(w for _, w, _ in ranks) != len(pos) + int(contacts.sum()):
+        fail(f"bed on {n}: the weights add up to {sum(w for _, w, _ in ranks)}, not the "
+             f"particles plus their contacts, {len(pos) + int(contacts.sum())}")
+    for r, (count, weight, box) in enumerate(ranks):
+        strict, closed = in_box(pos, box, lo, hi)
+        least = strict.sum() + contacts[strict].sum()
+        most = closed.sum() + contacts[closed].sum()
+        if not (strict.sum() <= count <= closed.sum() and least <= weight <= most):
+            fail(f"bed on {n}: rank {r} has {count} particles of weight {weight}; its "
+                 f"sub-domain holds {strict.sum()} to {closed.sum()} (with those on its cuts) "
+                 f"of weight {least} to {most}")
+    print(f"bed on {n} ranks ({int(contacts.sum())} contact ends): weights "
+          f"{[w for _, w, _ in ranks]} = particles + contacts in each sub-domain; "
+          f"imbalance {imbalance}")
+
+
+def in_box(pos, box, lo, hi):
+    """The centres strictly inside a sub-domain (its sides on the domain's faces closed),
+    and those in it or on its cuts: RCB cuts through centres, and those on a cut may go
+    to either side."""
+    b = np.array(box).reshape(3, 2)
+    low, high = np.array(lo), np.array(hi)
+    strict = np.all(((pos > b[:, 0]) | (b[:, 0] == low)) & ((pos < b[:, 1]) | (b[:, 1] == high)),
+                    axis=1)
+    closed = np.all((pos >= b[:, 0]) & (pos <= b[:, 1]), axis=1)
+    return strict, closed
 
 
 def domain_of(case):
@@ -100,13 +159,11 @@ def check_split(dempact, case, n, method, pos, tmp):
                                       np.maximum(boxes[a][:, 0], boxes[b][:, 0]), 0, None))
             if overlap > 1e-12 * volume:
                 fail(f"rcb on {n}: sub-domains {a} and {b} overlap")
-    # RCB puts a centre on a cut with the part below it: (lo, hi], closed at the domain
-    low = np.array(lo)
-    inside = [int(np.sum(np.all(((pos > b[:, 0]) | (b[:, 0] == low)) & (pos <= b[:, 1]), axis=1)))
-              for b in boxes]
-    if inside != counts:
-        fail(f"rcb on {n}: the first snapshot has {inside} particles in the sub-domains, "
-             f"check printed {counts}")
+    for r, (count, _, box) in enumerate(ranks):
+        strict, closed = in_box(pos, box, lo, hi)
+        if not strict.sum() <= count <= closed.sum():
+            fail(f"rcb on {n}: rank {r} has {count} particles; the first snapshot has "
+                 f"{strict.sum()} inside its sub-domain and {closed.sum()} with those on its cuts")
 
 
 def same_bits(a, b):
@@ -132,6 +189,9 @@ def main():
         for method in ("rcb", "rib"):
             for n in (2, 4):
                 check_split(dempact, pour, n, method, pos, tmp)
+        bed = settled_case(dempact, pour, tmp)
+        for n in (2, 4):
+            check_weights(dempact, bed, n, tmp)
         # one rank under mpirun: the same run as without it
         plain, under = os.path.join(tmp, "plain"), os.path.join(tmp, "under")
         args = ["run", pour, "--end-time", "0.005", "--quiet", "--threads", "1"]
