@@ -125,6 +125,8 @@ static void summary(const sim_config *cfg, const sim *s)
         if (n) printf(" %zu %s (radius %g to %g m)", n, cfg->materials[m].name, r_min, r_max);
     }
     printf("\n  walls      %d\n", cfg->n_walls);
+    if (cfg->reproducible)
+        printf("  sums       in particle-id order, totals exact (parallel.reproducible)\n");
     for (int k = 0; k < cfg->n_bindings; k++) {
         const law_binding *b = &cfg->bindings[k];
         printf("  contact    %s on %s: %s%s\n", cfg->materials[b->material_a].name,
