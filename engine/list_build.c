@@ -11,13 +11,17 @@
 
 /* The candidates of local particle i, in a fixed order: writes the first `room` of them
  * to out_j and returns how many there are. Reads the grid's packed copies
- * (neighbour_grid_pack). */
-static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j, size_t room)
+ * (neighbour_grid_pack). Each physical pair is kept once: from its lower-indexed
+ * particle, or with `by_id` (a constant at each call) from its particle of lower id. */
+static inline __attribute__((always_inline)) size_t
+candidates_of(const sim *s, uint32_t i, uint32_t *out_j, size_t room, const int by_id)
 {
     const neighbour_grid *g = &s->grid;
     const neighbour_item *restrict item = g->packed;
     const uint32_t *restrict owner = g->owner;
+    const int64_t *restrict id = s->p.id;
     const double xi = s->p.x[i], yi = s->p.y[i], zi = s->p.z[i], ri = s->p.radius[i];
+    const int64_t id_i = id[i];
     size_t begin[NEIGHBOUR_ROWS_MAX], end[NEIGHBOUR_ROWS_MAX], count = 0;
     const uint32_t *restrict items = g->items;
     const double skin = s->skin;
@@ -29,12 +33,17 @@ static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j, siz
         for (size_t k = begin[r]; k < end[r]; k++) {
             double dx = item[k].x - xi, dy = item[k].y - yi, dz = item[k].z - zi;
             double reach = ri + item[k].r + skin;
-            /* each physical pair once: from its lower-indexed particle */
-            int keep = (owner[k] > i) & !(dx * dx + dy * dy + dz * dz >= reach * reach);
+            int later = by_id ? id[owner[k]] > id_i : owner[k] > i;
+            int keep = later & !(dx * dx + dy * dy + dz * dz >= reach * reach);
             if (count < room) out_j[count] = items[k];
             count += (size_t)keep;
         }
     return count;
+}
+
+static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j, size_t room)
+{
+    return candidates_of(s, i, out_j, room, 0);
 }
 
 /* particle_candidates for sim_config.reproducible: each physical pair is kept from its
@@ -43,25 +52,11 @@ static size_t particle_candidates(const sim *s, uint32_t i, uint32_t *out_j, siz
  * order per particle, however the particles are numbered (engine/force_loop.c). */
 static size_t particle_candidates_by_id(const sim *s, uint32_t i, uint32_t *out_j, size_t room)
 {
-    const neighbour_grid *g = &s->grid;
-    const neighbour_item *restrict item = g->packed;
-    const uint32_t *restrict owner = g->owner, *restrict items = g->items;
-    const int64_t *restrict id = s->p.id;
-    const double xi = s->p.x[i], yi = s->p.y[i], zi = s->p.z[i], ri = s->p.radius[i];
-    const int64_t id_i = id[i];
-    size_t begin[NEIGHBOUR_ROWS_MAX], end[NEIGHBOUR_ROWS_MAX], count = 0;
-    size_t rows = neighbour_rows_around(g, i, begin, end);
-    for (size_t r = 0; r < rows; r++)
-        for (size_t k = begin[r]; k < end[r]; k++) {
-            double dx = item[k].x - xi, dy = item[k].y - yi, dz = item[k].z - zi;
-            double reach = ri + item[k].r + s->skin;
-            int keep = (id[owner[k]] > id_i) & !(dx * dx + dy * dy + dz * dz >= reach * reach);
-            if (count < room) out_j[count] = items[k];
-            count += (size_t)keep;
-        }
+    size_t count = candidates_of(s, i, out_j, room, 1);
     if (count > room) return count; /* find_segment grows the buffer and asks again */
     /* insertion sort by the partner's id (a periodic image has its owner's; a particle
      * meets one image of another at most, the box being over two cutoffs long) */
+    const int64_t *id = s->p.id;
     for (size_t q = 1; q < count; q++) {
         uint32_t j = out_j[q];
         int64_t key = id[particles_owner(&s->p, j)];
