@@ -116,8 +116,15 @@ int decompose(const sim *s, decomposition *d, char *err, size_t err_len)
     in.weight = particle_work(s);
     d->share = calloc((size_t)n_ranks, sizeof *d->share);
     int *dest = malloc((p->n_local / (size_t)n_ranks + 2) * sizeof *dest);
-    if (!in.index || !in.weight || !d->share || !dest) {
-        free(in.index); free(in.weight); free(dest);
+    size_t nr = (size_t)n_ranks;
+    double *sums = calloc(2 * nr, sizeof *sums), *box = malloc(6 * nr * sizeof *box);
+    /* every rank goes on to the collective calls, or none does */
+    int have = in.index && in.weight && d->share && dest && sums && box, all_have = 0;
+    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_have) {
+        free(in.index); free(in.weight); free(dest); free(sums); free(box);
+        free(d->share);
+        d->share = NULL;
         snprintf(err, err_len, "out of memory");
         return -1;
     }
@@ -157,43 +164,37 @@ int decompose(const sim *s, decomposition *d, char *err, size_t err_len)
     if (all_ok) {
         for (int q = 0; q < n_export; q++) dest[export_lids[q]] = export_parts[q];
         /* this rank's sums of what each rank gets, then the sums over all ranks */
-        size_t nr = (size_t)n_ranks;
-        double *sums = calloc(2 * nr, sizeof *sums), *box = malloc(6 * nr * sizeof *box);
-        if (!sums || !box) {
-            all_ok = 0;
-        } else {
-            for (size_t r = 0; r < nr; r++)
-                for (int a = 0; a < 3; a++) box[6 * r + a] = box[6 * r + 3 + a] = HUGE_VAL;
-            for (size_t q = 0; q < in.n; q++) {
-                size_t i = in.index[q], r = (size_t)dest[q];
-                const double x[3] = {p->x[i], p->y[i], p->z[i]};
-                sums[2 * r] += 1.0;
-                sums[2 * r + 1] += in.weight[i];
-                for (int a = 0; a < 3; a++) {
-                    box[6 * r + a] = fmin(box[6 * r + a], x[a]);       /* lo */
-                    box[6 * r + 3 + a] = fmin(box[6 * r + 3 + a], -x[a]); /* -hi */
-                }
+        for (size_t r = 0; r < nr; r++)
+            for (int a = 0; a < 3; a++) box[6 * r + a] = box[6 * r + 3 + a] = HUGE_VAL;
+        for (size_t q = 0; q < in.n; q++) {
+            size_t i = in.index[q], r = (size_t)dest[q];
+            const double x[3] = {p->x[i], p->y[i], p->z[i]};
+            sums[2 * r] += 1.0;
+            sums[2 * r + 1] += in.weight[i];
+            for (int a = 0; a < 3; a++) {
+                box[6 * r + a] = fmin(box[6 * r + a], x[a]);       /* lo */
+                box[6 * r + 3 + a] = fmin(box[6 * r + 3 + a], -x[a]); /* -hi */
             }
-            MPI_Allreduce(MPI_IN_PLACE, sums, 2 * n_ranks, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            MPI_Allreduce(MPI_IN_PLACE, box, 6 * n_ranks, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-            double largest = 0.0, total = 0.0;
-            for (size_t r = 0; r < nr; r++) {
-                rank_share *sh = &d->share[r];
-                sh->particles = (size_t)sums[2 * r];
-                sh->weight = sums[2 * r + 1];
-                for (int a = 0; a < 3; a++) {
-                    sh->lo[a] = box[6 * r + a];
-                    sh->hi[a] = -box[6 * r + 3 + a];
-                }
-                if (s->cfg.partition == PARTITION_RCB) cut_box(zz, s, (int)r, sh);
-                largest = fmax(largest, sh->weight);
-                total += sh->weight;
-            }
-            d->imbalance = total > 0.0 ? largest / (total / n_ranks) : 1.0;
         }
-        free(sums);
-        free(box);
+        MPI_Allreduce(MPI_IN_PLACE, sums, 2 * n_ranks, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, box, 6 * n_ranks, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        double largest = 0.0, total = 0.0;
+        for (size_t r = 0; r < nr; r++) {
+            rank_share *sh = &d->share[r];
+            sh->particles = (size_t)sums[2 * r];
+            sh->weight = sums[2 * r + 1];
+            for (int a = 0; a < 3; a++) {
+                sh->lo[a] = box[6 * r + a];
+                sh->hi[a] = -box[6 * r + 3 + a];
+            }
+            if (s->cfg.partition == PARTITION_RCB) cut_box(zz, s, (int)r, sh);
+            largest = fmax(largest, sh->weight);
+            total += sh->weight;
+        }
+        d->imbalance = total > 0.0 ? largest / (total / n_ranks) : 1.0;
     }
+    free(sums);
+    free(box);
     Zoltan_LB_Free_Part(&import_gids, &import_lids, &import_procs, &import_parts);
     Zoltan_LB_Free_Part(&export_gids, &export_lids, &export_procs, &export_parts);
     Zoltan_Destroy(&zz);
