@@ -13,9 +13,9 @@
  * rolling torque is a couple). Each block of WALL_LOAD_BLOCK list entries is summed in
  * list order (blocks in parallel), then the blocks in order: the same bits for any
  * number of threads. With sim_config.reproducible the contacts are summed exactly
- * instead (engine/exact_sum.h), in any order to the same bits. A moving wall's work on the particles grows by -(F.v + T.w) dt
- * (v: the velocity of O, w: the wall's angular velocity), summed like the contacts' work
- * (sim_contact_work). */
+ * instead (engine/exact_sum.h), in any order to the same bits. A moving wall's work on
+ * the particles grows by -(F.v + T.w) dt (v: the velocity of O, w: the wall's angular
+ * velocity), summed like the contacts' work (sim_contact_work). */
 #define WALL_LOAD_BLOCK 2048
 
 /* The load of contact k of the wall list on its wall: minus its force, and its torque
