@@ -351,6 +351,10 @@ static const bad_case bad_cases[] = {
                               "/dev/zero is not a regular file"}},
     {"bad_wall_motion.yaml", {"bad_wall_motion.yaml:37: ", "walls[1].motion[1].duration",
                                "must be > 0"}},
+    {"bad_parallel_method.yaml", {"bad_parallel_method.yaml:18: ", "parallel.method",
+                                  "expected rcb, rib or hsfc, got 'rcbx'", "did you mean 'rcb'"}},
+    {"bad_parallel_reproducible.yaml", {"bad_parallel_reproducible.yaml:18: ",
+                                        "parallel.reproducible", "expected true or false"}},
 };
 
 /* What `dempact check` does after reading: build the simulation and look at the state

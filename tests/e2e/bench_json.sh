@@ -74,6 +74,19 @@ if r["settings"]["friction"] != 0.5 or not r["fastest_sphere_end"] < 1e-3 or r["
     print("FAIL: --friction 0.5 run:", r); sys.exit(1)
 print("friction 0.5: runs, the bed stays at rest")
 EOF2
+# the same workload with the sums in id order: the same bed, at rest, and said so
+"$dempact" bench --load "$work/bed.data" --young 1e6 --friction 0.5 --steps 5 --format json --quiet \
+  --reproducible on > "$work/by_id.json" || fail "bench --reproducible on: exit $?"
+python3 - "$work/friction.json" "$work/by_id.json" <<'EOF3' || exit 1
+import json, sys
+plain, by_id = (json.load(open(p)) for p in sys.argv[1:3])
+if (by_id["settings"]["reproducible"] is not True or plain["settings"]["reproducible"] is not False
+        or by_id["contacts_per_particle"] != plain["contacts_per_particle"]
+        or not by_id["fastest_sphere_end"] < 1e-3):
+    print("FAIL: --reproducible on run:", by_id); sys.exit(1)
+print("reproducible on: the same bed, at rest, settings.reproducible true")
+EOF3
+expect_refusal "--reproducible takes on or off" --load "$work/bed.data" --reproducible maybe
 expect_refusal "not both" --load "$work/bed.data" --particles 10
 expect_refusal "unknown law" --load "$work/bed.data" --law hertz_ttl
 expect_refusal "--format takes text or json" --load "$work/bed.data" --format xml
