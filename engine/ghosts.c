@@ -15,7 +15,7 @@ void ghosts_wrap(sim *s)
     }
 }
 
-static int add_ghost(particle_store *p, size_t owner, const double shift[3])
+int ghosts_add(particle_store *p, size_t owner, const double shift[3])
 {
     if (p->n_total == p->capacity && particles_reserve(p, 2 * p->capacity + 16) != 0) return -1;
     if (particles_reserve_ghosts(p, p->n_total - p->n_local + 1) != 0) return -1;
@@ -31,61 +31,61 @@ static int add_ghost(particle_store *p, size_t owner, const double shift[3])
     return 0;
 }
 
-/* How many images particle i has within `cutoff` of the periodic faces. */
-static size_t count_images(const sim *s, size_t i)
+size_t ghosts_images(const sim *s, const double pos[3], double shift[GHOSTS_MAX_IMAGES][3])
 {
-    const particle_store *p = &s->p;
-    const double pos[3] = {p->x[i], p->y[i], p->z[i]};
-    size_t n = 1;
-    for (int a = 0; a < 3; a++)
-        if (s->cfg.periodic[a])
-            n *= 1 + (pos[a] < s->cfg.domain_min[a] + s->cutoff) +
-                 (pos[a] > s->cfg.domain_max[a] - s->cutoff);
-    return n - 1;
+    int choices[3][3], n_choice[3];
+    for (int a = 0; a < 3; a++) {
+        n_choice[a] = 0;
+        choices[a][n_choice[a]++] = 0;
+        if (!s->cfg.periodic[a]) continue;
+        if (pos[a] < s->cfg.domain_min[a] + s->cutoff) choices[a][n_choice[a]++] = 1;
+        if (pos[a] > s->cfg.domain_max[a] - s->cutoff) choices[a][n_choice[a]++] = -1;
+    }
+    size_t n = 0;
+    for (int ax = 0; ax < n_choice[0]; ax++)
+        for (int ay = 0; ay < n_choice[1]; ay++)
+            for (int az = 0; az < n_choice[2]; az++) {
+                int img[3] = {choices[0][ax], choices[1][ay], choices[2][az]};
+                if (!img[0] && !img[1] && !img[2]) continue;
+                for (int a = 0; a < 3; a++)
+                    shift[n][a] = img[a] * (s->cfg.domain_max[a] - s->cfg.domain_min[a]);
+                n++;
+            }
+    return n;
 }
 
-/* Creates a ghost for every image of a particle within `cutoff` of a periodic face.
- * The ghosts are counted first, so that the store grows once and by what they need
+/* The ghosts are counted first, so that the store grows once and by what they need
  * (growing by doubling kept up to twice the particles' memory for a few ghosts). */
 int ghosts_make(sim *s)
 {
     particle_store *p = &s->p;
     p->n_total = p->n_local;
+    p->n_remote = 0;
+    double shift[GHOSTS_MAX_IMAGES][3];
     size_t n_ghosts = 0;
-    for (size_t i = 0; i < p->n_local; i++) n_ghosts += count_images(s, i);
+    for (size_t i = 0; i < p->n_local; i++) {
+        const double pos[3] = {p->x[i], p->y[i], p->z[i]};
+        n_ghosts += ghosts_images(s, pos, shift);
+    }
     if (n_ghosts > 0 && p->n_local + n_ghosts > p->capacity &&
         particles_reserve(p, p->n_local + n_ghosts + n_ghosts / 8 + 16) != 0)
         return -1;
     if (n_ghosts > 0 && particles_reserve_ghosts(p, n_ghosts) != 0) return -1;
     for (size_t i = 0; i < p->n_local; i++) {
-        int choices[3][3], n_choice[3];
-        /* read through p each time: add_ghost may move the arrays */
+        /* read through p each time: ghosts_add may move the arrays */
         const double pos[3] = {p->x[i], p->y[i], p->z[i]};
-        for (int a = 0; a < 3; a++) {
-            n_choice[a] = 0;
-            choices[a][n_choice[a]++] = 0;
-            if (!s->cfg.periodic[a]) continue;
-            if (pos[a] < s->cfg.domain_min[a] + s->cutoff) choices[a][n_choice[a]++] = 1;
-            if (pos[a] > s->cfg.domain_max[a] - s->cutoff) choices[a][n_choice[a]++] = -1;
-        }
-        for (int ax = 0; ax < n_choice[0]; ax++)
-            for (int ay = 0; ay < n_choice[1]; ay++)
-                for (int az = 0; az < n_choice[2]; az++) {
-                    int img[3] = {choices[0][ax], choices[1][ay], choices[2][az]};
-                    if (!img[0] && !img[1] && !img[2]) continue;
-                    double shift[3];
-                    for (int a = 0; a < 3; a++)
-                        shift[a] = img[a] * (s->cfg.domain_max[a] - s->cfg.domain_min[a]);
-                    if (add_ghost(p, i, shift) != 0) return -1;
-                }
+        size_t n = ghosts_images(s, pos, shift);
+        for (size_t q = 0; q < n; q++)
+            if (ghosts_add(p, i, shift[q]) != 0) return -1;
     }
     return 0;
 }
 
 void ghosts_update(const sim *s, particle_store *p)
 {
-    #pragma omp parallel for schedule(static) if (p->n_total - p->n_local > s->parallel_min)
-    for (size_t g = p->n_local; g < p->n_total; g++) {
+    const size_t first = p->n_local + p->n_remote; /* the remote ones come by message */
+    #pragma omp parallel for schedule(static) if (p->n_total - first > s->parallel_min)
+    for (size_t g = first; g < p->n_total; g++) {
         size_t k = g - p->n_local, o = p->ghost_owner[k];
         p->x[g] = p->x[o] + p->ghost_shift[3 * k];
         p->y[g] = p->y[o] + p->ghost_shift[3 * k + 1];

@@ -192,6 +192,7 @@ static int refresh_list(sim *s, contact_list *list, contact_list *carry, candida
 static int sort_particles(sim *s, size_t **from)
 {
     s->p.n_total = s->p.n_local; /* the ghosts are made again after this */
+    s->p.n_remote = 0;
     int due = reorder_plan(&s->p, s->reorder_min, s->cfg.domain_min, s->cutoff,
                           s->p.n_local > s->parallel_min, from);
     if (due <= 0) return due;

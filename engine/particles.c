@@ -113,6 +113,7 @@ size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_i
     }
     size_t removed = p->n_local - kept;
     p->n_local = p->n_total = kept;
+    p->n_remote = 0;
     return removed;
 }
 
@@ -124,20 +125,31 @@ static void permute_array(void *array, size_t size, const size_t *from, size_t n
     memcpy(a, t, n * size);
 }
 
+size_t particles_arrays(particle_store *p, void **array, size_t *size)
+{
+    void *doubles[] = {p->radius, p->mass, p->inv_mass, p->inv_inertia, p->x, p->y, p->z,
+                       p->vx, p->vy, p->vz, p->wx, p->wy, p->wz, p->fx, p->fy, p->fz,
+                       p->tx, p->ty, p->tz, p->fx0, p->fy0, p->fz0, p->tx0, p->ty0, p->tz0,
+                       p->vhx, p->vhy, p->vhz, p->whx, p->why, p->whz};
+    size_t n = 0;
+    array[n] = p->id; size[n++] = sizeof *p->id;
+    array[n] = p->type; size[n++] = sizeof *p->type;
+    for (size_t k = 0; k < sizeof doubles / sizeof doubles[0]; k++) {
+        array[n] = doubles[k];
+        size[n++] = sizeof(double);
+    }
+    return n;
+}
+
 int particles_permute(particle_store *p, const size_t *from)
 {
     if (p->n_total != p->n_local) return -1;
     size_t n = p->n_local;
-    void *scratch = malloc((n ? n : 1) * sizeof(double));
+    void *scratch = malloc((n ? n : 1) * sizeof(double)); /* the widest element */
     if (!scratch) return -1;
-    permute_array(p->id, sizeof *p->id, from, n, scratch);
-    permute_array(p->type, sizeof *p->type, from, n, scratch);
-    double *fields[] = {p->radius, p->mass, p->inv_mass, p->inv_inertia, p->x, p->y, p->z,
-                        p->vx, p->vy, p->vz, p->wx, p->wy, p->wz, p->fx, p->fy, p->fz,
-                        p->tx, p->ty, p->tz, p->fx0, p->fy0, p->fz0, p->tx0, p->ty0, p->tz0,
-                        p->vhx, p->vhy, p->vhz, p->whx, p->why, p->whz};
-    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
-        permute_array(fields[k], sizeof(double), from, n, scratch);
+    void *array[PARTICLE_ARRAYS];
+    size_t size[PARTICLE_ARRAYS], n_arrays = particles_arrays(p, array, size);
+    for (size_t k = 0; k < n_arrays; k++) permute_array(array[k], size[k], from, n, scratch);
     free(scratch);
     return 0;
 }

@@ -10,6 +10,10 @@
 
 typedef struct particle_store {
     size_t n_local, n_total, capacity;
+    /* of the ghosts, the first n_remote (entries n_local .. n_local + n_remote - 1) are
+     * copies of other ranks' particles in an MPI run (io/halo.c): each is its own owner,
+     * with its shift already added and its own mid-step velocities; 0 otherwise */
+    size_t n_remote;
     int64_t next_id;      /* the id the next added particle gets */
     int64_t *id;          /* stable identifier: 0..N-1 at creation, never reused */
     int32_t *type;        /* material index */
@@ -22,7 +26,8 @@ typedef struct particle_store {
     double *fx0, *fy0, *fz0, *tx0, *ty0, *tz0; /* the previous step's force and torque,
                                                   kept while velocities are predicted */
     /* the mid-step velocity and angular velocity v(n+1/2), w(n+1/2) that drifted the
-     * positions (local particles only; a ghost reads its owner's): the springs' increments */
+     * positions (local particles and remote ghosts; a periodic ghost reads its owner's):
+     * the springs' increments */
     double *vhx, *vhy, *vhz, *whx, *why, *whz;
     /* ghosts only (ghost g is entry n_local + g): the local particle it copies and the
      * periodic shift added to that particle's position; particles_owner() */
@@ -52,6 +57,12 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
  * ghosts), keeping the others in order. new_index[i] receives particle i's new index,
  * or -1 if it was removed. Returns how many were removed. */
 size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_index);
+
+/* Every per-particle array of p but the ghosts' own (ghost_owner, ghost_shift), for
+ * code that moves whole particles: writes their addresses to array[] and their
+ * elements' sizes to size[] (PARTICLE_ARRAYS of each) and returns how many. */
+enum { PARTICLE_ARRAYS = 33 };
+size_t particles_arrays(particle_store *p, void **array, size_t *size);
 
 /* Puts the local particles in a new order: particle i becomes the one that was
  * from[i] (a permutation of 0..n_local-1). Only valid while there are no ghosts.

@@ -69,6 +69,7 @@ static int change_population(sim *s)
     int inserting = population_changes_due(s);
     if (leaving == 0 && !inserting) return 0;
     s->p.n_total = s->p.n_local; /* ghosts are remade by the rebuild */
+    s->p.n_remote = 0;
     if (leaving > 0) {
         int64_t *new_index = malloc((s->p.n_local + 1) * sizeof *new_index);
         if (!new_index) return -1;

@@ -699,6 +699,7 @@ void watchdog_drop_particle(sim *s, size_t d)
     if (!remove || !new_index) goto oom;
     remove[d] = 1;
     p->n_total = p->n_local; /* the ghosts are made again at the rebuild */
+    p->n_remote = 0;
     particles_remove(p, remove, new_index);
     contact_list_remap(&s->pairs, new_index, p->n_local, 0);
     contact_list_remap(&s->wall_pairs, new_index, p->n_local, 1);
