@@ -197,11 +197,11 @@ int decompose(const sim *s, decomposition *d, char *err, size_t err_len)
     free(box);
     Zoltan_LB_Free_Part(&import_gids, &import_lids, &import_procs, &import_parts);
     Zoltan_LB_Free_Part(&export_gids, &export_lids, &export_procs, &export_parts);
-    Zoltan_Destroy(&zz);
     free(in.index);
     free(in.weight);
     free(dest);
     if (!all_ok) {
+        Zoltan_Destroy(&zz);
         free(d->share);
         d->share = NULL;
         snprintf(err, err_len, "parallel: Zoltan could not partition the particles (%s)",
@@ -210,6 +210,7 @@ int decompose(const sim *s, decomposition *d, char *err, size_t err_len)
     }
     d->n_ranks = n_ranks;
     d->method = s->cfg.partition;
+    d->zoltan = zz; /* its callbacks point at `in`, gone now: only its cuts are used */
     return 0;
 }
 
@@ -263,6 +264,7 @@ void decompose_print(FILE *out, const decomposition *d)
 
 void decompose_free(decomposition *d)
 {
+    if (d->zoltan) Zoltan_Destroy(&d->zoltan);
     free(d->share);
     memset(d, 0, sizeof *d);
 }

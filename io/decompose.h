@@ -21,6 +21,8 @@ typedef struct decomposition {
     partition_method method;
     rank_share *share;      /* n_ranks */
     double imbalance;       /* largest weight over the mean */
+    /* Zoltan's partition, its cuts kept: which part a point or a box is in (halo.h) */
+    struct Zoltan_Struct *zoltan;
 } decomposition;
 
 /* Splits the particles of s, which every rank has built alike, over the ranks. Returns
@@ -31,6 +33,7 @@ int decompose(const sim *s, decomposition *d, char *err, size_t err_len);
  * beyond its neighbours. Returns 0, or -1 with a message naming parallel in err. */
 int decompose_check(const sim *s, const decomposition *d, char *err, size_t err_len);
 void decompose_print(FILE *out, const decomposition *d);
+/* Frees the shares and the partition (collective). */
 void decompose_free(decomposition *d);
 
 #endif
