@@ -17,6 +17,7 @@ void contact_list_free(contact_list *c)
     for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) field_free(c->slip[h]);
     field_free(c->overlap); field_free(c->cross_slot); field_free(c->cross_pair);
     free(c->first_of_i); free(c->cross_first);
+    free(c->key_i); free(c->key_j);
     memset(c, 0, sizeof *c);
 }
 
@@ -89,7 +90,21 @@ static void copy_history(contact_list *to, size_t m, const contact_list *from, s
  * copied, in parallel; the carrier's order is the list's whatever the threads. */
 #define KEEP_SEGMENT 1024
 
+/* contact_list_keep_touching and, with ids, the carried pairs' keys. */
+static int keep_touching(contact_list *carry, const contact_list *c, const int64_t *ids);
+
 int contact_list_keep_touching(contact_list *carry, const contact_list *c)
+{
+    return keep_touching(carry, c, NULL);
+}
+
+int contact_list_keep_touching_by_id(contact_list *carry, const contact_list *c,
+                                     const int64_t *ids)
+{
+    return keep_touching(carry, c, ids);
+}
+
+static int keep_touching(contact_list *carry, const contact_list *c, const int64_t *ids)
 {
     size_t n_seg = (c->n_first + KEEP_SEGMENT - 1) / KEEP_SEGMENT;
     size_t *seg_first = malloc((n_seg + 1) * sizeof *seg_first);
@@ -114,14 +129,30 @@ int contact_list_keep_touching(contact_list *carry, const contact_list *c)
         free(seg_first);
         return -1;
     }
+    if (ids) {
+        int64_t *ki = realloc(carry->key_i, (n + 1) * sizeof *ki);
+        if (ki) carry->key_i = ki;
+        int64_t *kj = ki ? realloc(carry->key_j, (n + 1) * sizeof *kj) : NULL;
+        if (kj) carry->key_j = kj;
+        if (!ki || !kj) {
+            free(seg_first);
+            return -1;
+        }
+    }
     #pragma omp parallel for schedule(static) if (n_seg > 1)
     for (size_t g = 0; g < n_seg; g++) {
         size_t lo = g * KEEP_SEGMENT, hi = lo + KEEP_SEGMENT < c->n_first ? lo + KEEP_SEGMENT : c->n_first;
         size_t m = seg_first[g];
         for (size_t p = lo; p < hi; p++) {
             first[p] = (uint32_t)m;
-            for (size_t k = c->first_of_i[p]; k < c->first_of_i[p + 1]; k++)
-                if (c->touching[k]) copy_history(carry, m++, c, k);
+            for (size_t k = c->first_of_i[p]; k < c->first_of_i[p + 1]; k++) {
+                if (!c->touching[k]) continue;
+                if (ids) {
+                    carry->key_i[m] = ids[p];
+                    carry->key_j[m] = c->is_wall ? (int64_t)c->owner_j[k] : ids[c->owner_j[k]];
+                }
+                copy_history(carry, m++, c, k);
+            }
         }
     }
     first[c->n_first] = (uint32_t)n;
@@ -289,6 +320,43 @@ static void move_entry(contact_list *c, size_t to, size_t from)
     for (int a = 0; a < 3 && c->torque[0]; a++) c->torque[a][to] = c->torque[a][from];
 }
 
+/* A carried pair's keys and place (contact_list_adopt_by_id sorts them). */
+typedef struct keyed_pair {
+    int64_t key_i, key_j;
+    size_t m;
+} keyed_pair;
+
+static int by_keys(const void *a, const void *b)
+{
+    const keyed_pair *p = a, *q = b;
+    if (p->key_i != q->key_i) return p->key_i < q->key_i ? -1 : 1;
+    return p->key_j < q->key_j ? -1 : p->key_j > q->key_j;
+}
+
+int contact_list_adopt_by_id(contact_list *c, const contact_list *old, const int64_t *ids,
+                             int parallel)
+{
+    keyed_pair *order = malloc((old->n + 1) * sizeof *order);
+    if (!order) return -1;
+    for (size_t m = 0; m < old->n; m++)
+        order[m] = (keyed_pair){.key_i = old->key_i[m], .key_j = old->key_j[m], .m = m};
+    qsort(order, old->n, sizeof *order, by_keys);
+    #pragma omp parallel for schedule(static) if (parallel)
+    for (size_t p = 0; p < c->n_first; p++)
+        for (size_t k = c->first_of_i[p]; k < c->first_of_i[p + 1]; k++) {
+            contact_clear_history(c, k);
+            keyed_pair want = {.key_i = ids[p],
+                               .key_j = c->is_wall ? (int64_t)c->owner_j[k] : ids[c->owner_j[k]]};
+            const keyed_pair *hit = bsearch(&want, order, old->n, sizeof *order, by_keys);
+            if (!hit) continue;
+            uint32_t other = c->owner_j[k]; /* copy_history takes the carrier's owner_j */
+            copy_history(c, k, old, hit->m);
+            c->owner_j[k] = other;
+        }
+    free(order);
+    return 0;
+}
+
 void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_particles,
                         int is_wall)
 {
@@ -308,4 +376,50 @@ void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_part
     for (size_t k = 0; k < c->n; k++) c->first_of_i[c->i[k] + 1]++;
     for (size_t p = 0; p < n_particles; p++) c->first_of_i[p + 1] += c->first_of_i[p];
     c->n_first = n_particles;
+}
+
+size_t contact_carried_width(const contact_list *c)
+{
+    return 3 + (size_t)(c->has_impact != 0) + (size_t)c->n_history + 3 * (size_t)(c->has_friction != 0) +
+           3 * (size_t)(c->has_rolling != 0) + CONTACT_SLIP_HISTORY * (size_t)(c->has_slip != 0);
+}
+
+void contact_carried_pack(const contact_list *c, size_t m, double *out)
+{
+    size_t q = 0;
+    memcpy(&out[q++], &c->key_i[m], sizeof(double));
+    memcpy(&out[q++], &c->key_j[m], sizeof(double));
+    out[q++] = c->touching[m];
+    if (c->has_impact) out[q++] = c->impact_velocity[m];
+    for (int h = 0; h < c->n_history; h++) out[q++] = c->history[h][m];
+    for (int a = 0; a < 3 && c->has_friction; a++) out[q++] = c->tangential[a][m];
+    for (int a = 0; a < 3 && c->has_rolling; a++) out[q++] = c->rolling[a][m];
+    for (int h = 0; h < CONTACT_SLIP_HISTORY && c->has_slip; h++) out[q++] = c->slip[h][m];
+}
+
+int contact_carried_reserve(contact_list *c, size_t extra)
+{
+    size_t need = c->n + extra;
+    if (contact_list_reserve(c, need) != 0) return -1;
+    int64_t *ki = realloc(c->key_i, (need + 1) * sizeof *ki);
+    if (!ki) return -1;
+    c->key_i = ki;
+    int64_t *kj = realloc(c->key_j, (need + 1) * sizeof *kj);
+    if (!kj) return -1;
+    c->key_j = kj;
+    return 0;
+}
+
+void contact_carried_append(contact_list *c, const double *in)
+{
+    size_t m = c->n++, q = 0;
+    memcpy(&c->key_i[m], &in[q++], sizeof(double));
+    memcpy(&c->key_j[m], &in[q++], sizeof(double));
+    c->touching[m] = (uint8_t)in[q++];
+    c->owner_j[m] = c->is_wall ? (uint32_t)c->key_j[m] : 0; /* a particle's is unread */
+    if (c->has_impact) c->impact_velocity[m] = in[q++];
+    for (int h = 0; h < c->n_history; h++) c->history[h][m] = in[q++];
+    for (int a = 0; a < 3 && c->has_friction; a++) c->tangential[a][m] = in[q++];
+    for (int a = 0; a < 3 && c->has_rolling; a++) c->rolling[a][m] = in[q++];
+    for (int h = 0; h < CONTACT_SLIP_HISTORY && c->has_slip; h++) c->slip[h][m] = in[q++];
 }

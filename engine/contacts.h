@@ -96,6 +96,10 @@ typedef struct contact_list {
     int has_impact;       /* impact_velocity (dem_law.uses_impact_velocity) */
     int history_only;     /* a history carrier (contact_list_keep_touching): first_of_i,
                              owner_j, touching and the history arrays, nothing else */
+    /* a carrier kept by ids (contact_list_keep_touching with ids): each pair's ends by
+     * id, i's and j's (a wall pair: its wall key, owner_j), so that the pairs find their
+     * history whatever happened to the particles' indices meanwhile */
+    int64_t *key_i, *key_j;
 } contact_list;
 
 void contact_list_free(contact_list *c);
@@ -128,6 +132,17 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block,
  * about a quarter of what a second whole list would: only the pairs that touch (3 of 4.4
  * per sphere in a bed) and only their history. Returns 0 or -1 (out of memory). */
 int contact_list_keep_touching(contact_list *carry, const contact_list *c);
+/* contact_list_keep_touching, the pairs keyed by the ids of their ends (`ids`: the
+ * particles' ids as c's indices know them), for contact_list_adopt_by_id. */
+int contact_list_keep_touching_by_id(contact_list *carry, const contact_list *c,
+                                     const int64_t *ids);
+/* contact_list_adopt_history for a list whose pairs are kept from the particle of
+ * lower id (sim_config.reproducible) and a carrier kept by ids: each pair of c takes
+ * the history of the carried pair with the same ends' ids (one image of a particle
+ * meets another at most: a periodic box is over two cutoffs long). `ids`: the
+ * particles' ids as c's indices know them now. Returns 0 or -1 (out of memory). */
+int contact_list_adopt_by_id(contact_list *c, const contact_list *old, const int64_t *ids,
+                             int parallel);
 /* contact_list_configure for a history carrier of lists configured with these flags. */
 void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, int n_history,
                                     int friction, int rolling, int slip);
@@ -178,5 +193,15 @@ static inline double contact_overlap(const contact_list *c, const particle_store
 
 /* Clears pair k's history (the pair has separated). */
 void contact_clear_history(contact_list *c, size_t k);
+
+/* A pair of a carrier kept by ids, as doubles, to travel with its particle to another
+ * process (an MPI rank's migration, io/halo.c): its keys, touching state and history.
+ * contact_carried_width: how many doubles, the same for every carrier configured alike. */
+size_t contact_carried_width(const contact_list *c);
+void contact_carried_pack(const contact_list *c, size_t m, double *out);
+/* Room for `extra` more pairs in carrier c, then appending packed ones (the pairs'
+ * first_of_i stays as it was: contact_list_adopt_by_id reads only the keys). */
+int contact_carried_reserve(contact_list *c, size_t extra);
+void contact_carried_append(contact_list *c, const double *in);
 
 #endif

@@ -23,6 +23,15 @@ candidates_of(const sim *s, uint32_t i, uint32_t *out_j, size_t room, const int 
     const double xi = s->p.x[i], yi = s->p.y[i], zi = s->p.z[i], ri = s->p.radius[i];
     const int64_t id_i = id[i];
     size_t begin[NEIGHBOUR_ROWS_MAX], end[NEIGHBOUR_ROWS_MAX], count = 0;
+    /* another rank's particle (by id only: io/halo.h) pairs with this rank's own
+     * particles alone, and only where it stands itself, not as an image: its pairs with
+     * the others are that rank's */
+    const size_t n_local = s->p.n_local;
+    const uint32_t own_only = by_id && i >= n_local;
+    if (own_only) {
+        const double *shift = &s->p.ghost_shift[3 * (i - n_local)];
+        if (shift[0] != 0.0 || shift[1] != 0.0 || shift[2] != 0.0) return 0;
+    }
     const uint32_t *restrict items = g->items;
     const double skin = s->skin;
     size_t rows = neighbour_rows_around(g, i, begin, end);
@@ -34,6 +43,7 @@ candidates_of(const sim *s, uint32_t i, uint32_t *out_j, size_t room, const int 
             double dx = item[k].x - xi, dy = item[k].y - yi, dz = item[k].z - zi;
             double reach = ri + item[k].r + skin;
             int later = by_id ? id[owner[k]] > id_i : owner[k] > i;
+            if (by_id) later &= !own_only | (owner[k] < n_local);
             int keep = later & !(dx * dx + dy * dy + dz * dz >= reach * reach);
             if (count < room) out_j[count] = items[k];
             count += (size_t)keep;
@@ -124,7 +134,11 @@ static uint32_t *find_segment(const sim *s, candidate_fn find, size_t lo, size_t
 static int build_list(sim *s, contact_list *list, contact_list *old, candidate_fn find,
                       int is_wall, const size_t *from)
 {
-    size_t n = s->p.n_local, n_seg = (n + BUILD_SEGMENT - 1) / BUILD_SEGMENT;
+    /* by id, other ranks' particles are first particles too (their pairs with this
+     * rank's of higher id; candidates_of) */
+    const int by_id = s->cfg.reproducible;
+    size_t n = s->p.n_local + (by_id && !is_wall ? s->p.n_remote : 0);
+    size_t n_seg = (n + BUILD_SEGMENT - 1) / BUILD_SEGMENT;
     /* the last list's density, with room to spare (a buffer that fills up grows) */
     double per = s->search_room >= 0.0 ? s->search_room
                  : list->n_first ? 1.25 * (double)list->n / (double)list->n_first + 1.0 : 8.0;
@@ -171,8 +185,8 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
             }
     }
     free(found);
-    contact_list_adopt_history(list, old, n > s->parallel_min, from,
-                               !is_wall && s->cfg.reproducible);
+    if (by_id) return contact_list_adopt_by_id(list, old, s->p.id, n > s->parallel_min);
+    contact_list_adopt_history(list, old, n > s->parallel_min, from, 0);
     return 0;
 }
 
@@ -182,7 +196,8 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
 static int refresh_list(sim *s, contact_list *list, contact_list *carry, candidate_fn find,
                         int is_wall, const size_t *from)
 {
-    if (contact_list_keep_touching(carry, list) != 0) return -1;
+    /* by id, the carrier was kept before the particles moved (list_rebuild) */
+    if (!s->cfg.reproducible && contact_list_keep_touching(carry, list) != 0) return -1;
     return build_list(s, list, carry, find, is_wall, from);
 }
 
@@ -203,7 +218,8 @@ static int sort_particles(sim *s, size_t **from)
 
 int list_index_cross(sim *s)
 {
-    return contact_list_index_cross(&s->pairs, s->p.n_local, s->block,
+    /* other ranks' particles take their j sides too (unread) */
+    return contact_list_index_cross(&s->pairs, s->p.n_local + s->p.n_remote, s->block,
                                     s->cfg.reproducible ? s->p.id : NULL);
 }
 
@@ -219,9 +235,19 @@ int list_rebuild(sim *s)
     }
     size_t *from = NULL;
     int rc = -1;
+    /* by id, the touching pairs are carried by the ids of their ends, which stay
+     * whatever renumbers the particles next (curve sorting, an MPI rank's migration) */
+    if (s->cfg.reproducible &&
+        (contact_list_keep_touching_by_id(&s->carry, &s->pairs, s->p.id) != 0 ||
+         contact_list_keep_touching_by_id(&s->wall_carry, &s->wall_pairs, s->p.id) != 0))
+        goto done;
     if (s->reorder && sort_particles(s, &from) != 0) goto done;
-    if (ghosts_make(s) != 0) goto done;
-    ghosts_update(s, &s->p);
+    if (s->ghost_hooks) {
+        if (s->ghost_hooks->make(s, s->ghost_hooks->ctx) != 0) goto done;
+    } else {
+        if (ghosts_make(s) != 0) goto done;
+        ghosts_update(s, &s->p);
+    }
     int grid = neighbour_grid_build(&s->grid, &s->p, s->cutoff);
     if (grid == NEIGHBOUR_BAD_SPREAD) {
         s->fault = SIM_FAULT_GRID;

@@ -95,7 +95,9 @@ void sim_step(sim *s)
     }
     double moved = integrate_advance_positions(s, &s->p, s->dt);
     walls_move(&s->walls, (double)(s->step + 1) * s->dt); /* to where they are at the step's end */
-    if (list_needs_rebuild(s, moved)) {
+    int due = list_needs_rebuild(s, moved);
+    if (s->ghost_hooks) due = s->ghost_hooks->any(due, s->ghost_hooks->ctx);
+    if (due) {
         int rc = list_rebuild(s);
         if (rc == REBUILD_REFUSED) { /* the positions are the step's end's, the forces not */
             s->step++;
@@ -103,6 +105,11 @@ void sim_step(sim *s)
             return;
         }
         if (rc != 0) {
+            out_of_memory(s, SIM_MEMORY_REBUILD);
+            return;
+        }
+    } else if (s->ghost_hooks) {
+        if (s->ghost_hooks->update(s, s->ghost_hooks->ctx) != 0) {
             out_of_memory(s, SIM_MEMORY_REBUILD);
             return;
         }
@@ -200,6 +207,20 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
 oom:
     snprintf(err, err_len, "out of memory");
     return -1;
+}
+
+int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
+{
+    if (!s->cfg.reproducible) {
+        snprintf(err, err_len, "parallel.reproducible: a run over several ranks sums by id");
+        return -1;
+    }
+    s->ghost_hooks = hooks;
+    int rc = list_rebuild(s);
+    if (rc == 0) rc = compute_forces(s, 0);
+    if (rc != 0) snprintf(err, err_len, rc == REBUILD_REFUSED ? "the neighbour rebuild was refused"
+                                                              : "out of memory");
+    return rc == 0 ? 0 : -1;
 }
 
 void sim_free(sim *s)

@@ -34,8 +34,22 @@ enum { SIM_WORK_NORMAL, SIM_WORK_PLASTIC, SIM_WORK_TANGENTIAL, SIM_WORK_ROLLING,
  * .conservative: no work booked) hold. */
 enum { SIM_STORED_CONSERVATIVE = SIM_WORK_KINDS, SIM_STORED_KINDS };
 
+struct sim;
+/* Who makes and moves the ghosts when the particles are split over the ranks of an MPI
+ * run (io/halo.h; sim_split): `make` at each rebuild (the particles' indices may change
+ * there, and the ghosts are replaced), `update` at every other step; each returns 0 or
+ * -1. `any` tells whether any rank found a rebuild due (the rebuild is everyone's).
+ * Without them (one process) the periodic images are the only ghosts (ghosts.h). */
+typedef struct sim_ghost_hooks {
+    int (*make)(struct sim *s, void *ctx);
+    int (*update)(struct sim *s, void *ctx);
+    int (*any)(int due, void *ctx);
+    void *ctx;
+} sim_ghost_hooks;
+
 typedef struct sim {
     sim_config cfg;           /* shallow copy: the caller keeps the config alive */
+    const sim_ghost_hooks *ghost_hooks; /* NULL in one process */
     particle_store p;
     wall_set walls;
     neighbour_grid grid;
@@ -129,6 +143,11 @@ enum {
  * checked). Returns 0, or -1 with a message naming the problem in err. */
 int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len);
 void sim_free(sim *s);
+/* Hands the ghosts to `hooks` (which must outlive s) and makes the lists and the forces
+ * of the start again: the particles are then those the hooks keep (an MPI rank's, after
+ * every rank built the whole case). Needs sums by id (sim_config.reproducible: each
+ * pair is computed alike by every rank that holds it). Returns 0, or -1 with a message. */
+int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len);
 
 /* The binary collision of a binding's typical particles (calibration's reference), and
  * whether it is a particle against a wall (one of the materials has no particles). */
