@@ -126,7 +126,73 @@ int halo_keep_own(halo *h, particle_store *p)
     return all_ok(ok) ? 0 : -1;
 }
 
-int halo_migrate(halo *h, particle_store *p)
+/* A particle leaving for another rank, by id (halo_migrate). */
+typedef struct leaver {
+    int64_t id;
+    int rank;
+} leaver;
+
+static int by_leaver_id(const void *a, const void *b)
+{
+    int64_t x = ((const leaver *)a)->id, y = ((const leaver *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* The rank particle `id` leaves for, or -1 if it stays. */
+static int leaves_for(const leaver *table, size_t n, int64_t id)
+{
+    const leaver key = {.id = id}, *hit = bsearch(&key, table, n, sizeof *table, by_leaver_id);
+    return hit ? hit->rank : -1;
+}
+
+/* Sends the carried pairs of each leaving particle (its ends by id) to the rank it
+ * leaves for, and appends those that arrive to the carrier: there the pairs find their
+ * history at the rebuild, like the pairs that stayed (contact_list_adopt_by_id). */
+static int migrate_pairs(halo *h, contact_list *c, const leaver *table, size_t n_leaving)
+{
+    const size_t width = contact_carried_width(c);
+    int *count = calloc((size_t)h->n_ranks + 1, sizeof *count),
+        *fill = calloc((size_t)h->n_ranks + 1, sizeof *fill);
+    int ok = count && fill;
+    size_t sending = 0;
+    for (int pass = 0; pass < 2 && ok; pass++) { /* count, then pack by rank */
+        if (pass == 1) {
+            ok = grow((void **)&h->send_buf, &h->send_buf_capacity, sending * width,
+                      sizeof(double)) == 0;
+            for (int r = 0, first = 0; r < h->n_ranks && ok; r++) {
+                fill[r] = first;
+                first += count[r];
+            }
+        }
+        for (size_t m = 0; m < c->n && ok; m++) {
+            int to[2] = {leaves_for(table, n_leaving, c->key_i[m]),
+                         c->is_wall ? -1 : leaves_for(table, n_leaving, c->key_j[m])};
+            if (to[1] == to[0]) to[1] = -1;
+            for (int e = 0; e < 2; e++) {
+                if (to[e] < 0) continue;
+                if (pass == 0) {
+                    count[to[e]]++;
+                    sending++;
+                } else {
+                    contact_carried_pack(c, m, &h->send_buf[(size_t)fill[to[e]]++ * width]);
+                }
+            }
+        }
+    }
+    size_t arriving = 0;
+    if (!all_ok(ok) || exchange_records(h, count, (int)width, &arriving, &h->bytes_migrate) != 0) {
+        free(count);
+        free(fill);
+        return -1;
+    }
+    ok = contact_carried_reserve(c, arriving) == 0;
+    for (size_t q = 0; q < arriving && ok; q++) contact_carried_append(c, &h->recv_buf[q * width]);
+    free(count);
+    free(fill);
+    return all_ok(ok) ? 0 : -1;
+}
+
+int halo_migrate(halo *h, particle_store *p, contact_list *const *carriers, int n_carriers)
 {
     const size_t n = p->n_local;
     void *array[PARTICLE_ARRAYS];
@@ -169,6 +235,12 @@ int halo_migrate(halo *h, particle_store *p)
         free(dest); free(fill); free(away); free(new_index);
         return -1;
     }
+    /* the leavers by id, for their pairs (below) */
+    leaver *table = malloc((leaving + 1) * sizeof *table);
+    size_t n_table = 0;
+    for (size_t i = 0; i < n && table; i++)
+        if (away[i]) table[n_table++] = (leaver){.id = p->id[i], .rank = dest[i]};
+    if (table) qsort(table, n_table, sizeof *table, by_leaver_id);
     particles_remove(p, away, new_index);
     ok = particles_reserve(p, p->n_local + arriving) == 0;
     if (ok) {
@@ -182,6 +254,12 @@ int halo_migrate(halo *h, particle_store *p)
         p->n_total = p->n_local;
     }
     free(dest); free(fill); free(away); free(new_index);
+    ok = ok && table;
+    /* the leavers' pairs go with them (after the particles: the exchange reuses the
+     * receive buffer) */
+    for (int k = 0; k < n_carriers && all_ok(ok); k++)
+        ok = migrate_pairs(h, carriers[k], table, n_table) == 0;
+    free(table);
     return all_ok(ok) ? 0 : -1;
 }
 
@@ -294,6 +372,9 @@ static void unpack_motion(particle_store *p, size_t g, const double *rec)
     p->wx[g] = rec[6]; p->wy[g] = rec[7]; p->wz[g] = rec[8];
     p->vhx[g] = rec[9]; p->vhy[g] = rec[10]; p->vhz[g] = rec[11];
     p->whx[g] = rec[12]; p->why[g] = rec[13]; p->whz[g] = rec[14];
+    /* the force loop sums the pairs it lists under g here, and they go nowhere */
+    p->fx[g] = p->fy[g] = p->fz[g] = 0.0;
+    p->tx[g] = p->ty[g] = p->tz[g] = 0.0;
 }
 
 /* The outgoing entries grouped by rank into send_index and send_buf (whole entries). */
@@ -401,4 +482,39 @@ int halo_update(halo *h, particle_store *p)
     for (size_t q = 0; q < received; q++)
         unpack_motion(p, p->n_local + q, &h->recv_buf[q * MOTION_DOUBLES]);
     return 0;
+}
+
+static int make_ghosts(sim *s, void *ctx)
+{
+    halo *h = ctx;
+    particle_store *p = &s->p;
+    p->n_total = p->n_local;
+    p->n_remote = 0;
+    contact_list *carriers[2] = {&s->carry, &s->wall_carry};
+    int kept = h->split ? halo_migrate(h, p, carriers, 2) : halo_keep_own(h, p);
+    h->split = 1;
+    return kept != 0 ? -1 : halo_exchange(h, s, p);
+}
+
+static int update_ghosts(sim *s, void *ctx)
+{
+    if (halo_update(ctx, &s->p) != 0) return -1;
+    ghosts_update(s, &s->p);
+    return 0;
+}
+
+static int any_rank(int due, void *ctx)
+{
+    (void)ctx;
+    int any = 0;
+    MPI_Allreduce(&due, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
+void halo_hooks(halo *h, sim_ghost_hooks *hooks)
+{
+    hooks->make = make_ghosts;
+    hooks->update = update_ghosts;
+    hooks->any = any_rank;
+    hooks->ctx = h;
 }

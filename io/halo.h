@@ -38,6 +38,7 @@ typedef struct halo {
     size_t send_buf_capacity, recv_buf_capacity;
     /* bytes this rank sent in the last halo_migrate, halo_exchange and halo_update */
     size_t bytes_migrate, bytes_exchange, bytes_update;
+    int split;              /* the hooks kept this rank's own particles already */
 } halo;
 
 /* Starts the halo of the parts of d (which must outlive it). Returns 0 or -1. */
@@ -54,8 +55,10 @@ int halo_keep_own(halo *h, particle_store *p);
 
 /* Sends each own particle whose centre has left the part to the rank whose part it is
  * in, with all its state (particle_store's every array), and appends those that arrive,
- * by sending rank. No ghosts may be present. Returns 0 or -1 (on some rank). */
-int halo_migrate(halo *h, particle_store *p);
+ * by sending rank. No ghosts may be present. The carriers' pairs (kept by id:
+ * contact_list_keep_touching_by_id) with a leaving particle go along, so that its
+ * contacts keep their springs. Returns 0 or -1 (on some rank). */
+int halo_migrate(halo *h, particle_store *p, contact_list *const *carriers, int n_carriers);
 
 /* Replaces the ghosts: receives the other ranks' entries this rank needs and makes its
  * own images (see the top of this file), and remembers what goes where for
@@ -66,5 +69,10 @@ int halo_exchange(halo *h, const sim *s, particle_store *p);
 /* Brings the other ranks' entries to their particles' present positions, velocities,
  * spins and mid-step velocities (the own images: ghosts_update). Returns 0 or -1. */
 int halo_update(halo *h, particle_store *p);
+
+/* The ghost hooks of a run split by h (sim_split): a rebuild keeps this rank's own
+ * particles (the first time: every rank built them all) or migrates those that left,
+ * then exchanges the ghosts; every other step updates them and the own images. */
+void halo_hooks(halo *h, sim_ghost_hooks *hooks);
 
 #endif

@@ -346,7 +346,7 @@ int main(int argc, char **argv)
     v.n_total = v.n_local;
     v.n_remote = 0;
     follow(&v, &s.p);
-    if (halo_migrate(&h, &v) != 0 || halo_exchange(&h, &s, &v) != 0) {
+    if (halo_migrate(&h, &v, NULL, 0) != 0 || halo_exchange(&h, &s, &v) != 0) {
         fprintf(stderr, "halo_check: the migration failed\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }

@@ -1,0 +1,127 @@
+/* split_check CASE STEPS: a case split over the ranks (sim_split with io/halo.h's hooks)
+ * against the same case in one process, which every rank also runs, both summing by id
+ * (parallel.reproducible).
+ *
+ * Run under mpirun. After the split, and again after STEPS steps of both, every particle
+ * is on exactly one rank, and its position, velocity, spin, force and torque have the
+ * bits of the one-process run's. Exits 1 if any check failed on any rank. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "engine/sim.h"
+#include "io/case.h"
+#include "io/decompose.h"
+#include "io/halo.h"
+
+static int failures;
+static int self_rank;
+
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void check(const char *when, const sim *ref, const sim *s)
+{
+    const particle_store *r = &ref->p, *p = &s->p;
+    size_t n_ids = (size_t)r->next_id;
+    size_t *by_id = malloc((n_ids + 1) * sizeof *by_id);
+    int *count = calloc(n_ids + 1, sizeof *count);
+    for (size_t q = 0; q < n_ids; q++) by_id[q] = (size_t)-1;
+    for (size_t i = 0; i < r->n_local; i++) by_id[r->id[i]] = i;
+    size_t differ = 0;
+    for (size_t i = 0; i < p->n_local; i++) {
+        size_t o = by_id[p->id[i]];
+        count[p->id[i]]++;
+        if (o == (size_t)-1) {
+            if (failures++ < 10) fprintf(stderr, "rank %d: %s: particle %lld is not in the one-process run\n", self_rank, when, (long long)p->id[i]);
+            continue;
+        }
+        const double mine[] = {p->x[i], p->y[i], p->z[i], p->vx[i], p->vy[i], p->vz[i], p->wx[i],
+                               p->wy[i], p->wz[i], p->fx[i], p->fy[i], p->fz[i], p->tx[i],
+                               p->ty[i], p->tz[i]};
+        const double theirs[] = {r->x[o], r->y[o], r->z[o], r->vx[o], r->vy[o], r->vz[o],
+                                 r->wx[o], r->wy[o], r->wz[o], r->fx[o], r->fy[o], r->fz[o],
+                                 r->tx[o], r->ty[o], r->tz[o]};
+        for (size_t k = 0; k < sizeof mine / sizeof mine[0]; k++)
+            if (!same_bits(mine[k], theirs[k])) {
+                if (differ++ < 5)
+                    fprintf(stderr, "rank %d: %s: particle %lld field %zu: %.17g, one process %.17g\n",
+                            self_rank, when, (long long)p->id[i], k, mine[k], theirs[k]);
+                failures++;
+                break;
+            }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, count, (int)n_ids, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    size_t present = 0;
+    for (size_t q = 0; q < n_ids; q++) {
+        present += by_id[q] != (size_t)-1;
+        if (count[q] != (by_id[q] != (size_t)-1) && failures++ < 10)
+            fprintf(stderr, "rank %d: %s: particle %zu is on %d ranks\n", self_rank, when, q, count[q]);
+    }
+    long long stats[3] = {(long long)p->n_local, (long long)p->n_remote, (long long)differ};
+    MPI_Allreduce(MPI_IN_PLACE, stats, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (self_rank == 0)
+        printf("%s: %zu particles in one process, %lld on the ranks (%lld remote entries), "
+               "%lld differ\n", when, present, stats[0], stats[1], stats[2]);
+    free(by_id);
+    free(count);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &self_rank);
+    if (argc != 3) {
+        fprintf(stderr, "usage: mpirun -np N split_check CASE.yaml STEPS\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    long steps = strtol(argv[2], NULL, 10);
+    char err[4096];
+    sim_config cfg;
+    sim ref, s;
+    if (case_load(argv[1], &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "split_check: %s\n", err);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    cfg.reproducible = true;
+    if (sim_create(&ref, &cfg, err, sizeof err) != 0 || sim_create(&s, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "split_check: %s\n", err);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    decomposition d;
+    halo h;
+    sim_ghost_hooks hooks;
+    if (decompose(&s, &d, err, sizeof err) != 0 || halo_init(&h, &d) != 0) {
+        fprintf(stderr, "split_check: %s\n", err);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    halo_hooks(&h, &hooks);
+    if (sim_split(&s, &hooks, err, sizeof err) != 0) {
+        fprintf(stderr, "split_check: %s\n", err);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    check("split", &ref, &s);
+    for (long k = 0; k < steps; k++) {
+        sim_step(&ref);
+        sim_step(&s);
+    }
+    char when[64];
+    snprintf(when, sizeof when, "after %ld steps (%lld rebuilds, %zu contacts in one process)",
+             steps, (long long)s.n_rebuilds, ref.n_contacts);
+    check(when, &ref, &s);
+
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (self_rank == 0) printf("split_check: %d failed checks on %d ranks\n", all, h.n_ranks);
+    sim_free(&s);
+    sim_free(&ref);
+    halo_free(&h);
+    decompose_free(&d);
+    sim_config_free(&cfg);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
