@@ -40,6 +40,7 @@ void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
         const contact_list *c = lists[L];
         for (size_t k = 0; k < c->n; k++) {
             if (!contact_holds_force(c->touching[k])) continue;
+            if (c->i[k] >= p->n_local) continue; /* another rank's pair: it books it */
             double d = contact_overlap(c, p, k);
             if (d <= 0.0) continue;
             double r_eff;
@@ -60,7 +61,10 @@ void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
             tally_add(&sums[SIM_WORK_ROLLING], springs[1]);
         }
     }
-    for (int q = 0; q < SIM_STORED_KINDS; q++) stored[q] = tally_total(&sums[q]);
+    for (int q = 0; q < SIM_STORED_KINDS; q++) {
+        sim_reduce_tally(s, &sums[q]);
+        stored[q] = tally_total(&sums[q]);
+    }
 }
 
 double sim_kinetic_energy(const sim *s)
@@ -73,5 +77,6 @@ double sim_kinetic_energy(const sim *s)
         double w2 = p->wx[i] * p->wx[i] + p->wy[i] * p->wy[i] + p->wz[i] * p->wz[i];
         tally_add(&e, 0.5 * p->mass[i] * v2 + 0.5 * w2 / p->inv_inertia[i]);
     }
+    sim_reduce_tally(s, &e);
     return tally_total(&e);
 }

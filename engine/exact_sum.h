@@ -115,4 +115,11 @@ static inline void tally_add(tally *t, double x)
 
 static inline double tally_total(tally *t) { return t->exact ? exact_sum_value(&t->sum) : t->plain; }
 
+/* An exact tally's terms from every rank of a split run (sim_reduce_exact; a plain one
+ * stays this rank's). */
+#define sim_reduce_tally(s, t)                                          \
+    do {                                                                \
+        if ((t)->exact) sim_reduce_exact((s), &(t)->sum, 1);            \
+    } while (0)
+
 #endif

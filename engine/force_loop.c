@@ -155,6 +155,9 @@ typedef struct result_context {
      * (exact_sum.h), which take every contact's work instead of the three above, so
      * that how the contacts fall into units and chunks does not count */
     exact_sum *exact;
+    /* ... which books only the pairs whose first particle is this rank's (below
+     * `own`): a pair listed under another rank's particle is that rank's to book */
+    size_t own;
 } result_context;
 
 /* Adds one contact's work of `kind` to its sum: plain (`sum`), or exactly (`exact`, a
@@ -191,14 +194,16 @@ contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs
     double f = bs->f[q];
     double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
     double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
-    if (rc->work_kind >= 0) add_work(rc, rc->work_kind, f * cs->rate[m] * rc->dt, &rc->normal, exact);
+    const int booked = !exact || c->i[cs->slot[m]] < rc->own;
+    if (rc->work_kind >= 0 && booked)
+        add_work(rc, rc->work_kind, f * cs->rate[m] * rc->dt, &rc->normal, exact);
     if (friction) {
         for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
-        add_work(rc, SIM_WORK_TANGENTIAL, bs->power[0][q] * rc->dt, &rc->tangential, exact);
+        if (booked) add_work(rc, SIM_WORK_TANGENTIAL, bs->power[0][q] * rc->dt, &rc->tangential, exact);
     }
     if (rolling) {
         for (int a = 0; a < 3; a++) m_r[a] = bs->m_r[a][q];
-        add_work(rc, SIM_WORK_ROLLING, bs->power[1][q] * rc->dt, &rc->rolling, exact);
+        if (booked) add_work(rc, SIM_WORK_ROLLING, bs->power[1][q] * rc->dt, &rc->rolling, exact);
     }
     for (int a = 0; a < 3; a++) f_i[a] = -f * nrm[a] + f_t[a];
     for (int h = 0; h < rc->nh; h++) c->history[h][cs->slot[m]] = bs->h[h][q];
@@ -440,6 +445,7 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
         /* after friction, whose Coulomb cap takes the force at the instant */
         if (s->spring_span > 0.0) contact_ends(s, c, li, L, cs, bs, &batch, nh);
         result_context rc = {.nh = nh, .dt = s->dt, .work = work, .exact = exact,
+                             .own = s->p.n_local,
                              .work_kind = li->law->conservative ? -1
                                           : li->law->plastic  ? SIM_WORK_PLASTIC
                                                               : SIM_WORK_NORMAL};
@@ -506,12 +512,15 @@ void force_loop_run(sim *s, contact_list *c, int is_wall)
     }
     s->n_contacts += touching;
     s->max_overlap = worst;
-    if (chunk_exact) { /* exact: the units' sums merge in any order */
+    if (chunk_exact) { /* exact: the units' sums merge in any order, and the ranks' */
+        exact_sum total[SIM_WORK_KINDS];
         for (int q = 0; q < SIM_WORK_KINDS; q++) {
-            exact_sum total;
-            exact_sum_clear(&total);
-            for (size_t u = 0; u < n_units; u++) exact_sum_merge(&total, &chunk_exact[SIM_WORK_KINDS * u + q]);
-            double step_work = exact_sum_value(&total);
+            exact_sum_clear(&total[q]);
+            for (size_t u = 0; u < n_units; u++) exact_sum_merge(&total[q], &chunk_exact[SIM_WORK_KINDS * u + q]);
+        }
+        sim_reduce_exact(s, total, SIM_WORK_KINDS);
+        for (int q = 0; q < SIM_WORK_KINDS; q++) {
+            double step_work = exact_sum_value(&total[q]);
             s->work[q] += step_work;
             s->work_step[q] += step_work;
         }

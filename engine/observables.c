@@ -22,6 +22,9 @@ void sim_observe(const sim *s, sim_observables *o)
         tally_add(&rotational, 0.5 * w2 / p->inv_inertia[i]);
         tally_add(&gravitational, -(p->mass[i] * (g[0] * p->x[i] + g[1] * p->y[i] + g[2] * p->z[i])));
     }
+    sim_reduce_tally(s, &kinetic);
+    sim_reduce_tally(s, &rotational);
+    sim_reduce_tally(s, &gravitational);
     double ek = tally_total(&kinetic), er = tally_total(&rotational),
            eg = tally_total(&gravitational);
     o->time = s->time;

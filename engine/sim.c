@@ -223,6 +223,11 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
     return rc == 0 ? 0 : -1;
 }
 
+void sim_reduce_exact(const sim *s, struct exact_sum *sums, int n)
+{
+    if (s->ghost_hooks && s->ghost_hooks->reduce) s->ghost_hooks->reduce(sums, n, s->ghost_hooks->ctx);
+}
+
 void sim_free(sim *s)
 {
     particles_free(&s->p);

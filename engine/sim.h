@@ -44,6 +44,9 @@ typedef struct sim_ghost_hooks {
     int (*make)(struct sim *s, void *ctx);
     int (*update)(struct sim *s, void *ctx);
     int (*any)(int due, void *ctx);
+    /* adds up n exact sums (exact_sum.h) over the ranks, in place: the totals of the
+     * energy books, the observables and the walls' loads are every rank's */
+    void (*reduce)(struct exact_sum *sums, int n, void *ctx);
     void *ctx;
 } sim_ghost_hooks;
 
@@ -148,6 +151,9 @@ void sim_free(sim *s);
  * every rank built the whole case). Needs sums by id (sim_config.reproducible: each
  * pair is computed alike by every rank that holds it). Returns 0, or -1 with a message. */
 int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len);
+/* Engine-internal: exact sums of this rank's terms made every rank's (the hooks'
+ * reduce; nothing in one process). Every rank calls it at the same point. */
+void sim_reduce_exact(const sim *s, struct exact_sum *sums, int n);
 
 /* The binary collision of a binding's typical particles (calibration's reference), and
  * whether it is a particle against a wall (one of the materials has no particles). */

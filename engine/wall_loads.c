@@ -51,6 +51,7 @@ static int sum_exactly(sim *s)
         contact_load(s, k, load);
         for (int a = 0; a < 6; a++) exact_sum_add(&ws->exact[6 * c->j[k] + a], load[a]);
     }
+    sim_reduce_exact(s, ws->exact, (int)(6 * ws->n)); /* and the other ranks' contacts */
     for (size_t w = 0; w < ws->n; w++)
         for (int a = 0; a < 3; a++) {
             ws->force[3 * w + a] = exact_sum_value(&ws->exact[6 * w + a]);

@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <zoltan.h>
 
+#include "engine/exact_sum.h"
 #include "engine/ghosts.h"
 
 /* What an entry carries at each update: position (its particle's, unshifted), velocity,
@@ -511,8 +512,32 @@ static int any_rank(int due, void *ctx)
     return any;
 }
 
+/* Exact sums add up over the ranks digit by digit (integers: any order, the same
+ * bits), each normalised first so that no digit can overflow. */
+static void sum_over_ranks(exact_sum *sums, int n, void *ctx)
+{
+    (void)ctx;
+    int64_t *digits = malloc(((size_t)n * EXACT_SUM_LIMBS + 1) * sizeof *digits);
+    int *bad = malloc(((size_t)n + 1) * sizeof *bad);
+    if (!digits || !bad) MPI_Abort(MPI_COMM_WORLD, 3); /* no rank can go on alone */
+    for (int q = 0; q < n; q++) {
+        exact_sum_normalise(&sums[q]);
+        memcpy(&digits[(size_t)q * EXACT_SUM_LIMBS], sums[q].digit, sizeof sums[q].digit);
+        bad[q] = sums[q].bad;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, digits, n * EXACT_SUM_LIMBS, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, bad, n, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    for (int q = 0; q < n; q++) {
+        memcpy(sums[q].digit, &digits[(size_t)q * EXACT_SUM_LIMBS], sizeof sums[q].digit);
+        sums[q].bad = bad[q];
+    }
+    free(digits);
+    free(bad);
+}
+
 void halo_hooks(halo *h, sim_ghost_hooks *hooks)
 {
+    hooks->reduce = sum_over_ranks;
     hooks->make = make_ghosts;
     hooks->update = update_ghosts;
     hooks->any = any_rank;

@@ -4,13 +4,15 @@
  *
  * Run under mpirun. After the split, and again after STEPS steps of both, every particle
  * is on exactly one rank, and its position, velocity, spin, force and torque have the
- * bits of the one-process run's. Exits 1 if any check failed on any rank. */
+ * bits of the one-process run's; so have, at the end, the energy books, the observables
+ * and the walls' loads, summed over the ranks. Exits 1 if any check failed on any rank. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
 
+#include "engine/observables.h"
 #include "engine/sim.h"
 #include "io/case.h"
 #include "io/decompose.h"
@@ -71,6 +73,38 @@ static void check(const char *when, const sim *ref, const sim *s)
     free(count);
 }
 
+/* The energy books and observables, summed over the ranks: the one-process run's bits. */
+static void books(const char *when, sim *ref, sim *s)
+{
+    double a[40], b[40];
+    size_t n = 0;
+    double sa[SIM_STORED_KINDS], sb[SIM_STORED_KINDS];
+    sim_stored_energy(ref, sa);
+    sim_stored_energy(s, sb);
+    for (int q = 0; q < SIM_STORED_KINDS; q++, n++) { a[n] = sa[q]; b[n] = sb[q]; }
+    for (int q = 0; q < SIM_WORK_KINDS; q++, n++) { a[n] = ref->work[q]; b[n] = s->work[q]; }
+    a[n] = sim_kinetic_energy(ref); b[n++] = sim_kinetic_energy(s);
+    sim_observables oa = {0}, ob = {0};
+    sim_observe(ref, &oa);
+    sim_observe(s, &ob);
+    a[n] = oa.kinetic_energy; b[n++] = ob.kinetic_energy;
+    a[n] = oa.rotational_energy; b[n++] = ob.rotational_energy;
+    a[n] = oa.gravitational_energy; b[n++] = ob.gravitational_energy;
+    a[n] = oa.elastic_energy; b[n++] = ob.elastic_energy;
+    a[n] = oa.dissipated_damping; b[n++] = ob.dissipated_damping;
+    a[n] = oa.dissipated_friction; b[n++] = ob.dissipated_friction;
+    a[n] = oa.energy_residual; b[n++] = ob.energy_residual;
+    for (size_t w = 0; w < ref->walls.n; w++)
+        for (int k = 0; k < 3 && n < 40; k++, n++) { a[n] = ref->walls.force[3 * w + k]; b[n] = s->walls.force[3 * w + k]; }
+    for (size_t k = 0; k < n; k++)
+        if (!same_bits(a[k], b[k]) && failures++ < 10)
+            fprintf(stderr, "rank %d: %s: book %zu is %.17g, one process %.17g\n", self_rank, when, k, b[k], a[k]);
+    if (self_rank == 0)
+        printf("%s: %zu energy books, observables and wall loads compared (kinetic %.6g J, "
+               "the normal law's work less what it stores %.6g J)\n", when, n, a[SIM_STORED_KINDS + SIM_WORK_KINDS],
+               a[SIM_STORED_KINDS + SIM_WORK_NORMAL] - a[SIM_WORK_NORMAL]);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -113,6 +147,7 @@ int main(int argc, char **argv)
     snprintf(when, sizeof when, "after %ld steps (%lld rebuilds, %zu contacts in one process)",
              steps, (long long)s.n_rebuilds, ref.n_contacts);
     check(when, &ref, &s);
+    books("books", &ref, &s);
 
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
