@@ -75,7 +75,7 @@ static float *particle_work(const sim *s)
         for (size_t k = 0; k < lists[L]->n; k++) {
             const contact_list *c = lists[L];
             if (!contact_holds_force(c->touching[k])) continue;
-            w[c->i[k]] += 1.0f;
+            if (c->i[k] < p->n_local) w[c->i[k]] += 1.0f; /* not another rank's */
             if (!c->is_wall && c->owner_j[k] < p->n_local) w[c->owner_j[k]] += 1.0f;
         }
     return w;
@@ -104,7 +104,21 @@ static void cut_box(struct Zoltan_Struct *zz, const sim *s, int r, rank_share *s
     }
 }
 
+/* decompose, and halo.h's rebalancing: `own_only`, each rank holds its own particles
+ * (a split run) rather than all of them. */
+static int split(const sim *s, decomposition *d, int own_only, char *err, size_t err_len);
+
 int decompose(const sim *s, decomposition *d, char *err, size_t err_len)
+{
+    return split(s, d, 0, err, err_len);
+}
+
+int decompose_again(const sim *s, decomposition *d, char *err, size_t err_len)
+{
+    return split(s, d, 1, err, err_len);
+}
+
+static int split(const sim *s, decomposition *d, int own_only, char *err, size_t err_len)
 {
     memset(d, 0, sizeof *d);
     int self = 0, n_ranks = 1;
@@ -112,10 +126,11 @@ int decompose(const sim *s, decomposition *d, char *err, size_t err_len)
     MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
     const particle_store *p = &s->p;
     zoltan_input in = {.s = s};
-    in.index = malloc((p->n_local / (size_t)n_ranks + 2) * sizeof *in.index);
+    size_t room = own_only ? p->n_local + 1 : p->n_local / (size_t)n_ranks + 2;
+    in.index = malloc(room * sizeof *in.index);
     in.weight = particle_work(s);
     d->share = calloc((size_t)n_ranks, sizeof *d->share);
-    int *dest = malloc((p->n_local / (size_t)n_ranks + 2) * sizeof *dest);
+    int *dest = malloc(room * sizeof *dest);
     size_t nr = (size_t)n_ranks;
     double *sums = calloc(2 * nr, sizeof *sums), *box = malloc(6 * nr * sizeof *box);
     /* every rank goes on to the collective calls, or none does */
@@ -128,7 +143,8 @@ int decompose(const sim *s, decomposition *d, char *err, size_t err_len)
         snprintf(err, err_len, "out of memory");
         return -1;
     }
-    for (size_t i = (size_t)self; i < p->n_local; i += (size_t)n_ranks) in.index[in.n++] = i;
+    const size_t first = own_only ? 0 : (size_t)self, stride = own_only ? 1 : (size_t)n_ranks;
+    for (size_t i = first; i < p->n_local; i += stride) in.index[in.n++] = i;
     for (size_t q = 0; q < in.n; q++) dest[q] = self;
 
     static int initialised = 0;

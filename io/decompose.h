@@ -28,6 +28,9 @@ typedef struct decomposition {
 /* Splits the particles of s, which every rank has built alike, over the ranks. Returns
  * 0, or -1 with a message in err (Zoltan failed, out of memory). */
 int decompose(const sim *s, decomposition *d, char *err, size_t err_len);
+/* decompose for a run already split: each rank hands Zoltan its own particles, with
+ * their present work (a rebalance: halo_rebalance). */
+int decompose_again(const sim *s, decomposition *d, char *err, size_t err_len);
 /* Whether the split can run: no more ranks than neighbour cells, and (RCB) no rank's box
  * thinner than the cutoff along an axis it was cut on, which would take ghosts from
  * beyond its neighbours. Returns 0, or -1 with a message naming parallel in err. */

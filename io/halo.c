@@ -491,6 +491,11 @@ static int make_ghosts(sim *s, void *ctx)
     particle_store *p = &s->p;
     p->n_total = p->n_local;
     p->n_remote = 0;
+    if (h->next) { /* a rebalance waiting for this rebuild */
+        h->d = h->next;
+        h->next = NULL;
+        h->switched++;
+    }
     contact_list *carriers[2] = {&s->carry, &s->wall_carry};
     int kept = h->split ? halo_migrate(h, p, carriers, 2) : halo_keep_own(h, p);
     h->split = 1;
@@ -542,4 +547,11 @@ void halo_hooks(halo *h, sim_ghost_hooks *hooks)
     hooks->update = update_ghosts;
     hooks->any = any_rank;
     hooks->ctx = h;
+}
+
+int halo_rebalance(halo *h, sim *s, decomposition *fresh, char *err, size_t err_len)
+{
+    if (decompose_again(s, fresh, err, err_len) != 0) return -1;
+    h->next = fresh;
+    return 0;
 }

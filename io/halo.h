@@ -39,6 +39,8 @@ typedef struct halo {
     /* bytes this rank sent in the last halo_migrate, halo_exchange and halo_update */
     size_t bytes_migrate, bytes_exchange, bytes_update;
     int split;              /* the hooks kept this rank's own particles already */
+    const decomposition *next; /* halo_rebalance's, from the next rebuild on */
+    int switched;           /* rebuilds that took a rebalance's split */
 } halo;
 
 /* Starts the halo of the parts of d (which must outlive it). Returns 0 or -1. */
@@ -69,6 +71,15 @@ int halo_exchange(halo *h, const sim *s, particle_store *p);
 /* Brings the other ranks' entries to their particles' present positions, velocities,
  * spins and mid-step velocities (the own images: ghosts_update). Returns 0 or -1. */
 int halo_update(halo *h, particle_store *p);
+
+/* Splits the particles afresh by their present positions and work (Zoltan, as d was
+ * made) into `fresh`, which h follows from the next rebuild that falls due on its own:
+ * it migrates every particle to its new part with its pairs. A rebuild forced for it
+ * would change the run's bits (periodic wrapping, among others, happens at rebuilds),
+ * waiting for one changes none: the split run stays the one-process run to the bit.
+ * Both decompositions must outlive that rebuild (halo.switched tells when it came).
+ * Returns 0, or -1 with a message. */
+int halo_rebalance(halo *h, sim *s, decomposition *fresh, char *err, size_t err_len);
 
 /* The ghost hooks of a run split by h (sim_split): a rebuild keeps this rank's own
  * particles (the first time: every rank built them all) or migrates those that left,

@@ -139,13 +139,28 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     check("split", &ref, &s);
+    /* halfway, the particles are split afresh by where they are then (taking effect at
+     * the next rebuild, which both runs make at the same step) */
+    decomposition fresh;
     for (long k = 0; k < steps; k++) {
+        if (k == steps / 2) {
+            if (halo_rebalance(&h, &s, &fresh, err, sizeof err) != 0) {
+                fprintf(stderr, "split_check: %s\n", err);
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+            if (self_rank == 0) {
+                printf("rebalanced at step %ld:\n", k);
+                decompose_print(stdout, &fresh);
+            }
+        }
         sim_step(&ref);
         sim_step(&s);
     }
-    char when[64];
-    snprintf(when, sizeof when, "after %ld steps (%lld rebuilds, %zu contacts in one process)",
-             steps, (long long)s.n_rebuilds, ref.n_contacts);
+    char when[160];
+    snprintf(when, sizeof when, "after %ld steps (%lld rebuilds, %d with a new split, %zu "
+             "contacts in one process)", steps, (long long)s.n_rebuilds, h.switched, ref.n_contacts);
+    if (steps > 1 && h.switched != 1 && failures++ < 10)
+        fprintf(stderr, "rank %d: the rebalance took effect %d times\n", self_rank, h.switched);
     check(when, &ref, &s);
     books("books", &ref, &s);
 
@@ -156,6 +171,7 @@ int main(int argc, char **argv)
     sim_free(&ref);
     halo_free(&h);
     decompose_free(&d);
+    if (steps > 0) decompose_free(&fresh);
     sim_config_free(&cfg);
     MPI_Finalize();
     return all ? 1 : 0;
