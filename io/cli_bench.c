@@ -10,12 +10,17 @@
 #include <sys/resource.h>
 
 #include "cli.h"
+#include "ranks.h"
 #include "tuning_env.h"
 #include "lammps_data.h"
 #include "engine/bed.h"
 #include "engine/sim.h"
 #include "engine/watchdog.h"
 #include "models/calibrate.h"
+#ifdef DEMPACT_MPI
+#include <mpi.h>
+#include "split_run.h"
+#endif
 
 /* Defaults: glass beads of 2 mm, as in cases/pour.yaml. */
 #define D_PARTICLES 100000
@@ -54,7 +59,10 @@ static void usage(FILE *out)
             "(with its velocities) in that format before the timing, for LAMMPS and LIGGGHTS;\n"
             "--steps 0 stops there. The law's parameters: --restitution E for laws that have\n"
             "one, --param KEY=VALUE for any (see dempact laws). --reproducible on times the\n"
-            "run with the case setting parallel.reproducible (sums in an order set by ids).\n\n"
+            "run with the case setting parallel.reproducible (sums in an order set by ids).\n"
+            "Under mpirun -np N (an MPI build) the bed is split over the N ranks by Zoltan\n"
+            "(RCB), always summing by id, and the results add what a rank sends per step\n"
+            "and per neighbour rebuild.\n\n"
             "defaults: N = %d, S = %d, T = all cores (OMP_NUM_THREADS if set), MU = 0,\n"
             "format text, law %s with restitution %g and cohesion removal on, Y = %g Pa,\n"
             "NU = %g, RHO = %g kg/m^3, R = %g m, DT = %g x the Rayleigh time of the smallest\n"
@@ -159,12 +167,32 @@ static int loaded_bed_is_sane(const lammps_data *d, const char *path, const mate
 
 typedef struct contact_count { size_t pairs, walls; } contact_count;
 
-static contact_count count_contacts(const sim *s)
+/* `over_ranks`: summed over the ranks of a split run, where a pair listed under another
+ * rank's particle is that rank's to count. */
+static contact_count count_contacts(const sim *s, int over_ranks)
 {
     contact_count c = {0, 0};
-    for (size_t k = 0; k < s->pairs.n; k++) c.pairs += contact_overlap(&s->pairs, &s->p, k) > 0.0;
+    for (size_t k = 0; k < s->pairs.n; k++)
+        c.pairs += s->pairs.i[k] < s->p.n_local && contact_overlap(&s->pairs, &s->p, k) > 0.0;
     for (size_t k = 0; k < s->wall_pairs.n; k++) c.walls += s->wall_pairs.overlap[k] > 0.0;
+#ifdef DEMPACT_MPI
+    if (over_ranks && ranks_count() > 1) {
+        unsigned long long n[2] = {c.pairs, c.walls};
+        MPI_Allreduce(MPI_IN_PLACE, n, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        c.pairs = n[0];
+        c.walls = n[1];
+    }
+#endif
     return c;
+}
+
+/* The largest value over the ranks (this rank's in one process). */
+static double largest(double x)
+{
+#ifdef DEMPACT_MPI
+    if (ranks_count() > 1) MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+#endif
+    return x;
 }
 
 static double fastest(const sim *s)
@@ -173,7 +201,7 @@ static double fastest(const sim *s)
     for (size_t i = 0; i < s->p.n_local; i++)
         worst = fmax(worst, s->p.vx[i] * s->p.vx[i] + s->p.vy[i] * s->p.vy[i] +
                                 s->p.vz[i] * s->p.vz[i]);
-    return sqrt(worst);
+    return sqrt(largest(worst));
 }
 
 static void json_string(FILE *out, const char *s)
@@ -190,6 +218,9 @@ static void json_string(FILE *out, const char *s)
 int cli_bench(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
+    /* on several ranks each builds the same bed; rank 0 speaks for all */
+    if (ranks_self() > 0 && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)))
+        return EXIT_BAD_INPUT;
     enum { O_N = 1, O_LOAD, O_STEPS, O_THREADS, O_FRICTION, O_FORMAT, O_LAW, O_E, O_PARAM, O_COH,
            O_Y, O_NU, O_RHO, O_R, O_DT, O_SKIN, O_G, O_DEPTH, O_SEED, O_WRITE, O_QUIET, O_REPRO };
     static const struct option opts[] = {
@@ -357,7 +388,7 @@ int cli_bench(int argc, char **argv)
         snprintf(title, sizeof title, "dempact bench bed: %zu spheres, density %.17g, box %.17g x %.17g, "
                  "floor at z = %.17g, x y periodic (law %s, young %.17g, poisson %.17g)",
                  b.n, b.density, b.hi[0] - b.lo[0], b.hi[1] - b.lo[1], b.lo[2], law->name, young, nu);
-        if (write_bed(write_path, &b, title) != 0) { bed_free(&b); return EXIT_RUN_FAILED; }
+        if (ranks_self() == 0 && write_bed(write_path, &b, title) != 0) { bed_free(&b); return EXIT_RUN_FAILED; }
         if (!quiet) fprintf(stderr, "bed: wrote %s\n", write_path);
     }
 
@@ -368,6 +399,8 @@ int cli_bench(int argc, char **argv)
     st.cfg.sources_copied_ctx = &b;
     sim s;
     tuning_from_env(&st.cfg.tuning);
+    const int n_ranks = ranks_count();
+    if (n_ranks > 1) reproducible = 1; /* a split run sums by id (sim_split) */
     st.cfg.reproducible = reproducible;
     if (sim_create(&s, &st.cfg, err, sizeof err) != 0) {
         fprintf(stderr, "dempact bench: %s\n", err);
@@ -385,7 +418,7 @@ int cli_bench(int argc, char **argv)
     double settle_seconds = b.settle_seconds;
     bed_free(&b);
 
-    contact_count c0 = count_contacts(&s);
+    contact_count c0 = count_contacts(&s, 0); /* every rank holds them all */
     double v_start = fastest(&s), top = 0.0, volume = 0.0;
     for (size_t i = 0; i < n; i++) {
         top = fmax(top, s.p.z[i] + s.p.radius[i]);
@@ -394,13 +427,30 @@ int cli_bench(int argc, char **argv)
     double solid_fraction = volume / ((box_hi[0] - box_lo[0]) * (box_hi[1] - box_lo[1]) * (top - box_lo[2]));
     int n_threads = omp_get_max_threads();
     long n_steps = (long)steps;
+#ifdef DEMPACT_MPI
+    split_run split;
+    if (n_ranks > 1) { /* every rank built the whole bed: each keeps its part */
+        if (split_run_start(&s, &split, quiet ? NULL : stderr, err, sizeof err) != 0) {
+            fprintf(stderr, "dempact bench: %s\n", err);
+            sim_free(&s);
+            return EXIT_BAD_INPUT;
+        }
+    }
+#endif
     int64_t rebuilds0 = s.n_rebuilds;
     if (!quiet && n_steps > 0)
         fprintf(stderr, "bench: %zu spheres, %.3g contacts each, %ld steps on %d threads\n", n,
                 (2.0 * c0.pairs + c0.walls) / n, n_steps, n_threads);
+#ifdef DEMPACT_MPI
+    if (n_ranks > 1) MPI_Barrier(MPI_COMM_WORLD);
+#endif
     double t0 = omp_get_wtime();
     for (long k = 0; k < n_steps && !s.fault; k++) sim_step(&s);
-    double elapsed = omp_get_wtime() - t0;
+    double elapsed = largest(omp_get_wtime() - t0); /* the slowest rank's */
+    double traffic_step[2] = {0.0, 0.0}, traffic_rebuild[2] = {0.0, 0.0};
+#ifdef DEMPACT_MPI
+    if (n_ranks > 1) split_run_traffic(&split, traffic_step, traffic_rebuild);
+#endif
     if (s.fault == SIM_FAULT_NO_MEMORY) {
         int status = cli_no_memory(&s);
         sim_free(&s);
@@ -416,11 +466,16 @@ int cli_bench(int argc, char **argv)
         sim_free(&s);
         return EXIT_WATCHDOG;
     }
-    contact_count c1 = count_contacts(&s);
+    contact_count c1 = count_contacts(&s, 1);
     double v_end = fastest(&s);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double peak_bytes = (double)ru.ru_maxrss * 1024.0;
+#ifdef DEMPACT_MPI
+    /* every rank's (each holds the whole bed while it is built) */
+    if (n_ranks > 1) MPI_Allreduce(MPI_IN_PLACE, &peak_bytes, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (n_ranks > 1) split_run_free(&split);
+#endif
 
     double per_step = n_steps > 0 ? elapsed / n_steps : NAN;
     double rate = n_steps > 0 && elapsed > 0 ? (double)n * n_steps / elapsed : NAN;
@@ -437,6 +492,9 @@ int cli_bench(int argc, char **argv)
                      "\"particle_steps_per_second\": %s, \"seconds_per_step\": %s, \"threads\": %d, "
                      "\"peak_memory_bytes_per_particle\": %.6g,\n",
                 n, z, rate_text, step_text, n_threads, peak_bytes / n);
+        fprintf(out, " \"ranks\": %d, \"bytes_per_step_per_rank\": [%.6g, %.6g], "
+                     "\"bytes_per_rebuild_per_rank\": [%.6g, %.6g],\n",
+                n_ranks, traffic_step[0], traffic_step[1], traffic_rebuild[0], traffic_rebuild[1]);
         fprintf(out, " \"steps\": %ld, \"wall_seconds\": %.6g, \"neighbour_rebuilds\": %lld, "
                      "\"reorders\": %lld, "
                      "\"pair_contacts_per_particle\": %.6g, \"contacts_per_particle_end\": %.6g, "
@@ -477,6 +535,10 @@ int cli_bench(int argc, char **argv)
             fprintf(out, "seconds_per_step                %.4g\n", per_step);
         }
         fprintf(out, "threads                         %d\n", n_threads);
+        if (n_ranks > 1)
+            fprintf(out, "ranks                           %d: a rank sends %.4g bytes per step (the "
+                         "most %.4g), %.4g per rebuild (the most %.4g)\n", n_ranks,
+                    traffic_step[0], traffic_step[1], traffic_rebuild[0], traffic_rebuild[1]);
         fprintf(out, "peak_memory_bytes_per_particle  %.0f\n", peak_bytes / n);
         fprintf(out, "steps                           %ld in %.3f s, %lld neighbour rebuilds, %lld sorts\n",
                 n_steps, elapsed, (long long)(s.n_rebuilds - rebuilds0), (long long)s.n_reorders);

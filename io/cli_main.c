@@ -33,7 +33,7 @@ static void usage(FILE *out)
 /* The commands that run on several ranks (mpirun -np N): the others run on one. */
 static int runs_on_ranks(const char *name)
 {
-    return !strcmp(name, "check") || !strcmp(name, "run");
+    return !strcmp(name, "check") || !strcmp(name, "run") || !strcmp(name, "bench");
 }
 
 static int dispatch(int argc, char **argv)

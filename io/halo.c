@@ -497,14 +497,21 @@ static int make_ghosts(sim *s, void *ctx)
         h->switched++;
     }
     contact_list *carriers[2] = {&s->carry, &s->wall_carry};
+    h->bytes_migrate = 0;
     int kept = h->split ? halo_migrate(h, p, carriers, 2) : halo_keep_own(h, p);
     h->split = 1;
-    return kept != 0 ? -1 : halo_exchange(h, s, p);
+    if (kept != 0 || halo_exchange(h, s, p) != 0) return -1;
+    h->bytes_rebuilds += (double)(h->bytes_migrate + h->bytes_exchange);
+    h->n_rebuilds++;
+    return 0;
 }
 
 static int update_ghosts(sim *s, void *ctx)
 {
-    if (halo_update(ctx, &s->p) != 0) return -1;
+    halo *h = ctx;
+    if (halo_update(h, &s->p) != 0) return -1;
+    h->bytes_updates += (double)h->bytes_update;
+    h->n_updates++;
     ghosts_update(s, &s->p);
     return 0;
 }

@@ -41,6 +41,10 @@ typedef struct halo {
     int split;              /* the hooks kept this rank's own particles already */
     const decomposition *next; /* halo_rebalance's, from the next rebuild on */
     int switched;           /* rebuilds that took a rebalance's split */
+    /* since halo_init: bytes sent at updates and at rebuilds (migration and exchange),
+     * and how many of each */
+    double bytes_updates, bytes_rebuilds;
+    long n_updates, n_rebuilds;
 } halo;
 
 /* Starts the halo of the parts of d (which must outlive it). Returns 0 or -1. */

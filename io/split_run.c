@@ -1,0 +1,44 @@
+/* A simulation split over the ranks (split_run.h). */
+#include "split_run.h"
+
+#include <string.h>
+
+#include <mpi.h>
+
+int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    if (decompose(s, &r->d, err, err_len) != 0) return -1;
+    if (decompose_check(s, &r->d, err, err_len) != 0 || halo_init(&r->h, &r->d) != 0) {
+        if (!err[0]) snprintf(err, err_len, "out of memory");
+        decompose_free(&r->d);
+        return -1;
+    }
+    if (out) decompose_print(out, &r->d);
+    halo_hooks(&r->h, &r->hooks);
+    if (sim_split(s, &r->hooks, err, err_len) != 0) {
+        split_run_free(r);
+        return -1;
+    }
+    return 0;
+}
+
+void split_run_traffic(const split_run *r, double per_step[2], double per_rebuild[2])
+{
+    const halo *h = &r->h;
+    double mine[2] = {h->n_updates ? h->bytes_updates / (double)h->n_updates : 0.0,
+                      h->n_rebuilds ? h->bytes_rebuilds / (double)h->n_rebuilds : 0.0};
+    double sum[2], most[2];
+    MPI_Allreduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    per_step[0] = sum[0] / h->n_ranks;
+    per_step[1] = most[0];
+    per_rebuild[0] = sum[1] / h->n_ranks;
+    per_rebuild[1] = most[1];
+}
+
+void split_run_free(split_run *r)
+{
+    halo_free(&r->h);
+    decompose_free(&r->d);
+}
