@@ -135,6 +135,8 @@ def mpirun_prefix(mpirun, ranks):
     cmd = [mpirun, "-np", str(ranks)]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
+    if ranks > (os.cpu_count() or 1):  # more ranks than cores: OpenMPI refuses unless asked
+        cmd.append("--oversubscribe")
     return cmd + ["-x", "OMP_NUM_THREADS=1"]
 
 
