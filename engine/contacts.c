@@ -270,7 +270,7 @@ void contact_clear_history(contact_list *c, size_t k)
 }
 
 void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel,
-                                const size_t *from, int by_id)
+                                const size_t *from)
 {
     #pragma omp parallel for schedule(static) if (parallel)
     for (size_t p = 0; p < c->n_first; p++) {
@@ -279,12 +279,12 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
             contact_clear_history(c, k);
             /* where old keeps the pair: a wall pair under its particle, a particle pair
              * under its lower-indexed particle, which renumbering may have made the
-             * other one (flip: i and j swapped); by id, under its lower-id one still */
+             * other one (flip: i and j swapped) */
             size_t first = was, second = c->owner_j[k];
             int flip = 0;
             if (!c->is_wall) {
                 size_t other = from ? from[c->owner_j[k]] : c->owner_j[k];
-                flip = !by_id && other < was;
+                flip = other < was;
                 first = flip ? other : was;
                 second = flip ? was : other;
             }

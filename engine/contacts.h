@@ -151,10 +151,9 @@ void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, in
  * by its two particles, or its particle and wall key) into c. Both lists must be
  * grouped by i (first_of_i valid). When the particles were renumbered in between
  * (engine/reorder.h), particle p of c was from[p] in old; NULL: the same numbering.
- * `by_id`: both lists keep each particle pair under its particle of lower id
- * (sim_config.reproducible), not of lower index. */
+ * (A list kept by id uses contact_list_adopt_by_id.) */
 void contact_list_adopt_history(contact_list *c, const contact_list *old, int parallel,
-                                const size_t *from, int by_id);
+                                const size_t *from);
 
 /* After particles were removed or renumbered: maps i and owner_j through new_index
  * (-1: removed; the pair is dropped), keeping the list's order, and recomputes

@@ -301,7 +301,6 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
                     tx[held] = t_i[0]; ty[held] = t_i[1]; tz[held] = t_i[2];
                     t_i[0] = tx[i]; t_i[1] = ty[i]; t_i[2] = tz[i];
                 }
-                held = i;
             } else {
                 fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
                 f_i[0] = f_i[1] = f_i[2] = 0.0;
@@ -309,8 +308,8 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
                     tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2];
                     t_i[0] = t_i[1] = t_i[2] = 0.0;
                 }
-                held = i;
             }
+            held = i;
         }
         double f[3], ti[3], tj[3];
         if (fused) { /* the chunk is one law's batch, in order: contact q is slot m */

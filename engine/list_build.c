@@ -27,10 +27,11 @@ candidates_of(const sim *s, uint32_t i, uint32_t *out_j, size_t room, const int 
      * particles alone, and only where it stands itself, not as an image: its pairs with
      * the others are that rank's */
     const size_t n_local = s->p.n_local;
-    const uint32_t own_only = by_id && i >= n_local;
-    if (own_only) {
+    uint32_t partners_below = UINT32_MAX; /* a partner's owner must be below this */
+    if (by_id && i >= n_local) {
         const double *shift = &s->p.ghost_shift[3 * (i - n_local)];
         if (shift[0] != 0.0 || shift[1] != 0.0 || shift[2] != 0.0) return 0;
+        partners_below = (uint32_t)n_local;
     }
     const uint32_t *restrict items = g->items;
     const double skin = s->skin;
@@ -42,8 +43,7 @@ candidates_of(const sim *s, uint32_t i, uint32_t *out_j, size_t room, const int 
         for (size_t k = begin[r]; k < end[r]; k++) {
             double dx = item[k].x - xi, dy = item[k].y - yi, dz = item[k].z - zi;
             double reach = ri + item[k].r + skin;
-            int later = by_id ? id[owner[k]] > id_i : owner[k] > i;
-            if (by_id) later &= !own_only | (owner[k] < n_local);
+            int later = by_id ? (id[owner[k]] > id_i) & (owner[k] < partners_below) : owner[k] > i;
             int keep = later & !(dx * dx + dy * dy + dz * dz >= reach * reach);
             if (count < room) out_j[count] = items[k];
             count += (size_t)keep;
@@ -186,7 +186,7 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
     }
     free(found);
     if (by_id) return contact_list_adopt_by_id(list, old, s->p.id, n > s->parallel_min);
-    contact_list_adopt_history(list, old, n > s->parallel_min, from, 0);
+    contact_list_adopt_history(list, old, n > s->parallel_min, from);
     return 0;
 }
 

@@ -219,8 +219,7 @@ int cli_bench(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
     /* on several ranks each builds the same bed; rank 0 speaks for all */
-    if (ranks_self() > 0 && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)))
-        return EXIT_BAD_INPUT;
+    if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
     enum { O_N = 1, O_LOAD, O_STEPS, O_THREADS, O_FRICTION, O_FORMAT, O_LAW, O_E, O_PARAM, O_COH,
            O_Y, O_NU, O_RHO, O_R, O_DT, O_SKIN, O_G, O_DEPTH, O_SEED, O_WRITE, O_QUIET, O_REPRO };
     static const struct option opts[] = {

@@ -197,8 +197,7 @@ int cli_check(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     /* on several ranks each builds the same case; rank 0 speaks for all */
-    if (ranks_self() > 0 && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)))
-        return EXIT_BAD_INPUT;
+    if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
     sim_config cfg = {0};
     sim s;
     int status = cli_check_case(argv[1], &cfg, &s, NULL);

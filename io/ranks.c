@@ -54,3 +54,9 @@ void ranks_end(void)
 
 int ranks_self(void) { return self; }
 int ranks_count(void) { return count; }
+
+int ranks_silence_others(void)
+{
+    if (self == 0) return 0;
+    return freopen("/dev/null", "w", stdout) && freopen("/dev/null", "w", stderr) ? 0 : -1;
+}

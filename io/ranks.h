@@ -13,5 +13,8 @@ void ranks_end(void);
 /* This process's rank and the number of ranks (0 and 1 without MPI). */
 int ranks_self(void);
 int ranks_count(void);
+/* For a command every rank runs alike: rank 0 speaks for all, the others' stdout and
+ * stderr go to /dev/null. Returns 0 or -1. */
+int ranks_silence_others(void);
 
 #endif
