@@ -4,8 +4,10 @@
  * before a digit could overflow), and the total is rounded to a double once, from a
  * normalised form that is unique for each value. Any order of the same terms, split
  * into any number of partial sums merged with exact_sum_merge, gives the same bits.
- * Used where a sum feeds back into the motion (the walls' loads) and its terms come
- * in an order that depends on how the particles are numbered (sim_config.reproducible).
+ * Used with sim_config.reproducible wherever a total's terms come in an order that
+ * depends on how the particles are numbered or split over ranks: the walls' loads (they
+ * feed back into the motion), the energy books and the observables; the ranks of a
+ * split run add their partial sums digit by digit (sim_reduce_exact).
  * Every finite double is within range; a NaN or infinite term makes the total NaN. */
 #ifndef DEMPACT_EXACT_SUM_H
 #define DEMPACT_EXACT_SUM_H
