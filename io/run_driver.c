@@ -12,7 +12,8 @@ snapshot_state run_driver_state(const sim *s)
 {
     return (snapshot_state){.p = &s->p, .pairs = &s->pairs, .wall_pairs = &s->wall_pairs,
                             .walls = &s->walls, .position_at_rebuild = s->x_at_rebuild,
-                            .engine = s, .time = s->time, .step = s->step};
+                            .engine = s, .time = s->time, .step = s->step,
+                            .in_id_order = s->cfg.reproducible};
 }
 
 int run_driver_write_snapshot(snapshot_file *out, const sim *s, char *err, size_t err_len)

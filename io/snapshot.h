@@ -30,6 +30,7 @@
 #include "../engine/contacts.h"
 #include "../engine/observables.h"
 #include "../engine/particles.h"
+#include "../engine/sim.h"
 #include "../engine/walls.h"
 
 /* Version of the layout, in the root attribute `format` of NAME.h5. Format 2 (one
@@ -65,7 +66,36 @@ typedef struct snapshot_state {
                                  outlets go to the snapshot's engine group (restart data) */
     double time;
     int64_t step;
+    /* Particles written in the order of their ids, contacts in the order of their first
+     * particle's id, then their place in its entries (slot): an order no decomposition
+     * changes, for runs that sum by id (sim_config.reproducible), on one or many ranks.
+     * 0: both as the store and the lists hold them (a restart replays that order). */
+    int in_id_order;
+    /* An MPI run's snapshot, gathered on the writing rank: its contacts (in any order)
+     * and each particle's count of touching contacts, in p's order. NULL: both come
+     * from pairs and wall_pairs. */
+    const struct contact_table *contacts;
+    const int32_t *n_contacts;
 } snapshot_state;
+
+/* The touching pairs of a snapshot, as written to its contacts group. */
+typedef struct contact_table {
+    size_t m;
+    int64_t *id;       /* 2 m: particle id, other particle id or wall index */
+    uint8_t *wall;     /* m */
+    int64_t *slot;     /* m: the pair's place among its first particle's list entries */
+    uint8_t *ended;    /* m: 0 in contact, 1 ending this step, 2 ended (contact_list.touching) */
+    double *point, *normal, *normal_force_vector, *tangential_force; /* 3 m */
+    double *overlap, *normal_force;                                  /* m */
+    double *endpoints; /* 6 m: the two ends of the segment ParaView draws */
+    double *history[SIM_MAX_HISTORY_FIELDS]; /* per sim_pair_history field: count m */
+} contact_table;
+
+/* Fills t from the contact lists of st (empty when st has none): the pairs whose first
+ * particle is one of st->p's local ones (an MPI rank's own; in one process, every pair).
+ * Returns 0 or -1 (memory). */
+int contact_table_build(contact_table *t, const snapshot_state *st);
+void contact_table_free(contact_table *t);
 
 /* ---------------------------------------------------------------- time series */
 

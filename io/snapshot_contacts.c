@@ -15,11 +15,18 @@ void contact_table_free(contact_table *t)
     memset(t, 0, sizeof *t);
 }
 
-static size_t count_touching(const contact_list *c)
+/* Rows of the table: touching pairs whose first particle is local (in an MPI run the
+ * pairs a rank computes from another rank's particle are that rank's rows). */
+static int is_row(const contact_list *c, size_t k, size_t n_local)
+{
+    return c->touching[k] != 0 && c->i[k] < n_local;
+}
+
+static size_t count_rows(const contact_list *c, size_t n_local)
 {
     size_t n = 0;
     if (c)
-        for (size_t k = 0; k < c->n; k++) n += c->touching[k] != 0;
+        for (size_t k = 0; k < c->n; k++) n += is_row(c, k, n_local);
     return n;
 }
 
@@ -87,7 +94,8 @@ static void fill_row(contact_table *t, size_t r, const snapshot_state *st, const
 int contact_table_build(contact_table *t, const snapshot_state *st)
 {
     memset(t, 0, sizeof *t);
-    size_t np = count_touching(st->pairs), nw = st->walls ? count_touching(st->wall_pairs) : 0;
+    size_t n_local = st->p->n_local;
+    size_t np = count_rows(st->pairs, n_local), nw = st->walls ? count_rows(st->wall_pairs, n_local) : 0;
     size_t m = np + nw, alloc = m ? m : 1;
     t->m = m;
     t->id = malloc(2 * alloc * sizeof *t->id);
@@ -116,7 +124,7 @@ int contact_table_build(contact_table *t, const snapshot_state *st)
     for (int L = 0; L < 2; L++) {
         if (!lists[L]) continue;
         for (size_t k = 0; k < lists[L]->n; k++)
-            if (lists[L]->touching[k]) fill_row(t, r++, st, lists[L], k, L == 1);
+            if (is_row(lists[L], k, n_local)) fill_row(t, r++, st, lists[L], k, L == 1);
     }
     return 0;
 }

@@ -86,30 +86,98 @@ static int column(hid_t loc, const char *group, const char *name, hid_t file_typ
                        doc ? doc->meaning : "");
 }
 
-static const double *gather3(double *buf, size_t n, const double *a, const double *b, const double *c)
+/* Row r of what is written is row order[r] of the data (order NULL: row r). */
+static size_t row_of(const size_t *order, size_t r) { return order ? order[r] : r; }
+
+static const double *gather3(double *buf, size_t n, const double *a, const double *b, const double *c,
+                             const size_t *order)
 {
-    for (size_t i = 0; i < n; i++) {
-        buf[3 * i + 0] = a[i];
-        buf[3 * i + 1] = b[i];
-        buf[3 * i + 2] = c[i];
+    for (size_t r = 0; r < n; r++) {
+        size_t i = row_of(order, r);
+        buf[3 * r + 0] = a[i];
+        buf[3 * r + 1] = b[i];
+        buf[3 * r + 2] = c[i];
     }
     return buf;
 }
 
-/* Per-particle contact counts and energies. */
+/* n rows of `row` bytes of data, in the order `order` gives, in scratch (order NULL:
+ * data as it is). */
+static const void *in_order(const void *data, size_t row, size_t n, const size_t *order, void *scratch)
+{
+    if (!order) return data;
+    for (size_t r = 0; r < n; r++) memcpy((char *)scratch + r * row, (const char *)data + order[r] * row, row);
+    return scratch;
+}
+
+/* Sorting keys: a row's key, then its place (so equal keys keep their order). */
+typedef struct row_key {
+    int64_t key[4];
+    size_t row;
+} row_key;
+
+static int by_key(const void *a, const void *b)
+{
+    const row_key *x = a, *y = b;
+    for (int q = 0; q < 4; q++)
+        if (x->key[q] != y->key[q]) return (x->key[q] > y->key[q]) - (x->key[q] < y->key[q]);
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The order of rows by keys (4 per row), or NULL with *oom set. */
+static size_t *order_by(row_key *keys, size_t n, int *oom)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order || !keys) {
+        free(order);
+        *oom = 1;
+        return NULL;
+    }
+    qsort(keys, n, sizeof *keys, by_key);
+    for (size_t r = 0; r < n; r++) order[r] = keys[r].row;
+    return order;
+}
+
+static size_t *particles_by_id(const particle_store *p, int *oom)
+{
+    size_t n = p->n_local;
+    row_key *keys = malloc((n ? n : 1) * sizeof *keys);
+    for (size_t i = 0; keys && i < n; i++) keys[i] = (row_key){{p->id[i], 0, 0, 0}, i};
+    size_t *order = order_by(keys, n, oom);
+    free(keys);
+    return order;
+}
+
+/* Particle-particle contacts first, each kind by its first particle's id, then by its
+ * place among that particle's entries (then by the other end). */
+static size_t *contacts_by_id(const contact_table *t, int *oom)
+{
+    row_key *keys = malloc((t->m ? t->m : 1) * sizeof *keys);
+    for (size_t r = 0; keys && r < t->m; r++)
+        keys[r] = (row_key){{t->wall[r], t->id[2 * r], t->slot[r], t->id[2 * r + 1]}, r};
+    size_t *order = order_by(keys, t->m, oom);
+    free(keys);
+    return order;
+}
+
+/* Per-particle contact counts (unless st gives them) and energies, in store order. */
 static void particle_extras(const snapshot_state *st, int32_t *n_contacts, double *ek, double *er)
 {
     const particle_store *p = st->p;
     size_t n = p->n_local;
-    memset(n_contacts, 0, n * sizeof *n_contacts);
-    const contact_list *lists[2] = {st->pairs, st->walls ? st->wall_pairs : NULL};
-    for (int L = 0; L < 2; L++) {
-        const contact_list *c = lists[L];
-        if (!c) continue;
-        for (size_t k = 0; k < c->n; k++) {
-            if (!contact_holds_force(c->touching[k])) continue;
-            if (c->i[k] < n) n_contacts[c->i[k]]++;
-            if (L == 0 && c->owner_j[k] < n) n_contacts[c->owner_j[k]]++;
+    if (st->n_contacts) {
+        memcpy(n_contacts, st->n_contacts, n * sizeof *n_contacts);
+    } else {
+        memset(n_contacts, 0, n * sizeof *n_contacts);
+        const contact_list *lists[2] = {st->pairs, st->walls ? st->wall_pairs : NULL};
+        for (int L = 0; L < 2; L++) {
+            const contact_list *c = lists[L];
+            if (!c) continue;
+            for (size_t k = 0; k < c->n; k++) {
+                if (!contact_holds_force(c->touching[k])) continue;
+                if (c->i[k] < n) n_contacts[c->i[k]]++;
+                if (L == 0 && c->owner_j[k] < n) n_contacts[c->owner_j[k]]++;
+            }
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -120,7 +188,7 @@ static void particle_extras(const snapshot_state *st, int32_t *n_contacts, doubl
     }
 }
 
-static int write_particles(hid_t g, const snapshot_state *st)
+static int write_particles(hid_t g, const snapshot_state *st, const size_t *order)
 {
     const particle_store *p = st->p;
     size_t n = p->n_local;
@@ -128,47 +196,69 @@ static int write_particles(hid_t g, const snapshot_state *st)
     if (sh5_attr(g, "time", SH5_F64, 0, &st->time) < 0 || sh5_attr(g, "step", SH5_I64, 0, &st->step) < 0 ||
         sh5_attr(g, "n_particles", SH5_I64, 0, &n64) < 0)
         return -1;
+    /* buf: 3 N doubles (a vector column; the energies and counts); out: 3 N more, the
+     * rows in order, when there is an order */
     double *buf = malloc(3 * (n ? n : 1) * sizeof *buf);
-    if (!buf) {
-        snprintf(sh5_error, sizeof sh5_error, "out of memory");
-        return -1;
-    }
+    double *out = order ? malloc(3 * (n ? n : 1) * sizeof *out) : NULL;
     int rc = -1;
+    if (!buf || (order && !out)) {
+        snprintf(sh5_error, sizeof sh5_error, "out of memory");
+        goto done;
+    }
 #define COL(name, type, cols, data) \
     if (column(g, "", name, type, n, cols, data) < 0) goto done
-    COL("id", SH5_I64, 0, p->id);
-    COL("type", SH5_I32, 0, p->type);
-    COL("radius", SH5_F64, 0, p->radius);
-    COL("mass", SH5_F64, 0, p->mass);
-    COL("position", SH5_F64, 3, gather3(buf, n, p->x, p->y, p->z));
-    COL("velocity", SH5_F64, 3, gather3(buf, n, p->vx, p->vy, p->vz));
-    COL("angular_velocity", SH5_F64, 3, gather3(buf, n, p->wx, p->wy, p->wz));
-    COL("force", SH5_F64, 3, gather3(buf, n, p->fx, p->fy, p->fz));
-    COL("torque", SH5_F64, 3, gather3(buf, n, p->tx, p->ty, p->tz));
-    if (st->position_at_rebuild) COL("position_at_rebuild", SH5_F64, 3, st->position_at_rebuild);
+#define COL1(name, type, data) \
+    if (column(g, "", name, type, n, 0, in_order(data, sizeof *(data), n, order, out)) < 0) goto done
+#define COL3(name, a, b, c) \
+    if (column(g, "", name, SH5_F64, n, 3, gather3(buf, n, a, b, c, order)) < 0) goto done
+    COL1("id", SH5_I64, p->id);
+    COL1("type", SH5_I32, p->type);
+    COL1("radius", SH5_F64, p->radius);
+    COL1("mass", SH5_F64, p->mass);
+    COL3("position", p->x, p->y, p->z);
+    COL3("velocity", p->vx, p->vy, p->vz);
+    COL3("angular_velocity", p->wx, p->wy, p->wz);
+    COL3("force", p->fx, p->fy, p->fz);
+    COL3("torque", p->tx, p->ty, p->tz);
+    if (st->position_at_rebuild)
+        COL("position_at_rebuild", SH5_F64, 3,
+            in_order(st->position_at_rebuild, 3 * sizeof(double), n, order, out));
     /* the buffer holds 3 N doubles: N for each energy, N for the counts */
     double *ek = buf, *er = buf + n;
     int32_t *counts = (int32_t *)(void *)(buf + 2 * n);
     particle_extras(st, counts, ek, er);
-    COL("n_contacts", SH5_I32, 0, counts);
-    COL("kinetic_energy", SH5_F64, 0, ek);
-    COL("rotational_energy", SH5_F64, 0, er);
+    COL1("n_contacts", SH5_I32, counts);
+    COL1("kinetic_energy", SH5_F64, ek);
+    COL1("rotational_energy", SH5_F64, er);
+#undef COL3
+#undef COL1
 #undef COL
     rc = 0;
 done:
     free(buf);
+    free(out);
     return rc;
 }
 
-static int write_contacts(hid_t g, const contact_table *t)
+static int write_contacts(hid_t g, const contact_table *t, const size_t *order)
 {
     hid_t c = sh5_group(g, "contacts");
     if (c < 0) return -1;
     int64_t m64 = (int64_t)t->m;
     size_t m = t->m;
     int rc = -1;
+    /* the widest row: the endpoints' 6 doubles, or a history field's */
+    size_t widest = 6;
+    for (int h = 0; h < sim_n_pair_history; h++)
+        if ((size_t)sim_pair_history[h].count > widest) widest = (size_t)sim_pair_history[h].count;
+    double *out = order ? malloc(widest * (m ? m : 1) * sizeof *out) : NULL;
+    if (order && !out) {
+        snprintf(sh5_error, sizeof sh5_error, "out of memory");
+        goto done;
+    }
 #define COL(name, type, rows, cols, data) \
-    if (column(c, "contacts", name, type, rows, cols, data) < 0) goto done
+    if (column(c, "contacts", name, type, rows, cols, \
+               in_order(data, (cols ? cols : 1) * sizeof *(data), m, order, out)) < 0) goto done
     if (sh5_attr(c, "n_contacts", SH5_I64, 0, &m64) < 0) goto done;
     COL("id", SH5_I64, m, 2, t->id);
     COL("wall", SH5_U8, m, 0, t->wall);
@@ -180,14 +270,19 @@ static int write_contacts(hid_t g, const contact_table *t)
     COL("normal_force", SH5_F64, m, 0, t->normal_force);
     COL("normal_force_vector", SH5_F64, m, 3, t->normal_force_vector);
     COL("tangential_force", SH5_F64, m, 3, t->tangential_force);
-    COL("endpoints", SH5_F64, 2 * m, 3, t->endpoints);
+    /* two rows per contact, in the contact's place */
+    if (column(c, "contacts", "endpoints", SH5_F64, 2 * m, 3,
+               in_order(t->endpoints, 6 * sizeof *t->endpoints, m, order, out)) < 0)
+        goto done;
     for (int h = 0; h < sim_n_pair_history; h++) {
         const pair_history_field *hf = &sim_pair_history[h];
-        COL(hf->name, SH5_F64, m, hf->count > 1 ? (size_t)hf->count : 0, t->history[h]);
+        size_t cols = hf->count > 1 ? (size_t)hf->count : 0;
+        COL(hf->name, SH5_F64, m, cols, t->history[h]);
     }
 #undef COL
     rc = 0;
 done:
+    free(out);
     if (sh5_close(H5Gclose, c) < 0) rc = -1;
     return rc;
 }
@@ -266,22 +361,28 @@ static uint64_t file_size(const char *path)
 int snapshot_data_write(const char *path, const snapshot_state *st, const double box_min[3],
                         const double box_max[3], snapshot_meta *m, char *err, size_t err_len)
 {
-    contact_table t;
+    contact_table built = {0};
+    const contact_table *t = st->contacts ? st->contacts : &built;
     wall_triangles w = {0};
-    if (contact_table_build(&t, st) < 0) {
-        snapshot_set_err(err, err_len, "out of memory");
-        return -1;
+    size_t *particle_order = NULL, *contact_order = NULL;
+    int oom = !st->contacts && contact_table_build(&built, st) < 0;
+    if (!oom && st->walls && wall_triangles_build(&w, st->walls, st->time, box_min, box_max) < 0) oom = 1;
+    if (!oom && st->in_id_order) {
+        particle_order = particles_by_id(st->p, &oom);
+        if (!oom) contact_order = contacts_by_id(t, &oom);
     }
-    if (st->walls && wall_triangles_build(&w, st->walls, st->time, box_min, box_max) < 0) {
-        contact_table_free(&t);
+    if (oom) {
+        free(particle_order);
+        contact_table_free(&built);
+        wall_triangles_free(&w);
         snapshot_set_err(err, err_len, "out of memory");
         return -1;
     }
     h5_quiet q;
     h5_quiet_begin(&q);
-    int64_t len = max3((int64_t)st->p->n_local, 2 * (int64_t)t.m, 1);
+    int64_t len = max3((int64_t)st->p->n_local, 2 * (int64_t)t->m, 1);
     hid_t f = sh5_create_file(path);
-    int ok = f >= 0 && write_particles(f, st) == 0 && write_contacts(f, &t) == 0 &&
+    int ok = f >= 0 && write_particles(f, st, particle_order) == 0 && write_contacts(f, t, contact_order) == 0 &&
              (!st->engine || write_engine(f, st->engine) == 0) &&
              (!st->walls || st->walls->n == 0 || write_walls(f, &w) == 0) && write_vertex_index(f, len) == 0;
     if (sh5_close(H5Fclose, f) < 0) ok = 0;
@@ -289,10 +390,12 @@ int snapshot_data_write(const char *path, const snapshot_state *st, const double
     if (!ok) snapshot_set_err(err, err_len, "cannot write '%s': %s", path, sh5_error);
     else
         *m = (snapshot_meta){.time = st->time, .step = st->step, .n_particles = (int64_t)st->p->n_local,
-                             .n_contacts = (int64_t)t.m, .n_wall_vertices = (int64_t)w.n_vertices,
+                             .n_contacts = (int64_t)t->m, .n_wall_vertices = (int64_t)w.n_vertices,
                              .n_wall_triangles = (int64_t)w.n_triangles, .vertex_len = len,
                              .bytes = file_size(path)};
-    contact_table_free(&t);
+    free(particle_order);
+    free(contact_order);
+    contact_table_free(&built);
     wall_triangles_free(&w);
     if (!ok) unlink(path);
     return ok ? 0 : -1;

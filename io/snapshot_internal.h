@@ -161,22 +161,6 @@ uint64_t snapshot_xdmf_size(int count, int has_walls);
 
 /* -------------------------------------------------------- snapshot_contacts.c */
 
-/* The touching pairs of a snapshot, as written to its contacts group. */
-typedef struct contact_table {
-    size_t m;
-    int64_t *id;       /* 2 m: particle id, other particle id or wall index */
-    uint8_t *wall;     /* m */
-    int64_t *slot;     /* m: the pair's place among its first particle's list entries */
-    uint8_t *ended;    /* m: 0 in contact, 1 ending this step, 2 ended (contact_list.touching) */
-    double *point, *normal, *normal_force_vector, *tangential_force; /* 3 m */
-    double *overlap, *normal_force;                                  /* m */
-    double *endpoints; /* 6 m: the two ends of the segment ParaView draws */
-    double *history[SIM_MAX_HISTORY_FIELDS]; /* per sim_pair_history field: count m */
-} contact_table;
-
-/* Fills t from the contact lists of st (empty when st has none). Returns 0 or -1
- * (memory). */
-int contact_table_build(contact_table *t, const snapshot_state *st);
-void contact_table_free(contact_table *t);
+/* contact_table (snapshot.h) is built here. */
 
 #endif
