@@ -52,23 +52,34 @@ void sim_observe(const sim *s, sim_observables *o)
                                    o->dissipated_plasticity + o->dissipated_friction +
                                    o->dissipated_rolling - s->initial_energy - wall_work;
 
+    /* a rank counts the pairs whose first particle it owns (in one process: all) */
     double worst = 0.0;
-    int64_t n = 0;
+    int64_t n = 0, n_wall = 0;
     const contact_list *c = &s->pairs;
     for (size_t k = 0; k < c->n; k++) {
         double d = contact_overlap(c, &s->p, k);
-        if (!(d > 0.0)) continue;
+        if (!(d > 0.0) || c->i[k] >= p->n_local) continue;
         n++;
         if (d > worst) worst = d;
     }
-    o->n_contacts = n;
     const contact_list *w = &s->wall_pairs;
-    n = 0;
     for (size_t k = 0; k < w->n; k++) {
         if (!(w->overlap[k] > 0.0)) continue;
-        n++;
+        n_wall++;
         if (w->overlap[k] > worst) worst = w->overlap[k];
     }
+    if (s->ghost_hooks) { /* counts are exact sums of whole numbers */
+        exact_sum counts[2];
+        exact_sum_clear(&counts[0]);
+        exact_sum_clear(&counts[1]);
+        exact_sum_add(&counts[0], (double)n);
+        exact_sum_add(&counts[1], (double)n_wall);
+        sim_reduce_exact(s, counts, 2);
+        n = (int64_t)exact_sum_value(&counts[0]);
+        n_wall = (int64_t)exact_sum_value(&counts[1]);
+        worst = sim_reduce_largest(s, worst);
+    }
+    o->n_contacts = n;
     /* the load on each wall, as the force computation summed it from the wall contacts'
      * stored forces (walls.force: minus the force on the particles) */
     o->n_walls = s->walls.n;
@@ -78,7 +89,7 @@ void sim_observe(const sim *s, sim_observables *o)
     if (o->wall_torque)
         for (size_t k = 0; k < 3 * s->walls.n; k++)
             o->wall_torque[k] = s->walls.torque ? s->walls.torque[k] : NAN;
-    o->n_wall_contacts = n;
+    o->n_wall_contacts = n_wall;
     o->max_overlap = worst;
     o->inserted_mass = o->discharged_mass = 0.0;
     for (int k = 0; k < s->cfg.n_inlets; k++) o->inserted_mass += s->inlets[k].mass_inserted;

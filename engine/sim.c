@@ -228,6 +228,11 @@ void sim_reduce_exact(const sim *s, struct exact_sum *sums, int n)
     if (s->ghost_hooks && s->ghost_hooks->reduce) s->ghost_hooks->reduce(sums, n, s->ghost_hooks->ctx);
 }
 
+double sim_reduce_largest(const sim *s, double x)
+{
+    return s->ghost_hooks && s->ghost_hooks->largest ? s->ghost_hooks->largest(x, s->ghost_hooks->ctx) : x;
+}
+
 void sim_free(sim *s)
 {
     particles_free(&s->p);

@@ -47,6 +47,8 @@ typedef struct sim_ghost_hooks {
     /* adds up n exact sums (exact_sum.h) over the ranks, in place: the totals of the
      * energy books, the observables and the walls' loads are every rank's */
     void (*reduce)(struct exact_sum *sums, int n, void *ctx);
+    /* the largest of the ranks' x */
+    double (*largest)(double x, void *ctx);
     void *ctx;
 } sim_ghost_hooks;
 
@@ -154,6 +156,8 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len);
 /* Engine-internal: exact sums of this rank's terms made every rank's (the hooks'
  * reduce; nothing in one process). Every rank calls it at the same point. */
 void sim_reduce_exact(const sim *s, struct exact_sum *sums, int n);
+/* The largest of the ranks' x (x in one process); collective like sim_reduce_exact. */
+double sim_reduce_largest(const sim *s, double x);
 
 /* The binary collision of a binding's typical particles (calibration's reference), and
  * whether it is a particle against a wall (one of the materials has no particles). */

@@ -54,6 +54,8 @@ int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_
     }
     char located[sizeof err + 512];
     tuning_from_env(&cfg->tuning);
+    /* a run split over ranks sums by id (sim_split): built so from the start */
+    if (ranks_count() > 1) cfg->reproducible = true;
     if (sim_create(s, cfg, err, sizeof err) != 0) {
         if (stopped_by(stop, case_path)) return 128 + *stop;
         case_locate_error(cfg, err, located, sizeof located);

@@ -26,6 +26,9 @@
 #include "run_driver.h"
 #include "output_schedule.h"
 #include "snapshot.h"
+#ifdef DEMPACT_MPI
+#include "split_run.h"
+#endif
 
 static void usage(FILE *out)
 {
@@ -96,22 +99,23 @@ typedef struct progress {
 } progress;
 
 /* run_driver's progress callback (ctx: the progress) */
-static void report_progress(void *ctx, const sim *s, int final)
+static void report_progress(void *ctx, const run_driver *d, int final)
 {
     progress *pr = ctx;
+    const sim *s = d->s;
     double now = wall_seconds();
     double interval = pr->on_terminal ? 0.5 : 5.0;
     if (!final && now - pr->last_report < interval) return;
     pr->last_report = now;
     double elapsed = now - pr->started;
     int64_t done = s->step - pr->first_step;
-    double rate = elapsed > 0 ? done * (double)s->p.n_local / elapsed : 0.0;
+    double rate = elapsed > 0 ? done * (double)d->particles / elapsed : 0.0;
     double left = done > 0 ? elapsed * (pr->total_steps - s->step) / done : 0.0;
     char eta[32];
     format_duration(final ? elapsed : left, eta, sizeof eta);
     fprintf(stderr, "%sstep %lld/%lld  t = %.6g s  %zu contacts  %.3g particle-steps/s  %s %s%s",
             pr->on_terminal ? "\r" : "", (long long)s->step, (long long)pr->total_steps,
-            s->time, s->n_contacts, rate, final ? "elapsed" : "left", eta,
+            s->time, d->contacts, rate, final ? "elapsed" : "left", eta,
             pr->on_terminal && !final ? "   " : "\n");
     fflush(stderr);
 }
@@ -132,17 +136,29 @@ static void print_calibrations(const sim *s)
     }
 }
 
+/* What a run split over ranks cannot do yet: says so on stderr, returns -1. */
+static int refuse_on_ranks(const sim_config *cfg, const char *restart_path, int n_ranks)
+{
+    const char *what = cfg->n_inlets > 0 ? "inlets"
+                       : cfg->n_outlets > 0 ? "outlets"
+                       : cfg->watchdog.on_error == WATCHDOG_ACTION_DROP_PARTICLE
+                           ? "watchdog.on_error: drop_particle"
+                       : restart_path ? "--restart" : NULL;
+    if (!what) return 0;
+    fprintf(stderr, "dempact run: %s: %s do%s not run on several ranks yet; run it on one "
+                    "(without mpirun), where it gives the same results\n",
+            cfg->case_path ? cfg->case_path : cfg->name, what,
+            !strcmp(what, "inlets") || !strcmp(what, "outlets") ? "" : "es");
+    (void)n_ranks;
+    return -1;
+}
+
 int cli_run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
-    if (ranks_count() > 1) {
-        if (ranks_self() == 0)
-            fprintf(stderr, "dempact run: started on %d ranks, but runs on one for now (start it "
-                            "without mpirun); `mpirun -np %d dempact check CASE.yaml` shows how "
-                            "the case would be split over %d\n",
-                    ranks_count(), ranks_count(), ranks_count());
-        return EXIT_BAD_INPUT;
-    }
+    /* on several ranks each reads and builds the same case; rank 0 speaks for all */
+    const int n_ranks = ranks_count();
+    if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
     /* HDF5 1.10 leaks internal objects when a write fails (a full disk), and its clean-up
      * at exit then loops or crashes. Every file is closed explicitly; skip that clean-up. */
     H5dont_atexit();
@@ -221,6 +237,15 @@ int cli_run(int argc, char **argv)
     int status = 0;
     snapshot_file *out = NULL;
     double *wall_load = NULL;
+#ifdef DEMPACT_MPI
+    split_run split;
+    int split_started = 0;
+    run_ranks over_ranks;
+#endif
+    if (n_ranks > 1 && refuse_on_ranks(&cfg, restart_path, n_ranks) != 0) {
+        status = EXIT_BAD_INPUT;
+        goto done;
+    }
     /* everything is checked before anything in the output folder is touched: the case
      * (above), the restart file, the length of the run, the folder */
     if (restart_path &&
@@ -243,8 +268,8 @@ int cli_run(int argc, char **argv)
     output_grids(&cfg, s.dt, total_steps, &snap_grid, &sample_grid);
     if (!quiet)
         fprintf(stderr, "%s: %zu particles, %d walls, dt = %.4g s (stable limit %.4g s), %lld steps, "
-                        "%d threads\n", cfg.name, s.p.n_local, cfg.n_walls, s.dt, s.dt_limit,
-                (long long)total_steps, omp_get_max_threads());
+                        "%d threads%s\n", cfg.name, s.p.n_local, cfg.n_walls, s.dt, s.dt_limit,
+                (long long)total_steps, omp_get_max_threads(), n_ranks > 1 ? " per rank" : "");
     if (!quiet && restart_path) {
         fprintf(stderr, "restarting from snapshot %d of %d in %s: step %lld, t = %.6g s\n", rp.index,
                 rp.count, restart_path, (long long)rp.step, rp.time);
@@ -266,31 +291,57 @@ int cli_run(int argc, char **argv)
     memcpy(info.domain_min, cfg.domain_min, sizeof info.domain_min);
     memcpy(info.domain_max, cfg.domain_max, sizeof info.domain_max);
     wall_load = calloc(6 * (s.walls.n ? s.walls.n : 1), sizeof *wall_load);
-    if (!wall_load) {
+    if (ranks_worst(!wall_load)) {
         fprintf(stderr, "dempact run: out of memory\n");
         status = 3;
         goto done;
     }
-    if (snapshot_check_output(out_dir, cfg.name, &info, restart_path, err, sizeof err) != 0 ||
-        !(out = snapshot_create(out_dir, cfg.name, &info, restart_path ? &rp.carry : NULL, err, sizeof err))) {
+#ifdef DEMPACT_MPI
+    if (n_ranks > 1) {
+        if (!quiet)
+            fprintf(stderr, "dempact run: on %d ranks, each particle's contact forces summed in the "
+                            "order of the partners' ids (parallel.reproducible: on), so the run "
+                            "ends as it would on one; split:\n", n_ranks);
+        split_started = split_run_start(&s, &split, quiet ? NULL : stderr, err, sizeof err) == 0;
+        if (ranks_worst(!split_started)) {
+            fprintf(stderr, "dempact run: %s: %s\n", case_path, err);
+            status = EXIT_BAD_INPUT;
+            goto done;
+        }
+        split_run_driver(&over_ranks);
+    }
+#endif
+    /* rank 0 writes the output (split_output.h) */
+    if (ranks_self() == 0 &&
+        (snapshot_check_output(out_dir, cfg.name, &info, restart_path, err, sizeof err) != 0 ||
+         !(out = snapshot_create(out_dir, cfg.name, &info, restart_path ? &rp.carry : NULL, err, sizeof err)))) {
         fprintf(stderr, "dempact run: %s\n", err);
         status = EXIT_BAD_INPUT;
-        goto done;
     }
+    if ((status = ranks_worst(status)) != 0) goto done;
+    run_driver drive = {.s = &s, .out = out, .total_steps = total_steps, .snapshots = snap_grid,
+                        .samples = sample_grid, .wall_load = wall_load,
+                        .stop = &stop_signal, .log = stderr, .who = "dempact run",
+                        .progress = quiet ? NULL : report_progress,
+                        .written = restart_path ? 1 : 0};
+#ifdef DEMPACT_MPI
+    if (n_ranks > 1) drive.ranks = &over_ranks;
+#endif
     if (!restart_path) {
-        if (run_driver_add_sample(out, &s, wall_load, err, sizeof err) != 0 ||
-            run_driver_write_snapshot(out, &s, err, sizeof err) != 0)
+        int rc = run_driver_add_sample(out, &s, wall_load, err, sizeof err);
+        if (ranks_worst(rc != 0)) goto write_failed;
+        if (drive.ranks ? drive.ranks->write_snapshot(drive.ranks->ctx, out, &s, err, sizeof err)
+                        : run_driver_write_snapshot(out, &s, err, sizeof err))
             goto write_failed;
     }
     progress pr = {.started = wall_seconds(), .first_step = s.step, .total_steps = total_steps,
                    .on_terminal = isatty(STDERR_FILENO)};
     watchdog_state wd;
     watchdog_start(&wd, &s, stderr); /* drops are announced even when quiet */
-    run_driver drive = {.s = &s, .out = out, .total_steps = total_steps, .snapshots = snap_grid,
-                        .samples = sample_grid, .wd = &wd, .wall_load = wall_load,
-                        .stop = &stop_signal, .log = stderr, .who = "dempact run",
-                        .progress = quiet ? NULL : report_progress, .progress_ctx = &pr,
-                        .written = restart_path ? 1 : 0};
+    /* the energy check sums over one process's particles: not over ranks (yet) */
+    if (n_ranks > 1) wd.energy_budget = NAN;
+    drive.wd = &wd;
+    drive.progress_ctx = &pr;
     switch (run_driver_loop(&drive, err, sizeof err)) {
     case RUN_FINISHED:
     case RUN_STOPPED:
@@ -330,6 +381,9 @@ write_failed:
                 snapshot_h5_path(out));
     status = EXIT_RUN_FAILED;
 done:
+#ifdef DEMPACT_MPI
+    if (split_started) split_run_free(&split);
+#endif
     if (snapshot_close(out) != 0 && status == 0) status = EXIT_RUN_FAILED;
     restart_point_free(&rp);
     free(wall_load);

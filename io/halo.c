@@ -524,6 +524,13 @@ static int any_rank(int due, void *ctx)
     return any;
 }
 
+static double largest_over_ranks(double x, void *ctx)
+{
+    (void)ctx;
+    MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return x;
+}
+
 /* Exact sums add up over the ranks digit by digit (integers: any order, the same
  * bits), each normalised first so that no digit can overflow. */
 static void sum_over_ranks(exact_sum *sums, int n, void *ctx)
@@ -553,6 +560,7 @@ void halo_hooks(halo *h, sim_ghost_hooks *hooks)
     hooks->make = make_ghosts;
     hooks->update = update_ghosts;
     hooks->any = any_rank;
+    hooks->largest = largest_over_ranks;
     hooks->ctx = h;
 }
 

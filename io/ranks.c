@@ -60,3 +60,11 @@ int ranks_silence_others(void)
     if (self == 0) return 0;
     return freopen("/dev/null", "w", stdout) && freopen("/dev/null", "w", stderr) ? 0 : -1;
 }
+
+int ranks_worst(int status)
+{
+#ifdef DEMPACT_MPI
+    if (count > 1) MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#endif
+    return status;
+}

@@ -16,5 +16,8 @@ int ranks_count(void);
 /* For a command every rank runs alike: rank 0 speaks for all, the others' stdout and
  * stderr go to /dev/null. Returns 0 or -1. */
 int ranks_silence_others(void);
+/* The largest of the ranks' status (an exit status, a flag): collective, for a step
+ * every rank must take or skip alike. */
+int ranks_worst(int status);
 
 #endif

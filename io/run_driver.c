@@ -28,7 +28,7 @@ int run_driver_add_sample(snapshot_file *out, const sim *s, double *wall_load, c
 {
     sim_observables o = {.wall_force = wall_load, .wall_torque = wall_load + 3 * s->walls.n};
     sim_observe(s, &o);
-    return snapshot_add_sample(out, &o, err, err_len);
+    return out ? snapshot_add_sample(out, &o, err, err_len) : 0;
 }
 
 /* Checked every 1000 steps (or every time-series sample, if they are further apart)
@@ -68,47 +68,96 @@ static void check_free_space(const run_driver *d, const char *h5_path, uint64_t 
                 d->who, (long long)snapshots_left, need / 1e6, have / 1e6, h5_path);
 }
 
-static int stopped(const run_driver *d) { return d->stop && *d->stop; }
+/* What ends the loop after a step, as every rank must see it alike. */
+typedef struct step_end {
+    int stop;          /* a stop was asked for (on some rank) */
+    int no_memory;     /* the step ran out of memory (on some rank) */
+    int problem;       /* the watchdog found a problem (on some rank) */
+} step_end;
+
+static int stop_asked(const run_driver *d) { return d->stop && *d->stop; }
+
+/* Agrees on the step's end over the ranks, and counts the particles and contacts. */
+static step_end agree(run_driver *d, int no_memory, int problem)
+{
+    const sim *s = d->s;
+    step_end e = {.stop = stop_asked(d), .no_memory = no_memory, .problem = problem};
+    size_t contacts = s->n_contacts;
+    if (!d->ranks) {
+        d->particles = s->p.n_local;
+        d->contacts = contacts;
+        return e;
+    }
+    /* a pair this rank computed from another rank's particle is that rank's to count */
+    const contact_list *c = &s->pairs;
+    if (c->first_of_i && c->n_first > s->p.n_local)
+        for (size_t k = c->first_of_i[s->p.n_local]; k < c->first_of_i[c->n_first]; k++)
+            contacts -= contact_holds_force(c->touching[k]) && contacts > 0;
+    double v[5] = {e.stop, e.no_memory, e.problem, (double)s->p.n_local, (double)contacts};
+    d->ranks->sum(v, 5, d->ranks->ctx);
+    d->particles = (size_t)v[3];
+    d->contacts = (size_t)v[4];
+    return (step_end){.stop = v[0] > 0, .no_memory = v[1] > 0, .problem = v[2] > 0};
+}
+
+static int write_snapshot(run_driver *d, char *err, size_t err_len)
+{
+    if (d->ranks) return d->ranks->write_snapshot(d->ranks->ctx, d->out, d->s, err, err_len);
+    return run_driver_write_snapshot(d->out, d->s, err, err_len);
+}
+
+/* Whether the writing failed on any rank (a time-series sample on the writing one). */
+static int failed(const run_driver *d, int rc)
+{
+    if (!d->ranks) return rc != 0;
+    double v = rc != 0;
+    d->ranks->sum(&v, 1, d->ranks->ctx);
+    return v > 0;
+}
 
 run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
 {
     sim *s = d->s;
     /* the dashpot check's cadence (run_driver_warn_dashpots) */
     int64_t dashpot_every = d->samples.every > 1000 ? d->samples.every : 1000;
-    while (s->step < d->total_steps && !stopped(d)) {
+    /* a stop asked before the first step (one process: the ranks agree after a step) */
+    step_end end = {.stop = !d->ranks && stop_asked(d)};
+    while (s->step < d->total_steps && !end.stop) {
         sim_step(s);
         watchdog_report wr;
         /* memory may run out in the step, or as the watchdog drops a particle */
         watchdog_problem guard =
             s->fault == SIM_FAULT_NO_MEMORY ? WATCHDOG_OK : watchdog_guard(s, d->wd, &wr);
-        if (s->fault == SIM_FAULT_NO_MEMORY) return RUN_NO_MEMORY;
-        if (guard != WATCHDOG_OK) {
-            char why[4096];
-            watchdog_format(&wr, s, why, sizeof why);
+        end = agree(d, s->fault == SIM_FAULT_NO_MEMORY, guard != WATCHDOG_OK);
+        if (end.no_memory) return RUN_NO_MEMORY;
+        if (end.problem) {
+            char why[4096] = "";
+            if (guard != WATCHDOG_OK) watchdog_format(&wr, s, why, sizeof why);
+            if (d->ranks) d->ranks->share(why, sizeof why, guard != WATCHDOG_OK, d->ranks->ctx);
             if (d->log) fprintf(d->log, "%s: %s\n", d->who, why);
             /* a cause the watchdog cannot name */
             run_driver_warn_dashpots(s, d->log, d->who, &d->warned_dashpots);
-            if (run_driver_write_snapshot(d->out, s, err, err_len) != 0) return RUN_WRITE_FAILED;
+            if (write_snapshot(d, err, err_len) != 0) return RUN_WRITE_FAILED;
             d->written++;
             snprintf(err, err_len, "%s", why);
             return RUN_WATCHDOG;
         }
         int last = s->step == d->total_steps;
         if ((output_grid_due(&d->samples, s->step) || last) &&
-            run_driver_add_sample(d->out, s, d->wall_load, err, err_len) != 0)
+            failed(d, run_driver_add_sample(d->out, s, d->wall_load, err, err_len)))
             return RUN_WRITE_FAILED;
         if (s->step % dashpot_every == 0)
             run_driver_warn_dashpots(s, d->log, d->who, &d->warned_dashpots);
-        if (output_grid_due(&d->snapshots, s->step) || last || stopped(d)) {
-            if (run_driver_write_snapshot(d->out, s, err, err_len) != 0) return RUN_WRITE_FAILED;
+        if (output_grid_due(&d->snapshots, s->step) || last || end.stop) {
+            if (write_snapshot(d, err, err_len) != 0) return RUN_WRITE_FAILED;
             /* the size of a typical snapshot: the second of a new file (the first also
              * allocates the file's shared datasets) */
-            if (++d->written == 2)
+            if (++d->written == 2 && d->out)
                 check_free_space(d, snapshot_h5_path(d->out), snapshot_last_size(d->out),
                                  output_grid_count(&d->snapshots, s->step, d->total_steps) + 1);
         }
-        if (d->progress) d->progress(d->progress_ctx, s, last);
+        if (d->progress) d->progress(d->progress_ctx, d, last);
     }
-    if (snapshot_flush(d->out, err, err_len) != 0) return RUN_WRITE_FAILED;
-    return stopped(d) ? RUN_STOPPED : RUN_FINISHED;
+    if (failed(d, d->out ? snapshot_flush(d->out, err, err_len) : 0)) return RUN_WRITE_FAILED;
+    return end.stop ? RUN_STOPPED : RUN_FINISHED;
 }

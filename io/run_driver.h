@@ -3,6 +3,8 @@
  * their grids (output_schedule.h); a check of the normal dashpots against the step; a
  * free-space check once a snapshot's size is known; a stop flag polled after each step
  * (a signal handler sets it: a last snapshot, then out); progress through a callback.
+ * Split over MPI ranks (run_ranks), the ranks agree after every step on what ends the
+ * loop (a stop, a watchdog problem, memory), so that all of them leave it together.
  *
  * It never exits. It writes only to `log` (warnings and the watchdog's message, each
  * line starting with `who`), and reports what ended the loop as a run_outcome with a
@@ -29,6 +31,19 @@ typedef enum run_outcome {
     RUN_WRITE_FAILED, /* a snapshot or sample could not be written (err: why) */
 } run_outcome;
 
+/* What a run split over MPI ranks adds (io/split_run.h makes it; NULL in one process).
+ * Every call is collective: every rank makes it at the same point of the loop. */
+typedef struct run_ranks {
+    /* v[0 .. n-1] summed over the ranks, in place (flags: any rank's) */
+    void (*sum)(double *v, int n, void *ctx);
+    /* the message of the lowest rank with have != 0, into every rank's msg */
+    void (*share)(char *msg, size_t len, int have, void *ctx);
+    /* writes s's snapshot to out (the writing rank's; NULL on the others); every rank
+     * returns the same */
+    int (*write_snapshot)(void *ctx, snapshot_file *out, const sim *s, char *err, size_t err_len);
+    void *ctx;
+} run_ranks;
+
 typedef struct run_driver {
     sim *s;
     snapshot_file *out;
@@ -39,9 +54,12 @@ typedef struct run_driver {
     const volatile sig_atomic_t *stop;  /* NULL: never stopped from outside */
     FILE *log;                          /* NULL: no warnings */
     const char *who;                    /* the start of each log line, e.g. "dempact run" */
+    const run_ranks *ranks;             /* an MPI run's, or NULL */
     /* called after each step (last: the final step), or NULL */
-    void (*progress)(void *ctx, const sim *s, int last);
+    void (*progress)(void *ctx, const struct run_driver *d, int last);
     void *progress_ctx;
+    /* after each step: particles and touching contacts, over all ranks (out) */
+    size_t particles, contacts;
     int written;                        /* snapshots in `out` so far (in and out) */
     int warned_dashpots;                /* the dashpot warning was given (in and out) */
 } run_driver;
@@ -52,7 +70,8 @@ run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len);
 /* What one snapshot records, from the simulation. */
 snapshot_state run_driver_state(const sim *s);
 int run_driver_write_snapshot(snapshot_file *out, const sim *s, char *err, size_t err_len);
-/* Appends a time-series sample; wall_load: room for 6 doubles per wall. */
+/* Appends a time-series sample (out NULL: observes only, as an MPI rank that does not
+ * write must); wall_load: room for 6 doubles per wall. */
 int run_driver_add_sample(snapshot_file *out, const sim *s, double *wall_load, char *err,
                           size_t err_len);
 /* Warns on log, once (*warned), when a touching contact's normal dashpot is stiffer than

@@ -96,6 +96,15 @@ typedef struct contact_table {
  * Returns 0 or -1 (memory). */
 int contact_table_build(contact_table *t, const snapshot_state *st);
 void contact_table_free(contact_table *t);
+/* The columns of t, each one's data and bytes per row (for copying rows about, e.g.
+ * an MPI run gathering them). Returns how many (at most CONTACT_TABLE_COLUMNS). */
+#define CONTACT_TABLE_COLUMNS (11 + SIM_MAX_HISTORY_FIELDS)
+int contact_table_columns(const contact_table *t, void *data[], size_t row_bytes[]);
+/* Room for m rows (at least one). Returns 0 or -1 (memory; t is then empty). */
+int contact_table_alloc(contact_table *t, size_t m);
+/* How many particles and walls each local particle of st touches (n_local values):
+ * every pair that holds a force and names it, whichever particle is first. */
+void snapshot_contact_counts(const snapshot_state *st, int32_t *n_contacts);
 
 /* ---------------------------------------------------------------- time series */
 

@@ -91,12 +91,10 @@ static void fill_row(contact_table *t, size_t r, const snapshot_state *st, const
     }
 }
 
-int contact_table_build(contact_table *t, const snapshot_state *st)
+int contact_table_alloc(contact_table *t, size_t m)
 {
     memset(t, 0, sizeof *t);
-    size_t n_local = st->p->n_local;
-    size_t np = count_rows(st->pairs, n_local), nw = st->walls ? count_rows(st->wall_pairs, n_local) : 0;
-    size_t m = np + nw, alloc = m ? m : 1;
+    size_t alloc = m ? m : 1;
     t->m = m;
     t->id = malloc(2 * alloc * sizeof *t->id);
     t->wall = malloc(alloc * sizeof *t->wall);
@@ -119,6 +117,34 @@ int contact_table_build(contact_table *t, const snapshot_state *st)
         contact_table_free(t);
         return -1;
     }
+    return 0;
+}
+
+int contact_table_columns(const contact_table *t, void *data[], size_t row_bytes[])
+{
+    int n = 0;
+#define COLUMN(p, count) (data[n] = (void *)(p), row_bytes[n++] = (count) * sizeof *(p))
+    COLUMN(t->id, 2);
+    COLUMN(t->wall, 1);
+    COLUMN(t->slot, 1);
+    COLUMN(t->ended, 1);
+    COLUMN(t->point, 3);
+    COLUMN(t->normal, 3);
+    COLUMN(t->normal_force_vector, 3);
+    COLUMN(t->tangential_force, 3);
+    COLUMN(t->overlap, 1);
+    COLUMN(t->normal_force, 1);
+    COLUMN(t->endpoints, 6);
+    for (int h = 0; h < sim_n_pair_history; h++) COLUMN(t->history[h], (size_t)sim_pair_history[h].count);
+#undef COLUMN
+    return n;
+}
+
+int contact_table_build(contact_table *t, const snapshot_state *st)
+{
+    size_t n_local = st->p->n_local;
+    size_t np = count_rows(st->pairs, n_local), nw = st->walls ? count_rows(st->wall_pairs, n_local) : 0;
+    if (contact_table_alloc(t, np + nw) != 0) return -1;
     size_t r = 0;
     const contact_list *lists[2] = {st->pairs, st->walls ? st->wall_pairs : NULL};
     for (int L = 0; L < 2; L++) {

@@ -160,26 +160,29 @@ static size_t *contacts_by_id(const contact_table *t, int *oom)
     return order;
 }
 
-/* Per-particle contact counts (unless st gives them) and energies, in store order. */
+void snapshot_contact_counts(const snapshot_state *st, int32_t *n_contacts)
+{
+    size_t n = st->p->n_local;
+    memset(n_contacts, 0, n * sizeof *n_contacts);
+    const contact_list *lists[2] = {st->pairs, st->walls ? st->wall_pairs : NULL};
+    for (int L = 0; L < 2; L++) {
+        const contact_list *c = lists[L];
+        if (!c) continue;
+        for (size_t k = 0; k < c->n; k++) {
+            if (!contact_holds_force(c->touching[k])) continue;
+            if (c->i[k] < n) n_contacts[c->i[k]]++;
+            if (L == 0 && c->owner_j[k] < n) n_contacts[c->owner_j[k]]++;
+        }
+    }
+}
+
+/* Per-particle contact counts and energies, in store order. */
 static void particle_extras(const snapshot_state *st, int32_t *n_contacts, double *ek, double *er)
 {
     const particle_store *p = st->p;
     size_t n = p->n_local;
-    if (st->n_contacts) {
-        memcpy(n_contacts, st->n_contacts, n * sizeof *n_contacts);
-    } else {
-        memset(n_contacts, 0, n * sizeof *n_contacts);
-        const contact_list *lists[2] = {st->pairs, st->walls ? st->wall_pairs : NULL};
-        for (int L = 0; L < 2; L++) {
-            const contact_list *c = lists[L];
-            if (!c) continue;
-            for (size_t k = 0; k < c->n; k++) {
-                if (!contact_holds_force(c->touching[k])) continue;
-                if (c->i[k] < n) n_contacts[c->i[k]]++;
-                if (L == 0 && c->owner_j[k] < n) n_contacts[c->owner_j[k]]++;
-            }
-        }
-    }
+    if (st->n_contacts) memcpy(n_contacts, st->n_contacts, n * sizeof *n_contacts);
+    else snapshot_contact_counts(st, n_contacts);
     for (size_t i = 0; i < n; i++) {
         double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
         double w2 = p->wx[i] * p->wx[i] + p->wy[i] * p->wy[i] + p->wz[i] * p->wz[i];

@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include "split_output.h"
+
 int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len)
 {
     memset(r, 0, sizeof *r);
@@ -41,4 +43,33 @@ void split_run_free(split_run *r)
 {
     halo_free(&r->h);
     decompose_free(&r->d);
+}
+
+static void sum_over_ranks(double *v, int n, void *ctx)
+{
+    (void)ctx;
+    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static void share_message(char *msg, size_t len, int have, void *ctx)
+{
+    (void)ctx;
+    int self, n_ranks, from;
+    MPI_Comm_rank(MPI_COMM_WORLD, &self);
+    MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
+    int mine = have ? self : n_ranks;
+    MPI_Allreduce(&mine, &from, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (from < n_ranks && len > 0) MPI_Bcast(msg, (int)len, MPI_CHAR, from, MPI_COMM_WORLD);
+}
+
+static int write_split_snapshot(void *ctx, snapshot_file *out, const sim *s, char *err, size_t err_len)
+{
+    (void)ctx;
+    return split_output_write(out, s, err, err_len);
+}
+
+void split_run_driver(run_ranks *out)
+{
+    *out = (run_ranks){.sum = sum_over_ranks, .share = share_message,
+                       .write_snapshot = write_split_snapshot};
 }

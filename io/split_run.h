@@ -9,6 +9,7 @@
 
 #include "decompose.h"
 #include "halo.h"
+#include "run_driver.h"
 
 typedef struct split_run {
     decomposition d;
@@ -25,5 +26,9 @@ int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len);
  * largest. */
 void split_run_traffic(const split_run *r, double per_step[2], double per_rebuild[2]);
 void split_run_free(split_run *r);
+
+/* The run driver's collectives over the ranks (sums, a shared message, the snapshot
+ * gathered and written on rank 0: split_output.h). */
+void split_run_driver(run_ranks *out);
 
 #endif
