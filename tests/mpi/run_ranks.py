@@ -1,0 +1,163 @@
+"""mpirun -np N dempact run against one process: each case (its parallel.reproducible
+turned on, as a split run has it) runs once without mpirun and once on each number of
+ranks given, and every snapshot file (particles, contacts, engine state, walls) and the
+whole time series must have the same bits, the ParaView files the same text.
+
+Cases (tests/data/e2e): small_pour (walls, periodic x, two materials, friction, both
+rolling models), mpi_periodic_box (periodic along three axes, crossing streams), the
+drum (a turning cylinder wall: its work is summed over ranks), a trough made of an STL
+surface (written here), and blow_up (the watchdog stops the run on the rank that holds
+the ball: every rank must stop with exit 4 and the same last snapshot; on 4 ranks the
+one ball cannot be split, and the run is refused with nothing written).
+
+Usage: run_ranks.py DEMPACT E2E_DATA CASES_DIR WORKDIR RANKS..."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root"]
+
+
+def fail(msg):
+    print("run_ranks: " + msg)
+    sys.exit(1)
+
+
+def reproducible(src, dst, extra=""):
+    """A copy of case src at dst that sums by id; paths in it made absolute."""
+    text = open(src).read()
+    text = re.sub(r"(?m)^parallel:.*\n", "", text)
+    base = os.path.dirname(os.path.abspath(src))
+    text = re.sub(r"(file:\s*)([^\s,}]+)", lambda m: m.group(1) + os.path.join(base, m.group(2)), text)
+    with open(dst, "w") as f:
+        f.write("parallel: {reproducible: true}\n" + extra + text)
+    return dst
+
+
+def trough(work):
+    """A V-shaped trough of four triangles (an ASCII STL) under a small pour."""
+    stl = os.path.join(work, "trough.stl")
+    # the two faces of the V, each a rectangle across x from 0 to 0.03 m
+    faces = [((0, 0.0, 0.02), (0, 0.01, 0.0)), ((0, 0.01, 0.0), (0, 0.02, 0.02))]
+    with open(stl, "w") as f:
+        f.write("solid trough\n")
+        for a, b in faces:
+            quad = [(0.0, a[1], a[2]), (0.03, a[1], a[2]), (0.03, b[1], b[2]), (0.0, b[1], b[2])]
+            for tri in ((quad[0], quad[1], quad[2]), (quad[0], quad[2], quad[3])):
+                f.write(" facet normal 0 0 0\n  outer loop\n")
+                for v in tri:
+                    f.write(f"   vertex {v[0]} {v[1]} {v[2]}\n")
+                f.write("  endloop\n endfacet\n")
+        f.write("endsolid trough\n")
+    case = os.path.join(work, "mpi_trough.yaml")
+    with open(case, "w") as f:
+        f.write(f"""name: mpi_trough
+parallel: {{reproducible: true}}
+domain: {{min: [0, 0, 0], max: [0.03, 0.02, 0.05], periodic: [true, false, false]}}
+gravity: [0, 0, -9.81]
+time: {{end: 0.04, output_interval: 0.01}}
+materials:
+  - {{name: glass, density: 2500, young: 1.0e7, poisson: 0.25}}
+  - {{name: steel, density: 7800, young: 2.0e11, poisson: 0.3}}
+contacts:
+  - {{materials: [glass, glass], law: hertz_tti, params: {{restitution: 0.5}}, friction: {{coefficient: 0.5}}}}
+  - {{materials: [glass, steel], law: hertz_tti, params: {{restitution: 0.6}}, friction: {{coefficient: 0.3}}}}
+walls:
+  - {{type: stl, material: steel, file: {stl}}}
+particles:
+  - {{source: random, material: glass, region: {{min: [0, 0.002, 0.022], max: [0.03, 0.018, 0.05]}}, count: 300, radius: 0.001, seed: 3}}
+""")
+    return case
+
+
+def run(cmd, expect=0):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    if r.returncode != expect:
+        fail(f"{' '.join(cmd)} exited {r.returncode}, not {expect}: {r.stderr[-3000:]}")
+    return r.stderr
+
+
+def same_h5(a, b):
+    """Names of datasets or attributes that differ between files a and b."""
+    bad = []
+    with h5py.File(a) as fa, h5py.File(b) as fb:
+        def visit(name, obj):
+            if name not in fb:
+                bad.append("missing " + name)
+                return
+            if isinstance(obj, h5py.Dataset):
+                x, y = obj[()], fb[name][()]
+                if x.shape != y.shape or np.asarray(x).tobytes() != np.asarray(y).tobytes():
+                    bad.append(name)
+            for k, v in obj.attrs.items():
+                if k not in fb[name].attrs or np.asarray(v).tobytes() != np.asarray(fb[name].attrs[k]).tobytes():
+                    bad.append(name + "@" + k)
+        fa.visititems(visit)
+        for k, v in fa.attrs.items():
+            if np.asarray(v).tobytes() != np.asarray(fb.attrs[k]).tobytes():
+                bad.append("@" + k)
+    return bad
+
+
+def compare(one, many, name, label):
+    snaps = sorted(os.listdir(os.path.join(one, name + ".d")))
+    other = sorted(os.listdir(os.path.join(many, name + ".d")))
+    if snaps != other or not snaps:
+        fail(f"{label}: snapshots {other} on ranks, {snaps} on one process")
+    for s in snaps:
+        bad = same_h5(os.path.join(one, name + ".d", s), os.path.join(many, name + ".d", s))
+        if bad:
+            fail(f"{label}: snapshot {s} differs from one process's in {bad[:6]}")
+    with h5py.File(os.path.join(one, name + ".h5")) as fa, h5py.File(os.path.join(many, name + ".h5")) as fb:
+        for k in fa["timeseries"]:
+            if fa["timeseries"][k][()].tobytes() != fb["timeseries"][k][()].tobytes():
+                fail(f"{label}: time series {k} differs from one process's")
+    for xmf in (name + ".xmf", name + "_contacts.xmf"):
+        if open(os.path.join(one, xmf)).read() != open(os.path.join(many, xmf)).read():
+            fail(f"{label}: {xmf} differs from one process's")
+    return len(snaps)
+
+
+def main():
+    dempact, e2e, cases, work = sys.argv[1:5]
+    ranks = [int(r) for r in sys.argv[5:]]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    runs = [  # case, end time (s), expected exit status
+        (reproducible(os.path.join(e2e, "small_pour.yaml"), os.path.join(work, "small_pour.yaml")), "0.04", 0),
+        (reproducible(os.path.join(e2e, "mpi_periodic_box.yaml"), os.path.join(work, "mpi_periodic_box.yaml")), "0.01", 0),
+        (reproducible(os.path.join(cases, "drum.yaml"), os.path.join(work, "drum.yaml")), "0.03", 0),
+        (trough(work), "0.04", 0),
+        (reproducible(os.path.join(e2e, "blow_up.yaml"), os.path.join(work, "blow_up.yaml")), "0.2", 4),
+    ]
+    for case, end, status in runs:
+        name = re.search(r"(?m)^name:\s*(\S+)", open(case).read()).group(1)
+        one = os.path.join(work, name + "_1")
+        run([dempact, "run", case, "--output", one, "--end-time", end, "--quiet", "--threads", "1"], status)
+        for n in ranks:
+            many = os.path.join(work, f"{name}_{n}")
+            log = run(MPIRUN + ["-np", str(n), dempact, "run", case, "--output", many, "--end-time", end,
+                                "--threads", "1"], status)
+            if f"on {n} ranks" not in log:
+                fail(f"{name} on {n} ranks: the log does not say so:\n{log[-2000:]}")
+            count = compare(one, many, name, f"{name} on {n} ranks")
+            if name == "blow_up":  # one ball cannot be split further
+                break
+            print(f"{name} on {n} ranks: {count} snapshots and the time series bit-identical to one process"
+                  + (" (stopped by the watchdog, exit 4, on every rank)" if status == 4 else ""))
+    # more ranks than the case can be split over: a clear error, nothing written
+    out = os.path.join(work, "too_many")
+    log = run(MPIRUN + ["-np", "4", dempact, "run", runs[-1][0], "--output", out, "--quiet"], 2)
+    if "use fewer ranks" not in log or os.path.exists(out):
+        fail(f"blow_up on 4 ranks: expected 'use fewer ranks' and no output, got:\n{log[-2000:]}")
+    print("blow_up on 4 ranks: refused (sub-domain narrower than the cutoff), nothing written")
+
+
+if __name__ == "__main__":
+    main()
