@@ -209,15 +209,59 @@ oom:
     return -1;
 }
 
+/* A particle's id and where it is, to find it again after a split renumbered it. */
+typedef struct id_place {
+    int64_t id;
+    double x[3];
+} id_place;
+
+static int by_place_id(const void *a, const void *b)
+{
+    int64_t x = ((const id_place *)a)->id, y = ((const id_place *)b)->id;
+    return (x > y) - (x < y);
+}
+
 int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
 {
     if (!s->cfg.reproducible) {
         snprintf(err, err_len, "parallel.reproducible: a run over several ranks sums by id");
         return -1;
     }
+    /* The split makes the last rebuild again, over the ranks: the particles where that
+     * rebuild had them (the list it made, and no periodic wrap beyond its own), the
+     * walls where they were then. The touching pairs go through it by the ids of their
+     * ends (list_rebuild), the forces with their particles; then each particle goes
+     * back to where it is now. */
+    particle_store *p = &s->p;
+    size_t n = p->n_local;
+    id_place *now = malloc((n ? n : 1) * sizeof *now);
+    if (!now) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        now[i] = (id_place){p->id[i], {p->x[i], p->y[i], p->z[i]}};
+        p->x[i] = s->x_at_rebuild[3 * i];
+        p->y[i] = s->x_at_rebuild[3 * i + 1];
+        p->z[i] = s->x_at_rebuild[3 * i + 2];
+    }
+    qsort(now, n, sizeof *now, by_place_id);
+    double time = s->walls.time;
+    int stale = s->list_stale;
+    walls_move(&s->walls, s->rebuild_wall_time);
     s->ghost_hooks = hooks;
     int rc = list_rebuild(s);
-    if (rc == 0) rc = compute_forces(s, 0);
+    walls_move(&s->walls, time);
+    s->list_stale = stale;
+    for (size_t i = 0; rc == 0 && i < p->n_local; i++) {
+        id_place key = {.id = p->id[i]};
+        const id_place *at = bsearch(&key, now, n, sizeof *now, by_place_id);
+        p->x[i] = at->x[0];
+        p->y[i] = at->x[1];
+        p->z[i] = at->x[2];
+    }
+    free(now);
+    if (rc == 0 && hooks->update(s, hooks->ctx) != 0) rc = -1;
     if (rc != 0) snprintf(err, err_len, rc == REBUILD_REFUSED ? "the neighbour rebuild was refused"
                                                               : "out of memory");
     return rc == 0 ? 0 : -1;

@@ -148,10 +148,12 @@ enum {
  * checked). Returns 0, or -1 with a message naming the problem in err. */
 int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len);
 void sim_free(sim *s);
-/* Hands the ghosts to `hooks` (which must outlive s) and makes the lists and the forces
- * of the start again: the particles are then those the hooks keep (an MPI rank's, after
- * every rank built the whole case). Needs sums by id (sim_config.reproducible: each
- * pair is computed alike by every rank that holds it). Returns 0, or -1 with a message. */
+/* Hands the ghosts to `hooks` (which must outlive s) and makes the last neighbour
+ * rebuild again through them: the particles are then those the hooks keep (an MPI
+ * rank's, after every rank built the whole case, or restored the whole snapshot), with
+ * their forces and their pairs' history, and the run goes on as in one process. Needs
+ * sums by id (sim_config.reproducible: each pair is computed alike by every rank that
+ * holds it). Returns 0, or -1 with a message. */
 int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len);
 /* Engine-internal: exact sums of this rank's terms made every rank's (the hooks'
  * reduce; nothing in one process). Every rank calls it at the same point. */
