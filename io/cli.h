@@ -23,11 +23,13 @@ int cli_check(int argc, char **argv);
  * and checks the state it starts from. Returns 0, or EXIT_BAD_INPUT after printing the
  * error (FILE:LINE: ...) on stderr. Free *s and *cfg afterwards in both cases. stop (may
  * be NULL): the caller's signal flag, polled by the long loops of reading and filling
- * (cfg->stop); when it was set the return is 128 + its value (the signal's number). */
+ * (cfg->stop); when it was set the return is 128 + its value (the signal's number).
+ * by_id: sum by id whatever the case says (parallel.reproducible: a run on several
+ * ranks, or the restart of one that summed so). */
 struct sim_config;
 struct sim;
 int cli_check_case(const char *case_path, struct sim_config *cfg, struct sim *s,
-                   volatile sig_atomic_t *stop);
+                   volatile sig_atomic_t *stop, int by_id);
 /* Per contact law of the case: the restitution it asks for and the one a head-on binary
  * collision of its typical particles gets at the case's step (engine/pair_restitution.h). */
 void cli_print_restitutions(FILE *out, const struct sim_config *cfg, const struct sim *s);

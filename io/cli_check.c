@@ -43,7 +43,8 @@ static int stopped_by(volatile sig_atomic_t *stop, const char *case_path)
     return 128 + sig;
 }
 
-int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_atomic_t *stop)
+int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_atomic_t *stop,
+                   int by_id)
 {
     char err[4096];
     memset(s, 0, sizeof *s);
@@ -54,8 +55,7 @@ int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_
     }
     char located[sizeof err + 512];
     tuning_from_env(&cfg->tuning);
-    /* a run split over ranks sums by id (sim_split): built so from the start */
-    if (ranks_count() > 1) cfg->reproducible = true;
+    if (by_id) cfg->reproducible = true;
     if (sim_create(s, cfg, err, sizeof err) != 0) {
         if (stopped_by(stop, case_path)) return 128 + *stop;
         case_locate_error(cfg, err, located, sizeof located);
@@ -202,7 +202,7 @@ int cli_check(int argc, char **argv)
     if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
     sim_config cfg = {0};
     sim s;
-    int status = cli_check_case(argv[1], &cfg, &s, NULL);
+    int status = cli_check_case(argv[1], &cfg, &s, NULL, ranks_count() > 1);
     if (status == 0) summary(&cfg, &s);
 #ifdef DEMPACT_MPI
     if (ranks_count() > 1) status = check_split(&cfg, &s, status);

@@ -137,19 +137,18 @@ static void print_calibrations(const sim *s)
 }
 
 /* What a run split over ranks cannot do yet: says so on stderr, returns -1. */
-static int refuse_on_ranks(const sim_config *cfg, const char *restart_path, int n_ranks)
+static int refuse_on_ranks(const sim_config *cfg)
 {
     const char *what = cfg->n_inlets > 0 ? "inlets"
                        : cfg->n_outlets > 0 ? "outlets"
                        : cfg->watchdog.on_error == WATCHDOG_ACTION_DROP_PARTICLE
                            ? "watchdog.on_error: drop_particle"
-                       : restart_path ? "--restart" : NULL;
+                       : NULL;
     if (!what) return 0;
     fprintf(stderr, "dempact run: %s: %s do%s not run on several ranks yet; run it on one "
                     "(without mpirun), where it gives the same results\n",
             cfg->case_path ? cfg->case_path : cfg->name, what,
             !strcmp(what, "inlets") || !strcmp(what, "outlets") ? "" : "es");
-    (void)n_ranks;
     return -1;
 }
 
@@ -226,7 +225,10 @@ int cli_run(int argc, char **argv)
     char err[4096];
     sim s;
     catch_stop_signals(); /* the reader and the fills poll the flag too */
-    int checked = cli_check_case(case_path, &cfg, &s, &stop_signal); /* as `dempact check` */
+    /* a run split over ranks sums by id (sim_split), and so does the restart of a run
+     * that summed so, to go on bit for bit */
+    int file_by_id = restart_path ? restart_sums_by_id(restart_path) : 0;
+    int checked = cli_check_case(case_path, &cfg, &s, &stop_signal, n_ranks > 1 || file_by_id == 1); /* as `dempact check` */
     if (checked != 0) {
         sim_free(&s);
         sim_config_free(&cfg);
@@ -242,12 +244,23 @@ int cli_run(int argc, char **argv)
     int split_started = 0;
     run_ranks over_ranks;
 #endif
-    if (n_ranks > 1 && refuse_on_ranks(&cfg, restart_path, n_ranks) != 0) {
+    if (n_ranks > 1 && refuse_on_ranks(&cfg) != 0) {
         status = EXIT_BAD_INPUT;
         goto done;
     }
     /* everything is checked before anything in the output folder is touched: the case
      * (above), the restart file, the length of the run, the folder */
+    if (restart_path && n_ranks > 1 && file_by_id == 0) {
+        /* its pairs were listed by index: a list by id holds many of them the other way
+         * round, their springs pointing the other way */
+        fprintf(stderr, "dempact run: --restart %s: the run that wrote it did not sum by id, as a "
+                        "run on several ranks does, and its contacts' history cannot be taken over; "
+                        "continue it on one process (without mpirun), or run the case with "
+                        "parallel: {reproducible: true}, whose output continues on any number of "
+                        "ranks\n", restart_path);
+        status = EXIT_BAD_INPUT;
+        goto done;
+    }
     if (restart_path &&
         restart_from_file(restart_path, from_step, cfg.case_text, &s, &rp, err, sizeof err) != 0) {
         fprintf(stderr, "dempact run: %s\n", err);
@@ -287,7 +300,8 @@ int cli_run(int argc, char **argv)
 
     snapshot_run_info info = {.case_name = cfg.name, .case_text = cfg.case_text,
                               .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s.dt,
-                              .walls = &s.walls, .overwrite = overwrite};
+                              .walls = &s.walls, .overwrite = overwrite,
+                              .sums_by_id = cfg.reproducible};
     memcpy(info.domain_min, cfg.domain_min, sizeof info.domain_min);
     memcpy(info.domain_max, cfg.domain_max, sizeof info.domain_max);
     wall_load = calloc(6 * (s.walls.n ? s.walls.n : 1), sizeof *wall_load);

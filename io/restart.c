@@ -318,6 +318,23 @@ static int read_root(restart_file *f, const sim *s, char *err, size_t err_len)
 
 void restart_point_free(restart_point *rp) { snapshot_carry_free(&rp->carry); }
 
+int restart_sums_by_id(const char *h5_path)
+{
+    h5_quiet q;
+    h5_quiet_begin(&q);
+    uint8_t by_id = 0;
+    struct stat st;
+    hid_t file = stat(h5_path, &st) == 0 && S_ISREG(st.st_mode) && H5Fis_hdf5(h5_path) > 0
+                     ? sh5_open_read(h5_path) : -1;
+    int answer = file >= 0 && H5Aexists(file, "dempact_version") > 0 ? 0 : -1;
+    if (answer == 0 && H5Aexists(file, "sums_by_id") > 0 &&
+        h5_read_attr(file, ".", "sums_by_id", H5T_NATIVE_UINT8, &by_id) == 0)
+        answer = by_id != 0;
+    if (file >= 0) H5Fclose(file);
+    h5_quiet_end(&q);
+    return answer;
+}
+
 int restart_from_file(const char *h5_path, int64_t from_step, const char *case_text, sim *s,
                       restart_point *rp, char *err, size_t err_len)
 {

@@ -36,6 +36,11 @@ typedef struct restart_point {
     snapshot_carry carry;
 } restart_point;
 
+/* Whether the run that wrote h5_path summed by id (its root attribute sums_by_id): a
+ * restart from it must too, to go on bit for bit. 1 yes, 0 no (or a file from before
+ * the attribute), -1 not a dempact output at all (restart_from_file says what). */
+int restart_sums_by_id(const char *h5_path);
+
 /* Finds the snapshot at step from_step (the last one if from_step < 0), checks the file
  * and case_text against the file's, and restores the snapshot into s (made by
  * sim_create from that case). Reads only. Returns 0, or -1 with a message (a step that

@@ -50,6 +50,8 @@ typedef struct snapshot_run_info {
      * particles or contacts draws its stand-in at its centre (all zero: the origin) */
     double domain_min[3], domain_max[3];
     int overwrite;         /* replace whatever is in the way (dempact run --overwrite) */
+    int sums_by_id;        /* the run sums by id (parallel.reproducible, or on several
+                              ranks): a restart does too (root attribute sums_by_id) */
 } snapshot_run_info;
 
 /* What one snapshot records. Only the local particles of p (0..n_local-1) are written,

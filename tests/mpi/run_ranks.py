@@ -124,6 +124,43 @@ def compare(one, many, name, label):
     return len(snaps)
 
 
+def restarts(dempact, e2e, work, ranks):
+    """Restarts N to M: small_pour stopped half-way on 2 ranks goes on on every other
+    number (and on one process) to the end one process reaches without stopping; the
+    case as shipped (no parallel: key) run on 2 ranks goes on on one process to the
+    2-rank run's end; one process's output that did not sum by id is refused on ranks."""
+    case = os.path.join(work, "small_pour.yaml")
+    full = os.path.join(work, "small_pour_1")  # main() ran it to 0.04 s
+    half = os.path.join(work, "small_pour_half")
+    run(MPIRUN + ["-np", "2", dempact, "run", case, "--output", half, "--end-time", "0.02", "--quiet",
+                  "--threads", "1"])
+    for n in [1] + ranks:
+        out = os.path.join(work, f"small_pour_from2_{n}")
+        cmd = [dempact, "run", case, "--output", out, "--end-time", "0.04", "--quiet", "--threads", "1",
+               "--restart", os.path.join(half, "small_pour.h5")]
+        run(cmd if n == 1 else MPIRUN + ["-np", str(n)] + cmd)
+        count = compare(full, out, "small_pour", f"small_pour restarted from 2 ranks on {n}")
+        print(f"small_pour stopped at 0.02 s on 2 ranks, restarted on {n}: {count} snapshots bit-identical "
+              "to one process's uninterrupted run")
+    shipped = os.path.join(e2e, "small_pour.yaml")
+    two, half, on_one = (os.path.join(work, d) for d in ("shipped_2", "shipped_half", "shipped_on_1"))
+    for out, end in ((two, "0.04"), (half, "0.02")):
+        run(MPIRUN + ["-np", "2", dempact, "run", shipped, "--output", out, "--end-time", end, "--quiet",
+                      "--threads", "1"])
+    run([dempact, "run", shipped, "--output", on_one, "--end-time", "0.04", "--quiet", "--threads", "2",
+         "--restart", os.path.join(half, "small_pour.h5")])
+    count = compare(two, on_one, "small_pour", "shipped small_pour from 2 ranks on one process")
+    print(f"small_pour as shipped, stopped on 2 ranks, restarted on one process: {count} snapshots "
+          "bit-identical to the uninterrupted 2-rank run")
+    plain = os.path.join(work, "plain")
+    run([dempact, "run", shipped, "--output", plain, "--end-time", "0.01", "--quiet"])
+    log = run(MPIRUN + ["-np", "2", dempact, "run", shipped, "--output", os.path.join(work, "refused"),
+                        "--restart", os.path.join(plain, "small_pour.h5"), "--quiet"], 2)
+    if "did not sum by id" not in log or os.path.exists(os.path.join(work, "refused")):
+        fail(f"a restart on ranks from a run that did not sum by id: expected a refusal, got\n{log[-2000:]}")
+    print("a restart on 2 ranks from one process's output that did not sum by id: refused")
+
+
 def main():
     dempact, e2e, cases, work = sys.argv[1:5]
     ranks = [int(r) for r in sys.argv[5:]]
@@ -151,6 +188,7 @@ def main():
                 break
             print(f"{name} on {n} ranks: {count} snapshots and the time series bit-identical to one process"
                   + (" (stopped by the watchdog, exit 4, on every rank)" if status == 4 else ""))
+    restarts(dempact, e2e, work, ranks)
     # more ranks than the case can be split over: a clear error, nothing written
     out = os.path.join(work, "too_many")
     log = run(MPIRUN + ["-np", "4", dempact, "run", runs[-1][0], "--output", out, "--quiet"], 2)
