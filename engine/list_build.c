@@ -223,8 +223,23 @@ int list_index_cross(sim *s)
                                     s->cfg.reproducible ? s->p.id : NULL);
 }
 
+int list_keep_touching(sim *s)
+{
+    return contact_list_keep_touching_by_id(&s->carry, &s->pairs, s->p.id) != 0 ||
+                   contact_list_keep_touching_by_id(&s->wall_carry, &s->wall_pairs, s->p.id) != 0
+               ? -1 : 0;
+}
+
 /* Returns 0, -1 (out of memory) or REBUILD_REFUSED (s->fault says why). */
 int list_rebuild(sim *s)
+{
+    /* by id, the touching pairs are carried by the ids of their ends, which stay
+     * whatever renumbers the particles next (curve sorting, an MPI rank's migration) */
+    if (s->cfg.reproducible && list_keep_touching(s) != 0) return -1;
+    return list_rebuild_carried(s);
+}
+
+int list_rebuild_carried(sim *s)
 {
     ghosts_wrap(s);
     long far = runaway_find(s, &s->fault_axis);
@@ -235,12 +250,6 @@ int list_rebuild(sim *s)
     }
     size_t *from = NULL;
     int rc = -1;
-    /* by id, the touching pairs are carried by the ids of their ends, which stay
-     * whatever renumbers the particles next (curve sorting, an MPI rank's migration) */
-    if (s->cfg.reproducible &&
-        (contact_list_keep_touching_by_id(&s->carry, &s->pairs, s->p.id) != 0 ||
-         contact_list_keep_touching_by_id(&s->wall_carry, &s->wall_pairs, s->p.id) != 0))
-        goto done;
     if (s->reorder && sort_particles(s, &from) != 0) goto done;
     if (s->ghost_hooks) {
         if (s->ghost_hooks->make(s, s->ghost_hooks->ctx) != 0) goto done;

@@ -14,6 +14,12 @@
 /* Wraps the periodic axes, makes the ghosts and the grid, and rebuilds both lists.
  * Returns 0, -1 (out of memory) or REBUILD_REFUSED (s->fault says why). */
 int list_rebuild(sim *s);
+/* By id (sim_config.reproducible): the touching pairs kept by the ids of their ends
+ * (s->carry, s->wall_carry), as list_rebuild starts; and list_rebuild after it, for a
+ * caller that kept them before it renumbered the particles (a change of population).
+ * Return as list_rebuild. */
+int list_keep_touching(sim *s);
+int list_rebuild_carried(sim *s);
 /* Indexes the cross pairs of s->pairs (contact_list_index_cross), all of them ordered by
  * id when the case asks for reproducible sums. Returns 0 or -1 (out of memory). */
 int list_index_cross(sim *s);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "exact_sum.h"
 #include "sim.h"
 
 /* Mean mass of a sphere with radius uniform in [a, b]: rho 4/3 pi E[r^3]. */
@@ -71,31 +72,55 @@ static int inside_box(const double x[3], const double lo[3], const double hi[3])
            x[2] >= lo[2] && x[2] <= hi[2];
 }
 
-/* The particles near an inlet's region (within reach of a new sphere), as indices. */
-static size_t neighbours_of_region(const sim *s, const inlet_spec *in, double reach,
-                                   size_t *out)
+/* A sphere a new one must not overlap: centre and radius. */
+enum { SPHERE = 4 };
+
+/* The local particles near an inlet's region (within reach of a new sphere), as rows
+ * of SPHERE doubles, with room for `extra` more. NULL: out of memory. */
+static double *neighbours_of_region(const sim *s, const inlet_spec *in, double reach,
+                                    size_t extra, size_t *n_out)
 {
     double lo[3], hi[3];
     for (int a = 0; a < 3; a++) {
         lo[a] = in->region_min[a] - reach;
         hi[a] = in->region_max[a] + reach;
     }
-    size_t n = 0;
     const particle_store *p = &s->p;
-    for (size_t i = 0; i < p->n_local; i++) {
+    double *near = malloc(SPHERE * (p->n_local + extra + 1) * sizeof *near);
+    size_t n = 0;
+    for (size_t i = 0; near && i < p->n_local; i++) {
         double x[3] = {p->x[i], p->y[i], p->z[i]};
-        if (inside_box(x, lo, hi)) out[n++] = i;
+        if (!inside_box(x, lo, hi)) continue;
+        double *row = &near[SPHERE * n++];
+        row[0] = x[0];
+        row[1] = x[1];
+        row[2] = x[2];
+        row[3] = p->radius[i];
     }
-    return n;
+    *n_out = n;
+    return near;
 }
 
-static int overlaps(const particle_store *p, const size_t *near, size_t n_near,
-                    const double x[3], double r)
+/* ... of every rank, when the run is split (the same rows on each, whatever their order:
+ * the overlap test below is a yes or no). */
+static double *neighbours_everywhere(const sim *s, const inlet_spec *in, double reach,
+                                     size_t extra, size_t *n_out)
+{
+    double *mine = neighbours_of_region(s, in, reach, s->ghost_hooks ? 0 : extra, n_out);
+    if (!s->ghost_hooks) return mine;
+    double *all = NULL;
+    int rc = s->ghost_hooks->gather(mine, mine ? *n_out : 0, SPHERE, extra, mine == NULL, &all,
+                                    n_out, s->ghost_hooks->ctx);
+    free(mine);
+    return rc == 0 ? all : NULL;
+}
+
+static int overlaps(const double *near, size_t n_near, const double x[3], double r)
 {
     for (size_t q = 0; q < n_near; q++) {
-        size_t i = near[q];
-        double dx = p->x[i] - x[0], dy = p->y[i] - x[1], dz = p->z[i] - x[2];
-        double gap = p->radius[i] + r;
+        const double *b = &near[SPHERE * q];
+        double dx = b[0] - x[0], dy = b[1] - x[1], dz = b[2] - x[2];
+        double gap = b[3] + r;
         if (dx * dx + dy * dy + dz * dz < gap * gap) return 1;
     }
     return 0;
@@ -127,13 +152,15 @@ static long place(sim *s, int k, long count)
     const inlet_spec *in = &s->cfg.inlets[k];
     inlet_state *st = &s->inlets[k];
     particle_store *p = &s->p;
-    size_t *near = malloc((p->n_local + (size_t)count + 1) * sizeof *near);
+    size_t n_near;
+    double *near = neighbours_everywhere(s, in, in->radius_max + s->largest_radius, (size_t)count, &n_near);
     if (!near) return -1;
-    size_t n_near = neighbours_of_region(s, in, in->radius_max + s->largest_radius, near);
     const material *mat = &s->cfg.materials[in->material];
     long placed = 0;
     for (long q = 0; q < count; q++) {
-        if (s->cfg.stop && *s->cfg.stop) { /* the run stops after this step */
+        /* the run stops after this step (split over ranks, the ranks agree on a stop
+         * only after the step: every one places all) */
+        if (!s->ghost_hooks && s->cfg.stop && *s->cfg.stop) {
             st->failed += count - q;
             break;
         }
@@ -145,12 +172,16 @@ static long place(sim *s, int k, long count)
                 x[a] = hi > lo ? rng_range(&st->random, lo, hi)
                                : 0.5 * (in->region_min[a] + in->region_max[a]);
             }
-            ok = !overlaps(p, near, n_near, x, r) && !touches_wall(s, x, r);
+            ok = !overlaps(near, n_near, x, r) && !touches_wall(s, x, r);
         }
         if (!ok) { st->failed++; continue; }
         long i = particles_add(p, in->material, r, mat->density, x, in->velocity);
         if (i < 0) { free(near); return -1; }
-        near[n_near++] = (size_t)i;
+        double *row = &near[SPHERE * n_near++];
+        row[0] = x[0];
+        row[1] = x[1];
+        row[2] = x[2];
+        row[3] = r;
         st->inserted++;
         st->mass_inserted += p->mass[i];
         placed++;
@@ -212,20 +243,47 @@ size_t population_mark_outgoing(sim *s, uint8_t *remove)
 {
     const particle_store *p = &s->p;
     size_t n = 0;
-    /* every step: the flags in parallel, the tallies (sums in index order) only when a
-     * particle leaves */
     #pragma omp parallel for reduction(+ : n) schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
         double x[3] = {p->x[i], p->y[i], p->z[i]};
         remove[i] = outlet_at(s, x) >= 0;
         n += remove[i];
     }
-    for (size_t i = 0; i < p->n_local && n > 0; i++) {
+    return n;
+}
+
+int population_count_outgoing(sim *s, const uint8_t *remove)
+{
+    const particle_store *p = &s->p;
+    int n_out = s->cfg.n_outlets;
+    if (!s->cfg.reproducible) { /* the masses in index order */
+        for (size_t i = 0; i < p->n_local; i++) {
+            if (!remove[i]) continue;
+            double x[3] = {p->x[i], p->y[i], p->z[i]};
+            int k = outlet_at(s, x);
+            s->outlets[k].removed++;
+            s->outlets[k].mass_removed += p->mass[i];
+        }
+        return 0;
+    }
+    /* by id: each outlet's count and mass of this step summed exactly, whatever the
+     * particles' order (and over the ranks), then added to its totals */
+    exact_sum *step = calloc(2 * (size_t)n_out, sizeof *step);
+    if (!step) return -1;
+    for (size_t i = 0; i < p->n_local; i++) {
         if (!remove[i]) continue;
         double x[3] = {p->x[i], p->y[i], p->z[i]};
         int k = outlet_at(s, x);
-        s->outlets[k].removed++;
-        s->outlets[k].mass_removed += p->mass[i];
+        exact_sum_add(&step[2 * k], 1.0);
+        exact_sum_add(&step[2 * k + 1], p->mass[i]);
     }
-    return n;
+    sim_reduce_exact(s, step, 2 * n_out);
+    for (int k = 0; k < n_out; k++) {
+        double removed = exact_sum_value(&step[2 * k]), mass = exact_sum_value(&step[2 * k + 1]);
+        if (removed == 0.0) continue;
+        s->outlets[k].removed += (long)removed;
+        s->outlets[k].mass_removed += mass;
+    }
+    free(step);
+    return 0;
 }

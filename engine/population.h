@@ -45,12 +45,19 @@ int population_check(const struct sim *s, char *err, size_t err_len);
 void population_accrue(struct sim *s);
 
 /* Inserts what the inlets owe at this time (particles are appended); stops early when
- * the caller's stop flag (sim_config.stop) is set. Returns how many were added. Ghosts must have been dropped (n_total == n_local). -1 on out of memory. */
+ * the caller's stop flag (sim_config.stop) is set. Split over ranks, every rank places
+ * the same particles, clear of every rank's (the ghost hooks' gather), and keeps them
+ * all: the caller keeps its own (the hooks' keep_own). Returns how many were added.
+ * Ghosts must have been dropped (n_total == n_local). -1 on out of memory. */
 long population_insert(struct sim *s);
 
-/* Marks the particles inside an outlet region in remove[] (n_local entries) and counts
- * them per outlet. Returns how many are marked. */
+/* Marks the particles inside an outlet region in remove[] (n_local entries). Returns
+ * how many are marked. */
 size_t population_mark_outgoing(struct sim *s, uint8_t *remove);
+/* Adds the marked particles to their outlets' counts and masses: in index order, or,
+ * summing by id (sim_config.reproducible), exactly and over the ranks of a split run
+ * (collective there). Returns 0 or -1 (out of memory). */
+int population_count_outgoing(struct sim *s, const uint8_t *remove);
 
 /* Whether an inlet is due to insert now (cheap: called every step). */
 int population_changes_due(const struct sim *s);

@@ -66,11 +66,24 @@ static int change_population(sim *s)
         s->leaving = flags;
         leaving = population_mark_outgoing(s, flags);
     }
-    int inserting = population_changes_due(s);
-    if (leaving == 0 && !inserting) return 0;
+    int inserting = population_changes_due(s); /* the same on every rank */
+    int due = leaving > 0 || inserting;
+    if (s->ghost_hooks) due = s->ghost_hooks->any(due, s->ghost_hooks->ctx);
+    if (!due) return 0;
+    if (s->cfg.n_outlets > 0 && population_count_outgoing(s, s->leaving) != 0) return -1;
+    /* by id, the touching pairs go through by their ends' ids (the list holds pairs of
+     * other ranks' particles, which no renumbering here knows): kept now, before the
+     * particles are */
+    const int by_id = s->cfg.reproducible;
+    if (by_id && list_keep_touching(s) != 0) return -1;
     s->p.n_total = s->p.n_local; /* ghosts are remade by the rebuild */
     s->p.n_remote = 0;
-    if (leaving > 0) {
+    if (leaving > 0 && by_id) {
+        int64_t *new_index = malloc((s->p.n_local + 1) * sizeof *new_index);
+        if (!new_index) return -1;
+        particles_remove(&s->p, s->leaving, new_index);
+        free(new_index);
+    } else if (leaving > 0) {
         int64_t *new_index = malloc((s->p.n_local + 1) * sizeof *new_index);
         if (!new_index) return -1;
         particles_remove(&s->p, s->leaving, new_index);
@@ -78,8 +91,11 @@ static int change_population(sim *s)
         contact_list_remap(&s->wall_pairs, new_index, s->p.n_local, 1);
         free(new_index);
     }
+    size_t before = s->p.n_local;
     if (inserting && population_insert(s) < 0) return -1;
-    return list_rebuild(s);
+    if (inserting && s->ghost_hooks && s->ghost_hooks->keep_own(s, before, s->ghost_hooks->ctx) != 0)
+        return -1;
+    return by_id ? list_rebuild_carried(s) : list_rebuild(s);
 }
 
 void sim_step(sim *s)

@@ -49,6 +49,14 @@ typedef struct sim_ghost_hooks {
     void (*reduce)(struct exact_sum *sums, int n, void *ctx);
     /* the largest of the ranks' x */
     double (*largest)(double x, void *ctx);
+    /* every rank's n rows of `width` doubles, in *all (malloc'ed, with room for `extra`
+     * rows more; *n_all rows); `failed`: this rank could not make its rows (mine NULL).
+     * Returns 0, or -1 on every rank if any failed */
+    int (*gather)(const double *mine, size_t n, int width, size_t extra, int failed,
+                  double **all, size_t *n_all, void *ctx);
+    /* drops the particles from `first` on (new ones, every rank holding them all) that
+     * lie in another rank's part. Returns 0 or -1 */
+    int (*keep_own)(struct sim *s, size_t first, void *ctx);
     void *ctx;
 } sim_ghost_hooks;
 

@@ -139,16 +139,11 @@ static void print_calibrations(const sim *s)
 /* What a run split over ranks cannot do yet: says so on stderr, returns -1. */
 static int refuse_on_ranks(const sim_config *cfg)
 {
-    const char *what = cfg->n_inlets > 0 ? "inlets"
-                       : cfg->n_outlets > 0 ? "outlets"
-                       : cfg->watchdog.on_error == WATCHDOG_ACTION_DROP_PARTICLE
-                           ? "watchdog.on_error: drop_particle"
-                       : NULL;
-    if (!what) return 0;
-    fprintf(stderr, "dempact run: %s: %s do%s not run on several ranks yet; run it on one "
-                    "(without mpirun), where it gives the same results\n",
-            cfg->case_path ? cfg->case_path : cfg->name, what,
-            !strcmp(what, "inlets") || !strcmp(what, "outlets") ? "" : "es");
+    if (cfg->watchdog.on_error != WATCHDOG_ACTION_DROP_PARTICLE) return 0;
+    fprintf(stderr, "dempact run: %s: watchdog.on_error: drop_particle does not run on several "
+                    "ranks yet (a dropped particle's partners may be on another rank); run it on "
+                    "one (without mpirun), or with on_error: stop\n",
+            cfg->case_path ? cfg->case_path : cfg->name);
     return -1;
 }
 

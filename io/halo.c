@@ -524,6 +524,62 @@ static int any_rank(int due, void *ctx)
     return any;
 }
 
+static int gather_rows(const double *mine, size_t n, int width, size_t extra, int failed,
+                       double **all, size_t *n_all, void *ctx)
+{
+    halo *h = ctx;
+    *all = NULL;
+    *n_all = 0;
+    if (!all_ok(!failed)) return -1;
+    int *counts = malloc(2 * (size_t)h->n_ranks * sizeof *counts), *displs = counts ? counts + h->n_ranks : NULL;
+    int values = (int)(n * (size_t)width);
+    if (!all_ok(counts != NULL)) {
+        free(counts);
+        return -1;
+    }
+    MPI_Allgather(&values, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    size_t total = 0;
+    for (int r = 0; r < h->n_ranks; r++) {
+        displs[r] = (int)total;
+        total += (size_t)counts[r];
+    }
+    *all = malloc((total + extra * (size_t)width + 1) * sizeof **all);
+    if (!all_ok(*all != NULL)) {
+        free(*all);
+        *all = NULL;
+        free(counts);
+        return -1;
+    }
+    MPI_Allgatherv(mine, values, MPI_DOUBLE, *all, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
+    *n_all = total / (size_t)width;
+    free(counts);
+    return 0;
+}
+
+/* New particles (every rank placed the same): this rank keeps those in its part. */
+static int keep_own_new(sim *s, size_t first, void *ctx)
+{
+    halo *h = ctx;
+    particle_store *p = &s->p;
+    size_t n = p->n_local;
+    uint8_t *drop = calloc(n + 1, 1);
+    int64_t *new_index = malloc((n + 1) * sizeof *new_index);
+    if (!drop || !new_index) {
+        free(drop);
+        free(new_index);
+        return -1;
+    }
+    for (size_t i = first; i < n; i++) {
+        double x[3] = {p->x[i], p->y[i], p->z[i]};
+        drop[i] = halo_owner(h, x) != h->self;
+    }
+    /* only new particles go, and they come last: no older one is renumbered */
+    particles_remove(p, drop, new_index);
+    free(drop);
+    free(new_index);
+    return 0;
+}
+
 static double largest_over_ranks(double x, void *ctx)
 {
     (void)ctx;
@@ -561,6 +617,8 @@ void halo_hooks(halo *h, sim_ghost_hooks *hooks)
     hooks->update = update_ghosts;
     hooks->any = any_rank;
     hooks->largest = largest_over_ranks;
+    hooks->gather = gather_rows;
+    hooks->keep_own = keep_own_new;
     hooks->ctx = h;
 }
 

@@ -6,7 +6,9 @@ whole time series must have the same bits, the ParaView files the same text.
 Cases (tests/data/e2e): small_pour (walls, periodic x, two materials, friction, both
 rolling models), mpi_periodic_box (periodic along three axes, crossing streams), the
 drum (a turning cylinder wall: its work is summed over ranks), a trough made of an STL
-surface (written here), and blow_up (the watchdog stops the run on the rank that holds
+surface (written here), inlet_restart on 2 ranks (an inlet places the same beads on every
+rank, clear of every rank's, each keeps its own; an outlet's count and mass are summed
+over the ranks), and blow_up (the watchdog stops the run on the rank that holds
 the ball: every rank must stop with exit 4 and the same last snapshot; on 4 ranks the
 one ball cannot be split, and the run is refused with nothing written).
 
@@ -124,6 +126,11 @@ def compare(one, many, name, label):
     return len(snaps)
 
 
+def dt_of(h5):
+    with h5py.File(h5) as f:
+        return float(f.attrs["dt"])
+
+
 def restarts(dempact, e2e, work, ranks):
     """Restarts N to M: small_pour stopped half-way on 2 ranks goes on on every other
     number (and on one process) to the end one process reaches without stopping; the
@@ -142,6 +149,15 @@ def restarts(dempact, e2e, work, ranks):
         count = compare(full, out, "small_pour", f"small_pour restarted from 2 ranks on {n}")
         print(f"small_pour stopped at 0.02 s on 2 ranks, restarted on {n}: {count} snapshots bit-identical "
               "to one process's uninterrupted run")
+    # an inlet and an outlet at work: one process's output at 0.04 s goes on on 2 ranks
+    case = os.path.join(work, "inlet_restart.yaml")
+    out = os.path.join(work, "inlet_restart_from1_2")
+    run(MPIRUN + ["-np", "2", dempact, "run", case, "--output", out, "--end-time", "0.08", "--quiet",
+                  "--threads", "1", "--restart", os.path.join(work, "inlet_restart_1", "inlet_restart.h5"),
+                  "--from-step", str(round(0.04 / dt_of(os.path.join(work, "inlet_restart_1", "inlet_restart.h5"))))])
+    count = compare(os.path.join(work, "inlet_restart_1"), out, "inlet_restart", "inlet_restart from 1 on 2")
+    print(f"inlet_restart stopped at 0.04 s on one process, restarted on 2 ranks: {count} snapshots "
+          "bit-identical to the uninterrupted run")
     shipped = os.path.join(e2e, "small_pour.yaml")
     two, half, on_one = (os.path.join(work, d) for d in ("shipped_2", "shipped_half", "shipped_on_1"))
     for out, end in ((two, "0.04"), (half, "0.02")):
@@ -171,6 +187,7 @@ def main():
         (reproducible(os.path.join(e2e, "mpi_periodic_box.yaml"), os.path.join(work, "mpi_periodic_box.yaml")), "0.01", 0),
         (reproducible(os.path.join(cases, "drum.yaml"), os.path.join(work, "drum.yaml")), "0.03", 0),
         (trough(work), "0.04", 0),
+        (reproducible(os.path.join(e2e, "inlet_restart.yaml"), os.path.join(work, "inlet_restart.yaml")), "0.08", 0),
         (reproducible(os.path.join(e2e, "blow_up.yaml"), os.path.join(work, "blow_up.yaml")), "0.2", 4),
     ]
     for case, end, status in runs:
@@ -184,7 +201,7 @@ def main():
             if f"on {n} ranks" not in log:
                 fail(f"{name} on {n} ranks: the log does not say so:\n{log[-2000:]}")
             count = compare(one, many, name, f"{name} on {n} ranks")
-            if name == "blow_up":  # one ball cannot be split further
+            if name in ("blow_up", "inlet_restart"):  # one ball, nine beads: not split further
                 break
             print(f"{name} on {n} ranks: {count} snapshots and the time series bit-identical to one process"
                   + (" (stopped by the watchdog, exit 4, on every rank)" if status == 4 else ""))
