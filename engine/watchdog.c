@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exact_sum.h"
 #include "list_build.h"
 
 #define MAX_BLOCKS 512
@@ -446,9 +447,11 @@ static watchdog_problem check(const sim *s, const watchdog_state *st, bool full,
         if (r->problem) return r->problem;
     }
     if (!isfinite(budget)) return r->problem;
-    /* the sum on full checks; in between, one particle whose kinetic energy alone is
-     * above the budget is proof enough */
-    if (full || scan.fast) r->energy = full ? scan.energy : watchdog_energy(s);
+    /* the sum on full checks (split over ranks: the sum over all, which the guard took);
+     * in between, one particle whose kinetic energy alone is above the budget is proof
+     * enough, and so is the energy of a rank's particles */
+    if (full || scan.fast)
+        r->energy = !full ? watchdog_energy(s) : s->ghost_hooks ? st->energy_everywhere : scan.energy;
     if (r->energy > budget * (1.0 + w.energy_tolerance)) {
         r->problem = WATCHDOG_ENERGY_RISE;
         r->limit = budget * (1.0 + w.energy_tolerance);
@@ -472,6 +475,17 @@ watchdog_problem watchdog_check_start(const sim *s, watchdog_report *r)
     return r->problem;
 }
 
+/* The sum of the ranks' x (x in one process; collective in a split run). */
+static double over_ranks(const sim *s, double x)
+{
+    if (!s->ghost_hooks) return x;
+    exact_sum e;
+    exact_sum_clear(&e);
+    exact_sum_add(&e, x);
+    sim_reduce_exact(s, &e, 1);
+    return exact_sum_value(&e);
+}
+
 double watchdog_energy_budget(const sim *s)
 {
     if (!watchdog_energy_applies(s)) return NAN;
@@ -479,6 +493,7 @@ double watchdog_energy_budget(const sim *s)
     for (int L = 0; L < 2; L++) {
         const contact_list *c = L ? &s->wall_pairs : &s->pairs;
         for (size_t k = 0; k < c->n; k++) {
+            if (c->i[k] >= s->p.n_local) continue; /* another rank's pair (split runs) */
             double d = contact_overlap(c, &s->p, k);
             if (!(d > 0.0)) continue;
             double f = sqrt(c->force[0][k] * c->force[0][k] + c->force[1][k] * c->force[1][k] +
@@ -486,7 +501,7 @@ double watchdog_energy_budget(const sim *s)
             if (isfinite(f)) stored += f * d;
         }
     }
-    return watchdog_energy(s) + stored;
+    return over_ranks(s, watchdog_energy(s) + stored);
 }
 
 /* ---- messages ---------------------------------------------------------------------- */
@@ -624,6 +639,11 @@ void watchdog_start(watchdog_state *st, const sim *s, FILE *log)
 watchdog_problem watchdog_guard(sim *s, watchdog_state *st, watchdog_report *r)
 {
     watchdog_settings w = watchdog_settings_of(s);
+    /* split over ranks, a full check's energy is everyone's: summed here, where every
+     * rank comes at the same steps */
+    if (s->ghost_hooks && s->step % w.interval == 0 &&
+        (s->step / w.interval) % WATCHDOG_FULL_EVERY == 0 && isfinite(st->energy_budget))
+        st->energy_everywhere = over_ranks(s, watchdog_energy(s));
     if (s->step % w.interval != 0 && !s->fault) {
         r->problem = WATCHDOG_OK;
         return WATCHDOG_OK;

@@ -34,6 +34,10 @@
  * Comparing with the previous step instead would be wrong: a rebound legitimately
  * turns stored elastic energy back into kinetic energy within a few steps.
  *
+ * Split over MPI ranks (sim_split), the budget and a full check's energy are summed over
+ * the ranks (each rank's pairs those whose first particle it owns); a light check's
+ * proof is one rank's particles' energy, a part of the whole.
+ *
  * Results do not depend on the number of threads: sums are taken over fixed blocks in
  * a fixed order, and the first offender is the one with the lowest index.
  *
@@ -105,6 +109,8 @@ typedef struct watchdog_state {
     double radius_floor;  /* m: no particle, present or to come from an inlet, is smaller */
     double mass_floor;    /* kg: nor lighter */
     int64_t dropped;      /* particles dropped so far */
+    double energy_everywhere; /* split over ranks: E of all particles at the last full
+                                 check (sim_reduce_exact) */
     FILE *log;            /* where drops are announced (NULL: nowhere) */
 } watchdog_state;
 

@@ -347,8 +347,6 @@ int cli_run(int argc, char **argv)
                    .on_terminal = isatty(STDERR_FILENO)};
     watchdog_state wd;
     watchdog_start(&wd, &s, stderr); /* drops are announced even when quiet */
-    /* the energy check sums over one process's particles: not over ranks (yet) */
-    if (n_ranks > 1) wd.energy_budget = NAN;
     drive.wd = &wd;
     drive.progress_ctx = &pr;
     switch (run_driver_loop(&drive, err, sizeof err)) {

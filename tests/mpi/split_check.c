@@ -5,14 +5,18 @@
  * Run under mpirun. After the split, and again after STEPS steps of both, every particle
  * is on exactly one rank, and its position, velocity, spin, force and torque have the
  * bits of the one-process run's; so have, at the end, the energy books, the observables
- * and the walls' loads, summed over the ranks. Exits 1 if any check failed on any rank. */
+ * and the walls' loads, summed over the ranks; and the watchdog's energy check sees over
+ * the ranks what it sees in one process. Exits 1 if any check failed on any rank. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
 
+#include <math.h>
+
 #include "engine/observables.h"
+#include "engine/watchdog.h"
 #include "engine/sim.h"
 #include "io/case.h"
 #include "io/decompose.h"
@@ -105,6 +109,52 @@ static void books(const char *when, sim *ref, sim *s)
                a[SIM_STORED_KINDS + SIM_WORK_NORMAL] - a[SIM_WORK_NORMAL]);
 }
 
+/* Particle `id`'s index among s's own, or -1. */
+static long own_index(const sim *s, int64_t id)
+{
+    for (size_t i = 0; i < s->p.n_local; i++)
+        if (s->p.id[i] == id) return (long)i;
+    return -1;
+}
+
+/* Gives particle 0 (where it is its rank's) kinetic energy dE more. */
+static void push(sim *s, double dE)
+{
+    long i = own_index(s, 0);
+    if (i < 0) return;
+    particle_store *p = &s->p;
+    double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
+    double speed = sqrt(v2 + 2.0 * dE / p->mass[i]);
+    p->vx[i] = speed; /* along x, all of it */
+    p->vy[i] = p->vz[i] = 0.0;
+}
+
+/* The watchdog's energy check over the ranks: the budget is one process's (to rounding:
+ * each rank's part is summed in its own order), and energy gained by one particle, 3%
+ * of the budget, is a rise at the next full check on every rank, as in one process,
+ * though no rank's own particles hold more than the budget. */
+static void watchdog_energy_over_ranks(sim *ref, sim *s)
+{
+    if (!watchdog_energy_applies(ref)) return;
+    watchdog_state wr, ws;
+    watchdog_start(&wr, ref, NULL);
+    watchdog_start(&ws, s, NULL);
+    if (!(fabs(ws.energy_budget - wr.energy_budget) <= 1e-12 * wr.energy_budget) && failures++ < 10)
+        fprintf(stderr, "rank %d: energy budget %.17g J over the ranks, %.17g J in one process\n",
+                self_rank, ws.energy_budget, wr.energy_budget);
+    push(ref, 0.03 * wr.energy_budget);
+    push(s, 0.03 * wr.energy_budget);
+    ref->step = s->step = 0; /* a full check */
+    watchdog_report rr, rs;
+    watchdog_problem pr = watchdog_guard(ref, &wr, &rr), ps = watchdog_guard(s, &ws, &rs);
+    double mine = watchdog_energy(s);
+    if ((pr != WATCHDOG_ENERGY_RISE || ps != WATCHDOG_ENERGY_RISE || mine > ws.energy_budget) &&
+        failures++ < 10)
+        fprintf(stderr, "rank %d: energy check %d in one process, %d on the ranks (this rank's "
+                "particles %.6g J of a budget of %.6g J)\n", self_rank, (int)pr, (int)ps, mine,
+                ws.energy_budget);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -163,6 +213,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "rank %d: the rebalance took effect %d times\n", self_rank, h.switched);
     check(when, &ref, &s);
     books("books", &ref, &s);
+    watchdog_energy_over_ranks(&ref, &s);
 
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
