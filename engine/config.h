@@ -172,6 +172,7 @@ typedef struct sim_tuning {
  * recursive coordinate bisection, recursive inertial bisection or Hilbert space-filling
  * curve. Read by the program (io/decompose.c), not by the engine. */
 typedef enum partition_method { PARTITION_RCB = 0, PARTITION_RIB, PARTITION_HSFC } partition_method;
+#define PARALLEL_REBALANCE 1.2
 
 typedef struct sim_config {
     char name[NAME_LEN];
@@ -204,6 +205,10 @@ typedef struct sim_config {
                               the results do not depend on how the particles are numbered
                               or split into blocks (engine/force_loop.c) */
     partition_method partition; /* parallel.method (default RCB) */
+    double rebalance;      /* parallel.rebalance: an MPI run splits its particles afresh
+                              when the slowest rank's force loop takes more than this
+                              many times the ranks' mean (>= 1; 0: the default,
+                              PARALLEL_REBALANCE); the program's, not the engine's */
     bool calibration_fixed; /* calibrated laws keep the continuous calibration, not solved
                                again at the step (engine/pair_restitution.h: the reference
                                collisions of that solve themselves) */

@@ -113,6 +113,9 @@ typedef struct sim {
     outlet_state *outlets;    /* cfg.n_outlets */
     uint8_t *leaving;         /* scratch: particles an outlet removes this step */
 
+    double force_seconds;     /* wall-clock time in the force loops since the start (an
+                                 MPI run's measure of its ranks' balance) */
+
     /* diagnostics of the last step */
     size_t n_contacts;        /* touching pairs (particle-particle + particle-wall) */
     double max_overlap;

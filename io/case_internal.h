@@ -35,7 +35,7 @@ typedef struct raw_watchdog {
 } raw_watchdog;
 
 typedef struct raw_parallel {
-    char *reproducible, *method;
+    char *reproducible, *method, *rebalance;
 } raw_parallel;
 
 typedef struct raw_material {

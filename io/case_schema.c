@@ -68,6 +68,7 @@ static const cyaml_schema_field_t watchdog_fields[] = {
 static const cyaml_schema_field_t parallel_fields[] = {
     TEXT("reproducible", OPTIONAL, raw_parallel, reproducible),
     TEXT("method", OPTIONAL, raw_parallel, method),
+    TEXT("rebalance", OPTIONAL, raw_parallel, rebalance),
     CYAML_FIELD_END};
 
 static const cyaml_schema_field_t material_fields[] = {

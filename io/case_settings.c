@@ -157,8 +157,9 @@ int case_read_watchdog(case_reader *c)
     return 0;
 }
 
-/* parallel: {reproducible: bool, method: rcb|rib|hsfc} (sim_config.reproducible,
- * .partition; defaults false and rcb). */
+/* parallel: {reproducible: bool, method: rcb|rib|hsfc, rebalance: >= 1}
+ * (sim_config.reproducible, .partition, .rebalance; defaults false, rcb and
+ * PARALLEL_REBALANCE). */
 int case_read_parallel(case_reader *c)
 {
     const raw_parallel *r = c->raw->parallel;
@@ -166,6 +167,17 @@ int case_read_parallel(case_reader *c)
     if (r->reproducible &&
         case_read_bool(c, "parallel.reproducible", r->reproducible, &c->cfg->reproducible) != 0)
         return -1;
+    if (r->rebalance) {
+        double v;
+        if (case_read_number(c, "parallel.rebalance", r->rebalance, &v) != 0) return -1;
+        if (!(v >= 1.0) || !isfinite(v)) {
+            case_fail_at(c, "parallel.rebalance", "parallel.rebalance: the slowest rank's force "
+                         "loop time over the mean above which the ranks split afresh, a number "
+                         ">= 1, got %s", r->rebalance);
+            return -1;
+        }
+        c->cfg->rebalance = v;
+    }
     if (!r->method) return 0;
     static const char *const names[] = {"rcb", "rib", "hsfc"};
     for (int k = 0; k < 3; k++)

@@ -317,7 +317,7 @@ int cli_run(int argc, char **argv)
             status = EXIT_BAD_INPUT;
             goto done;
         }
-        split_run_driver(&over_ranks);
+        split_run_driver(&split, &over_ranks);
     }
 #endif
     /* rank 0 writes the output (split_output.h) */

@@ -156,6 +156,7 @@ run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
                 check_free_space(d, snapshot_h5_path(d->out), snapshot_last_size(d->out),
                                  output_grid_count(&d->snapshots, s->step, d->total_steps) + 1);
         }
+        if (d->ranks && !last) d->ranks->balance(d->ranks->ctx, s);
         if (d->progress) d->progress(d->progress_ctx, d, last);
     }
     if (failed(d, d->out ? snapshot_flush(d->out, err, err_len) : 0)) return RUN_WRITE_FAILED;

@@ -41,6 +41,8 @@ typedef struct run_ranks {
     /* writes s's snapshot to out (the writing rank's; NULL on the others); every rank
      * returns the same */
     int (*write_snapshot)(void *ctx, snapshot_file *out, const sim *s, char *err, size_t err_len);
+    /* after each step: looks at the ranks' balance now and then, and splits afresh */
+    void (*balance)(void *ctx, sim *s);
     void *ctx;
 } run_ranks;
 

@@ -10,13 +10,14 @@
 int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len)
 {
     memset(r, 0, sizeof *r);
-    if (decompose(s, &r->d, err, err_len) != 0) return -1;
-    if (decompose_check(s, &r->d, err, err_len) != 0 || halo_init(&r->h, &r->d) != 0) {
+    r->log = out;
+    if (decompose(s, &r->d[0], err, err_len) != 0) return -1;
+    if (decompose_check(s, &r->d[0], err, err_len) != 0 || halo_init(&r->h, &r->d[0]) != 0) {
         if (!err[0]) snprintf(err, err_len, "out of memory");
-        decompose_free(&r->d);
+        decompose_free(&r->d[0]);
         return -1;
     }
-    if (out) decompose_print(out, &r->d);
+    if (out) decompose_print(out, &r->d[0]);
     halo_hooks(&r->h, &r->hooks);
     if (sim_split(s, &r->hooks, err, err_len) != 0) {
         split_run_free(r);
@@ -42,7 +43,8 @@ void split_run_traffic(const split_run *r, double per_step[2], double per_rebuil
 void split_run_free(split_run *r)
 {
     halo_free(&r->h);
-    decompose_free(&r->d);
+    decompose_free(&r->d[0]);
+    decompose_free(&r->d[1]);
 }
 
 static void sum_over_ranks(double *v, int n, void *ctx)
@@ -68,8 +70,43 @@ static int write_split_snapshot(void *ctx, snapshot_file *out, const sim *s, cha
     return split_output_write(out, s, err, err_len);
 }
 
-void split_run_driver(run_ranks *out)
+void split_run_balance(split_run *r, sim *s)
+{
+    if (s->step % SPLIT_BALANCE_EVERY != 0) return;
+    double mine = s->force_seconds - r->force_seconds, most, sum;
+    r->force_seconds = s->force_seconds;
+    MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double imbalance = sum > 0.0 ? most / (sum / r->h.n_ranks) : 1.0;
+    double limit = s->cfg.rebalance > 0.0 ? s->cfg.rebalance : PARALLEL_REBALANCE;
+    /* (a split waiting for its rebuild is waited for: every rank knows it) */
+    if (!(imbalance > limit) || r->h.next) return;
+    decomposition *fresh = r->h.d == &r->d[0] ? &r->d[1] : &r->d[0];
+    decompose_free(fresh);
+    char err[1024] = "";
+    if (halo_rebalance(&r->h, s, fresh, err, sizeof err) != 0 ||
+        decompose_check(s, fresh, err, sizeof err) != 0) {
+        /* the split goes on as it is */
+        r->h.next = NULL;
+        if (r->log) fprintf(r->log, "\nnote: at step %lld the slowest rank's force loop took %.3g "
+                                    "times the mean, but a new split cannot run (%s); keeping the "
+                                    "present one\n", (long long)s->step, imbalance, err);
+        decompose_free(fresh);
+        return;
+    }
+    r->rebalances++;
+    if (r->log) {
+        fprintf(r->log, "\nat step %lld the slowest rank's force loop took %.3g times the mean "
+                        "(parallel.rebalance: %g); split afresh, from the next rebuild on:\n",
+                (long long)s->step, imbalance, limit);
+        decompose_print(r->log, fresh);
+    }
+}
+
+static void balance(void *ctx, sim *s) { split_run_balance(ctx, s); }
+
+void split_run_driver(split_run *r, run_ranks *out)
 {
     *out = (run_ranks){.sum = sum_over_ranks, .share = share_message,
-                       .write_snapshot = write_split_snapshot};
+                       .write_snapshot = write_split_snapshot, .balance = balance, .ctx = r};
 }

@@ -12,14 +12,20 @@
 #include "run_driver.h"
 
 typedef struct split_run {
-    decomposition d;
+    decomposition d[2];   /* the split the halo follows, and the one before or to come */
     halo h;
     sim_ghost_hooks hooks;
+    FILE *log;            /* rank 0's, where rebalances are told (or NULL) */
+    double force_seconds; /* s->force_seconds at the last balance measurement */
+    int rebalances;       /* splits made afresh */
 } split_run;
 
+/* Steps between two measurements of the ranks' balance (split_run_balance). */
+#define SPLIT_BALANCE_EVERY 1000
+
 /* Splits s, which every rank has built alike, over the ranks; `out` (rank 0's, or NULL)
- * gets the decomposition. Returns 0, or -1 with a message in err (the split cannot run,
- * out of memory). */
+ * gets the decomposition, and later each rebalance. Returns 0, or -1 with a message in
+ * err (the split cannot run, out of memory). */
 int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len);
 /* The traffic of the run so far, over all ranks: bytes a rank sends per step at the
  * updates, and per rebuild (migration and exchange), the mean over the ranks and the
@@ -27,8 +33,15 @@ int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len);
 void split_run_traffic(const split_run *r, double per_step[2], double per_rebuild[2]);
 void split_run_free(split_run *r);
 
+/* Every SPLIT_BALANCE_EVERY steps: the ranks' force-loop time since the last time
+ * (sim.force_seconds); when the slowest took more than parallel.rebalance times the
+ * mean, the particles are split afresh by their present positions and work
+ * (halo_rebalance: from the next rebuild that falls due), and the split is told on the
+ * log. Collective; does nothing at other steps. */
+void split_run_balance(split_run *r, sim *s);
+
 /* The run driver's collectives over the ranks (sums, a shared message, the snapshot
- * gathered and written on rank 0: split_output.h). */
-void split_run_driver(run_ranks *out);
+ * gathered and written on rank 0: split_output.h, the balance above). */
+void split_run_driver(split_run *r, run_ranks *out);
 
 #endif

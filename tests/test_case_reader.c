@@ -355,6 +355,8 @@ static const bad_case bad_cases[] = {
                                   "expected rcb, rib or hsfc, got 'rcbx'", "did you mean 'rcb'"}},
     {"bad_parallel_reproducible.yaml", {"bad_parallel_reproducible.yaml:18: ",
                                         "parallel.reproducible", "expected true or false"}},
+    {"bad_parallel_rebalance.yaml", {"bad_parallel_rebalance.yaml:18: ", "parallel.rebalance",
+                                     "a number >= 1, got 0.8"}},
 };
 
 /* What `dempact check` does after reading: build the simulation and look at the state

@@ -4,7 +4,8 @@ ranks given, and every snapshot file (particles, contacts, engine state, walls) 
 whole time series must have the same bits, the ParaView files the same text.
 
 Cases (tests/data/e2e): small_pour (walls, periodic x, two materials, friction, both
-rolling models), mpi_periodic_box (periodic along three axes, crossing streams), the
+rolling models; and again with parallel.rebalance: 1.0, so that the ranks split afresh
+every thousand steps), mpi_periodic_box (periodic along three axes, crossing streams), the
 drum (a turning cylinder wall: its work is summed over ranks), a trough made of an STL
 surface (written here), inlet_restart on 2 ranks (an inlet places the same beads on every
 rank, clear of every rank's, each keeps its own; an outlet's count and mass are summed
@@ -30,14 +31,17 @@ def fail(msg):
     sys.exit(1)
 
 
-def reproducible(src, dst, extra=""):
-    """A copy of case src at dst that sums by id; paths in it made absolute."""
+def reproducible(src, dst, parallel="reproducible: true", name=None):
+    """A copy of case src at dst that sums by id (or has the parallel mapping given);
+    paths in it made absolute; renamed when name is given."""
     text = open(src).read()
     text = re.sub(r"(?m)^parallel:.*\n", "", text)
+    if name:
+        text = re.sub(r"(?m)^name:.*$", "name: " + name, text)
     base = os.path.dirname(os.path.abspath(src))
     text = re.sub(r"(file:\s*)([^\s,}]+)", lambda m: m.group(1) + os.path.join(base, m.group(2)), text)
     with open(dst, "w") as f:
-        f.write("parallel: {reproducible: true}\n" + extra + text)
+        f.write("parallel: {" + parallel + "}\n" + text)
     return dst
 
 
@@ -185,6 +189,8 @@ def main():
     runs = [  # case, end time (s), expected exit status
         (reproducible(os.path.join(e2e, "small_pour.yaml"), os.path.join(work, "small_pour.yaml")), "0.04", 0),
         (reproducible(os.path.join(e2e, "mpi_periodic_box.yaml"), os.path.join(work, "mpi_periodic_box.yaml")), "0.01", 0),
+        (reproducible(os.path.join(e2e, "small_pour.yaml"), os.path.join(work, "rebalancing.yaml"),
+                      "reproducible: true, rebalance: 1.0", "rebalancing"), "0.04", 0),
         (reproducible(os.path.join(cases, "drum.yaml"), os.path.join(work, "drum.yaml")), "0.03", 0),
         (trough(work), "0.04", 0),
         (reproducible(os.path.join(e2e, "inlet_restart.yaml"), os.path.join(work, "inlet_restart.yaml")), "0.08", 0),
@@ -200,6 +206,8 @@ def main():
                                 "--threads", "1"], status)
             if f"on {n} ranks" not in log:
                 fail(f"{name} on {n} ranks: the log does not say so:\n{log[-2000:]}")
+            if name == "rebalancing" and "split afresh" not in log:
+                fail(f"{name} on {n} ranks: no rebalance told in the log:\n{log[-2000:]}")
             count = compare(one, many, name, f"{name} on {n} ranks")
             print(f"{name} on {n} ranks: {count} snapshots and the time series bit-identical to one process"
                   + (" (stopped by the watchdog, exit 4, on every rank)" if status == 4 else ""))
