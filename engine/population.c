@@ -75,6 +75,14 @@ static int inside_box(const double x[3], const double lo[3], const double hi[3])
 /* A sphere a new one must not overlap: centre and radius. */
 enum { SPHERE = 4 };
 
+static void put_sphere(double *row, const double x[3], double r)
+{
+    row[0] = x[0];
+    row[1] = x[1];
+    row[2] = x[2];
+    row[3] = r;
+}
+
 /* The local particles near an inlet's region (within reach of a new sphere), as rows
  * of SPHERE doubles, with room for `extra` more. NULL: out of memory. */
 static double *neighbours_of_region(const sim *s, const inlet_spec *in, double reach,
@@ -91,11 +99,7 @@ static double *neighbours_of_region(const sim *s, const inlet_spec *in, double r
     for (size_t i = 0; near && i < p->n_local; i++) {
         double x[3] = {p->x[i], p->y[i], p->z[i]};
         if (!inside_box(x, lo, hi)) continue;
-        double *row = &near[SPHERE * n++];
-        row[0] = x[0];
-        row[1] = x[1];
-        row[2] = x[2];
-        row[3] = p->radius[i];
+        put_sphere(&near[SPHERE * n++], x, p->radius[i]);
     }
     *n_out = n;
     return near;
@@ -177,11 +181,7 @@ static long place(sim *s, int k, long count)
         if (!ok) { st->failed++; continue; }
         long i = particles_add(p, in->material, r, mat->density, x, in->velocity);
         if (i < 0) { free(near); return -1; }
-        double *row = &near[SPHERE * n_near++];
-        row[0] = x[0];
-        row[1] = x[1];
-        row[2] = x[2];
-        row[3] = r;
+        put_sphere(&near[SPHERE * n_near++], x, r);
         st->inserted++;
         st->mass_inserted += p->mass[i];
         placed++;

@@ -78,17 +78,14 @@ static int change_population(sim *s)
     if (by_id && list_keep_touching(s) != 0) return -1;
     s->p.n_total = s->p.n_local; /* ghosts are remade by the rebuild */
     s->p.n_remote = 0;
-    if (leaving > 0 && by_id) {
+    if (leaving > 0) {
         int64_t *new_index = malloc((s->p.n_local + 1) * sizeof *new_index);
         if (!new_index) return -1;
         particles_remove(&s->p, s->leaving, new_index);
-        free(new_index);
-    } else if (leaving > 0) {
-        int64_t *new_index = malloc((s->p.n_local + 1) * sizeof *new_index);
-        if (!new_index) return -1;
-        particles_remove(&s->p, s->leaving, new_index);
-        contact_list_remap(&s->pairs, new_index, s->p.n_local, 0);
-        contact_list_remap(&s->wall_pairs, new_index, s->p.n_local, 1);
+        if (!by_id) { /* the pairs follow the renumbering */
+            contact_list_remap(&s->pairs, new_index, s->p.n_local, 0);
+            contact_list_remap(&s->wall_pairs, new_index, s->p.n_local, 1);
+        }
         free(new_index);
     }
     size_t before = s->p.n_local;

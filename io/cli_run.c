@@ -304,7 +304,7 @@ int cli_run(int argc, char **argv)
     wall_load = calloc(6 * (s.walls.n ? s.walls.n : 1), sizeof *wall_load);
     if (ranks_worst(!wall_load)) {
         fprintf(stderr, "dempact run: out of memory\n");
-        status = 3;
+        status = EXIT_NO_MEMORY;
         goto done;
     }
 #ifdef DEMPACT_MPI
@@ -338,13 +338,7 @@ int cli_run(int argc, char **argv)
 #ifdef DEMPACT_MPI
     if (n_ranks > 1) drive.ranks = &over_ranks;
 #endif
-    if (!restart_path) {
-        int rc = run_driver_add_sample(out, &s, wall_load, err, sizeof err);
-        if (ranks_worst(rc != 0)) goto write_failed;
-        if (drive.ranks ? drive.ranks->write_snapshot(drive.ranks->ctx, out, &s, err, sizeof err)
-                        : run_driver_write_snapshot(out, &s, err, sizeof err))
-            goto write_failed;
-    }
+    if (!restart_path && run_driver_begin(&drive, err, sizeof err) != 0) goto write_failed;
     progress pr = {.started = wall_seconds(), .first_step = s.step, .total_steps = total_steps,
                    .on_terminal = isatty(STDERR_FILENO)};
     watchdog_state wd;

@@ -115,6 +115,12 @@ static int failed(const run_driver *d, int rc)
     return v > 0;
 }
 
+int run_driver_begin(run_driver *d, char *err, size_t err_len)
+{
+    if (failed(d, run_driver_add_sample(d->out, d->s, d->wall_load, err, err_len))) return -1;
+    return write_snapshot(d, err, err_len);
+}
+
 run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
 {
     sim *s = d->s;

@@ -66,6 +66,11 @@ typedef struct run_driver {
     int warned_dashpots;                /* the dashpot warning was given (in and out) */
 } run_driver;
 
+/* The first time-series sample and snapshot of a run that starts from the case (not a
+ * restart), written as the loop writes them (split: by every rank). Returns 0, or -1
+ * with a message. */
+int run_driver_begin(run_driver *d, char *err, size_t err_len);
+
 /* Steps from s->step to total_steps (or until stopped). */
 run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len);
 
