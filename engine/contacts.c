@@ -62,9 +62,9 @@ int contact_list_reserve(contact_list *c, size_t capacity)
         if (all || c->has_rolling) GROW(c->rolling[a], capacity);
     }
     for (int h = 0; h < CONTACT_SLIP_HISTORY && (all || c->has_slip); h++) GROW(c->slip[h], capacity);
+    for (int a = 0; a < 3; a++) GROW(c->force[a], capacity); /* a carrier's too: copy_history */
     if (whole) {
         GROW(c->i, capacity); GROW(c->j, capacity);
-        for (int a = 0; a < 3; a++) GROW(c->force[a], capacity);
         for (int a = 0; a < 3 && (all || (c->has_friction && c->is_wall)); a++)
             GROW(c->torque[a], capacity);
         if (all || c->is_wall) GROW(c->overlap, capacity);
@@ -79,6 +79,9 @@ static void copy_history(contact_list *to, size_t m, const contact_list *from, s
 {
     to->owner_j[m] = from->owner_j[k];
     to->touching[m] = from->touching[k];
+    /* the last force: the next force evaluation replaces it, but until then a snapshot
+     * or the watchdog may read it (a split run's start makes its rebuild again) */
+    for (int a = 0; a < 3; a++) to->force[a][m] = from->force[a][k];
     if (to->impact_velocity) to->impact_velocity[m] = from->impact_velocity[k];
     for (int h = 0; h < LAW_MAX_HISTORY && to->history[h]; h++) to->history[h][m] = from->history[h][k];
     for (int a = 0; a < 3 && to->tangential[0]; a++) to->tangential[a][m] = from->tangential[a][k];

@@ -7,7 +7,8 @@ Cases (tests/data/e2e): small_pour (walls, periodic x, two materials, friction, 
 rolling models; and again with parallel.rebalance: 1.0, so that the ranks split afresh
 every thousand steps), mpi_periodic_box (periodic along three axes, crossing streams), the
 drum (a turning cylinder wall: its work is summed over ranks), a trough made of an STL
-surface (written here), inlet_restart on 2 ranks (an inlet places the same beads on every
+surface (written here), a sliding pair that crosses the cut between 2 ranks and keeps
+its tangential spring (written here), inlet_restart on 2 ranks (an inlet places the same beads on every
 rank, clear of every rank's, each keeps its own; an outlet's count and mass are summed
 over the ranks), and blow_up (the watchdog stops the run on the rank that holds
 the ball: every rank must stop with exit 4 and the same last snapshot; on 4 ranks the
@@ -79,6 +80,65 @@ particles:
   - {{source: random, material: glass, region: {{min: [0, 0.002, 0.022], max: [0.03, 0.018, 0.05]}}, count: 300, radius: 0.001, seed: 3}}
 """)
     return case
+
+
+def sliding_pair(work):
+    """Two soft beads pressed together, spinning the same way (their contact slides and
+    its tangential spring stretches), carried along x at 2 m/s across the cut between
+    two ranks, past a row of resting beads that sets where RCB cuts: 7 of them behind
+    the pair, the 8th 0.3 mm ahead of it, 8 more beyond."""
+    csv = os.path.join(work, "sliding_pair.csv")
+    x0 = 0.0178
+    with open(csv, "w") as f:
+        f.write("x,y,z,radius,vx,vy,vz,wx,wy,wz\n")
+        for k in range(16):
+            x = 0.00125 + 0.0023 * k if k < 7 else x0 + 0.0003 + 0.0023 * (k - 7)
+            f.write(f"{x},0.0075,0.005,0.001,0,0,0,0,0,0\n")
+        f.write(f"{x0},0.0025,0.005,0.001,2,0,0,0,0,300\n")
+        f.write(f"{x0},0.00448,0.005,0.001,2,0,0,0,0,300\n")
+    case = os.path.join(work, "mpi_sliding_pair.yaml")
+    with open(case, "w") as f:
+        f.write(f"""name: mpi_sliding_pair
+parallel: {{reproducible: true}}
+domain: {{min: [0, 0, 0], max: [0.04, 0.01, 0.01]}}
+gravity: [0, 0, 0]
+time: {{end: 0.0008, output_interval: 0.0002}}
+materials:
+  - {{name: soft, density: 2500, young: 1.0e5, poisson: 0.25}}
+contacts:
+  - {{materials: [soft, soft], law: hertz_tti, params: {{restitution: 0.9}}, friction: {{coefficient: 0.5}}}}
+particles:
+  - {{source: file, material: soft, file: {csv}}}
+""")
+    return case
+
+
+def check_sliding(dempact, work):
+    """The pair crossed the cut and its contact kept sliding with its spring: the split
+    run's snapshots (bit-identical to one process's, checked by the caller) show it."""
+    case = os.path.join(work, "mpi_sliding_pair.yaml")
+    r = subprocess.run(MPIRUN + ["-np", "2", dempact, "check", case], capture_output=True, text=True)
+    boxes = re.findall(r"sub-domain \[([-0-9.e]+), ([-0-9.e]+)\]", r.stdout)
+    if len(boxes) != 2:
+        fail(f"sliding pair: no split in `dempact check` on 2 ranks:\n{r.stdout}{r.stderr}")
+    cut = min(float(b[1]) for b in boxes)
+    out = os.path.join(work, "mpi_sliding_pair_2", "mpi_sliding_pair.d")
+    snaps = sorted(os.listdir(out))
+    with h5py.File(os.path.join(out, snaps[0])) as f0, h5py.File(os.path.join(out, snaps[-1])) as f1:
+        x_start = f0["position"][16:18, 0]
+        x_end = f1["position"][16:18, 0]
+        ids = f1["contacts/id"][()]
+        pair = [k for k in range(len(ids)) if set(ids[k]) == {16, 17}]
+        if not (max(x_start) < cut < min(x_end)):
+            fail(f"sliding pair: from x = {x_start} to {x_end}, the cut at {cut} not crossed")
+        if not pair:
+            fail("sliding pair: the two beads no longer touch at the end")
+        spring = f1["contacts/tangential_spring"][pair[0]]
+        if not np.linalg.norm(spring) > 0:
+            fail(f"sliding pair: the tangential spring is {spring} at the end")
+    print(f"sliding pair: crossed the cut at x = {cut:.5g} m from {x_start[0]:.5g} to {x_end[0]:.5g} m "
+          f"on 2 ranks, still touching, tangential spring {np.linalg.norm(spring):.3g} m, "
+          "as in one process to the bit")
 
 
 def run(cmd, expect=0):
@@ -193,6 +253,7 @@ def main():
                       "reproducible: true, rebalance: 1.0", "rebalancing"), "0.04", 0),
         (reproducible(os.path.join(cases, "drum.yaml"), os.path.join(work, "drum.yaml")), "0.03", 0),
         (trough(work), "0.04", 0),
+        (sliding_pair(work), "0.0008", 0),
         (reproducible(os.path.join(e2e, "inlet_restart.yaml"), os.path.join(work, "inlet_restart.yaml")), "0.08", 0),
         (reproducible(os.path.join(e2e, "blow_up.yaml"), os.path.join(work, "blow_up.yaml")), "0.2", 4),
     ]
@@ -211,8 +272,9 @@ def main():
             count = compare(one, many, name, f"{name} on {n} ranks")
             print(f"{name} on {n} ranks: {count} snapshots and the time series bit-identical to one process"
                   + (" (stopped by the watchdog, exit 4, on every rank)" if status == 4 else ""))
-            if name in ("blow_up", "inlet_restart"):  # one ball, nine beads: not split further
+            if name in ("blow_up", "inlet_restart", "mpi_sliding_pair"):  # not split further
                 break
+    check_sliding(dempact, work)
     restarts(dempact, e2e, work, ranks)
     # more ranks than the case can be split over: a clear error, nothing written
     out = os.path.join(work, "too_many")
