@@ -6,7 +6,9 @@ whole time series must have the same bits, the ParaView files the same text.
 Cases (tests/data/e2e): small_pour (walls, periodic x, two materials, friction, both
 rolling models; and again with parallel.rebalance: 1.0, so that the ranks split afresh
 every thousand steps), mpi_periodic_box (periodic along three axes, crossing streams), the
-drum (a turning cylinder wall: its work is summed over ranks), a trough made of an STL
+drum (a turning cylinder wall: its work is summed over ranks), the hopper to 0.3 s
+(12,000 beads, cylinder and cone walls, the first 15 g through the orifice into the
+outlet), a trough made of an STL
 surface (written here), a sliding pair that crosses the cut between 2 ranks and keeps
 its tangential spring (written here), inlet_restart on 2 ranks (an inlet places the same beads on every
 rank, clear of every rank's, each keeps its own; an outlet's count and mass are summed
@@ -252,6 +254,7 @@ def main():
         (reproducible(os.path.join(e2e, "small_pour.yaml"), os.path.join(work, "rebalancing.yaml"),
                       "reproducible: true, rebalance: 1.0", "rebalancing"), "0.04", 0),
         (reproducible(os.path.join(cases, "drum.yaml"), os.path.join(work, "drum.yaml")), "0.03", 0),
+        (reproducible(os.path.join(cases, "hopper.yaml"), os.path.join(work, "hopper.yaml")), "0.3", 0),
         (trough(work), "0.04", 0),
         (sliding_pair(work), "0.0008", 0),
         (reproducible(os.path.join(e2e, "inlet_restart.yaml"), os.path.join(work, "inlet_restart.yaml")), "0.08", 0),
