@@ -345,9 +345,12 @@ int cli_run(int argc, char **argv)
     watchdog_start(&wd, &s, stderr); /* drops are announced even when quiet */
     drive.wd = &wd;
     drive.progress_ctx = &pr;
+    int stopped_by = 0; /* the signal that stopped the run (split: on any rank) */
     switch (run_driver_loop(&drive, err, sizeof err)) {
     case RUN_FINISHED:
+        break;
     case RUN_STOPPED:
+        stopped_by = drive.stopped_by;
         break;
     case RUN_NO_MEMORY:
         status = cli_no_memory(&s);
@@ -360,13 +363,13 @@ int cli_run(int argc, char **argv)
     case RUN_WRITE_FAILED:
         goto write_failed;
     }
-    if (stop_signal) {
+    if (stopped_by) {
         if (!quiet && pr.on_terminal) fputc('\n', stderr);
         fprintf(stderr, "dempact run: stopped by %s at step %lld (t = %.6g s); the last snapshot is "
                         "in %s; continue with: dempact run %s --restart %s\n",
-                stop_signal == SIGINT ? "SIGINT" : "SIGTERM", (long long)s.step, s.time,
+                stopped_by == SIGINT ? "SIGINT" : "SIGTERM", (long long)s.step, s.time,
                 snapshot_h5_path(out), case_path, snapshot_h5_path(out));
-        status = 128 + stop_signal;
+        status = 128 + stopped_by;
         goto done;
     }
     if (!quiet)

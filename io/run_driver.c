@@ -84,6 +84,7 @@ static step_end agree(run_driver *d, int no_memory, int problem)
     step_end e = {.stop = stop_asked(d), .no_memory = no_memory, .problem = problem};
     size_t contacts = s->n_contacts;
     if (!d->ranks) {
+        if (e.stop) d->stopped_by = *d->stop;
         d->particles = s->p.n_local;
         d->contacts = contacts;
         return e;
@@ -97,6 +98,11 @@ static step_end agree(run_driver *d, int no_memory, int problem)
     d->ranks->sum(v, 5, d->ranks->ctx);
     d->particles = (size_t)v[3];
     d->contacts = (size_t)v[4];
+    if (v[0] > 0) { /* which stop: told to every rank (the one a signal reached, or all) */
+        double value = e.stop ? (double)*d->stop : 0.0;
+        d->ranks->largest(&value, 1, d->ranks->ctx);
+        d->stopped_by = (int)value;
+    }
     return (step_end){.stop = v[0] > 0, .no_memory = v[1] > 0, .problem = v[2] > 0};
 }
 
@@ -128,6 +134,7 @@ run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
     int64_t dashpot_every = d->samples.every > 1000 ? d->samples.every : 1000;
     /* a stop asked before the first step (one process: the ranks agree after a step) */
     step_end end = {.stop = !d->ranks && stop_asked(d)};
+    if (end.stop) d->stopped_by = *d->stop;
     while (s->step < d->total_steps && !end.stop) {
         sim_step(s);
         watchdog_report wr;

@@ -36,6 +36,8 @@ typedef enum run_outcome {
 typedef struct run_ranks {
     /* v[0 .. n-1] summed over the ranks, in place (flags: any rank's) */
     void (*sum)(double *v, int n, void *ctx);
+    /* v[0 .. n-1]: the largest over the ranks, in place */
+    void (*largest)(double *v, int n, void *ctx);
     /* the message of the lowest rank with have != 0, into every rank's msg */
     void (*share)(char *msg, size_t len, int have, void *ctx);
     /* writes s's snapshot to out (the writing rank's; NULL on the others); every rank
@@ -63,6 +65,8 @@ typedef struct run_driver {
     /* after each step: particles and touching contacts, over all ranks (out) */
     size_t particles, contacts;
     int written;                        /* snapshots in `out` so far (in and out) */
+    int stopped_by;                     /* RUN_STOPPED: the value of *stop that stopped it
+                                           (split: the largest over the ranks that had one) */
     int warned_dashpots;                /* the dashpot warning was given (in and out) */
 } run_driver;
 

@@ -53,6 +53,12 @@ static void sum_over_ranks(double *v, int n, void *ctx)
     MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
+static void largest_over_ranks(double *v, int n, void *ctx)
+{
+    (void)ctx;
+    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
 static void share_message(char *msg, size_t len, int have, void *ctx)
 {
     (void)ctx;
@@ -107,6 +113,6 @@ static void balance(void *ctx, sim *s) { split_run_balance(ctx, s); }
 
 void split_run_driver(split_run *r, run_ranks *out)
 {
-    *out = (run_ranks){.sum = sum_over_ranks, .share = share_message,
+    *out = (run_ranks){.sum = sum_over_ranks, .largest = largest_over_ranks, .share = share_message,
                        .write_snapshot = write_split_snapshot, .balance = balance, .ctx = r};
 }

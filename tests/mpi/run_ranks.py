@@ -10,7 +10,8 @@ drum (a turning cylinder wall: its work is summed over ranks), the hopper to 0.3
 (12,000 beads, cylinder and cone walls, the first 15 g through the orifice into the
 outlet), a trough made of an STL
 surface (written here), a sliding pair that crosses the cut between 2 ranks and keeps
-its tangential spring (written here), inlet_restart on 2 ranks (an inlet places the same beads on every
+its tangential spring (written here), SIGTERM to one rank alone (every rank stops at the
+same step with a last snapshot, which restarts), inlet_restart on 2 ranks (an inlet places the same beads on every
 rank, clear of every rank's, each keeps its own; an outlet's count and mass are summed
 over the ranks), and blow_up (the watchdog stops the run on the rank that holds
 the ball: every rank must stop with exit 4 and the same last snapshot; on 4 ranks the
@@ -20,8 +21,10 @@ Usage: run_ranks.py DEMPACT E2E_DATA CASES_DIR WORKDIR RANKS..."""
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import h5py
 import numpy as np
@@ -141,6 +144,39 @@ def check_sliding(dempact, work):
     print(f"sliding pair: crossed the cut at x = {cut:.5g} m from {x_start[0]:.5g} to {x_end[0]:.5g} m "
           f"on 2 ranks, still touching, tangential spring {np.linalg.norm(spring):.3g} m, "
           "as in one process to the bit")
+
+
+def signalled(dempact, work):
+    """SIGTERM to one rank alone (not to mpirun) ends the run on every rank at the same
+    step with a last snapshot; the output goes on from it on one process."""
+    case = os.path.join(work, "small_pour.yaml")
+    out = os.path.join(work, "signalled")
+    snapdir = os.path.join(out, "small_pour.d")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    job = subprocess.Popen(MPIRUN + ["-np", "2", dempact, "run", case, "--output", out, "--end-time", "1",
+                                     "--threads", "1", "--quiet"],
+                           stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 300
+    while time.time() < deadline and job.poll() is None:
+        if os.path.isdir(snapdir) and len([f for f in os.listdir(snapdir) if f.endswith(".h5")]) >= 3:
+            break
+        time.sleep(0.2)
+    ranks = subprocess.run(["pgrep", "-P", str(job.pid), "-f", "dempact"], capture_output=True,
+                           text=True).stdout.split()
+    if job.poll() is not None or len(ranks) != 2:
+        fail(f"signalled: the run ended early or has {len(ranks)} ranks")
+    os.kill(int(ranks[-1]), signal.SIGTERM)
+    _, err = job.communicate(timeout=300)
+    if "stopped by SIGTERM" not in err:
+        fail(f"signalled: SIGTERM to one rank did not stop the run cleanly:\n{err[-2000:]}")
+    with h5py.File(os.path.join(out, "small_pour.h5")) as f:
+        steps = [f["snapshots"][k].attrs["step"] for k in f["snapshots"]]
+    resumed = os.path.join(work, "signalled_on_1")
+    run([dempact, "run", case, "--output", resumed, "--end-time", str(float(steps[-1] * dt_of(
+        os.path.join(out, "small_pour.h5"))) + 0.005), "--restart", os.path.join(out, "small_pour.h5"),
+         "--quiet", "--threads", "1"])
+    print(f"signalled: SIGTERM to rank 1 alone stopped both ranks at step {steps[-1]} with a last "
+          f"snapshot ({len(steps)} in the file); it restarts on one process")
 
 
 def run(cmd, expect=0):
@@ -278,6 +314,7 @@ def main():
             if name in ("blow_up", "inlet_restart", "mpi_sliding_pair"):  # not split further
                 break
     check_sliding(dempact, work)
+    signalled(dempact, work)
     restarts(dempact, e2e, work, ranks)
     # more ranks than the case can be split over: a clear error, nothing written
     out = os.path.join(work, "too_many")
