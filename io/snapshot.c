@@ -442,26 +442,64 @@ static int check_state(const snapshot_state *st)
 
 int snapshot_write(snapshot_file *f, const snapshot_state *st, char *err, size_t err_len)
 {
-    if (!f || !st) {
+    return snapshot_write_shared(f, st, NULL, err, err_len);
+}
+
+/* Whether a snapshot can be written: on the root, to f (0, or -1 with a message). */
+static int can_write(const snapshot_file *f, const snapshot_state *st, int root, char *err, size_t err_len)
+{
+    if ((root && !f) || !st) {
         snapshot_set_err(err, err_len, "snapshot_write: no output or no state");
         return -1;
     }
-    if (f->failed) {
-        snapshot_set_err(err, err_len, "cannot write snapshot %d of '%s': an earlier write failed", f->count,
-                         f->h5_path);
+    int count = root ? f->count : 0;
+    const char *name = root ? f->h5_path : "the output";
+    if (root && f->failed) {
+        snapshot_set_err(err, err_len, "cannot write snapshot %d of '%s': an earlier write failed", count, name);
         return -1;
     }
     if (check_state(st) < 0) {
-        snapshot_set_err(err, err_len, "cannot write snapshot %d of '%s': %s", f->count, f->h5_path,
+        snapshot_set_err(err, err_len, "cannot write snapshot %d of '%s': %s", count, name,
                          st->p && !isfinite(st->time) ? "time is not finite" : "inconsistent state");
         return -1;
     }
-    char *tmp = snapshot_path(f, f->count, ".tmp"), *final = snapshot_path(f, f->count, "");
+    return 0;
+}
+
+int snapshot_write_shared(snapshot_file *f, const snapshot_state *st, const snapshot_share *share, char *err,
+                          size_t err_len)
+{
+    int root = !share || share->root;
+    int ok = can_write(f, st, root, err, err_len) == 0;
+    if (share) ok = share->all_ok(ok, share->ctx);
+    if (!ok) {
+        if (!root) snapshot_set_err(err, err_len, "the writing rank cannot write a snapshot");
+        return -1;
+    }
+    char *tmp = root ? snapshot_path(f, f->count, ".tmp") : NULL;
+    char *final = root ? snapshot_path(f, f->count, "") : NULL;
     snapshot_meta m;
     char why[1024] = "";
-    int ok = tmp && final && f->count < 999999;
+    ok = !root || (tmp && final && f->count < 999999);
     if (!ok) snprintf(why, sizeof why, f->count >= 999999 ? "too many snapshots" : "out of memory");
-    ok = ok && snapshot_data_write(tmp, st, f->info.domain_min, f->info.domain_max, &m, why, sizeof why) == 0;
+    if (share) {
+        /* every process writes into the root's temporary file */
+        char path[4096] = "";
+        if (root && ok) ok = snprintf(path, sizeof path, "%s", tmp) < (int)sizeof path;
+        if (!share->all_ok(ok, share->ctx)) {
+            if (ok) snprintf(why, sizeof why, "the writing rank cannot name the file");
+            ok = 0;
+        } else {
+            share->from_root(path, sizeof path, share->ctx);
+            ok = snapshot_data_write(path, st, share, share->domain_min, share->domain_max, &m, why, sizeof why) == 0;
+        }
+        if (!root) {
+            if (!ok) snapshot_set_err(err, err_len, "%s", why);
+            return ok ? 0 : -1;
+        }
+    } else {
+        ok = ok && snapshot_data_write(tmp, st, NULL, f->info.domain_min, f->info.domain_max, &m, why, sizeof why) == 0;
+    }
     if (ok) kill_point("written", f->count);
     ok = ok && fs_publish(tmp, final, why, sizeof why) == 0;
     if (ok) fs_sync_dir(f->snapdir);

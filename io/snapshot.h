@@ -171,6 +171,13 @@ snapshot_file *snapshot_create(const char *dir, const char *name, const snapshot
  * output then stays as it was after the last snapshot written and further writes are
  * refused. */
 int snapshot_write(snapshot_file *f, const snapshot_state *st, char *err, size_t err_len);
+/* The same, written by several processes together (an MPI run): every one calls it with
+ * its block of the snapshot (snapshot_share.h), the root with the output (the others
+ * with f NULL); the root writes NAME.h5 and the .xmf files. Returns 0, or -1 with a
+ * message, on every process alike. */
+struct snapshot_share;
+int snapshot_write_shared(snapshot_file *f, const snapshot_state *st, const struct snapshot_share *share,
+                          char *err, size_t err_len);
 
 /* Buffers one time-series sample (o->wall_force and o->wall_torque hold 3 per wall of
  * info->walls); NAME.h5 gets it with the next snapshot_write or snapshot_flush. Returns

@@ -86,6 +86,21 @@ static int column(hid_t loc, const char *group, const char *name, hid_t file_typ
                        doc ? doc->meaning : "");
 }
 
+/* A dataset of rows, of which this process writes those of part (one process: all). */
+static int part_column(hid_t loc, const char *group, const char *name, hid_t file_type, hid_t mem_type,
+                       const sh5_part *part, size_t cols, const void *buf)
+{
+    const field_doc *doc = snapshot_field_doc(group, name);
+    return sh5_rows(loc, name, file_type, mem_type, (hsize_t)cols, part, buf, doc ? doc->unit : "",
+                    doc ? doc->meaning : "");
+}
+
+/* part with every row count doubled (the contacts' endpoints: two rows per contact) */
+static sh5_part twice(const sh5_part *p)
+{
+    return (sh5_part){2 * p->total, {2 * p->first[0], 2 * p->first[1]}, {2 * p->count[0], 2 * p->count[1]}};
+}
+
 /* Row r of what is written is row order[r] of the data (order NULL: row r). */
 static size_t row_of(const size_t *order, size_t r) { return order ? order[r] : r; }
 
@@ -191,11 +206,20 @@ static void particle_extras(const snapshot_state *st, int32_t *n_contacts, doubl
     }
 }
 
-static int write_particles(hid_t g, const snapshot_state *st, const size_t *order)
+/* ok on every process writing (share NULL: this one's), and sh5_error set if not */
+static int all_agree(const snapshot_share *share, int ok)
+{
+    int every = share ? share->all_ok(ok, share->ctx) : ok;
+    if (!every) snprintf(sh5_error, sizeof sh5_error, ok ? "another rank is out of memory" : "out of memory");
+    return every;
+}
+
+static int write_particles(hid_t g, const snapshot_state *st, const size_t *order, const sh5_part *rows,
+                           const snapshot_share *share)
 {
     const particle_store *p = st->p;
     size_t n = p->n_local;
-    int64_t n64 = (int64_t)n;
+    int64_t n64 = (int64_t)rows->total;
     if (sh5_attr(g, "time", SH5_F64, 0, &st->time) < 0 || sh5_attr(g, "step", SH5_I64, 0, &st->step) < 0 ||
         sh5_attr(g, "n_particles", SH5_I64, 0, &n64) < 0)
         return -1;
@@ -204,16 +228,13 @@ static int write_particles(hid_t g, const snapshot_state *st, const size_t *orde
     double *buf = malloc(3 * (n ? n : 1) * sizeof *buf);
     double *out = order ? malloc(3 * (n ? n : 1) * sizeof *out) : NULL;
     int rc = -1;
-    if (!buf || (order && !out)) {
-        snprintf(sh5_error, sizeof sh5_error, "out of memory");
-        goto done;
-    }
+    if (!all_agree(share, buf && (!order || out))) goto done;
 #define COL(name, type, cols, data) \
-    if (column(g, "", name, type, n, cols, data) < 0) goto done
+    if (part_column(g, "", name, type, rows, cols, data) < 0) goto done
 #define COL1(name, type, data) \
-    if (column(g, "", name, type, n, 0, in_order(data, sizeof *(data), n, order, out)) < 0) goto done
+    if (part_column(g, "", name, type, rows, 0, in_order(data, sizeof *(data), n, order, out)) < 0) goto done
 #define COL3(name, a, b, c) \
-    if (column(g, "", name, SH5_F64, n, 3, gather3(buf, n, a, b, c, order)) < 0) goto done
+    if (part_column(g, "", name, SH5_F64, rows, 3, gather3(buf, n, a, b, c, order)) < 0) goto done
     COL1("id", SH5_I64, p->id);
     COL1("type", SH5_I32, p->type);
     COL1("radius", SH5_F64, p->radius);
@@ -243,44 +264,43 @@ done:
     return rc;
 }
 
-static int write_contacts(hid_t g, const contact_table *t, const size_t *order)
+static int write_contacts(hid_t g, const contact_table *t, const size_t *order, const sh5_part *rows,
+                          const snapshot_share *share)
 {
     hid_t c = sh5_group(g, "contacts");
     if (c < 0) return -1;
-    int64_t m64 = (int64_t)t->m;
+    int64_t m64 = (int64_t)rows->total;
     size_t m = t->m;
+    sh5_part ends = twice(rows);
     int rc = -1;
     /* the widest row: the endpoints' 6 doubles, or a history field's */
     size_t widest = 6;
     for (int h = 0; h < sim_n_pair_history; h++)
         if ((size_t)sim_pair_history[h].count > widest) widest = (size_t)sim_pair_history[h].count;
     double *out = order ? malloc(widest * (m ? m : 1) * sizeof *out) : NULL;
-    if (order && !out) {
-        snprintf(sh5_error, sizeof sh5_error, "out of memory");
-        goto done;
-    }
-#define COL(name, type, rows, cols, data) \
-    if (column(c, "contacts", name, type, rows, cols, \
-               in_order(data, (cols ? cols : 1) * sizeof *(data), m, order, out)) < 0) goto done
+    if (!all_agree(share, !order || out)) goto done;
+#define COL(name, type, part, cols, data) \
+    if (part_column(c, "contacts", name, type, part, cols, \
+                    in_order(data, (cols ? cols : 1) * sizeof *(data), m, order, out)) < 0) goto done
     if (sh5_attr(c, "n_contacts", SH5_I64, 0, &m64) < 0) goto done;
-    COL("id", SH5_I64, m, 2, t->id);
-    COL("wall", SH5_U8, m, 0, t->wall);
-    COL("slot", SH5_I64, m, 0, t->slot);
-    COL("ended", SH5_U8, m, 0, t->ended);
-    COL("point", SH5_F64, m, 3, t->point);
-    COL("normal", SH5_F64, m, 3, t->normal);
-    COL("overlap", SH5_F64, m, 0, t->overlap);
-    COL("normal_force", SH5_F64, m, 0, t->normal_force);
-    COL("normal_force_vector", SH5_F64, m, 3, t->normal_force_vector);
-    COL("tangential_force", SH5_F64, m, 3, t->tangential_force);
+    COL("id", SH5_I64, rows, 2, t->id);
+    COL("wall", SH5_U8, rows, 0, t->wall);
+    COL("slot", SH5_I64, rows, 0, t->slot);
+    COL("ended", SH5_U8, rows, 0, t->ended);
+    COL("point", SH5_F64, rows, 3, t->point);
+    COL("normal", SH5_F64, rows, 3, t->normal);
+    COL("overlap", SH5_F64, rows, 0, t->overlap);
+    COL("normal_force", SH5_F64, rows, 0, t->normal_force);
+    COL("normal_force_vector", SH5_F64, rows, 3, t->normal_force_vector);
+    COL("tangential_force", SH5_F64, rows, 3, t->tangential_force);
     /* two rows per contact, in the contact's place */
-    if (column(c, "contacts", "endpoints", SH5_F64, 2 * m, 3,
-               in_order(t->endpoints, 6 * sizeof *t->endpoints, m, order, out)) < 0)
+    if (part_column(c, "contacts", "endpoints", SH5_F64, &ends, 3,
+                    in_order(t->endpoints, 6 * sizeof *t->endpoints, m, order, out)) < 0)
         goto done;
     for (int h = 0; h < sim_n_pair_history; h++) {
         const pair_history_field *hf = &sim_pair_history[h];
         size_t cols = hf->count > 1 ? (size_t)hf->count : 0;
-        COL(hf->name, SH5_F64, m, cols, t->history[h]);
+        COL(hf->name, SH5_F64, rows, cols, t->history[h]);
     }
 #undef COL
     rc = 0;
@@ -338,17 +358,21 @@ done:
     return rc;
 }
 
-/* 0, 1, 2, ... of length len (at least 1). */
-static int write_vertex_index(hid_t g, int64_t len)
+/* 0, 1, 2, ... of length len (at least 1); written together, each process writes an
+ * equal share. */
+static int write_vertex_index(hid_t g, int64_t len, const snapshot_share *share)
 {
     if (len < 1) len = 1;
-    int64_t *v = malloc((size_t)len * sizeof *v);
-    if (!v) {
-        snprintf(sh5_error, sizeof sh5_error, "out of memory");
+    int64_t self = share ? share->self : 0, np = share ? share->n_processes : 1;
+    int64_t first = len * self / np, count = len * (self + 1) / np - first;
+    int64_t *v = malloc((size_t)(count ? count : 1) * sizeof *v);
+    if (!all_agree(share, v != NULL)) {
+        free(v);
         return -1;
     }
-    for (int64_t i = 0; i < len; i++) v[i] = i;
-    int rc = column(g, "", "vertex_index", SH5_I64, (size_t)len, 0, v);
+    for (int64_t i = 0; i < count; i++) v[i] = first + i;
+    sh5_part part = {(hsize_t)len, {(hsize_t)first, 0}, {(hsize_t)count, 0}};
+    int rc = part_column(g, "", "vertex_index", SH5_I64, &part, 0, v);
     free(v);
     return rc;
 }
@@ -361,8 +385,28 @@ static uint64_t file_size(const char *path)
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-int snapshot_data_write(const char *path, const snapshot_state *st, const double box_min[3],
-                        const double box_max[3], snapshot_meta *m, char *err, size_t err_len)
+/* The rows of the particles and of the contacts this process writes: all of them, or
+ * (written together) its block; a shared table lists its pairs of particles first. */
+static void parts_of(const snapshot_share *share, size_t n, const contact_table *t, sh5_part *particles,
+                     sh5_part *contacts)
+{
+    if (!share) {
+        *particles = (sh5_part){n, {0, 0}, {n, 0}};
+        *contacts = (sh5_part){t->m, {0, 0}, {t->m, 0}};
+        return;
+    }
+    size_t walls = 0;
+    for (size_t r = 0; r < t->m; r++) walls += t->wall[r] != 0;
+    const int64_t *before = share->contacts_before, *total = share->contacts_total;
+    *particles = (sh5_part){(hsize_t)share->particles_total, {(hsize_t)share->particles_before, 0}, {n, 0}};
+    *contacts = (sh5_part){(hsize_t)(total[0] + total[1]),
+                           {(hsize_t)before[0], (hsize_t)(total[0] + before[1])},
+                           {t->m - walls, walls}};
+}
+
+int snapshot_data_write(const char *path, const snapshot_state *st, const snapshot_share *share,
+                        const double box_min[3], const double box_max[3], snapshot_meta *m, char *err,
+                        size_t err_len)
 {
     contact_table built = {0};
     const contact_table *t = st->contacts ? st->contacts : &built;
@@ -370,37 +414,47 @@ int snapshot_data_write(const char *path, const snapshot_state *st, const double
     size_t *particle_order = NULL, *contact_order = NULL;
     int oom = !st->contacts && contact_table_build(&built, st) < 0;
     if (!oom && st->walls && wall_triangles_build(&w, st->walls, st->time, box_min, box_max) < 0) oom = 1;
-    if (!oom && st->in_id_order) {
+    /* a shared block is written in id order: its rows' place in the file */
+    if (!oom && (st->in_id_order || share)) {
         particle_order = particles_by_id(st->p, &oom);
         if (!oom) contact_order = contacts_by_id(t, &oom);
     }
+    if (share) oom = !share->all_ok(!oom, share->ctx);
     if (oom) {
         free(particle_order);
+        free(contact_order);
         contact_table_free(&built);
         wall_triangles_free(&w);
         snapshot_set_err(err, err_len, "out of memory");
         return -1;
     }
+    sh5_part particles, contacts;
+    parts_of(share, st->p->n_local, t, &particles, &contacts);
     h5_quiet q;
     h5_quiet_begin(&q);
-    int64_t len = max3((int64_t)st->p->n_local, 2 * (int64_t)t->m, 1);
+    sh5_share(share);
+    int64_t len = max3((int64_t)particles.total, 2 * (int64_t)contacts.total, 1);
     hid_t f = sh5_create_file(path);
-    int ok = f >= 0 && write_particles(f, st, particle_order) == 0 && write_contacts(f, t, contact_order) == 0 &&
+    int ok = f >= 0 && write_particles(f, st, particle_order, &particles, share) == 0 &&
+             write_contacts(f, t, contact_order, &contacts, share) == 0 &&
              (!st->engine || write_engine(f, st->engine) == 0) &&
-             (!st->walls || st->walls->n == 0 || write_walls(f, &w) == 0) && write_vertex_index(f, len) == 0;
+             (!st->walls || st->walls->n == 0 || write_walls(f, &w) == 0) &&
+             write_vertex_index(f, len, share) == 0;
     if (sh5_close(H5Fclose, f) < 0) ok = 0;
+    sh5_share(NULL);
+    if (share) ok = share->all_ok(ok, share->ctx);
     h5_quiet_end(&q);
     if (!ok) snapshot_set_err(err, err_len, "cannot write '%s': %s", path, sh5_error);
     else
-        *m = (snapshot_meta){.time = st->time, .step = st->step, .n_particles = (int64_t)st->p->n_local,
-                             .n_contacts = (int64_t)t->m, .n_wall_vertices = (int64_t)w.n_vertices,
+        *m = (snapshot_meta){.time = st->time, .step = st->step, .n_particles = (int64_t)particles.total,
+                             .n_contacts = (int64_t)contacts.total, .n_wall_vertices = (int64_t)w.n_vertices,
                              .n_wall_triangles = (int64_t)w.n_triangles, .vertex_len = len,
                              .bytes = file_size(path)};
     free(particle_order);
     free(contact_order);
     contact_table_free(&built);
     wall_triangles_free(&w);
-    if (!ok) unlink(path);
+    if (!ok && (!share || share->root)) unlink(path);
     return ok ? 0 : -1;
 }
 
@@ -508,7 +562,7 @@ int snapshot_data_convert(hid_t src, const char *path, const wall_set *ws, const
              H5Literate(src, H5_INDEX_NAME, H5_ITER_INC, NULL, copy_member, &c) >= 0 && !c.failed &&
              (!ws || ws->n == 0 || write_walls(f, &w) == 0);
     m->vertex_len = max3(m->n_particles, 2 * m->n_contacts, 1);
-    ok = ok && write_vertex_index(f, m->vertex_len) == 0;
+    ok = ok && write_vertex_index(f, m->vertex_len, NULL) == 0;
     if (sh5_close(H5Fclose, f) < 0) ok = 0;
     h5_quiet_end(&q);
     m->n_wall_vertices = (int64_t)w.n_vertices;

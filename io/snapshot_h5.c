@@ -10,6 +10,21 @@
 
 char sh5_error[512];
 
+/* The processes writing the file being written together (NULL: this one alone). */
+static const snapshot_share *shared;
+
+void sh5_share(const snapshot_share *share) { shared = share; }
+
+/* A shared write goes on only where every process's last step went well, so that none
+ * waits in a collective call another has given up before (ok: this process's). */
+static int sh5_agreed(int ok)
+{
+    if (!shared) return ok;
+    int every = shared->all_ok(ok, shared->ctx);
+    if (ok && !every) snprintf(sh5_error, sizeof sh5_error, "another rank could not write its part");
+    return every;
+}
+
 void h5_quiet_begin(h5_quiet *q)
 {
     q->func = NULL;
@@ -115,14 +130,59 @@ int sh5_dataset(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, in
     TRY_H5(dcpl = H5Pcreate(H5P_DATASET_CREATE));
     TRY_H5(H5Pset_obj_track_times(dcpl, 0));
     TRY_H5(d = H5Dcreate2(loc, name, file_type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-    if (count > 0) TRY_H5(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+    /* written together: the root writes it all (independent transfer) */
+    if (count > 0 && (!shared || shared->root)) TRY_H5(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
     if (sh5_string_attr(d, "unit", unit) < 0 || sh5_string_attr(d, "meaning", meaning) < 0) goto done;
     rc = 0;
 done:
     if (sh5_close(H5Dclose, d) < 0) rc = -1;
     if (dcpl >= 0) H5Pclose(dcpl);
     if (s >= 0) H5Sclose(s);
-    return rc;
+    return sh5_agreed(rc == 0) ? rc : -1;
+}
+
+int sh5_rows(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, hsize_t cols,
+             const sh5_part *part, const void *buf, const char *unit, const char *meaning)
+{
+    int rank = cols ? 2 : 1;
+    hsize_t dims[2] = {part->total, cols};
+    if (!shared) return sh5_dataset(loc, name, file_type, mem_type, rank, dims, buf, unit, meaning);
+    hid_t s = -1, dcpl = -1, d = -1, mem = -1;
+    int rc = -1;
+    TRY_H5(s = H5Screate_simple(rank, dims, NULL));
+    TRY_H5(dcpl = H5Pcreate(H5P_DATASET_CREATE));
+    TRY_H5(H5Pset_obj_track_times(dcpl, 0));
+    TRY_H5(d = H5Dcreate2(loc, name, file_type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    if (part->total > 0) {
+        /* this process's runs of rows; its buffer holds them one after the other, as
+         * HDF5 walks a selection: in the file's order */
+        hsize_t mine = part->count[0] + part->count[1];
+        hsize_t mdims[2] = {mine ? mine : 1, cols};
+        TRY_H5(mem = H5Screate_simple(rank, mdims, NULL));
+        if (!mine) TRY_H5(H5Sselect_none(mem));
+        TRY_H5(H5Sselect_none(s));
+        int runs = 0;
+        for (int k = 0; k < 2; k++) {
+            if (part->count[k] == 0) continue;
+            hsize_t start[2] = {part->first[k], 0}, count[2] = {part->count[k], cols};
+            TRY_H5(H5Sselect_hyperslab(s, runs++ ? H5S_SELECT_OR : H5S_SELECT_SET, start, NULL, count, NULL));
+        }
+        /* every process into the collective write, or none: HDF5 checks a selection
+         * before it waits for the others, and one that failed there would leave them
+         * waiting */
+        int fits = H5Sget_select_npoints(s) == H5Sget_select_npoints(mem);
+        if (!fits) snprintf(sh5_error, sizeof sh5_error, "rows of '%s' overlap another rank's", name);
+        if (!sh5_agreed(fits)) goto done;
+        TRY_H5(H5Dwrite(d, mem_type, mem, s, shared->dxpl, buf));
+    }
+    if (sh5_string_attr(d, "unit", unit) < 0 || sh5_string_attr(d, "meaning", meaning) < 0) goto done;
+    rc = 0;
+done:
+    if (sh5_close(H5Dclose, d) < 0) rc = -1;
+    if (mem >= 0) H5Sclose(mem);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (s >= 0) H5Sclose(s);
+    return sh5_agreed(rc == 0) ? rc : -1;
 }
 
 hid_t sh5_group(hid_t loc, const char *name)
@@ -139,7 +199,8 @@ done:
 hid_t sh5_create_file(const char *path)
 {
     hid_t fapl = -1, f = -1;
-    TRY_H5(fapl = H5Pcreate(H5P_FILE_ACCESS));
+    /* written together: through the MPI-IO driver the caller chose */
+    TRY_H5(fapl = shared ? H5Pcopy(shared->fapl) : H5Pcreate(H5P_FILE_ACCESS));
     /* H5F_CLOSE_STRONG: closing the file closes whatever a failed write left open */
     TRY_H5(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18));
     TRY_H5(H5Pset_file_locking(fapl, 0, 1));
@@ -147,6 +208,10 @@ hid_t sh5_create_file(const char *path)
     TRY_H5(f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
 done:
     if (fapl >= 0) H5Pclose(fapl);
+    if (!sh5_agreed(f >= 0) && f >= 0) {
+        H5Fclose(f);
+        f = -1;
+    }
     return f;
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "snapshot.h"
+#include "snapshot_share.h"
 #include "../engine/sim.h"
 
 void snapshot_set_err(char *err, size_t err_len, const char *fmt, ...)
@@ -59,6 +60,18 @@ int sh5_string_attr(hid_t loc, const char *name, const char *value);
  * same bytes. */
 int sh5_dataset(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, int rank,
                 const hsize_t *dims, const void *buf, const char *unit, const char *meaning);
+/* Rows of a dataset of part->total rows of `cols` values (0: 1-D) of which this process
+ * writes its runs (one process: part->count[0] == total, the whole), buf holding them
+ * one after the other. Returns 0, or -1 with sh5_error. */
+typedef struct sh5_part {
+    hsize_t total, first[2], count[2];
+} sh5_part;
+int sh5_rows(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, hsize_t cols,
+             const sh5_part *part, const void *buf, const char *unit, const char *meaning);
+/* From now on the datasets and files the helpers make are written together by the
+ * processes of share (snapshot_share.h; NULL: by this one alone): collective calls, each
+ * process's rows its own, the rest the root's, and a failure on one a failure on all. */
+void sh5_share(const snapshot_share *share);
 hid_t sh5_group(hid_t loc, const char *name);
 int sh5_close(herr_t (*close_fn)(hid_t), hid_t id);
 /* A new file (truncating), in the HDF5 1.8 object format (readable by every HDF5 >=
@@ -127,9 +140,12 @@ typedef struct field_doc {
 const field_doc *snapshot_field_doc(const char *group, const char *name);
 
 /* Writes snapshot st to a new file at path (see snapshot.h); walls are drawn inside the
- * box. Fills m. Returns 0, or -1 with a message. */
-int snapshot_data_write(const char *path, const snapshot_state *st, const double box_min[3],
-                        const double box_max[3], snapshot_meta *m, char *err, size_t err_len);
+ * box. share: NULL, or the processes writing it together, st holding this one's block
+ * (snapshot_share.h). Fills m (the whole file's counts). Returns 0, or -1 with a
+ * message (on every process of a share). */
+int snapshot_data_write(const char *path, const snapshot_state *st, const snapshot_share *share,
+                        const double box_min[3], const double box_max[3], snapshot_meta *m, char *err,
+                        size_t err_len);
 
 /* Writes a format-2 snapshot group (src) as a file at path: its datasets and attributes
  * copied, unit and meaning added, vertex_index and the walls (ws at the snapshot's time,

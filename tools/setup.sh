@@ -21,9 +21,9 @@ packages+=(python3-dev python3-setuptools python3-pytest)
 # help2man writes the man page from the built program (tools/man_page.sh); groff renders
 # it (tests/doc/install_tree.sh).
 packages+=(help2man groff-base)
-# OpenMPI and Zoltan build dempact for MPI runs (mpirun -np N dempact ...; CMake's
-# DEMPACT_MPI); the MPI flavour of HDF5 is what the ranks' shared output will be written
-# with (the libraries pin the serial one until then: CMakeLists.txt).
+# OpenMPI, Zoltan and the MPI flavour of HDF5 build dempact for MPI runs (mpirun -np N
+# dempact ...; CMake's DEMPACT_MPI): the ranks write each snapshot into one file through
+# parallel HDF5 (the libraries keep the serial flavour: CMakeLists.txt).
 packages+=(libopenmpi-dev openmpi-bin libtrilinos-zoltan-dev libhdf5-openmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
