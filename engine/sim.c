@@ -234,6 +234,43 @@ static int by_place_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A particle-wall pair's overlap is the force loop's (contact_overlap cannot make it
+ * from the positions) and a rebuild starts it at 0: the split keeps it by the particle's
+ * id and the pair's key, for the first snapshot's contacts. */
+typedef struct wall_overlap {
+    int64_t id;
+    uint32_t key;
+    double overlap;
+} wall_overlap;
+
+static int by_wall_pair(const void *a, const void *b)
+{
+    const wall_overlap *x = a, *y = b;
+    if (x->id != y->id) return (x->id > y->id) - (x->id < y->id);
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+static wall_overlap *wall_overlaps_keep(const sim *s, size_t *n_out)
+{
+    const contact_list *c = &s->wall_pairs;
+    wall_overlap *w = malloc((c->n + 1) * sizeof *w);
+    *n_out = 0;
+    for (size_t k = 0; w && k < c->n; k++)
+        if (c->overlap[k] != 0.0) w[(*n_out)++] = (wall_overlap){s->p.id[c->i[k]], c->owner_j[k], c->overlap[k]};
+    if (w) qsort(w, *n_out, sizeof *w, by_wall_pair);
+    return w;
+}
+
+static void wall_overlaps_restore(sim *s, const wall_overlap *w, size_t n)
+{
+    contact_list *c = &s->wall_pairs;
+    for (size_t k = 0; k < c->n; k++) {
+        wall_overlap key = {s->p.id[c->i[k]], c->owner_j[k], 0.0};
+        const wall_overlap *at = bsearch(&key, w, n, sizeof *w, by_wall_pair);
+        if (at) c->overlap[k] = at->overlap;
+    }
+}
+
 int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
 {
     if (!s->cfg.reproducible) {
@@ -248,7 +285,11 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
     particle_store *p = &s->p;
     size_t n = p->n_local;
     id_place *now = malloc((n ? n : 1) * sizeof *now);
-    if (!now) {
+    size_t n_walls = 0;
+    wall_overlap *walls = wall_overlaps_keep(s, &n_walls);
+    if (!now || !walls) {
+        free(now);
+        free(walls);
         snprintf(err, err_len, "out of memory");
         return -1;
     }
@@ -266,6 +307,8 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
     int rc = list_rebuild(s);
     walls_move(&s->walls, time);
     s->list_stale = stale;
+    if (rc == 0) wall_overlaps_restore(s, walls, n_walls);
+    free(walls);
     for (size_t i = 0; rc == 0 && i < p->n_local; i++) {
         id_place key = {.id = p->id[i]};
         const id_place *at = bsearch(&key, now, n, sizeof *now, by_place_id);
