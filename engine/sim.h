@@ -57,6 +57,9 @@ typedef struct sim_ghost_hooks {
     /* drops the particles from `first` on (new ones, every rank holding them all) that
      * lie in another rank's part. Returns 0 or -1 */
     int (*keep_own)(struct sim *s, size_t first, void *ctx);
+    /* the lowest rank's text of those that have one (have != 0), in every rank's text
+     * (len bytes); unchanged where none has one */
+    void (*share)(char *text, size_t len, int have, void *ctx);
     void *ctx;
 } sim_ghost_hooks;
 

@@ -251,11 +251,62 @@ static void strongest_contact(const sim *s, size_t i, watchdog_contact *out)
     if (best_list >= 0) describe_contact(s, best_list, best_k, i, out);
 }
 
+/* Of several particles with a problem, or contacts too deep, a run that sums by id
+ * (cfg.reproducible, and every run on ranks) names the one with the smallest id (the pair
+ * with the smallest pair of ids): what no numbering and no split changes, so that every
+ * rank names what one process names. Otherwise the first in the store's order. */
+static bool by_id(const sim *s) { return s->cfg.reproducible != 0; }
+
+/* Is particle i a better choice than best (-1: none yet)? */
+static bool sooner(const sim *s, size_t i, long best)
+{
+    return best < 0 || (by_id(s) && s->p.id[i] < s->p.id[best]);
+}
+
+/* A contact's ids in the order by_id compares them: a pair's smaller id first. */
+static void contact_key(const sim *s, int L, size_t k, int64_t key[2])
+{
+    const contact_list *c = L ? &s->wall_pairs : &s->pairs;
+    int64_t a = s->p.id[c->i[k]], b = L ? (int64_t)c->j[k] : s->p.id[c->j[k]];
+    key[0] = L || a < b ? a : b;
+    key[1] = L || a < b ? b : a;
+}
+
+/* The deep contact with the smallest key (pairs before walls), as first_deep_contact. */
+static int deep_contact_by_id(const sim *s, double fraction, size_t *k_out)
+{
+    const particle_store *p = &s->p;
+    for (int L = 0; L < 2; L++) {
+        const contact_list *c = L ? &s->wall_pairs : &s->pairs;
+        size_t best = c->n;
+        int64_t best_key[2] = {0, 0}, key[2];
+        for (size_t k = 0; k < c->n; k++) {
+            double d = contact_overlap(c, p, k);
+            if (!(d > 0.0)) continue;
+            double r = p->radius[c->i[k]];
+            if (!L) r = fmin(r, p->radius[c->owner_j[k]]);
+            if (!(d > fraction * r)) continue;
+            contact_key(s, L, k, key);
+            if (best == c->n || key[0] < best_key[0] || (key[0] == best_key[0] && key[1] < best_key[1])) {
+                best = k;
+                best_key[0] = key[0];
+                best_key[1] = key[1];
+            }
+        }
+        if (best < c->n) {
+            *k_out = best;
+            return L;
+        }
+    }
+    return -1;
+}
+
 /* The first contact (lowest index, pairs before walls) overlapping more than `fraction`
  * of its smaller radius; returns its list (0, 1) or -1. */
 static int first_deep_contact(const sim *s, double fraction, size_t *k_out)
 {
     const particle_store *p = &s->p;
+    if (by_id(s)) return deep_contact_by_id(s, fraction, k_out);
     for (int L = 0; L < 2; L++) {
         const contact_list *c = L ? &s->wall_pairs : &s->pairs;
         size_t first = c->n;
@@ -295,6 +346,7 @@ static bool all_finite(double a, double b, double c)
 static void find_not_finite(const sim *s, watchdog_report *r)
 {
     const particle_store *p = &s->p;
+    long best = -1;
     for (size_t i = 0; i < p->n_local; i++) {
         const char *q = !all_finite(p->x[i], p->y[i], p->z[i])      ? "position"
                         : !all_finite(p->vx[i], p->vy[i], p->vz[i]) ? "velocity"
@@ -302,48 +354,55 @@ static void find_not_finite(const sim *s, watchdog_report *r)
                         : !all_finite(p->fx[i], p->fy[i], p->fz[i]) ? "force"
                         : !all_finite(p->tx[i], p->ty[i], p->tz[i]) ? "torque"
                                                                     : NULL;
-        if (!q) continue;
-        r->problem = WATCHDOG_NOT_FINITE;
+        if (!q || !sooner(s, i, best)) continue;
+        best = (long)i;
         r->quantity = q;
-        fill_particle(s, i, r);
-        strongest_contact(s, i, &r->contact);
-        return;
+        if (!by_id(s)) break;
     }
+    if (best < 0) return;
+    r->problem = WATCHDOG_NOT_FINITE;
+    fill_particle(s, (size_t)best, r);
+    strongest_contact(s, (size_t)best, &r->contact);
 }
 
 static void find_outside(const sim *s, watchdog_report *r)
 {
     const particle_store *p = &s->p;
     const double *pos[3] = {p->x, p->y, p->z};
-    for (size_t i = 0; i < p->n_local; i++)
+    long best = -1;
+    for (size_t i = 0; i < p->n_local && (best < 0 || by_id(s)); i++)
         for (int a = 0; a < 3; a++) {
             if (s->cfg.periodic[a]) continue;
             int side = pos[a][i] < s->cfg.domain_min[a] ? -1 : pos[a][i] > s->cfg.domain_max[a] ? 1 : 0;
-            if (!side) continue;
-            r->problem = WATCHDOG_LEFT_DOMAIN;
+            if (!side || !sooner(s, i, best)) continue;
+            best = (long)i;
             r->axis = a;
             r->side = side;
             r->limit = side < 0 ? s->cfg.domain_min[a] : s->cfg.domain_max[a];
-            fill_particle(s, i, r);
-            strongest_contact(s, i, &r->contact);
-            return;
+            break;
         }
+    if (best < 0) return;
+    r->problem = WATCHDOG_LEFT_DOMAIN;
+    fill_particle(s, (size_t)best, r);
+    strongest_contact(s, (size_t)best, &r->contact);
 }
 
 /* The first particle that moves more than STEP_FRACTION of its radius in one step. */
 static void find_too_fast(const sim *s, watchdog_report *r)
 {
     const particle_store *p = &s->p;
-    for (size_t i = 0; i < p->n_local; i++) {
+    long best = -1;
+    for (size_t i = 0; i < p->n_local && (best < 0 || by_id(s)); i++) {
         double reach = WATCHDOG_STEP_FRACTION * p->radius[i];
         double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
-        if (!(sqrt(v2) * s->dt > reach)) continue;
-        r->problem = WATCHDOG_TOO_FAST;
+        if (!(sqrt(v2) * s->dt > reach) || !sooner(s, i, best)) continue;
+        best = (long)i;
         r->limit = reach;
-        fill_particle(s, i, r);
-        strongest_contact(s, i, &r->contact);
-        return;
     }
+    if (best < 0) return;
+    r->problem = WATCHDOG_TOO_FAST;
+    fill_particle(s, (size_t)best, r);
+    strongest_contact(s, (size_t)best, &r->contact);
 }
 
 /* The step the engine refused (sim.fault). */
@@ -424,10 +483,15 @@ static watchdog_problem check(const sim *s, const watchdog_state *st, bool full,
         (L = first_deep_contact(s, w.max_overlap_fraction, &k)) >= 0) {
         const contact_list *c = L ? &s->wall_pairs : &s->pairs;
         size_t i = c->i[k];
-        /* of two particles, the faster one is named (and dropped) */
+        /* of two particles, the faster one is named (and dropped); summing by id, the
+         * one with the smaller id when both are as fast */
         if (!L) {
             size_t j = c->owner_j[k];
             const particle_store *p = &s->p;
+            if (by_id(s) && p->id[j] < p->id[i]) {
+                j = i;
+                i = c->owner_j[k];
+            }
             double vi = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
             double vj = p->vx[j] * p->vx[j] + p->vy[j] * p->vy[j] + p->vz[j] * p->vz[j];
             if (vj > vi) i = j;
@@ -636,42 +700,160 @@ void watchdog_start(watchdog_state *st, const sim *s, FILE *log)
                            .log = log};
 }
 
+/* The energy particle i carries: kinetic plus potential (what leaves with it). */
+static double particle_energy(const sim *s, size_t i)
+{
+    const particle_store *q = &s->p;
+    double e = 0.5 * q->mass[i] * (q->vx[i] * q->vx[i] + q->vy[i] * q->vy[i] + q->vz[i] * q->vz[i]);
+    double origin[3];
+    potential_origin(s, origin);
+    e -= q->mass[i] * (s->cfg.gravity[0] * (q->x[i] - origin[0]) + s->cfg.gravity[1] * (q->y[i] - origin[1]) +
+                       s->cfg.gravity[2] * (q->z[i] - origin[2]));
+    return e;
+}
+
+static void log_drop(const watchdog_state *st, const char *msg, int64_t id)
+{
+    if (st->log)
+        fprintf(st->log, "%s\n  -> dropped particle %lld (watchdog.on_error: drop_particle)\n", msg,
+                (long long)id);
+}
+
+/* ---- dropping on ranks --------------------------------------------------------------- */
+
+/* A problem's place in check()'s order (the first found wins), and whether a drop
+ * settles it. */
+static int problem_rank(watchdog_problem p)
+{
+    switch (p) {
+    case WATCHDOG_NOT_FINITE: return 1;
+    case WATCHDOG_OVERLAP: return 2;
+    case WATCHDOG_LEFT_DOMAIN: return 3;
+    case WATCHDOG_TOO_FAST: return 4;
+    case WATCHDOG_ENERGY_RISE: return 5;
+    default: return 0; /* the engine's own faults come first */
+    }
+}
+
+static bool droppable(watchdog_problem p)
+{
+    return p == WATCHDOG_NOT_FINITE || p == WATCHDOG_OVERLAP || p == WATCHDOG_LEFT_DOMAIN ||
+           p == WATCHDOG_TOO_FAST;
+}
+
+/* A rank's problem as the ranks compare them: (its place in check()'s order, contact
+ * list, ids), what one process would find first being the smallest; then the particle
+ * it names and whether a drop settles it. */
+enum { ROW_RANK, ROW_LIST, ROW_KEY0, ROW_KEY1, ROW_PARTICLE, ROW_DROP, ROW_WIDTH };
+
+static void problem_row(const sim *s, watchdog_problem p, const watchdog_report *r, double row[ROW_WIDTH])
+{
+    row[ROW_RANK] = problem_rank(p);
+    row[ROW_LIST] = 0;
+    row[ROW_KEY0] = (double)r->particle_id;
+    row[ROW_KEY1] = -1;
+    if (p == WATCHDOG_OVERLAP && r->contact.found) {
+        int64_t a = r->particle_id, b = r->contact.wall >= 0 ? r->contact.wall : r->contact.other_id;
+        row[ROW_LIST] = r->contact.wall >= 0;
+        row[ROW_KEY0] = (double)(r->contact.wall >= 0 || a < b ? a : b);
+        row[ROW_KEY1] = (double)(r->contact.wall >= 0 || a < b ? b : a);
+    }
+    row[ROW_PARTICLE] = (double)r->particle_id;
+    row[ROW_DROP] = droppable(p);
+}
+
+static bool row_before(const double *a, const double *b)
+{
+    for (int q = 0; q < ROW_PARTICLE; q++)
+        if (a[q] != b[q]) return a[q] < b[q];
+    return false;
+}
+
+static long local_index_of(const sim *s, int64_t id)
+{
+    for (size_t i = 0; i < s->p.n_local; i++)
+        if (s->p.id[i] == id) return (long)i;
+    return -1;
+}
+
+static void forget_ghost(sim *s, int64_t id);
+
+/* The guard on ranks with on_error: drop_particle, at a step every rank checks. The
+ * ranks compare their problems; the first one process would find is everyone's: a drop
+ * (the particle's rank drops it, every rank takes back what its contacts exerted on its
+ * own particles) and the check again, or a stop (the rank that found it reports it). */
+static watchdog_problem guard_on_ranks(sim *s, watchdog_state *st, bool full, watchdog_report *r)
+{
+    const sim_ghost_hooks *h = s->ghost_hooks;
+    for (;;) {
+        watchdog_problem p = check(s, st, full, r);
+        double mine[ROW_WIDTH], *all = NULL;
+        size_t n_all = 0;
+        problem_row(s, p, r, mine);
+        if (h->gather(mine, p != WATCHDOG_OK, ROW_WIDTH, 0, 0, &all, &n_all, h->ctx) != 0) {
+            s->fault = SIM_FAULT_NO_MEMORY;
+            s->fault_memory = SIM_MEMORY_DROP;
+            return WATCHDOG_OK;
+        }
+        const double *first = NULL;
+        for (size_t q = 0; q < n_all; q++)
+            if (!first || row_before(&all[q * ROW_WIDTH], first)) first = &all[q * ROW_WIDTH];
+        double winner[ROW_WIDTH];
+        if (first) memcpy(winner, first, sizeof winner);
+        free(all);
+        if (!first) return WATCHDOG_OK;
+        bool mine_first = p != WATCHDOG_OK && !row_before(winner, mine) && !row_before(mine, winner);
+        if (!winner[ROW_DROP]) return mine_first ? p : WATCHDOG_OK;
+        int64_t id = (int64_t)winner[ROW_PARTICLE];
+        long i = local_index_of(s, id);
+        /* its rank reports it (it found the same problem: it holds the particle and,
+         * for a contact, the pair) */
+        char msg[1024] = "";
+        if (i >= 0) watchdog_format(r, s, msg, sizeof msg);
+        h->share(msg, sizeof msg, i >= 0, h->ctx);
+        log_drop(st, msg, id);
+        double e = i >= 0 ? particle_energy(s, (size_t)i) : -INFINITY;
+        e = h->largest(isfinite(e) ? e : -INFINITY, h->ctx);
+        if (isfinite(st->energy_budget) && isfinite(e)) st->energy_budget = fmax(0.0, st->energy_budget - e);
+        if (i >= 0) watchdog_drop_particle(s, (size_t)i);
+        else forget_ghost(s, id);
+        st->dropped++;
+        if (!h->any(s->p.n_local > 0, h->ctx) && s->cfg.n_inlets == 0) {
+            r->problem = WATCHDOG_NO_PARTICLES;
+            return r->problem;
+        }
+        if (full && isfinite(st->energy_budget)) st->energy_everywhere = over_ranks(s, watchdog_energy(s));
+    }
+}
+
 watchdog_problem watchdog_guard(sim *s, watchdog_state *st, watchdog_report *r)
 {
     watchdog_settings w = watchdog_settings_of(s);
     /* split over ranks, a full check's energy is everyone's: summed here, where every
      * rank comes at the same steps */
-    if (s->ghost_hooks && s->step % w.interval == 0 &&
-        (s->step / w.interval) % WATCHDOG_FULL_EVERY == 0 && isfinite(st->energy_budget))
+    bool due = s->step % w.interval == 0, full = (s->step / w.interval) % WATCHDOG_FULL_EVERY == 0;
+    if (s->ghost_hooks && due && full && isfinite(st->energy_budget))
         st->energy_everywhere = over_ranks(s, watchdog_energy(s));
-    if (s->step % w.interval != 0 && !s->fault) {
+    if (!due && !s->fault) {
         r->problem = WATCHDOG_OK;
         return WATCHDOG_OK;
     }
+    bool drop = w.on_error == WATCHDOG_ACTION_DROP_PARTICLE;
+    if (s->ghost_hooks && drop && due) return guard_on_ranks(s, st, full, r);
     for (;;) {
-        bool full = (s->step / w.interval) % WATCHDOG_FULL_EVERY == 0;
         watchdog_problem p = check(s, st, full, r);
-        if (p == WATCHDOG_OK || w.on_error != WATCHDOG_ACTION_DROP_PARTICLE ||
-            p == WATCHDOG_ENERGY_RISE || p == WATCHDOG_NO_PARTICLES || p == WATCHDOG_RUNAWAY ||
-            r->particle < 0)
+        /* on ranks, a step no other rank checks is no step to drop in: the engine's
+         * fault that brought this rank here stops the run */
+        if (p == WATCHDOG_OK || !drop || s->ghost_hooks || p == WATCHDOG_ENERGY_RISE ||
+            p == WATCHDOG_NO_PARTICLES || p == WATCHDOG_RUNAWAY || r->particle < 0)
             return p;
-        if (st->log) {
-            char msg[1024];
-            watchdog_format(r, s, msg, sizeof msg);
-            fprintf(st->log, "%s\n  -> dropped particle %lld (watchdog.on_error: drop_particle)\n",
-                    msg, (long long)r->particle_id);
-        }
+        char msg[1024];
+        watchdog_format(r, s, msg, sizeof msg);
+        log_drop(st, msg, r->particle_id);
         size_t i = (size_t)r->particle;
         if (isfinite(st->energy_budget)) {
             /* what it carried leaves with it */
-            const particle_store *q = &s->p;
-            double e = 0.5 * q->mass[i] *
-                       (q->vx[i] * q->vx[i] + q->vy[i] * q->vy[i] + q->vz[i] * q->vz[i]);
-            double origin[3];
-            potential_origin(s, origin);
-            e -= q->mass[i] * (s->cfg.gravity[0] * (q->x[i] - origin[0]) +
-                               s->cfg.gravity[1] * (q->y[i] - origin[1]) +
-                               s->cfg.gravity[2] * (q->z[i] - origin[2]));
+            double e = particle_energy(s, i);
             if (isfinite(e)) st->energy_budget = fmax(0.0, st->energy_budget - e);
         }
         watchdog_drop_particle(s, i);
@@ -685,22 +867,19 @@ watchdog_problem watchdog_guard(sim *s, watchdog_state *st, watchdog_report *r)
 
 /* ---- dropping a particle ------------------------------------------------------------- */
 
-/* Takes back from the partners of particle d what its contacts exerted on them. */
-static void release_partners(sim *s, size_t d)
+/* Takes back from this rank's particles what their contacts with particle `id` (it, its
+ * periodic images, a ghost of it) exerted on them. */
+static void release_partners(sim *s, int64_t id)
 {
     particle_store *p = &s->p;
     contact_list *c = &s->pairs;
-    if (!c->first_of_i || d >= c->n_first) return;
     double *f[3] = {p->fx, p->fy, p->fz};
-    for (size_t k = c->first_of_i[d]; k < c->first_of_i[d + 1]; k++) {
-        size_t other = c->owner_j[k];
-        if (other == d || other >= p->n_local || !(contact_overlap(c, p, k) > 0.0)) continue;
-        for (int a = 0; a < 3; a++) f[a][other] += c->force[a][k]; /* it got -force */
-    }
-    for (size_t k = 0; k < c->n; k++) { /* where d is the second particle */
-        size_t other = c->i[k];
-        if (c->owner_j[k] != d || other == d || !(contact_overlap(c, p, k) > 0.0)) continue;
-        for (int a = 0; a < 3; a++) f[a][other] -= c->force[a][k];
+    for (size_t k = 0; k < c->n; k++) {
+        bool first = p->id[c->i[k]] == id, second = p->id[c->j[k]] == id;
+        if (first == second || !(contact_overlap(c, p, k) > 0.0)) continue; /* not it, or it with itself */
+        size_t other = first ? c->owner_j[k] : c->i[k];
+        if (other < p->n_local)
+            for (int a = 0; a < 3; a++) f[a][other] += first ? c->force[a][k] : -c->force[a][k]; /* it got -force */
     }
     /* a partner whose force stays non-finite keeps only its weight */
     for (size_t i = 0; i < p->n_local; i++)
@@ -708,36 +887,68 @@ static void release_partners(sim *s, size_t d)
             for (int a = 0; a < 3; a++) f[a][i] = p->mass[i] * s->cfg.gravity[a];
 }
 
+static void out_of_memory(sim *s)
+{
+    s->fault = SIM_FAULT_NO_MEMORY;
+    s->fault_memory = SIM_MEMORY_DROP;
+}
+
+/* Until the next rebuild the lists keep naming the store's entries: a local particle by
+ * its new index, a ghost where it stays (particles_remove moves only local entries). On
+ * ranks a pair's first particle may be a ghost, so first_of_i keeps its length. */
+static void remap_pairs(sim *s, const int64_t *new_index, size_t n_before)
+{
+    particle_store *p = &s->p;
+    contact_list_remap(&s->pairs, new_index, s->ghost_hooks ? s->pairs.n_first : p->n_local, 0);
+    contact_list_remap(&s->wall_pairs, new_index, s->ghost_hooks ? s->wall_pairs.n_first : p->n_local, 1);
+    /* A local partner's j must follow the renumbering (owner_j did); a ghost partner's j
+     * keeps pointing at the ghost's entry, which still holds the periodic image's
+     * position, so contact_overlap stays right. The cross pairs follow owner_j. */
+    for (size_t k = 0; k < s->pairs.n; k++)
+        if (s->pairs.j[k] < n_before) s->pairs.j[k] = s->pairs.owner_j[k];
+    if (list_index_cross(s) != 0) out_of_memory(s);
+    /* the neighbour lists are rebuilt at the next step */
+    s->list_stale = 1;
+}
+
+/* On ranks, where another rank drops particle `id`: its contacts with this rank's
+ * particles end as its drop ends them there (what it exerted taken back, the pairs
+ * gone); its ghosts go at the next step's rebuild. */
+static void forget_ghost(sim *s, int64_t id)
+{
+    particle_store *p = &s->p;
+    release_partners(s, id);
+    size_t entries = p->n_total > p->n_local ? p->n_total : p->n_local;
+    int64_t *new_index = malloc((entries + 1) * sizeof *new_index);
+    if (!new_index) {
+        out_of_memory(s);
+        return;
+    }
+    for (size_t g = 0; g < entries; g++) new_index[g] = g >= p->n_local && p->id[g] == id ? -1 : (int64_t)g;
+    remap_pairs(s, new_index, p->n_local);
+    free(new_index);
+}
+
 void watchdog_drop_particle(sim *s, size_t d)
 {
     particle_store *p = &s->p;
     if (d >= p->n_local) return;
-    release_partners(s, d);
-    size_t n = p->n_local;
+    release_partners(s, p->id[d]);
+    size_t n = p->n_local, entries = p->n_total > n ? p->n_total : n;
     uint8_t *remove = calloc(n, 1);
-    int64_t *new_index = malloc(n * sizeof *new_index);
-    if (!remove || !new_index) goto oom;
+    int64_t *new_index = malloc((entries + 1) * sizeof *new_index);
+    if (!remove || !new_index) {
+        free(remove);
+        free(new_index);
+        out_of_memory(s);
+        return;
+    }
     remove[d] = 1;
     p->n_total = p->n_local; /* the ghosts are made again at the rebuild */
     p->n_remote = 0;
     particles_remove(p, remove, new_index);
-    contact_list_remap(&s->pairs, new_index, p->n_local, 0);
-    contact_list_remap(&s->wall_pairs, new_index, p->n_local, 1);
-    /* Until the rebuild, a local partner's j must follow the renumbering (owner_j did);
-     * a ghost partner's j keeps pointing at the ghost's entry, which still holds the
-     * periodic image's position (particles_remove moves only entries below n), so
-     * contact_overlap stays right. The cross pairs follow owner_j. */
-    for (size_t k = 0; k < s->pairs.n; k++)
-        if (s->pairs.j[k] < n) s->pairs.j[k] = s->pairs.owner_j[k];
-    if (list_index_cross(s) != 0) goto oom;
+    for (size_t g = n; g < entries; g++) new_index[g] = (int64_t)g; /* ghosts stay */
+    remap_pairs(s, new_index, n);
     free(remove);
     free(new_index);
-    /* the neighbour lists are rebuilt at the next step */
-    s->list_stale = 1;
-    return;
-oom:
-    free(remove);
-    free(new_index);
-    s->fault = SIM_FAULT_NO_MEMORY;
-    s->fault_memory = SIM_MEMORY_DROP;
 }

@@ -138,17 +138,6 @@ static void print_calibrations(const sim *s)
     }
 }
 
-/* What a run split over ranks cannot do yet: says so on stderr, returns -1. */
-static int refuse_on_ranks(const sim_config *cfg)
-{
-    if (cfg->watchdog.on_error != WATCHDOG_ACTION_DROP_PARTICLE) return 0;
-    fprintf(stderr, "dempact run: %s: watchdog.on_error: drop_particle does not run on several "
-                    "ranks yet (a dropped particle's partners may be on another rank); run it on "
-                    "one (without mpirun), or with on_error: stop\n",
-            cfg->case_path ? cfg->case_path : cfg->name);
-    return -1;
-}
-
 int cli_run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
@@ -241,10 +230,6 @@ int cli_run(int argc, char **argv)
     int split_started = 0;
     run_ranks over_ranks;
 #endif
-    if (n_ranks > 1 && refuse_on_ranks(&cfg) != 0) {
-        status = EXIT_BAD_INPUT;
-        goto done;
-    }
     /* everything is checked before anything in the output folder is touched: the case
      * (above), the restart file, the length of the run, the folder */
     if (restart_path && n_ranks > 1 && file_by_id == 0) {

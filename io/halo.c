@@ -610,6 +610,22 @@ static void sum_over_ranks(exact_sum *sums, int n, void *ctx)
     free(bad);
 }
 
+void halo_share_text(char *text, size_t len, int have)
+{
+    int self, n_ranks, from;
+    MPI_Comm_rank(MPI_COMM_WORLD, &self);
+    MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
+    int mine = have ? self : n_ranks;
+    MPI_Allreduce(&mine, &from, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (from < n_ranks && len > 0) MPI_Bcast(text, (int)len, MPI_CHAR, from, MPI_COMM_WORLD);
+}
+
+static void share_text(char *text, size_t len, int have, void *ctx)
+{
+    (void)ctx;
+    halo_share_text(text, len, have);
+}
+
 void halo_hooks(halo *h, sim_ghost_hooks *hooks)
 {
     hooks->reduce = sum_over_ranks;
@@ -619,6 +635,7 @@ void halo_hooks(halo *h, sim_ghost_hooks *hooks)
     hooks->largest = largest_over_ranks;
     hooks->gather = gather_rows;
     hooks->keep_own = keep_own_new;
+    hooks->share = share_text;
     hooks->ctx = h;
 }
 

@@ -51,6 +51,10 @@ typedef struct halo {
 int halo_init(halo *h, const decomposition *d);
 void halo_free(halo *h);
 
+/* The lowest rank's text of those that have one (have != 0) in every rank's text (len
+ * bytes); unchanged where none has one. Collective. */
+void halo_share_text(char *text, size_t len, int have);
+
 /* The rank whose part holds the point x (Zoltan's cuts). */
 int halo_owner(const halo *h, const double x[3]);
 

@@ -62,12 +62,7 @@ static void largest_over_ranks(double *v, int n, void *ctx)
 static void share_message(char *msg, size_t len, int have, void *ctx)
 {
     (void)ctx;
-    int self, n_ranks, from;
-    MPI_Comm_rank(MPI_COMM_WORLD, &self);
-    MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
-    int mine = have ? self : n_ranks;
-    MPI_Allreduce(&mine, &from, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (from < n_ranks && len > 0) MPI_Bcast(msg, (int)len, MPI_CHAR, from, MPI_COMM_WORLD);
+    halo_share_text(msg, len, have);
 }
 
 static int write_split_snapshot(void *ctx, snapshot_file *out, const sim *s, char *err, size_t err_len)

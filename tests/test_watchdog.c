@@ -171,6 +171,50 @@ static void test_left_domain(void **state)
     free(w);
 }
 
+/* Of several particles with a problem, the first in memory is named; summing by id (as
+ * every run on ranks does), the smallest id, whatever the store's order. Ids 1 and 3
+ * swap places here, so that the two rules disagree. */
+static void test_named_by_id(void **state)
+{
+    world *w = balls(6, -1, "hertz_tti");
+    w->pos[3 * 3 + 0] = w->pos[3 * 2 + 0] + 0.007; /* ball 3 into ball 2 (0.6 r), */
+    w->pos[3 * 3 + 2] = w->pos[3 * 2 + 2];
+    w->pos[3 * 5 + 0] = w->pos[3 * 4 + 0] + 0.007; /* and ball 5 into ball 4 */
+    w->pos[3 * 5 + 2] = w->pos[3 * 4 + 2];
+    sim s;
+    create(&s, w);
+    s.p.id[1] = 3;
+    s.p.id[3] = 1;
+    watchdog_report r;
+    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_OVERLAP);
+    assert_true(r.particle_id == 2 || r.particle_id == 1); /* the pair at 2 and 3 */
+    s.p.id[4] = 0; /* the pair at 4 and 5 now has the smallest ids (0 and 5) */
+    s.p.id[0] = 4;
+    s.cfg.reproducible = 1;
+    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_OVERLAP);
+    assert_true(r.particle_id == 0 || r.particle_id == 5);
+    /* two centres outside the box: store places 1 and 3 (ids 3 and 1) */
+    s.cfg.watchdog.max_overlap_fraction = 1.0;
+    s.p.z[1] = s.p.z[3] = 0.1001;
+    s.cfg.reproducible = 0;
+    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_LEFT_DOMAIN);
+    assert_int_equal(r.particle_id, 3);
+    s.cfg.reproducible = 1;
+    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_LEFT_DOMAIN);
+    assert_int_equal(r.particle_id, 1);
+    /* and too fast: the same two, back inside */
+    s.p.z[1] = s.p.z[3] = 0.05;
+    s.p.vx[1] = s.p.vx[3] = 10.0 * 0.005 / s.dt;
+    s.cfg.reproducible = 0;
+    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_TOO_FAST);
+    assert_int_equal(r.particle_id, 3);
+    s.cfg.reproducible = 1;
+    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_TOO_FAST);
+    assert_int_equal(r.particle_id, 1);
+    sim_free(&s);
+    free(w);
+}
+
 static void test_energy_rise(void **state)
 {
     world *w = balls(4, -1, "hertz_tti");
@@ -407,7 +451,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quiet_runs),
         cmocka_unit_test(test_not_finite),    cmocka_unit_test(test_overlap),
-        cmocka_unit_test(test_left_domain),   cmocka_unit_test(test_energy_rise),
+        cmocka_unit_test(test_left_domain),
+        cmocka_unit_test(test_named_by_id),   cmocka_unit_test(test_energy_rise),
         cmocka_unit_test(test_drop_particle), cmocka_unit_test(test_drop_in_contact),
         cmocka_unit_test(test_drop_keeps_periodic_overlaps),
         cmocka_unit_test(test_energy_threads),

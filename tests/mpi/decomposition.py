@@ -15,8 +15,7 @@ n_contacts of that case's first snapshot), and each rank's lies between those of
 centres strictly inside its RCB sub-domain and those inside or on its cuts.
 On one rank under mpirun a short run gives the same bits as without mpirun. Refused,
 exit status 2 with a message naming parallel: a split thinner than the cutoff
-(mpi_slender on 16 ranks), more ranks than neighbour cells (mpi_cube on 9); a run on
-several ranks of what they cannot do yet (the watchdog dropping particles).
+(mpi_slender on 16 ranks), more ranks than neighbour cells (mpi_cube on 9).
 
 Usage: decomposition.py DEMPACT SMALL_POUR.yaml MPI_SLENDER.yaml MPI_CUBE.yaml
 """
@@ -206,8 +205,6 @@ def main():
         print("one rank under mpirun: the same bits as without it")
     refused(dempact, slender, 16, ["check"], "parallel: rank")
     refused(dempact, cube, 9, ["check"], "parallel: 9 ranks for a domain of 8 neighbour cells")
-    dropper = os.path.join(os.path.dirname(pour), "drop_particle.yaml")
-    refused(dempact, dropper, 2, ["run"], "not run on several ranks yet")
     print("ok")
 
 

@@ -1,7 +1,9 @@
 """mpirun -np N dempact run against one process: each case (its parallel.reproducible
 turned on, as a split run has it) runs once without mpirun and once on each number of
-ranks given, and every snapshot file (particles, contacts, engine state, walls) and the
-whole time series must have the same bits, the ParaView files the same text.
+ranks given, and every snapshot file (particles, contacts, engine state, walls: on ranks
+written by all of them together through parallel HDF5, read here through h5py's serial
+HDF5, as a build without MPI reads it) and the whole time series must have the same
+bits, every dataset and attribute, the ParaView files the same text.
 
 Cases (tests/data/e2e): small_pour (walls, periodic x, two materials, friction, both
 rolling models; and again with parallel.rebalance: 1.0, so that the ranks split afresh
@@ -118,15 +120,70 @@ particles:
     return case
 
 
-def check_sliding(dempact, work):
-    """The pair crossed the cut and its contact kept sliding with its spring: the split
-    run's snapshots (bit-identical to one process's, checked by the caller) show it."""
-    case = os.path.join(work, "mpi_sliding_pair.yaml")
+def head_on(work):
+    """A bead (id 16) shot at 3 m/s into a resting one (id 17) across the cut between two
+    ranks (the row of 16 resting beads of sliding_pair sets the cut between them), their
+    contact soon deeper than the watchdog's 5 % of a radius: on_error: drop_particle
+    drops the faster one, on its rank, and the other rank takes back the force the
+    dropped bead exerted on the one it hit."""
+    csv = os.path.join(work, "head_on.csv")
+    with open(csv, "w") as f:
+        f.write("x,y,z,radius,vx,vy,vz\n")
+        for k in range(16):
+            x = 0.00125 + 0.0023 * k if k < 7 else 0.0181 + 0.0023 * (k - 7)
+            f.write(f"{x},0.0075,0.005,0.001,0,0,0\n")
+        f.write("0.0165,0.0025,0.005,0.001,3,0,0\n")
+        f.write("0.0195,0.0025,0.005,0.001,0,0,0\n")
+    case = os.path.join(work, "mpi_head_on.yaml")
+    with open(case, "w") as f:
+        f.write(f"""name: mpi_head_on
+parallel: {{reproducible: true}}
+domain: {{min: [0, 0, 0], max: [0.04, 0.01, 0.01]}}
+gravity: [0, 0, 0]
+time: {{end: 0.001, output_interval: 0.0002}}
+watchdog: {{on_error: drop_particle, max_overlap_fraction: 0.05}}
+materials:
+  - {{name: soft, density: 2500, young: 1.0e5, poisson: 0.25}}
+contacts:
+  - {{materials: [soft, soft], law: hertz_tti, params: {{restitution: 0.9}}}}
+particles:
+  - {{source: file, material: soft, file: {csv}}}
+""")
+    return case
+
+
+def cut_on_2(dempact, case, label):
+    """Where RCB cuts the case on 2 ranks (dempact check), along x."""
     r = subprocess.run(MPIRUN + ["-np", "2", dempact, "check", case], capture_output=True, text=True)
     boxes = re.findall(r"sub-domain \[([-0-9.e]+), ([-0-9.e]+)\]", r.stdout)
     if len(boxes) != 2:
-        fail(f"sliding pair: no split in `dempact check` on 2 ranks:\n{r.stdout}{r.stderr}")
-    cut = min(float(b[1]) for b in boxes)
+        fail(f"{label}: no split in `dempact check` on 2 ranks:\n{r.stdout}{r.stderr}")
+    return min(float(b[1]) for b in boxes)
+
+
+def check_head_on(dempact, work, log):
+    """Bead 16 was dropped on its rank while bead 17, which it hit, lives on the other,
+    and bead 17 went on with what the collision gave it (bit-identical to one process:
+    the caller compares)."""
+    cut = cut_on_2(dempact, os.path.join(work, "mpi_head_on.yaml"), "head-on")
+    if not 0.0165 < cut < 0.0195:
+        fail(f"head-on: the cut at x = {cut} is not between the two beads")
+    if "dropped particle 16" not in log:
+        fail(f"head-on on 2 ranks: the log does not tell the drop of bead 16:\n{log[-2000:]}")
+    out = os.path.join(work, "mpi_head_on_2", "mpi_head_on.d")
+    with h5py.File(os.path.join(out, sorted(os.listdir(out))[-1])) as f:
+        ids = list(f["id"][()])
+        v17 = f["velocity"][ids.index(17)][0] if 17 in ids else 0.0
+    if 16 in ids or len(ids) != 17 or not v17 > 0.0:
+        fail(f"head-on: at the end ids {ids}, bead 17 at {v17} m/s along x")
+    print(f"head-on: bead 16 dropped on its rank, bead 17 across the cut at x = {cut:.5g} m goes on at "
+          f"{v17:.3g} m/s, as in one process to the bit")
+
+
+def check_sliding(dempact, work):
+    """The pair crossed the cut and its contact kept sliding with its spring: the split
+    run's snapshots (bit-identical to one process's, checked by the caller) show it."""
+    cut = cut_on_2(dempact, os.path.join(work, "mpi_sliding_pair.yaml"), "sliding pair")
     out = os.path.join(work, "mpi_sliding_pair_2", "mpi_sliding_pair.d")
     snaps = sorted(os.listdir(out))
     with h5py.File(os.path.join(out, snaps[0])) as f0, h5py.File(os.path.join(out, snaps[-1])) as f1:
@@ -295,7 +352,10 @@ def main():
         (sliding_pair(work), "0.0008", 0),
         (reproducible(os.path.join(e2e, "inlet_restart.yaml"), os.path.join(work, "inlet_restart.yaml")), "0.08", 0),
         (reproducible(os.path.join(e2e, "blow_up.yaml"), os.path.join(work, "blow_up.yaml")), "0.2", 4),
+        (head_on(work), "0.001", 0),
+        (reproducible(os.path.join(e2e, "drop_particle.yaml"), os.path.join(work, "drop_particle.yaml")), "0.04", 0),
     ]
+    logs = {}
     for case, end, status in runs:
         name = re.search(r"(?m)^name:\s*(\S+)", open(case).read()).group(1)
         one = os.path.join(work, name + "_1")
@@ -306,6 +366,7 @@ def main():
                                 "--threads", "1"], status)
             if f"on {n} ranks" not in log:
                 fail(f"{name} on {n} ranks: the log does not say so:\n{log[-2000:]}")
+            logs[(name, n)] = log
             if name == "rebalancing" and "split afresh" not in log:
                 fail(f"{name} on {n} ranks: no rebalance told in the log:\n{log[-2000:]}")
             count = compare(one, many, name, f"{name} on {n} ranks")
@@ -313,9 +374,14 @@ def main():
                   + (" (stopped by the watchdog, exit 4, on every rank)" if status == 4 else ""))
             # one ball and nine beads are not split further; the hopper, the longest case,
             # runs on 2 ranks only (4 oversubscribed on 2 cores took minutes)
-            if name in ("blow_up", "inlet_restart", "mpi_sliding_pair", "hopper"):
+            if name in ("blow_up", "inlet_restart", "mpi_sliding_pair", "hopper", "mpi_head_on",
+                        "drop_particle"):
                 break
     check_sliding(dempact, work)
+    check_head_on(dempact, work, logs[("mpi_head_on", 2)])
+    if "dropped particle" not in logs[("drop_particle", 2)]:
+        fail("drop_particle on 2 ranks: the log does not tell the drop")
+    print("drop_particle on 2 ranks: the bead shot out of the box dropped, the run went on")
     signalled(dempact, work)
     restarts(dempact, e2e, work, ranks)
     # more ranks than the case can be split over: a clear error, nothing written
