@@ -119,26 +119,69 @@ int sh5_string_attr(hid_t loc, const char *name, const char *value)
     return rc;
 }
 
-int sh5_dataset(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, int rank,
-                const hsize_t *dims, const void *buf, const char *unit, const char *meaning)
+/* A contiguous dataset of that shape. Object times are not recorded: the same run gives
+ * the same bytes. */
+static hid_t new_dataset(hid_t loc, const char *name, hid_t file_type, int rank, const hsize_t *dims)
 {
     hid_t s = -1, dcpl = -1, d = -1;
-    int rc = -1;
-    hsize_t count = 1;
-    for (int k = 0; k < rank; k++) count *= dims[k];
     TRY_H5(s = rank > 0 ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR));
     TRY_H5(dcpl = H5Pcreate(H5P_DATASET_CREATE));
     TRY_H5(H5Pset_obj_track_times(dcpl, 0));
     TRY_H5(d = H5Dcreate2(loc, name, file_type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-    /* written together: the root writes it all (independent transfer) */
-    if (count > 0 && (!shared || shared->root)) TRY_H5(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
-    if (sh5_string_attr(d, "unit", unit) < 0 || sh5_string_attr(d, "meaning", meaning) < 0) goto done;
-    rc = 0;
 done:
-    if (sh5_close(H5Dclose, d) < 0) rc = -1;
     if (dcpl >= 0) H5Pclose(dcpl);
     if (s >= 0) H5Sclose(s);
-    return sh5_agreed(rc == 0) ? rc : -1;
+    return d;
+}
+
+/* Its attributes unit and meaning, and closed; then (written together) agreed. ok: so
+ * far. Returns 0 or -1. */
+static int finish_dataset(hid_t d, int ok, const char *unit, const char *meaning)
+{
+    /* attributes are written by every process alike: all or none */
+    ok = sh5_agreed(ok);
+    if (ok && (sh5_string_attr(d, "unit", unit) < 0 || sh5_string_attr(d, "meaning", meaning) < 0)) ok = 0;
+    if (sh5_close(H5Dclose, d) < 0) ok = 0;
+    return sh5_agreed(ok) ? 0 : -1;
+}
+
+int sh5_dataset(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, int rank,
+                const hsize_t *dims, const void *buf, const char *unit, const char *meaning)
+{
+    hsize_t count = 1;
+    for (int k = 0; k < rank; k++) count *= dims[k];
+    hid_t d = new_dataset(loc, name, file_type, rank, dims);
+    int ok = d >= 0;
+    /* written together: the root writes it all (independent transfer) */
+    if (ok && count > 0 && (!shared || shared->root) && H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        sh5_capture_error();
+        ok = 0;
+    }
+    return finish_dataset(d, ok, unit, meaning);
+}
+
+/* This process's runs of rows of dataset d (name): the file's selection (*fs) and its buffer's
+ * (*mem), which holds them one after the other, as HDF5 walks a selection in the file's
+ * order. Returns 0, or -1 with sh5_error. */
+static int select_part(hid_t d, const char *name, int rank, hsize_t cols, const sh5_part *part, hid_t *fs,
+                       hid_t *mem)
+{
+    hsize_t mine = part->count[0] + part->count[1];
+    hsize_t mdims[2] = {mine ? mine : 1, cols};
+    TRY_H5(*mem = H5Screate_simple(rank, mdims, NULL));
+    if (!mine) TRY_H5(H5Sselect_none(*mem));
+    TRY_H5(*fs = H5Dget_space(d));
+    TRY_H5(H5Sselect_none(*fs));
+    int runs = 0;
+    for (int k = 0; k < 2; k++) {
+        if (part->count[k] == 0) continue;
+        hsize_t start[2] = {part->first[k], 0}, count[2] = {part->count[k], cols};
+        TRY_H5(H5Sselect_hyperslab(*fs, runs++ ? H5S_SELECT_OR : H5S_SELECT_SET, start, NULL, count, NULL));
+    }
+    if (H5Sget_select_npoints(*fs) == H5Sget_select_npoints(*mem)) return 0;
+    snprintf(sh5_error, sizeof sh5_error, "rows of '%s' overlap another rank's", name);
+done:
+    return -1;
 }
 
 int sh5_rows(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, hsize_t cols,
@@ -147,42 +190,18 @@ int sh5_rows(hid_t loc, const char *name, hid_t file_type, hid_t mem_type, hsize
     int rank = cols ? 2 : 1;
     hsize_t dims[2] = {part->total, cols};
     if (!shared) return sh5_dataset(loc, name, file_type, mem_type, rank, dims, buf, unit, meaning);
-    hid_t s = -1, dcpl = -1, d = -1, mem = -1;
-    int rc = -1;
-    TRY_H5(s = H5Screate_simple(rank, dims, NULL));
-    TRY_H5(dcpl = H5Pcreate(H5P_DATASET_CREATE));
-    TRY_H5(H5Pset_obj_track_times(dcpl, 0));
-    TRY_H5(d = H5Dcreate2(loc, name, file_type, s, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-    if (part->total > 0) {
-        /* this process's runs of rows; its buffer holds them one after the other, as
-         * HDF5 walks a selection: in the file's order */
-        hsize_t mine = part->count[0] + part->count[1];
-        hsize_t mdims[2] = {mine ? mine : 1, cols};
-        TRY_H5(mem = H5Screate_simple(rank, mdims, NULL));
-        if (!mine) TRY_H5(H5Sselect_none(mem));
-        TRY_H5(H5Sselect_none(s));
-        int runs = 0;
-        for (int k = 0; k < 2; k++) {
-            if (part->count[k] == 0) continue;
-            hsize_t start[2] = {part->first[k], 0}, count[2] = {part->count[k], cols};
-            TRY_H5(H5Sselect_hyperslab(s, runs++ ? H5S_SELECT_OR : H5S_SELECT_SET, start, NULL, count, NULL));
-        }
-        /* every process into the collective write, or none: HDF5 checks a selection
-         * before it waits for the others, and one that failed there would leave them
-         * waiting */
-        int fits = H5Sget_select_npoints(s) == H5Sget_select_npoints(mem);
-        if (!fits) snprintf(sh5_error, sizeof sh5_error, "rows of '%s' overlap another rank's", name);
-        if (!sh5_agreed(fits)) goto done;
-        TRY_H5(H5Dwrite(d, mem_type, mem, s, shared->dxpl, buf));
+    hid_t fs = -1, mem = -1, d = new_dataset(loc, name, file_type, rank, dims);
+    int ok = d >= 0 && (part->total == 0 || select_part(d, name, rank, cols, part, &fs, &mem) == 0);
+    /* every process into the collective write, or none: HDF5 checks a selection before
+     * it waits for the others, and one that failed there would leave them waiting */
+    ok = sh5_agreed(ok);
+    if (ok && part->total > 0 && H5Dwrite(d, mem_type, mem, fs, shared->dxpl, buf) < 0) {
+        sh5_capture_error();
+        ok = 0;
     }
-    if (sh5_string_attr(d, "unit", unit) < 0 || sh5_string_attr(d, "meaning", meaning) < 0) goto done;
-    rc = 0;
-done:
-    if (sh5_close(H5Dclose, d) < 0) rc = -1;
     if (mem >= 0) H5Sclose(mem);
-    if (dcpl >= 0) H5Pclose(dcpl);
-    if (s >= 0) H5Sclose(s);
-    return sh5_agreed(rc == 0) ? rc : -1;
+    if (fs >= 0) H5Sclose(fs);
+    return finish_dataset(d, ok, unit, meaning);
 }
 
 hid_t sh5_group(hid_t loc, const char *name)

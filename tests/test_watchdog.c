@@ -171,6 +171,18 @@ static void test_left_domain(void **state)
     free(w);
 }
 
+/* The particle check_start names for `problem`: `in_memory` by the store's order,
+ * `by_id` summing by id. */
+static void assert_named(sim *s, watchdog_problem problem, int64_t in_memory, int64_t by_id)
+{
+    watchdog_report r;
+    for (int reproducible = 0; reproducible < 2; reproducible++) {
+        s->cfg.reproducible = reproducible;
+        assert_int_equal(watchdog_check_start(s, &r), problem);
+        assert_int_equal(r.particle_id, reproducible ? by_id : in_memory);
+    }
+}
+
 /* Of several particles with a problem, the first in memory is named; summing by id (as
  * every run on ranks does), the smallest id, whatever the store's order. Ids 1 and 3
  * swap places here, so that the two rules disagree. */
@@ -196,21 +208,14 @@ static void test_named_by_id(void **state)
     /* two centres outside the box: store places 1 and 3 (ids 3 and 1) */
     s.cfg.watchdog.max_overlap_fraction = 1.0;
     s.p.z[1] = s.p.z[3] = 0.1001;
-    s.cfg.reproducible = 0;
-    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_LEFT_DOMAIN);
-    assert_int_equal(r.particle_id, 3);
-    s.cfg.reproducible = 1;
-    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_LEFT_DOMAIN);
-    assert_int_equal(r.particle_id, 1);
-    /* and too fast: the same two, back inside */
+    assert_named(&s, WATCHDOG_LEFT_DOMAIN, 3, 1);
+    /* too fast: the same two, back inside */
     s.p.z[1] = s.p.z[3] = 0.05;
     s.p.vx[1] = s.p.vx[3] = 10.0 * 0.005 / s.dt;
-    s.cfg.reproducible = 0;
-    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_TOO_FAST);
-    assert_int_equal(r.particle_id, 3);
-    s.cfg.reproducible = 1;
-    assert_int_equal(watchdog_check_start(&s, &r), WATCHDOG_TOO_FAST);
-    assert_int_equal(r.particle_id, 1);
+    assert_named(&s, WATCHDOG_TOO_FAST, 3, 1);
+    /* not finite */
+    s.p.vx[1] = s.p.vx[3] = NAN;
+    assert_named(&s, WATCHDOG_NOT_FINITE, 3, 1);
     sim_free(&s);
     free(w);
 }

@@ -89,67 +89,54 @@ particles:
     return case
 
 
-def sliding_pair(work):
-    """Two soft beads pressed together, spinning the same way (their contact slides and
-    its tangential spring stretches), carried along x at 2 m/s across the cut between
-    two ranks, past a row of resting beads that sets where RCB cuts: 7 of them behind
-    the pair, the 8th 0.3 mm ahead of it, 8 more beyond."""
-    csv = os.path.join(work, "sliding_pair.csv")
-    x0 = 0.0178
+def soft_beads(work, name, movers, end, extra="", friction=""):
+    """A case of soft beads in a 4 x 1 x 1 cm box without gravity: a row of 16 resting
+    beads along x at y = 7.5 mm that sets where RCB cuts for 2 ranks (7 of them before x
+    = 18.1 mm, the 8th there, 8 more beyond: the cut falls between the 8th and the 9th),
+    and movers, rows (x, y, z, vx, vy, vz, wx, wy, wz) at y = 2.5 mm or so, ids 16 on."""
+    csv = os.path.join(work, name + ".csv")
     with open(csv, "w") as f:
         f.write("x,y,z,radius,vx,vy,vz,wx,wy,wz\n")
         for k in range(16):
-            x = 0.00125 + 0.0023 * k if k < 7 else x0 + 0.0003 + 0.0023 * (k - 7)
+            x = 0.00125 + 0.0023 * k if k < 7 else 0.0181 + 0.0023 * (k - 7)
             f.write(f"{x},0.0075,0.005,0.001,0,0,0,0,0,0\n")
-        f.write(f"{x0},0.0025,0.005,0.001,2,0,0,0,0,300\n")
-        f.write(f"{x0},0.00448,0.005,0.001,2,0,0,0,0,300\n")
-    case = os.path.join(work, "mpi_sliding_pair.yaml")
+        for x, y, z, *motion in movers:
+            f.write(f"{x},{y},{z},0.001," + ",".join(str(v) for v in motion) + "\n")
+    case = os.path.join(work, name + ".yaml")
     with open(case, "w") as f:
-        f.write(f"""name: mpi_sliding_pair
+        f.write(f"""name: {name}
 parallel: {{reproducible: true}}
 domain: {{min: [0, 0, 0], max: [0.04, 0.01, 0.01]}}
 gravity: [0, 0, 0]
-time: {{end: 0.0008, output_interval: 0.0002}}
-materials:
+time: {{end: {end}, output_interval: 0.0002}}
+{extra}materials:
   - {{name: soft, density: 2500, young: 1.0e5, poisson: 0.25}}
 contacts:
-  - {{materials: [soft, soft], law: hertz_tti, params: {{restitution: 0.9}}, friction: {{coefficient: 0.5}}}}
+  - {{materials: [soft, soft], law: hertz_tti, params: {{restitution: 0.9}}{friction}}}
 particles:
   - {{source: file, material: soft, file: {csv}}}
 """)
     return case
+
+
+def sliding_pair(work):
+    """Two soft beads pressed together, spinning the same way (their contact slides and
+    its tangential spring stretches), carried along x at 2 m/s from x = 17.8 mm across
+    the cut between two ranks (soft_beads' row sets it just ahead of them)."""
+    return soft_beads(work, "mpi_sliding_pair",
+                      [(0.0178, 0.0025, 0.005, 2, 0, 0, 0, 0, 300), (0.0178, 0.00448, 0.005, 2, 0, 0, 0, 0, 300)],
+                      0.0008, friction=", friction: {coefficient: 0.5}")
 
 
 def head_on(work):
     """A bead (id 16) shot at 3 m/s into a resting one (id 17) across the cut between two
-    ranks (the row of 16 resting beads of sliding_pair sets the cut between them), their
-    contact soon deeper than the watchdog's 5 % of a radius: on_error: drop_particle
-    drops the faster one, on its rank, and the other rank takes back the force the
-    dropped bead exerted on the one it hit."""
-    csv = os.path.join(work, "head_on.csv")
-    with open(csv, "w") as f:
-        f.write("x,y,z,radius,vx,vy,vz\n")
-        for k in range(16):
-            x = 0.00125 + 0.0023 * k if k < 7 else 0.0181 + 0.0023 * (k - 7)
-            f.write(f"{x},0.0075,0.005,0.001,0,0,0\n")
-        f.write("0.0165,0.0025,0.005,0.001,3,0,0\n")
-        f.write("0.0195,0.0025,0.005,0.001,0,0,0\n")
-    case = os.path.join(work, "mpi_head_on.yaml")
-    with open(case, "w") as f:
-        f.write(f"""name: mpi_head_on
-parallel: {{reproducible: true}}
-domain: {{min: [0, 0, 0], max: [0.04, 0.01, 0.01]}}
-gravity: [0, 0, 0]
-time: {{end: 0.001, output_interval: 0.0002}}
-watchdog: {{on_error: drop_particle, max_overlap_fraction: 0.05}}
-materials:
-  - {{name: soft, density: 2500, young: 1.0e5, poisson: 0.25}}
-contacts:
-  - {{materials: [soft, soft], law: hertz_tti, params: {{restitution: 0.9}}}}
-particles:
-  - {{source: file, material: soft, file: {csv}}}
-""")
-    return case
+    ranks (soft_beads' row sets the cut between them), their contact soon deeper than
+    the watchdog's 5 % of a radius: on_error: drop_particle drops the faster one, on its
+    rank, and the other rank takes back the force the dropped bead exerted on the one
+    it hit."""
+    return soft_beads(work, "mpi_head_on",
+                      [(0.0165, 0.0025, 0.005, 3, 0, 0, 0, 0, 0), (0.0195, 0.0025, 0.005, 0, 0, 0, 0, 0, 0)],
+                      0.001, extra="watchdog: {on_error: drop_particle, max_overlap_fraction: 0.05}\n")
 
 
 def cut_on_2(dempact, case, label):
