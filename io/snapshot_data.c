@@ -440,6 +440,13 @@ int snapshot_data_write(const char *path, const snapshot_state *st, const snapsh
              (!st->engine || write_engine(f, st->engine) == 0) &&
              (!st->walls || st->walls->n == 0 || write_walls(f, &w) == 0) &&
              write_vertex_index(f, len, share) == 0;
+    /* written together, every rank's data goes to the disk (MPI_File_sync) before the
+     * root renames the file into place: one process's fsync would cover only its own
+     * writes on a file system shared by several machines */
+    if (share && ok && H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) {
+        sh5_capture_error();
+        ok = 0;
+    }
     if (sh5_close(H5Fclose, f) < 0) ok = 0;
     sh5_share(NULL);
     if (share) ok = share->all_ok(ok, share->ctx);
