@@ -19,7 +19,8 @@ int population_init(sim *s, char *err, size_t err_len)
     const sim_config *cfg = &s->cfg;
     s->inlets = calloc((size_t)cfg->n_inlets + 1, sizeof *s->inlets);
     s->outlets = calloc((size_t)cfg->n_outlets + 1, sizeof *s->outlets);
-    if (!s->inlets || !s->outlets) {
+    s->outlet_step = calloc(2 * (size_t)cfg->n_outlets + 1, sizeof *s->outlet_step);
+    if (!s->inlets || !s->outlets || !s->outlet_step) {
         snprintf(err, err_len, "out of memory");
         return -1;
     }
@@ -62,8 +63,10 @@ void population_free(sim *s)
 {
     free(s->inlets);
     free(s->outlets);
+    free(s->outlet_step);
     s->inlets = NULL;
     s->outlets = NULL;
+    s->outlet_step = NULL;
 }
 
 static int inside_box(const double x[3], const double lo[3], const double hi[3])
@@ -204,6 +207,7 @@ int population_changes_due(const sim *s)
 long population_insert(sim *s)
 {
     long added = 0;
+    int failed = 0;
     for (int k = 0; k < s->cfg.n_inlets; k++) {
         const inlet_spec *in = &s->cfg.inlets[k];
         inlet_state *st = &s->inlets[k];
@@ -214,10 +218,13 @@ long population_insert(sim *s)
         long count = (long)floor(st->due);
         st->due -= (double)count; /* what cannot be placed now is counted as failed */
         long placed = place(s, k, count);
-        if (placed < 0) return -1;
-        added += placed;
+        /* split over ranks, a rank that ran out of memory still takes every inlet's
+         * collective (their placements gather), and then fails with the others */
+        if (placed < 0 && !s->ghost_hooks) return -1;
+        if (placed < 0) failed = 1;
+        else added += placed;
     }
-    return added;
+    return failed ? -1 : added;
 }
 
 void population_accrue(sim *s)
@@ -252,7 +259,7 @@ size_t population_mark_outgoing(sim *s, uint8_t *remove)
     return n;
 }
 
-int population_count_outgoing(sim *s, const uint8_t *remove)
+void population_count_outgoing(sim *s, const uint8_t *remove)
 {
     const particle_store *p = &s->p;
     int n_out = s->cfg.n_outlets;
@@ -264,12 +271,12 @@ int population_count_outgoing(sim *s, const uint8_t *remove)
             s->outlets[k].removed++;
             s->outlets[k].mass_removed += p->mass[i];
         }
-        return 0;
+        return;
     }
     /* by id: each outlet's count and mass of this step summed exactly, whatever the
      * particles' order (and over the ranks), then added to its totals */
-    exact_sum *step = calloc(2 * (size_t)n_out, sizeof *step);
-    if (!step) return -1;
+    exact_sum *step = s->outlet_step;
+    for (int q = 0; q < 2 * n_out; q++) exact_sum_clear(&step[q]);
     for (size_t i = 0; i < p->n_local; i++) {
         if (!remove[i]) continue;
         double x[3] = {p->x[i], p->y[i], p->z[i]};
@@ -284,6 +291,4 @@ int population_count_outgoing(sim *s, const uint8_t *remove)
         s->outlets[k].removed += (long)removed;
         s->outlets[k].mass_removed += mass;
     }
-    free(step);
-    return 0;
 }

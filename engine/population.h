@@ -56,8 +56,8 @@ long population_insert(struct sim *s);
 size_t population_mark_outgoing(struct sim *s, uint8_t *remove);
 /* Adds the marked particles to their outlets' counts and masses: in index order, or,
  * summing by id (sim_config.reproducible), exactly and over the ranks of a split run
- * (collective there). Returns 0 or -1 (out of memory). */
-int population_count_outgoing(struct sim *s, const uint8_t *remove);
+ * (collective there). */
+void population_count_outgoing(struct sim *s, const uint8_t *remove);
 
 /* Whether an inlet is due to insert now (cheap: called every step). */
 int population_changes_due(const struct sim *s);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exact_sum.h"
 #include "fill.h"
 #include "force_loop.h"
 #include "friction.h"
@@ -53,34 +54,50 @@ static void out_of_memory(sim *s, int where)
     s->fault_memory = where;
 }
 
+/* Whether this rank failed, or (split over ranks) any did: every rank then gives up
+ * at the same point, before a collective the others would wait in. */
+static int failed_anywhere(const sim *s, int failed)
+{
+    return s->ghost_hooks ? s->ghost_hooks->any(failed != 0, s->ghost_hooks->ctx) : failed != 0;
+}
+
 /* Inlets and outlets: removes the particles that entered an outlet, inserts what the
  * inlets owe, and rebuilds the neighbour list if anything changed (contact histories
- * follow their particles through the renumbering). Returns 0 or -1 (out of memory). */
+ * follow their particles through the renumbering). Returns 0 or -1 (out of memory, on
+ * every rank of a split run). */
 static int change_population(sim *s)
 {
     population_accrue(s);
     size_t leaving = 0;
+    int failed = 0;
     if (s->cfg.n_outlets > 0) {
         uint8_t *flags = realloc(s->leaving, s->p.n_local + 1);
-        if (!flags) return -1;
-        s->leaving = flags;
-        leaving = population_mark_outgoing(s, flags);
+        if (flags) {
+            s->leaving = flags;
+            leaving = population_mark_outgoing(s, flags);
+        }
+        failed = !flags;
     }
     int inserting = population_changes_due(s); /* the same on every rank */
-    int due = leaving > 0 || inserting;
+    int due = failed ? 2 : leaving > 0 || inserting; /* 2: out of memory */
     if (s->ghost_hooks) due = s->ghost_hooks->any(due, s->ghost_hooks->ctx);
+    if (due == 2) return -1;
     if (!due) return 0;
-    if (s->cfg.n_outlets > 0 && population_count_outgoing(s, s->leaving) != 0) return -1;
+    if (s->cfg.n_outlets > 0) population_count_outgoing(s, s->leaving);
     /* by id, the touching pairs go through by their ends' ids (the list holds pairs of
      * other ranks' particles, which no renumbering here knows): kept now, before the
      * particles are */
     const int by_id = s->cfg.reproducible;
-    if (by_id && list_keep_touching(s) != 0) return -1;
+    int64_t *new_index = NULL;
+    failed = by_id && list_keep_touching(s) != 0;
+    if (!failed && leaving > 0) failed = !(new_index = malloc((s->p.n_local + 1) * sizeof *new_index));
+    if (failed_anywhere(s, failed)) {
+        free(new_index);
+        return -1;
+    }
     s->p.n_total = s->p.n_local; /* ghosts are remade by the rebuild */
     s->p.n_remote = 0;
     if (leaving > 0) {
-        int64_t *new_index = malloc((s->p.n_local + 1) * sizeof *new_index);
-        if (!new_index) return -1;
         particles_remove(&s->p, s->leaving, new_index);
         if (!by_id) { /* the pairs follow the renumbering */
             contact_list_remap(&s->pairs, new_index, s->p.n_local, 0);
@@ -89,9 +106,9 @@ static int change_population(sim *s)
         free(new_index);
     }
     size_t before = s->p.n_local;
-    if (inserting && population_insert(s) < 0) return -1;
-    if (inserting && s->ghost_hooks && s->ghost_hooks->keep_own(s, before, s->ghost_hooks->ctx) != 0)
-        return -1;
+    failed = inserting && population_insert(s) < 0;
+    if (!failed && inserting && s->ghost_hooks) failed = s->ghost_hooks->keep_own(s, before, s->ghost_hooks->ctx) != 0;
+    if (failed_anywhere(s, failed)) return -1;
     return by_id ? list_rebuild_carried(s) : list_rebuild(s);
 }
 
@@ -172,6 +189,13 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
     if (walls_init(&s->walls, cfg->walls, (size_t)cfg->n_walls, err, err_len) != 0 ||
         walls_check_particles(&s->walls, &s->p, err, err_len) != 0)
         return -1;
+    /* the loads' exact sums (wall_loads.c), made now: split over ranks, a step allocates
+     * nothing between its collectives */
+    if (cfg->reproducible && s->walls.n > 0 &&
+        !(s->walls.exact = malloc(6 * s->walls.n * sizeof *s->walls.exact))) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
     if (pair_table_setup(s, err, err_len) != 0 || pair_table_check_cover(s, err, err_len) != 0)
         return -1;
     pair_table_configure_lists(s);

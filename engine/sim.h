@@ -115,6 +115,9 @@ typedef struct sim {
     inlet_state *inlets;      /* cfg.n_inlets (engine/population.h) */
     outlet_state *outlets;    /* cfg.n_outlets */
     uint8_t *leaving;         /* scratch: particles an outlet removes this step */
+    struct exact_sum *outlet_step; /* 2 cfg.n_outlets: a step's count and mass per outlet,
+                                      summed by id (made with the outlets: no allocation
+                                      between a step's collectives) */
 
     double force_seconds;     /* wall-clock time in the force loops since the start (an
                                  MPI run's measure of its ranks' balance) */

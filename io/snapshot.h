@@ -73,7 +73,7 @@ typedef struct snapshot_state {
      * changes, for runs that sum by id (sim_config.reproducible), on one or many ranks.
      * 0: both as the store and the lists hold them (a restart replays that order). */
     int in_id_order;
-    /* An MPI run's snapshot, gathered on the writing rank: its contacts (in any order)
+    /* An MPI rank's block of a snapshot (split_output.c): its contacts (in any order)
      * and each particle's count of touching contacts, in p's order. NULL: both come
      * from pairs and wall_pairs. */
     const struct contact_table *contacts;
@@ -99,7 +99,7 @@ typedef struct contact_table {
 int contact_table_build(contact_table *t, const snapshot_state *st);
 void contact_table_free(contact_table *t);
 /* The columns of t, each one's data and bytes per row (for copying rows about, e.g.
- * an MPI run gathering them). Returns how many (at most CONTACT_TABLE_COLUMNS). */
+ * an MPI run sending them to the rank that writes them). Returns how many (at most CONTACT_TABLE_COLUMNS). */
 #define CONTACT_TABLE_COLUMNS (11 + SIM_MAX_HISTORY_FIELDS)
 int contact_table_columns(const contact_table *t, void *data[], size_t row_bytes[]);
 /* Room for m rows (at least one). Returns 0 or -1 (memory; t is then empty). */

@@ -41,7 +41,7 @@ void split_run_free(split_run *r);
 void split_run_balance(split_run *r, sim *s);
 
 /* The run driver's collectives over the ranks (sums, a shared message, the snapshot
- * gathered and written on rank 0: split_output.h, the balance above). */
+ * every rank writes its block of: split_output.h, the balance above). */
 void split_run_driver(split_run *r, run_ranks *out);
 
 #endif
