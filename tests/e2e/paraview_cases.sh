@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Usage: paraview_cases.sh DEMPACT SOURCE_DIR [--full]
 # Every shipped case (SOURCE_DIR/cases/*.yaml) in ParaView: runs it (cut to two output
-# intervals, three snapshots; with --full to its end), then tools/render_snapshot.py
+# intervals or 0.02 s of simulated time, whichever is shorter: two or three snapshots,
+# the first and the last among them; with --full to its end), then tools/render_snapshot.py
 # plays its .xmf files in pvpython the way a user does (every step forward, back to the
 # first, to the last, to the first again, rendering each frame: ParaView 5.11's XDMF
 # readers used to die there) and saves pictures of the first and the last snapshot with
@@ -24,7 +25,7 @@ for case_file in "$src"/cases/*.yaml; do
   interval=$(sed -n 's/^ *output_interval: *\([0-9.e+-]*\).*/\1/p' "$case_file" | head -n 1)
   args=()
   if [ -z "$full" ] && [ -n "$interval" ] && "${DEMPACT_PYTHON:-/usr/bin/python3}" -c "import sys; sys.exit(not float('$interval') > 0)"; then
-    args=(--end-time "$("${DEMPACT_PYTHON:-/usr/bin/python3}" -c "print(2 * float('$interval'))")")
+    args=(--end-time "$("${DEMPACT_PYTHON:-/usr/bin/python3}" -c "print(min(2 * float('$interval'), 0.02))")")
   fi
   "$dempact" run "$case_file" --output "$out/$name" --quiet "${args[@]}" 2> "$out/log" ||
     { cat "$out/log"; fail "$name: run exit $?"; }
