@@ -470,10 +470,10 @@ int snapshot_write_shared(snapshot_file *f, const snapshot_state *st, const snap
                           size_t err_len)
 {
     int root = !share || share->root;
-    int ok = can_write(f, st, root, err, err_len) == 0;
-    if (share) ok = share->all_ok(ok, share->ctx);
+    int mine = can_write(f, st, root, err, err_len) == 0;
+    int ok = share ? share->all_ok(mine, share->ctx) : mine;
     if (!ok) {
-        if (!root) snapshot_set_err(err, err_len, "the writing rank cannot write a snapshot");
+        if (mine) snapshot_set_err(err, err_len, "cannot write snapshot: another rank cannot write its part");
         return -1;
     }
     char *tmp = root ? snapshot_path(f, f->count, ".tmp") : NULL;
