@@ -17,8 +17,7 @@ enum { MOTION_DOUBLES = 15 };
  * 1 / inertia and its shift. */
 enum { ENTRY_DOUBLES = 9 + MOTION_DOUBLES };
 
-/* Whether every rank succeeded: each goes on to the next collective call, or none. */
-static int all_ok(int ok)
+int halo_all_ok(int ok)
 {
     int all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -37,7 +36,7 @@ int halo_init(halo *h, const decomposition *d)
     h->recv_first = calloc(n, sizeof *h->recv_first);
     h->recv_count = calloc(n, sizeof *h->recv_count);
     int ok = h->send_first && h->send_count && h->recv_first && h->recv_count;
-    if (all_ok(ok)) return 0;
+    if (halo_all_ok(ok)) return 0;
     halo_free(h);
     return -1;
 }
@@ -95,7 +94,7 @@ static int exchange_records(halo *h, const int *count, int width, size_t *receiv
     int ok = send_first &&
              grow((void **)&h->recv_buf, &h->recv_buf_capacity, total_in * (size_t)width,
                   sizeof(double)) == 0;
-    if (!all_ok(ok)) {
+    if (!halo_all_ok(ok)) {
         free(send_first);
         return -1;
     }
@@ -124,7 +123,7 @@ int halo_keep_own(halo *h, particle_store *p)
     }
     free(away);
     free(new_index);
-    return all_ok(ok) ? 0 : -1;
+    return halo_all_ok(ok) ? 0 : -1;
 }
 
 /* A particle leaving for another rank, by id (halo_migrate). */
@@ -181,7 +180,7 @@ static int migrate_pairs(halo *h, contact_list *c, const leaver *table, size_t n
         }
     }
     size_t arriving = 0;
-    if (!all_ok(ok) || exchange_records(h, count, (int)width, &arriving, &h->bytes_migrate) != 0) {
+    if (!halo_all_ok(ok) || exchange_records(h, count, (int)width, &arriving, &h->bytes_migrate) != 0) {
         free(count);
         free(fill);
         return -1;
@@ -190,7 +189,7 @@ static int migrate_pairs(halo *h, contact_list *c, const leaver *table, size_t n
     for (size_t q = 0; q < arriving && ok; q++) contact_carried_append(c, &h->recv_buf[q * width]);
     free(count);
     free(fill);
-    return all_ok(ok) ? 0 : -1;
+    return halo_all_ok(ok) ? 0 : -1;
 }
 
 int halo_migrate(halo *h, particle_store *p, contact_list *const *carriers, int n_carriers)
@@ -232,7 +231,7 @@ int halo_migrate(halo *h, particle_store *p, contact_list *const *carriers, int 
     }
     size_t arriving = 0;
     h->bytes_migrate = 0;
-    if (!all_ok(ok) || exchange_records(h, h->send_count, width, &arriving, &h->bytes_migrate) != 0) {
+    if (!halo_all_ok(ok) || exchange_records(h, h->send_count, width, &arriving, &h->bytes_migrate) != 0) {
         free(dest); free(fill); free(away); free(new_index);
         return -1;
     }
@@ -258,10 +257,10 @@ int halo_migrate(halo *h, particle_store *p, contact_list *const *carriers, int 
     ok = ok && table;
     /* the leavers' pairs go with them (after the particles: the exchange reuses the
      * receive buffer) */
-    for (int k = 0; k < n_carriers && all_ok(ok); k++)
+    for (int k = 0; k < n_carriers && halo_all_ok(ok); k++)
         ok = migrate_pairs(h, carriers[k], table, n_table) == 0;
     free(table);
-    return all_ok(ok) ? 0 : -1;
+    return halo_all_ok(ok) ? 0 : -1;
 }
 
 /* An entry for another rank: own particle i with the shift of its image. */
@@ -453,10 +452,10 @@ int halo_exchange(halo *h, const sim *s, particle_store *p)
              pack_entries(h, p, &e) == 0;
     size_t received = 0;
     h->bytes_exchange = 0;
-    if (all_ok(ok)) {
+    if (halo_all_ok(ok)) {
         ok = exchange_records(h, h->send_count, ENTRY_DOUBLES, &received, &h->bytes_exchange) == 0 &&
              unpack_entries(h, s, p, &e, received) == 0;
-        ok = all_ok(ok);
+        ok = halo_all_ok(ok);
     }
     free(e.out);
     free(e.images);
@@ -476,7 +475,7 @@ int halo_update(halo *h, particle_store *p)
             pack_motion(p, h->send_index[q], &h->send_buf[q * MOTION_DOUBLES]);
     size_t received = 0;
     h->bytes_update = 0;
-    if (!all_ok(ok) ||
+    if (!halo_all_ok(ok) ||
         exchange_records(h, h->send_count, MOTION_DOUBLES, &received, &h->bytes_update) != 0)
         return -1;
     if (received != p->n_remote) return -1; /* the entries the last exchange made */
@@ -530,10 +529,10 @@ static int gather_rows(const double *mine, size_t n, int width, size_t extra, in
     halo *h = ctx;
     *all = NULL;
     *n_all = 0;
-    if (!all_ok(!failed)) return -1;
+    if (!halo_all_ok(!failed)) return -1;
     int *counts = malloc(2 * (size_t)h->n_ranks * sizeof *counts), *displs = counts ? counts + h->n_ranks : NULL;
     int values = (int)(n * (size_t)width);
-    if (!all_ok(counts != NULL)) {
+    if (!halo_all_ok(counts != NULL)) {
         free(counts);
         return -1;
     }
@@ -544,7 +543,7 @@ static int gather_rows(const double *mine, size_t n, int width, size_t extra, in
         total += (size_t)counts[r];
     }
     *all = malloc((total + extra * (size_t)width + 1) * sizeof **all);
-    if (!all_ok(*all != NULL)) {
+    if (!halo_all_ok(*all != NULL)) {
         free(*all);
         *all = NULL;
         free(counts);

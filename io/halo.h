@@ -51,6 +51,10 @@ typedef struct halo {
 int halo_init(halo *h, const decomposition *d);
 void halo_free(halo *h);
 
+/* Whether every rank succeeded (ok nonzero on each): each goes on to the next collective
+ * call, or none. Collective. */
+int halo_all_ok(int ok);
+
 /* The lowest rank's text of those that have one (have != 0) in every rank's text (len
  * bytes); unchanged where none has one. Collective. */
 void halo_share_text(char *text, size_t len, int have);

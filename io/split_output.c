@@ -17,6 +17,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include "halo.h"
 #include "run_driver.h"
 #include "snapshot_share.h"
 
@@ -24,9 +25,7 @@
 static int every_ok(int ok, void *ctx)
 {
     (void)ctx;
-    int every = 0;
-    MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return every != 0;
+    return halo_all_ok(ok) != 0;
 }
 
 static void from_root(char *text, size_t len, void *ctx)
