@@ -73,6 +73,11 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     sim s;
     if (sim_create(&s, &cfg, err, err_len) != 0) { sim_free(&s); return -1; }
     double t_c = timestep_contact_time(&s, v0);
+    if (isnan(t_c)) {
+        snprintf(err, err_len, "out of memory");
+        sim_free(&s);
+        return -1;
+    }
     double per = spec->steps_per_contact > 0 ? spec->steps_per_contact : 4000.0;
     double dt = spec->dt > 0 ? spec->dt : spec->dt < 0 ? s.dt : t_c / per;
     if (sim_set_timestep(&s, dt, err, err_len) != 0) { sim_free(&s); return -1; }

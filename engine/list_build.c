@@ -235,54 +235,73 @@ int list_rebuild(sim *s)
 {
     /* by id, the touching pairs are carried by the ids of their ends, which stay
      * whatever renumbers the particles next (curve sorting, an MPI rank's migration) */
-    if (s->cfg.reproducible && list_keep_touching(s) != 0) return -1;
+    int failed = s->cfg.reproducible && list_keep_touching(s) != 0;
+    if (sim_failed_anywhere(s, failed)) return -1;
     return list_rebuild_carried(s);
 }
 
-int list_rebuild_carried(sim *s)
+/* This rank's outcome of a stage of the rebuild (0, -1 or REBUILD_REFUSED) made every
+ * rank's when split over ranks, whose next call is collective: a refusal anywhere, else
+ * a failure anywhere. A rank that did not refuse has no fault of its own then: the rank
+ * that refused names the particle (the watchdog gathers every rank's problem). */
+static int agreed(const sim *s, int rc)
 {
-    ghosts_wrap(s);
-    long far = runaway_find(s, &s->fault_axis);
-    if (far >= 0) {
-        s->fault = SIM_FAULT_RUNAWAY;
-        s->fault_particle = far;
-        return REBUILD_REFUSED;
-    }
-    size_t *from = NULL;
-    int rc = -1;
-    if (s->reorder && sort_particles(s, &from) != 0) goto done;
-    if (s->ghost_hooks) {
-        if (s->ghost_hooks->make(s, s->ghost_hooks->ctx) != 0) goto done;
-    } else {
-        if (ghosts_make(s) != 0) goto done;
-        ghosts_update(s, &s->p);
-    }
+    if (!s->ghost_hooks) return rc;
+    double code = sim_reduce_largest(s, rc == REBUILD_REFUSED ? 2.0 : rc != 0 ? 1.0 : 0.0);
+    return code == 2.0 ? REBUILD_REFUSED : code == 1.0 ? -1 : 0;
+}
+
+/* The rebuild after the ghosts are made: the grid, the lists, the buffers. Returns 0, -1
+ * (out of memory) or REBUILD_REFUSED (s->fault says why); collective-free. */
+static int build_lists(sim *s, const size_t *from)
+{
     int grid = neighbour_grid_build(&s->grid, &s->p, s->cutoff);
     if (grid == NEIGHBOUR_BAD_SPREAD) {
         s->fault = SIM_FAULT_GRID;
-        rc = REBUILD_REFUSED;
-        goto done;
+        return REBUILD_REFUSED;
     }
-    if (grid != 0 || neighbour_grid_pack(&s->grid, &s->p) != 0)
-        goto done;
+    if (grid != 0 || neighbour_grid_pack(&s->grid, &s->p) != 0) return -1;
     int failed = refresh_list(s, &s->pairs, &s->carry,
                               s->cfg.reproducible ? particle_candidates_by_id
                                                   : particle_candidates, 0, from);
     neighbour_grid_unpack(&s->grid);
     if (failed == REBUILD_REFUSED) {
         s->fault = SIM_FAULT_PAIRS;
-        rc = REBUILD_REFUSED;
-        goto done;
+        return REBUILD_REFUSED;
     }
     if (failed ||
         list_index_cross(s) != 0 ||
         refresh_list(s, &s->wall_pairs, &s->wall_carry, wall_candidates, 1, from) != 0 ||
         force_loop_reserve_work(s) != 0)
-        goto done;
-
+        return -1;
     double *xr = realloc(s->x_at_rebuild, 3 * (s->p.n_local + 1) * sizeof *xr);
-    if (!xr) goto done;
+    if (!xr) return -1;
     s->x_at_rebuild = xr;
+    return 0;
+}
+
+int list_rebuild_carried(sim *s)
+{
+    ghosts_wrap(s);
+    size_t *from = NULL;
+    int rc = 0;
+    long far = runaway_find(s, &s->fault_axis);
+    if (far >= 0) {
+        s->fault = SIM_FAULT_RUNAWAY;
+        s->fault_particle = far;
+        rc = REBUILD_REFUSED;
+    } else if (s->reorder && sort_particles(s, &from) != 0) {
+        rc = -1;
+    }
+    if ((rc = agreed(s, rc)) != 0) goto done; /* the make below is collective */
+    rc = -1;
+    if (s->ghost_hooks) {
+        if (s->ghost_hooks->make(s, s->ghost_hooks->ctx) != 0) goto done;
+    } else {
+        if (ghosts_make(s) != 0) goto done;
+        ghosts_update(s, &s->p);
+    }
+    if ((rc = agreed(s, build_lists(s, from))) != 0) goto done;
     s->list_stale = 0;
     for (size_t i = 0; i < s->p.n_local; i++) {
         s->x_at_rebuild[3 * i] = s->p.x[i];
@@ -291,7 +310,6 @@ int list_rebuild_carried(sim *s)
     }
     s->rebuild_wall_time = s->walls.time;
     s->n_rebuilds++;
-    rc = 0;
 done:
     free(from);
     return rc;

@@ -106,6 +106,11 @@ static int collide_once(const sim *s, int binding, double coefficient, double ph
             t.laws[k].coeffs.c[cal->coeff] = isnan(coefficient) ? mine->coeffs.c[cal->coeff]
                                                                  : coefficient;
     double t_c = timestep_contact_time(&t, v0);
+    if (isnan(t_c)) {
+        snprintf(err, err_len, "out of memory");
+        sim_free(&t);
+        return -1;
+    }
     long max_steps = (long)((gap / v0 + 200.0 * t_c) / dt) + 1000;
     int touched = 0, apart = 0;
     for (long n = 0; n < max_steps && apart < 3; n++) {

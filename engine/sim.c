@@ -54,9 +54,7 @@ static void out_of_memory(sim *s, int where)
     s->fault_memory = where;
 }
 
-/* Whether this rank failed, or (split over ranks) any did: every rank then gives up
- * at the same point, before a collective the others would wait in. */
-static int failed_anywhere(const sim *s, int failed)
+int sim_failed_anywhere(const sim *s, int failed)
 {
     return s->ghost_hooks ? s->ghost_hooks->any(failed != 0, s->ghost_hooks->ctx) : failed != 0;
 }
@@ -91,7 +89,7 @@ static int change_population(sim *s)
     int64_t *new_index = NULL;
     failed = by_id && list_keep_touching(s) != 0;
     if (!failed && leaving > 0) failed = !(new_index = malloc((s->p.n_local + 1) * sizeof *new_index));
-    if (failed_anywhere(s, failed)) {
+    if (sim_failed_anywhere(s, failed)) {
         free(new_index);
         return -1;
     }
@@ -108,7 +106,7 @@ static int change_population(sim *s)
     size_t before = s->p.n_local;
     failed = inserting && population_insert(s) < 0;
     if (!failed && inserting && s->ghost_hooks) failed = s->ghost_hooks->keep_own(s, before, s->ghost_hooks->ctx) != 0;
-    if (failed_anywhere(s, failed)) return -1;
+    if (sim_failed_anywhere(s, failed)) return -1;
     return by_id ? list_rebuild_carried(s) : list_rebuild(s);
 }
 
@@ -311,7 +309,9 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
     id_place *now = malloc((n ? n : 1) * sizeof *now);
     size_t n_walls = 0;
     wall_overlap *walls = wall_overlaps_keep(s, &n_walls);
-    if (!now || !walls) {
+    s->ghost_hooks = hooks;
+    if (sim_failed_anywhere(s, !now || !walls)) {
+        s->ghost_hooks = NULL;
         free(now);
         free(walls);
         snprintf(err, err_len, "out of memory");
@@ -327,7 +327,6 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
     double time = s->walls.time;
     int stale = s->list_stale;
     walls_move(&s->walls, s->rebuild_wall_time);
-    s->ghost_hooks = hooks;
     int rc = list_rebuild(s);
     walls_move(&s->walls, time);
     s->list_stale = stale;

@@ -177,6 +177,9 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len);
 void sim_reduce_exact(const sim *s, struct exact_sum *sums, int n);
 /* The largest of the ranks' x (x in one process); collective like sim_reduce_exact. */
 double sim_reduce_largest(const sim *s, double x);
+/* Whether this rank failed, or (split over ranks) any did: every rank then gives up at
+ * the same point, before a collective the others would wait in. Collective when split. */
+int sim_failed_anywhere(const sim *s, int failed);
 
 /* The binary collision of a binding's typical particles (calibration's reference), and
  * whether it is a particle against a wall (one of the materials has no particles). */

@@ -27,7 +27,7 @@ static double *smallest_radius_per_material(const sim *s)
 double timestep_rayleigh(const sim *s)
 {
     double *r = smallest_radius_per_material(s), t = HUGE_VAL;
-    if (!r) return 0.0;
+    if (!r) return NAN;
     for (int m = 0; m < s->n_materials; m++) {
         if (r[m] == HUGE_VAL) continue;
         const material *mat = &s->cfg.materials[m];
@@ -46,10 +46,10 @@ static double sphere_mass(const material *m, double r)
 double timestep_contact_time(const sim *s, double v)
 {
     double *r = smallest_radius_per_material(s), t = HUGE_VAL;
-    if (!r) return 0.0;
+    if (!r) return NAN;
     int n = s->n_materials;
     char *is_wall = calloc((size_t)n, 1);
-    if (!is_wall) { free(r); return 0.0; }
+    if (!is_wall) { free(r); return NAN; }
     for (size_t w = 0; w < s->walls.n; w++) is_wall[s->walls.walls[w].material] = 1;
     for (int a = 0; a < n; a++) {
         if (r[a] == HUGE_VAL) continue;
@@ -149,6 +149,10 @@ int choose_timestep(sim *s, char *err, size_t err_len)
 {
     double t_r = timestep_rayleigh(s);
     double t_c = timestep_contact_time(s, timestep_impact_speed(s));
+    if (isnan(t_r) || isnan(t_c)) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
     s->dt_limit = fmin(t_r, t_c / 5.0);
     if (!(s->dt_limit > 0.0) || !isfinite(s->dt_limit)) {
         snprintf(err, err_len, "time.step: cannot estimate a stable timestep (Rayleigh time %g s, "

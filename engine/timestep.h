@@ -23,6 +23,9 @@
 struct sim;
 struct sim_config;
 
+/* The Rayleigh time of the smallest particle of each material, and the shortest contact
+ * time of the laws between the smallest particles (and walls) at the impact speed: the
+ * least over the materials; NaN when out of memory. */
 double timestep_rayleigh(const struct sim *s);
 double timestep_contact_time(const struct sim *s, double impact_speed);
 double timestep_impact_speed(const struct sim *s);

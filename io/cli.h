@@ -20,16 +20,17 @@ int cli_bench(int argc, char **argv);
 int cli_check(int argc, char **argv);
 
 /* What run and check do before the first step: reads the case, builds the simulation
- * and checks the state it starts from. Returns 0, or EXIT_BAD_INPUT after printing the
- * error (FILE:LINE: ...) on stderr. Free *s and *cfg afterwards in both cases. stop (may
- * be NULL): the caller's signal flag, polled by the long loops of reading and filling
- * (cfg->stop); when it was set the return is 128 + its value (the signal's number).
+ * and checks the state it starts from. Returns 0, or EXIT_BAD_INPUT with the error
+ * (FILE:LINE: ...) in msg (msg_len bytes; the caller prints it), or EXIT_NO_MEMORY. Free
+ * *s and *cfg afterwards in all cases. stop (may be NULL): the caller's signal flag,
+ * polled by the long loops of reading and filling (cfg->stop); when it was set the
+ * return is 128 + its value (the signal's number).
  * by_id: sum by id whatever the case says (parallel.reproducible: a run on several
  * ranks, or the restart of one that summed so). */
 struct sim_config;
 struct sim;
 int cli_check_case(const char *case_path, struct sim_config *cfg, struct sim *s,
-                   volatile sig_atomic_t *stop, int by_id);
+                   volatile sig_atomic_t *stop, int by_id, char *msg, size_t msg_len);
 /* Per contact law of the case: the restitution it asks for and the one a head-on binary
  * collision of its typical particles gets at the case's step (engine/pair_restitution.h). */
 void cli_print_restitutions(FILE *out, const struct sim_config *cfg, const struct sim *s);
@@ -38,6 +39,10 @@ void cli_print_restitutions(FILE *out, const struct sim_config *cfg, const struc
  * and returns the exit status, 3. */
 int cli_no_memory(const struct sim *s);
 #define EXIT_NO_MEMORY 3
+/* The exit status for a step's error message that cannot start the run: EXIT_NO_MEMORY
+ * when it says "out of memory" (every layer reports a failed allocation in those
+ * words), EXIT_BAD_INPUT otherwise. */
+int cli_refusal_status(const char *err);
 
 /* Parses "KEY=VALUE" law parameters and "on"/"off" switches (shared helpers). */
 int cli_parse_double(const char *text, double *out);

@@ -34,48 +34,53 @@ static void usage(FILE *out)
 }
 
 /* A signal's flag set while reading or building: the loops gave up on it. */
-static int stopped_by(volatile sig_atomic_t *stop, const char *case_path)
+static int stopped_by(volatile sig_atomic_t *stop, const char *case_path, char *msg, size_t len)
 {
     if (!stop || !*stop) return 0;
     int sig = *stop;
-    fprintf(stderr, "%s: stopped by %s before the first step; nothing was written\n", case_path,
-            sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+    snprintf(msg, len, "%s: stopped by %s before the first step; nothing was written", case_path,
+             sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
     return 128 + sig;
 }
 
+/* A failed building or check: its message pointed at the case's line (bad input), or
+ * out of memory. */
+static int refused(const sim_config *cfg, const char *err, char *msg, size_t len)
+{
+    int status = cli_refusal_status(err);
+    if (status == EXIT_NO_MEMORY)
+        snprintf(msg, len, "%s: %s", cfg->case_path ? cfg->case_path : cfg->name, err);
+    else
+        case_locate_error(cfg, err, msg, len);
+    return status;
+}
+
 int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_atomic_t *stop,
-                   int by_id)
+                   int by_id, char *msg, size_t msg_len)
 {
     char err[4096];
     memset(s, 0, sizeof *s);
+    int status;
     if (case_load_stoppable(case_path, cfg, stop, err, sizeof err) != 0) {
-        if (stopped_by(stop, case_path)) return 128 + *stop;
-        fprintf(stderr, "%s\n", err);
-        return EXIT_BAD_INPUT;
+        if ((status = stopped_by(stop, case_path, msg, msg_len)) != 0) return status;
+        snprintf(msg, msg_len, "%s", err);
+        return cli_refusal_status(err);
     }
-    char located[sizeof err + 512];
     tuning_from_env(&cfg->tuning);
     if (by_id) cfg->reproducible = true;
     if (sim_create(s, cfg, err, sizeof err) != 0) {
-        if (stopped_by(stop, case_path)) return 128 + *stop;
-        case_locate_error(cfg, err, located, sizeof located);
-        fprintf(stderr, "%s\n", located);
-        return EXIT_BAD_INPUT;
+        if ((status = stopped_by(stop, case_path, msg, msg_len)) != 0) return status;
+        return refused(cfg, err, msg, msg_len);
     }
-    if (stopped_by(stop, case_path)) return 128 + *stop;
+    if ((status = stopped_by(stop, case_path, msg, msg_len)) != 0) return status;
     run_schedule plan;
     if (timestep_check_speeds(s, err, sizeof err) != 0 ||
-        timestep_schedule(s, &plan, err, sizeof err) != 0) {
-        case_locate_error(cfg, err, located, sizeof located);
-        fprintf(stderr, "%s\n", located);
-        return EXIT_BAD_INPUT;
-    }
+        timestep_schedule(s, &plan, err, sizeof err) != 0)
+        return refused(cfg, err, msg, msg_len);
     watchdog_report r;
     if (watchdog_check_start(s, &r) != WATCHDOG_OK) {
         watchdog_format(&r, s, err, sizeof err);
-        case_locate_error(cfg, err, located, sizeof located);
-        fprintf(stderr, "%s\n", located);
-        return EXIT_BAD_INPUT;
+        return refused(cfg, err, msg, msg_len);
     }
     return 0;
 }
@@ -172,9 +177,7 @@ static void summary(const sim_config *cfg, const sim *s)
  * can run). `status`: this rank's check so far; returns the check's status. */
 static int check_split(const sim_config *cfg, const sim *s, int status)
 {
-    int worst = status;
-    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (worst != 0) return worst;
+    if (status != 0) return status; /* agreed */
     decomposition d;
     char err[1024];
     if (decompose(s, &d, err, sizeof err) != 0 || decompose_check(s, &d, err, sizeof err) != 0) {
@@ -202,8 +205,11 @@ int cli_check(int argc, char **argv)
     if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
     sim_config cfg = {0};
     sim s;
-    int status = cli_check_case(argv[1], &cfg, &s, NULL, ranks_count() > 1);
-    if (status == 0) summary(&cfg, &s);
+    char msg[4608] = "";
+    int status = ranks_agree(cli_check_case(argv[1], &cfg, &s, NULL, ranks_count() > 1, msg, sizeof msg),
+                             msg, sizeof msg);
+    if (status != 0) fprintf(stderr, "%s\n", msg);
+    else summary(&cfg, &s);
 #ifdef DEMPACT_MPI
     if (ranks_count() > 1) status = check_split(&cfg, &s, status);
 #endif

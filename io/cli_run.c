@@ -214,8 +214,12 @@ int cli_run(int argc, char **argv)
     /* a run split over ranks sums by id (sim_split), and so does the restart of a run
      * that summed so, to go on bit for bit */
     int file_by_id = restart_path ? restart_sums_by_id(restart_path) : 0;
-    int checked = cli_check_case(case_path, &cfg, &s, &stop_signal, n_ranks > 1 || file_by_id == 1); /* as `dempact check` */
-    if (checked != 0) {
+    /* as `dempact check`; on ranks, one that ran out of memory stops them all */
+    char msg[4608] = "";
+    int checked = cli_check_case(case_path, &cfg, &s, &stop_signal, n_ranks > 1 || file_by_id == 1,
+                                 msg, sizeof msg);
+    if ((checked = ranks_agree(checked, msg, sizeof msg)) != 0) {
+        fprintf(stderr, "%s\n", msg);
         sim_free(&s);
         sim_config_free(&cfg);
         return checked;
@@ -244,9 +248,10 @@ int cli_run(int argc, char **argv)
         goto done;
     }
     if (restart_path &&
-        restart_from_file(restart_path, from_step, cfg.case_text, &s, &rp, err, sizeof err) != 0) {
+        restart_from_file(restart_path, from_step, cfg.case_text, &s, &rp, err, sizeof err) != 0)
+        status = cli_refusal_status(err);
+    if ((status = ranks_agree(status, err, sizeof err)) != 0) {
         fprintf(stderr, "dempact run: %s\n", err);
-        status = EXIT_BAD_INPUT;
         goto done;
     }
     /* steps, snapshots and time-series samples (by default ten per snapshot interval, a
@@ -299,9 +304,8 @@ int cli_run(int argc, char **argv)
                             "order of the partners' ids (parallel.reproducible: on), so the run "
                             "ends as it would on one; split:\n", n_ranks);
         split_started = split_run_start(&s, &split, quiet ? NULL : stderr, err, sizeof err) == 0;
-        if (ranks_worst(!split_started)) {
+        if ((status = ranks_agree(split_started ? 0 : cli_refusal_status(err), err, sizeof err)) != 0) {
             fprintf(stderr, "dempact run: %s: %s\n", case_path, err);
-            status = EXIT_BAD_INPUT;
             goto done;
         }
         split_run_driver(&split, &over_ranks);
@@ -312,7 +316,7 @@ int cli_run(int argc, char **argv)
         (snapshot_check_output(out_dir, cfg.name, &info, restart_path, err, sizeof err) != 0 ||
          !(out = snapshot_create(out_dir, cfg.name, &info, restart_path ? &rp.carry : NULL, err, sizeof err)))) {
         fprintf(stderr, "dempact run: %s\n", err);
-        status = EXIT_BAD_INPUT;
+        status = cli_refusal_status(err);
     }
     if ((status = ranks_worst(status)) != 0) goto done;
     run_driver drive = {.s = &s, .out = out, .total_steps = total_steps, .snapshots = snap_grid,
@@ -370,7 +374,8 @@ write_failed:
                 (long long)s.step, snapshot_h5_path(out), snapshot_count(out),
                 (long long)snapshot_last_step(out), case_path,
                 snapshot_h5_path(out));
-    status = EXIT_RUN_FAILED;
+    /* (every rank comes here together; out of memory on any is what they all report) */
+    status = ranks_worst(strstr(err, "out of memory") ? EXIT_NO_MEMORY : EXIT_RUN_FAILED);
 done:
 #ifdef DEMPACT_MPI
     if (split_started) split_run_free(&split);

@@ -452,7 +452,7 @@ int halo_exchange(halo *h, const sim *s, particle_store *p)
              pack_entries(h, p, &e) == 0;
     size_t received = 0;
     h->bytes_exchange = 0;
-    if (halo_all_ok(ok)) {
+    if ((ok = halo_all_ok(ok)) != 0) {
         ok = exchange_records(h, h->send_count, ENTRY_DOUBLES, &received, &h->bytes_exchange) == 0 &&
              unpack_entries(h, s, p, &e, received) == 0;
         ok = halo_all_ok(ok);
@@ -587,26 +587,29 @@ static double largest_over_ranks(double x, void *ctx)
 }
 
 /* Exact sums add up over the ranks digit by digit (integers: any order, the same
- * bits), each normalised first so that no digit can overflow. */
+ * bits), each normalised first so that no digit can overflow. A few at a time through
+ * a buffer on the stack: nothing to allocate, nothing that can fail on one rank. */
+enum { SUMS_AT_ONCE = 64 }; /* 36 kB */
 static void sum_over_ranks(exact_sum *sums, int n, void *ctx)
 {
     (void)ctx;
-    int64_t *digits = malloc(((size_t)n * EXACT_SUM_LIMBS + 1) * sizeof *digits);
-    int *bad = malloc(((size_t)n + 1) * sizeof *bad);
-    if (!digits || !bad) MPI_Abort(MPI_COMM_WORLD, 3); /* no rank can go on alone */
-    for (int q = 0; q < n; q++) {
-        exact_sum_normalise(&sums[q]);
-        memcpy(&digits[(size_t)q * EXACT_SUM_LIMBS], sums[q].digit, sizeof sums[q].digit);
-        bad[q] = sums[q].bad;
+    int64_t digits[SUMS_AT_ONCE * EXACT_SUM_LIMBS];
+    int bad[SUMS_AT_ONCE];
+    for (int first = 0; first < n; first += SUMS_AT_ONCE) {
+        int m = n - first < SUMS_AT_ONCE ? n - first : SUMS_AT_ONCE;
+        exact_sum *part = &sums[first];
+        for (int q = 0; q < m; q++) {
+            exact_sum_normalise(&part[q]);
+            memcpy(&digits[(size_t)q * EXACT_SUM_LIMBS], part[q].digit, sizeof part[q].digit);
+            bad[q] = part[q].bad;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, digits, m * EXACT_SUM_LIMBS, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, bad, m, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        for (int q = 0; q < m; q++) {
+            memcpy(part[q].digit, &digits[(size_t)q * EXACT_SUM_LIMBS], sizeof part[q].digit);
+            part[q].bad = bad[q];
+        }
     }
-    MPI_Allreduce(MPI_IN_PLACE, digits, n * EXACT_SUM_LIMBS, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, bad, n, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    for (int q = 0; q < n; q++) {
-        memcpy(sums[q].digit, &digits[(size_t)q * EXACT_SUM_LIMBS], sizeof sums[q].digit);
-        sums[q].bad = bad[q];
-    }
-    free(digits);
-    free(bad);
 }
 
 void halo_share_text(char *text, size_t len, int have)

@@ -68,3 +68,20 @@ int ranks_worst(int status)
 #endif
     return status;
 }
+
+int ranks_agree(int status, char *msg, size_t len)
+{
+#ifdef DEMPACT_MPI
+    if (count > 1) {
+        int mine = status != 0 ? self : count, from;
+        MPI_Allreduce(&mine, &from, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (from == count) return 0;
+        MPI_Bcast(&status, 1, MPI_INT, from, MPI_COMM_WORLD);
+        if (len > 0) MPI_Bcast(msg, (int)len, MPI_CHAR, from, MPI_COMM_WORLD);
+    }
+#else
+    (void)msg;
+    (void)len;
+#endif
+    return status;
+}

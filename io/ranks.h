@@ -4,6 +4,8 @@
 #ifndef DEMPACT_RANKS_H
 #define DEMPACT_RANKS_H
 
+#include <stddef.h>
+
 /* Starts MPI when this build has it (DEMPACT_MPI) and an MPI launcher started the
  * process (its environment says so: OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK).
  * Returns 0, or -1 with a message on stderr (a launcher without MPI in this build). */
@@ -19,5 +21,9 @@ int ranks_silence_others(void);
 /* The largest of the ranks' status (an exit status, a flag): collective, for a step
  * every rank must take or skip alike. */
 int ranks_worst(int status);
+/* Where the ranks may part (one ran out of memory where the others did not): the status
+ * and message (len bytes) of the lowest rank whose status is not 0, on every rank; 0 and
+ * msg unchanged when all are 0. Collective. */
+int ranks_agree(int status, char *msg, size_t len);
 
 #endif

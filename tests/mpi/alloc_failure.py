@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""An allocation that fails on one rank ends the run cleanly on every rank.
+
+    alloc_failure.py DEMPACT FAIL_ALLOC_SO CASE WORKDIR [--ranks 2] [--end-time T] [--sites N]
+
+Runs CASE on 2 ranks under mpirun (--ranks 0: as one process, without it) with fail_alloc.so preloaded (tests/mpi/fail_alloc.c),
+first counting, on each rank, the call sites of dempact's own malloc, calloc and realloc
+in the order they are first reached; then, for each of up to N of those sites per rank
+(spread evenly over them), runs the case again with that site's first call failing on
+that rank alone. Each run must end by itself within the time limit (no rank left waiting
+in a collective another has left) with exit 0 (the allocation had a fallback) or the
+program's out-of-memory status 3, a message saying "out of memory" on stderr, and no
+MPI abort; and the output folder must hold no temporary file, every snapshot the
+output's NAME.h5 names reading back (`dempact info`).
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+TIMEOUT = 120
+EXIT_OUT_OF_MEMORY = 3
+
+
+def launch(args, ranks, env_extra, cwd):
+    """Runs args under mpirun on `ranks` ranks, or as one plain process (ranks 0)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive", **env_extra)
+    cmd = []
+    if ranks > 0:
+        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(ranks)]
+        for key in env_extra:
+            cmd += ["-x", key]
+    return subprocess.run(cmd + args, env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dempact")
+    ap.add_argument("shim")
+    ap.add_argument("case")
+    ap.add_argument("workdir")
+    ap.add_argument("--ranks", type=int, default=2, help="0: one process, without mpirun")
+    ap.add_argument("--end-time", default="0.01")
+    ap.add_argument("--sites", type=int, default=0, help="at most this many per rank (0: all)")
+    a = ap.parse_args()
+    shutil.rmtree(a.workdir, ignore_errors=True)
+    os.makedirs(a.workdir)
+    name = os.path.splitext(os.path.basename(a.case))[0]
+    failures = []
+
+    def run(tag, extra):
+        out = os.path.join(a.workdir, tag)
+        env = dict(extra, LD_PRELOAD=os.path.abspath(a.shim))
+        try:
+            r = launch([os.path.abspath(a.dempact), "run", os.path.abspath(a.case), "--output", out,
+                        "--quiet", "--end-time", a.end_time], a.ranks, env, a.workdir)
+        except subprocess.TimeoutExpired:
+            return None, out
+        return r, out
+
+    for rank in range(max(a.ranks, 1)):
+        log = os.path.join(a.workdir, f"sites{rank}")
+        which = {"DEMPACT_FAIL_RANK": str(rank)} if a.ranks > 0 else {}
+        r, out = run(f"count{rank}", dict(which, DEMPACT_FAIL_LOG=log))
+        if r is None or r.returncode != 0:
+            sys.exit(f"FAIL: the run without failures did not end cleanly: {r and r.stderr}")
+        shutil.rmtree(out)
+        with open(log) as f:
+            sites = [line.split() for line in f]
+        where = {int(k): off for k, off in sites}
+        sites = [int(k) for k, _ in sites]
+        chosen = sites
+        if a.sites and len(sites) > a.sites:
+            chosen = [sites[round(k * (len(sites) - 1) / (a.sites - 1))] for k in range(a.sites)]
+        who = f"rank {rank}" if a.ranks > 0 else "one process"
+        print(f"{who}: {len(sites)} allocation sites reached, failing {len(chosen)} of them", flush=True)
+        counts = {}
+        for at in chosen:
+            tag = f"r{rank}_{at}"
+            r, out = run(tag, dict(which, DEMPACT_FAIL_AT=str(at)))
+            problem = check(a.dempact, r, out, name)
+            outcome = "timeout" if r is None else r.returncode
+            counts[outcome] = counts.get(outcome, 0) + 1
+            if problem:
+                site = function_at(a.dempact, where[at])
+                failures.append(f"{who}, allocation {at} ({site}): {problem}")
+                print(f"  allocation {at} in {site}: {problem}", flush=True)
+            shutil.rmtree(out, ignore_errors=True)
+        print(f"  exit statuses: {counts}")
+    if failures:
+        print(f"FAIL: {len(failures)} runs did not end cleanly")
+        sys.exit(1)
+    print("every run ended cleanly on every rank")
+
+
+def function_at(dempact, offset):
+    """The function (and line, with debug information) of a call site's return address."""
+    try:
+        r = subprocess.run(["addr2line", "-f", "-s", "-e", dempact, hex(int(offset, 16) - 1)],
+                           capture_output=True, text=True)
+        return " ".join(r.stdout.split())
+    except OSError:
+        return offset
+
+
+def check(dempact, r, out, name):
+    if r is None:
+        return f"still running after {TIMEOUT} s (a rank waits for another)"
+    # (mpirun adds its own banner when the ranks exit non-zero: the program's lines come first)
+    said = r.stderr.split("-----")[0].strip()[-400:]
+    if "MPI_ABORT" in r.stderr:
+        return "MPI abort: " + said
+    if r.returncode not in (0, EXIT_OUT_OF_MEMORY):
+        return f"exit {r.returncode}: {said}"
+    if r.returncode == EXIT_OUT_OF_MEMORY and "out of memory" not in said:
+        return f"exit 3 without 'out of memory': {said}"
+    if os.path.isdir(out):
+        for root, _, files in os.walk(out):
+            for f in files:
+                if f.endswith(".tmp"):
+                    return f"left {os.path.join(root, f)}"
+        index = os.path.join(out, name + ".h5")
+        if os.path.exists(index):
+            i = subprocess.run([dempact, "info", index], capture_output=True, text=True)
+            if i.returncode != 0:
+                return "dempact info: " + i.stderr.strip()[-300:]
+    return None
+
+
+if __name__ == "__main__":
+    main()
