@@ -123,9 +123,9 @@ double timestep_velocity_floor(const sim *s)
 {
     const double *g = s->cfg.gravity;
     double g_abs = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]), r = HUGE_VAL;
-    double *per = smallest_radius_per_material(s);
-    for (int m = 0; per && m < s->n_materials; m++) r = fmin(r, per[m]);
-    free(per);
+    /* the smallest radius of any material: of the particles and what the inlets insert */
+    for (size_t i = 0; i < s->p.n_local; i++) r = fmin(r, s->p.radius[i]);
+    for (int k = 0; k < s->cfg.n_inlets; k++) r = fmin(r, s->cfg.inlets[k].radius_min);
     if (!(g_abs > 0.0) || !(r < HUGE_VAL)) return 1e-3;
     return sqrt(2.0 * g_abs * 2.0 * r);
 }
