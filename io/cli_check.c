@@ -30,7 +30,7 @@ static void usage(FILE *out)
             "overlap beyond the watchdog's limit, nothing outside the domain). Prints a\n"
             "summary; writes nothing.\n\n"
             "exit status: 0 the case is good, 2 it is not (the message names file, line\n"
-            "and key).\n");
+            "and key), 3 out of memory.\n");
 }
 
 /* A signal's flag set while reading or building: the loops gave up on it. */

@@ -26,7 +26,7 @@ static void usage(FILE *out)
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         fprintf(out, "  %-9s %s\n", commands[k].name, commands[k].summary);
     fprintf(out, "\nexit status: 0 success, 1 a run failed while running, 2 bad input or usage\n"
-                 "(nothing written), 3 out of memory while running, 4 stopped by the numerical\n"
+                 "(nothing written), 3 out of memory, 4 stopped by the numerical\n"
                  "watchdog, 128 + N stopped by signal N (130: SIGINT, 143: SIGTERM)\n");
 }
 
