@@ -3,8 +3,9 @@
 
     alloc_failure.py DEMPACT FAIL_ALLOC_SO CASE WORKDIR [--ranks 2] [--end-time T] [--sites N]
 
-Runs CASE on 2 ranks under mpirun (--ranks 0: as one process, without it) with fail_alloc.so preloaded (tests/mpi/fail_alloc.c),
-first counting, on each rank, the call sites of dempact's own malloc, calloc and realloc
+Runs CASE on 2 ranks under mpirun (--ranks 0: as one process, without it) with
+fail_alloc.so preloaded (tests/mpi/fail_alloc.c), first counting, on each rank, the call
+sites of dempact's own malloc, calloc and realloc
 in the order they are first reached; then, for each of up to N of those sites per rank
 (spread evenly over them), runs the case again with that site's first call failing on
 that rank alone. Each run must end by itself within the time limit (no rank left waiting
@@ -18,6 +19,7 @@ every snapshot the output's NAME.h5 names reading back (`dempact info`).
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -33,8 +35,21 @@ def launch(args, ranks, env_extra, cwd):
         cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(ranks)]
         for key in env_extra:
             cmd += ["-x", key]
-    return subprocess.run(cmd + args, env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=TIMEOUT)
+    # a run that hangs is ended with every rank: SIGTERM to mpirun, which passes it on to
+    # the ranks it started (they are not in its process group), then SIGKILL to the group
+    p = subprocess.Popen(cmd + args, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.terminate()
+        try:
+            p.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+        raise
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def main():
