@@ -38,36 +38,39 @@ static size_t typical_particle(const sim *s, int material, double *radius, doubl
     return 0;
 }
 
-int sim_binding_against_wall(const sim *s, int binding)
-{
-    const law_binding *b = &s->cfg.bindings[binding];
-    double r, m;
-    size_t na = typical_particle(s, b->material_a, &r, &m);
-    size_t nb = typical_particle(s, b->material_b, &r, &m);
-    return s->walls.n > 0 && (na == 0) != (nb == 0);
-}
-
 /* The binary collision a calibration is made exact for: typical particles of the two
  * materials (a particle against a wall if one material has no particles) at the
  * expected impact speed. It matters only for laws whose restitution depends on speed
  * and size (calibrate.h). */
-static law_reference calibration_reference(const sim *s, const law_binding *b)
+static law_reference calibration_reference(const sim *s, const law_binding *b, bool *against_wall)
 {
     double ra, ma, rb, mb;
     size_t na = typical_particle(s, b->material_a, &ra, &ma);
     size_t nb = typical_particle(s, b->material_b, &rb, &mb);
     law_reference ref = {.r_eff = ra * rb / (ra + rb), .m_eff = ma * mb / (ma + mb),
                          .v0 = timestep_impact_speed(s)};
-    if (s->walls.n > 0 && (na == 0) != (nb == 0)) { /* a particle against a wall */
+    *against_wall = s->walls.n > 0 && (na == 0) != (nb == 0);
+    if (*against_wall) {
         ref.r_eff = na ? ra : rb;
         ref.m_eff = na ? ma : mb;
     }
     return ref;
 }
 
+static const law_instance *binding_law(const sim *s, int binding)
+{
+    const law_binding *b = &s->cfg.bindings[binding];
+    return law_for(s, b->material_a, b->material_b);
+}
+
 law_reference sim_binding_reference(const sim *s, int binding)
 {
-    return calibration_reference(s, &s->cfg.bindings[binding]);
+    return binding_law(s, binding)->reference;
+}
+
+int sim_binding_against_wall(const sim *s, int binding)
+{
+    return binding_law(s, binding)->against_wall;
 }
 
 int pair_table_setup(sim *s, char *err, size_t err_len)
@@ -100,10 +103,10 @@ int pair_table_setup(sim *s, char *err, size_t err_len)
             goto fail;
         where = "params";
         if (b->law->setup(params, &pp, &li.coeffs, msg, sizeof msg) != 0) goto fail;
+        li.reference = calibration_reference(s, b, &li.against_wall);
         if (calibrate) {
             where = b->calibrate ? "calibrate" : "params.fit";
             li.calibrated = true;
-            li.reference = calibration_reference(s, b);
             if (law_calibrate(b->law, &li.coeffs, &li.reference,
                               law_target_restitution(b->law, params), msg, sizeof msg) != 0)
                 goto fail;

@@ -163,6 +163,11 @@ static double largest_radius(const particle_store *p)
 
 int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
 {
+    return sim_place(s, cfg, err, err_len) != 0 ? -1 : sim_start(s, err, err_len);
+}
+
+int sim_place(sim *s, const sim_config *cfg, char *err, size_t err_len)
+{
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
     const sim_tuning *t = &cfg->tuning;
@@ -216,8 +221,21 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
     }
     if (choose_timestep(s, err, err_len) != 0 || population_check(s, err, err_len) != 0)
         return -1;
-    if (pair_restitution_calibrate(s, err, err_len) != 0) return -1;
+    return pair_restitution_calibrate(s, err, err_len);
+oom:
+    snprintf(err, err_len, "out of memory");
+    return -1;
+}
 
+int sim_start(sim *s, char *err, size_t err_len)
+{
+    return sim_start_lists(s, err, err_len) != 0 ? -1 : sim_start_forces(s, err, err_len);
+}
+
+int sim_start_lists(sim *s, char *err, size_t err_len)
+{
+    /* split over ranks, this rebuild keeps each rank's own particles and brings its
+     * ghosts (a failure in it is agreed) */
     int built = list_rebuild(s);
     if (built == REBUILD_REFUSED) { /* the case reader keeps particles in the domain */
         if (s->fault == SIM_FAULT_RUNAWAY)
@@ -231,17 +249,25 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
             snprintf(err, err_len, "particles: their spread is too wide for a neighbour grid");
         return -1;
     }
-    if (built != 0) goto oom;
-    if (compute_forces(s, 0) != 0) goto oom;
+    if (built != 0) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int sim_start_forces(sim *s, char *err, size_t err_len)
+{
+    if (sim_failed_anywhere(s, compute_forces(s, 0) != 0)) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
     sim_observables start = {0};
     s->initial_energy = 0.0;
     sim_observe(s, &start);
     s->initial_energy = start.kinetic_energy + start.rotational_energy +
                         start.gravitational_energy + start.elastic_energy;
     return 0;
-oom:
-    snprintf(err, err_len, "out of memory");
-    return -1;
 }
 
 /* A particle's id and where it is, to find it again after a split renumbered it. */
@@ -349,6 +375,15 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
 void sim_reduce_exact(const sim *s, struct exact_sum *sums, int n)
 {
     if (s->ghost_hooks && s->ghost_hooks->reduce) s->ghost_hooks->reduce(sums, n, s->ghost_hooks->ctx);
+}
+
+size_t sim_particles_everywhere(const sim *s)
+{
+    exact_sum n;
+    exact_sum_clear(&n);
+    exact_sum_add(&n, (double)s->p.n_local);
+    sim_reduce_exact(s, &n, 1);
+    return (size_t)exact_sum_value(&n);
 }
 
 double sim_reduce_largest(const sim *s, double x)

@@ -22,7 +22,9 @@ typedef struct law_instance {
     double v_floor;          /* the v_floor it runs with (the case's, or the default
                                 from the case: timestep_velocity_floor); NAN: none */
     bool calibrated;         /* its damping coefficient was solved for ... */
-    law_reference reference; /* ... in this binary collision */
+    law_reference reference; /* ... in this binary collision (of the particles the case
+                                places, so that split over ranks it is every rank's) */
+    bool against_wall;       /* the collision is a particle's against a plane */
     double continuous;       /* the coefficient the continuous calibration solved (the
                                 step's solve starts from it: pair_restitution.h) */
 } law_instance;
@@ -164,6 +166,19 @@ enum {
 /* Builds the simulation (particles from the sources, laws set up, timestep chosen and
  * checked). Returns 0, or -1 with a message naming the problem in err. */
 int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len);
+/* sim_create in two halves: sim_place makes everything up to the first neighbour list
+ * (particles, walls, laws, the step: what needs every particle), sim_start the list, the
+ * forces and the starting energy. Between them a run split over ranks hands the ghosts
+ * to its hooks (sim.ghost_hooks): sim_start's rebuild then keeps each rank's own
+ * particles, so that no rank ever holds the whole case's lists. sim_start is
+ * sim_start_lists and then sim_start_forces: until the forces, the lists may be made
+ * again (the same lists, at the same positions; split over ranks, over a new split: the
+ * start's split weighed by the contacts). Each returns 0, or -1 with a message; those
+ * of sim_start are collective when split. */
+int sim_place(sim *s, const sim_config *cfg, char *err, size_t err_len);
+int sim_start(sim *s, char *err, size_t err_len);
+int sim_start_lists(sim *s, char *err, size_t err_len);
+int sim_start_forces(sim *s, char *err, size_t err_len);
 void sim_free(sim *s);
 /* Hands the ghosts to `hooks` (which must outlive s) and makes the last neighbour
  * rebuild again through them: the particles are then those the hooks keep (an MPI
@@ -175,6 +190,8 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len);
 /* Engine-internal: exact sums of this rank's terms made every rank's (the hooks'
  * reduce; nothing in one process). Every rank calls it at the same point. */
 void sim_reduce_exact(const sim *s, struct exact_sum *sums, int n);
+/* The particles of every rank (this one's in one process); collective when split. */
+size_t sim_particles_everywhere(const sim *s);
 /* The largest of the ranks' x (x in one process); collective like sim_reduce_exact. */
 double sim_reduce_largest(const sim *s, double x);
 /* Whether this rank failed, or (split over ranks) any did: every rank then gives up at

@@ -309,7 +309,7 @@ int timestep_schedule(const sim *s, run_schedule *out, char *err, size_t err_len
                                                  : floor(steps / 100.0);
     if (sample < 1.0) sample = 1.0;
     double snapshots = 1.0 + ceil(steps / every);
-    double particles = (double)s->p.n_local;
+    double particles = (double)sim_particles_everywhere(s);
     for (int k = 0; k < cfg->n_inlets; k++) {
         const inlet_spec *in = &cfg->inlets[k];
         double until = in->stop > 0.0 ? fmin(in->stop, cfg->end_time) : cfg->end_time;

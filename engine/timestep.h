@@ -78,7 +78,8 @@ typedef struct run_schedule {
  * limit) a time.end shorter than one step, more than TIMESTEP_MAX_STEPS steps, an output or time-series interval shorter
  * than the step, more than TIMESTEP_MAX_SNAPSHOTS snapshots or an output estimated above
  * TIMESTEP_MAX_OUTPUT_BYTES. Called by `dempact check` and again by `dempact run` once
- * --end-time and a restart have set the end and the step. */
+ * --end-time and a restart have set the end and the step. Collective when split over
+ * ranks (it counts every rank's particles). */
 int timestep_schedule(const struct sim *s, run_schedule *out, char *err, size_t err_len);
 
 /* The interval an automatic step divides: the time-series interval when the output

@@ -530,12 +530,17 @@ watchdog_problem watchdog_check(const sim *s, const watchdog_state *st, bool ful
     return check(s, st, full, r);
 }
 
+static bool first_here(const sim *s, watchdog_problem p, const watchdog_report *r);
+
 watchdog_problem watchdog_check_start(const sim *s, watchdog_report *r)
 {
     watchdog_state st = {.energy_budget = NAN, .radius_floor = radius_floor(s),
                          .mass_floor = mass_floor(s)};
     check(s, &st, true, r);
     r->step = -1; /* marks "before the first step" for watchdog_format */
+    /* split over ranks: the problem one process would find first is reported, by the
+     * rank that holds it */
+    if (s->ghost_hooks && !first_here(s, r->problem, r)) r->problem = WATCHDOG_OK;
     return r->problem;
 }
 
@@ -769,6 +774,35 @@ static bool row_before(const double *a, const double *b)
     return false;
 }
 
+/* The ranks' problems compared (collective): the first one process would find, in
+ * `winner`. Returns 1, 0 when no rank has one, or -1 (out of memory on some rank). */
+static int first_everywhere(const sim *s, watchdog_problem p, const watchdog_report *r,
+                            double winner[ROW_WIDTH])
+{
+    const sim_ghost_hooks *h = s->ghost_hooks;
+    double mine[ROW_WIDTH], *all = NULL;
+    size_t n_all = 0;
+    problem_row(s, p, r, mine);
+    if (h->gather(mine, p != WATCHDOG_OK, ROW_WIDTH, 0, 0, &all, &n_all, h->ctx) != 0) return -1;
+    const double *first = NULL;
+    for (size_t q = 0; q < n_all; q++)
+        if (!first || row_before(&all[q * ROW_WIDTH], first)) first = &all[q * ROW_WIDTH];
+    if (first) memcpy(winner, first, ROW_WIDTH * sizeof *winner);
+    free(all);
+    return first != NULL;
+}
+
+/* Whether this rank's problem p is the first of all ranks' (collective). Short of memory
+ * for the comparison, each rank keeps its own: a true problem all the same. */
+static bool first_here(const sim *s, watchdog_problem p, const watchdog_report *r)
+{
+    double mine[ROW_WIDTH], winner[ROW_WIDTH];
+    int found = first_everywhere(s, p, r, winner);
+    if (found < 0) return p != WATCHDOG_OK;
+    problem_row(s, p, r, mine);
+    return found && p != WATCHDOG_OK && !row_before(winner, mine) && !row_before(mine, winner);
+}
+
 static long local_index_of(const sim *s, int64_t id)
 {
     for (size_t i = 0; i < s->p.n_local; i++)
@@ -787,21 +821,15 @@ static watchdog_problem guard_on_ranks(sim *s, watchdog_state *st, bool full, wa
     const sim_ghost_hooks *h = s->ghost_hooks;
     for (;;) {
         watchdog_problem p = check(s, st, full, r);
-        double mine[ROW_WIDTH], *all = NULL;
-        size_t n_all = 0;
-        problem_row(s, p, r, mine);
-        if (h->gather(mine, p != WATCHDOG_OK, ROW_WIDTH, 0, 0, &all, &n_all, h->ctx) != 0) {
+        double mine[ROW_WIDTH], winner[ROW_WIDTH];
+        int found = first_everywhere(s, p, r, winner);
+        if (found < 0) {
             s->fault = SIM_FAULT_NO_MEMORY;
             s->fault_memory = SIM_MEMORY_DROP;
             return WATCHDOG_OK;
         }
-        const double *first = NULL;
-        for (size_t q = 0; q < n_all; q++)
-            if (!first || row_before(&all[q * ROW_WIDTH], first)) first = &all[q * ROW_WIDTH];
-        double winner[ROW_WIDTH];
-        if (first) memcpy(winner, first, sizeof winner);
-        free(all);
-        if (!first) return WATCHDOG_OK;
+        if (!found) return WATCHDOG_OK;
+        problem_row(s, p, r, mine);
         bool mine_first = p != WATCHDOG_OK && !row_before(winner, mine) && !row_before(mine, winner);
         if (!winner[ROW_DROP]) return mine_first ? p : WATCHDOG_OK;
         int64_t id = (int64_t)winner[ROW_PARTICLE];

@@ -137,7 +137,8 @@ watchdog_problem watchdog_check(const sim *s, const watchdog_state *st, bool ful
                                 watchdog_report *r);
 
 /* The same checks, but for the state a case creates, before the first step (no energy
- * check): a problem here is a problem of the input. */
+ * check): a problem here is a problem of the input. Split over ranks (collective), only
+ * the rank holding the problem one process would find first returns it. */
 watchdog_problem watchdog_check_start(const sim *s, watchdog_report *r);
 
 /* One message, without a trailing newline. Starts with "step N (t = T s): " for a run,

@@ -26,11 +26,23 @@ int cli_check(int argc, char **argv);
  * polled by the long loops of reading and filling (cfg->stop); when it was set the
  * return is 128 + its value (the signal's number).
  * by_id: sum by id whatever the case says (parallel.reproducible: a run on several
- * ranks, or the restart of one that summed so). */
+ * ranks, or the restart of one that summed so).
+ * split (NULL but in a run split over ranks from its start): every rank places the
+ * whole case (sim_place) and checks it; if all succeeded, `begin` hands the ghosts to
+ * the ranks (each then keeps its own particles at sim_start's first rebuild) and, once
+ * the start is checked over the ranks, `weigh` splits afresh by the contacts. The
+ * failures before `begin` are agreed over the ranks here; later ones are the same on
+ * every rank, or agreed by the caller (ranks_agree). */
 struct sim_config;
 struct sim;
+typedef struct cli_split {
+    int (*begin)(struct sim *s, void *ctx, char *err, size_t err_len);
+    int (*weigh)(struct sim *s, void *ctx, char *err, size_t err_len);
+    void *ctx;
+} cli_split;
 int cli_check_case(const char *case_path, struct sim_config *cfg, struct sim *s,
-                   volatile sig_atomic_t *stop, int by_id, char *msg, size_t msg_len);
+                   volatile sig_atomic_t *stop, int by_id, const cli_split *split, char *msg,
+                   size_t msg_len);
 /* Per contact law of the case: the restitution it asks for and the one a head-on binary
  * collision of its typical particles gets at the case's step (engine/pair_restitution.h). */
 void cli_print_restitutions(FILE *out, const struct sim_config *cfg, const struct sim *s);

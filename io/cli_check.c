@@ -55,8 +55,9 @@ static int refused(const sim_config *cfg, const char *err, char *msg, size_t len
     return status;
 }
 
-int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_atomic_t *stop,
-                   int by_id, char *msg, size_t msg_len)
+/* The case read and placed (sim_place), its starting speeds and its schedule checked. */
+static int check_placed(const char *case_path, sim_config *cfg, sim *s, volatile sig_atomic_t *stop,
+                        int by_id, char *msg, size_t msg_len)
 {
     char err[4096];
     memset(s, 0, sizeof *s);
@@ -68,7 +69,7 @@ int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_
     }
     tuning_from_env(&cfg->tuning);
     if (by_id) cfg->reproducible = true;
-    if (sim_create(s, cfg, err, sizeof err) != 0) {
+    if (sim_place(s, cfg, err, sizeof err) != 0) {
         if ((status = stopped_by(stop, case_path, msg, msg_len)) != 0) return status;
         return refused(cfg, err, msg, msg_len);
     }
@@ -77,12 +78,44 @@ int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_
     if (timestep_check_speeds(s, err, sizeof err) != 0 ||
         timestep_schedule(s, &plan, err, sizeof err) != 0)
         return refused(cfg, err, msg, msg_len);
+    return 0;
+}
+
+/* The first lists and forces (sim_start; split over ranks, weighed in between), and the
+ * state they start from. */
+static int check_started(const sim_config *cfg, sim *s, const cli_split *split, char *msg,
+                         size_t msg_len)
+{
+    char err[4096] = "";
+    if (sim_start_lists(s, err, sizeof err) != 0 ||
+        (split && split->weigh(s, split->ctx, err, sizeof err) != 0) ||
+        sim_start_forces(s, err, sizeof err) != 0)
+        return refused(cfg, err, msg, msg_len);
     watchdog_report r;
     if (watchdog_check_start(s, &r) != WATCHDOG_OK) {
         watchdog_format(&r, s, err, sizeof err);
         return refused(cfg, err, msg, msg_len);
     }
     return 0;
+}
+
+int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_atomic_t *stop,
+                   int by_id, const cli_split *split, char *msg, size_t msg_len)
+{
+    int status = check_placed(case_path, cfg, s, stop, by_id, msg, msg_len);
+    if (split) {
+        /* from here on the ranks call collectives: all go on, or none */
+        if ((status = ranks_agree(status, msg, msg_len)) != 0) return status;
+        char err[4096] = "";
+        if (split->begin(s, split->ctx, err, sizeof err) != 0) {
+            snprintf(msg, msg_len, "%s: %s", case_path, err);
+            return cli_refusal_status(err);
+        }
+    }
+    if (status == 0) status = check_started(cfg, s, split, msg, msg_len);
+    /* (on ranks, a signal one saw alone is agreed by the caller, after the collectives) */
+    if (status == 0) status = stopped_by(stop, case_path, msg, msg_len);
+    return status;
 }
 
 void cli_print_restitutions(FILE *out, const sim_config *cfg, const sim *s)
@@ -206,7 +239,7 @@ int cli_check(int argc, char **argv)
     sim_config cfg = {0};
     sim s;
     char msg[4608] = "";
-    int status = ranks_agree(cli_check_case(argv[1], &cfg, &s, NULL, ranks_count() > 1, msg, sizeof msg),
+    int status = ranks_agree(cli_check_case(argv[1], &cfg, &s, NULL, ranks_count() > 1, NULL, msg, sizeof msg),
                              msg, sizeof msg);
     if (status != 0) fprintf(stderr, "%s\n", msg);
     else summary(&cfg, &s);

@@ -138,6 +138,19 @@ static void print_calibrations(const sim *s)
     }
 }
 
+#ifdef DEMPACT_MPI
+/* The split from the start (cli_check_case): split_run.h's two steps. */
+static int begin_split(sim *s, void *ctx, char *err, size_t err_len)
+{
+    return split_run_begin(s, ctx, err, err_len);
+}
+
+static int weigh_split(sim *s, void *ctx, char *err, size_t err_len)
+{
+    return split_run_weigh(s, ctx, err, err_len);
+}
+#endif
+
 int cli_run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
@@ -214,12 +227,25 @@ int cli_run(int argc, char **argv)
     /* a run split over ranks sums by id (sim_split), and so does the restart of a run
      * that summed so, to go on bit for bit */
     int file_by_id = restart_path ? restart_sums_by_id(restart_path) : 0;
+    const cli_split *from_start = NULL;
+#ifdef DEMPACT_MPI
+    split_run split;
+    memset(&split, 0, sizeof split);
+    run_ranks over_ranks;
+    /* on ranks each rank places the whole case, then keeps its own particles before the
+     * first neighbour list; a restart splits once the whole snapshot is restored */
+    const cli_split early = {.begin = begin_split, .weigh = weigh_split, .ctx = &split};
+    if (n_ranks > 1 && !restart_path) from_start = &early;
+#endif
     /* as `dempact check`; on ranks, one that ran out of memory stops them all */
     char msg[4608] = "";
     int checked = cli_check_case(case_path, &cfg, &s, &stop_signal, n_ranks > 1 || file_by_id == 1,
-                                 msg, sizeof msg);
+                                 from_start, msg, sizeof msg);
     if ((checked = ranks_agree(checked, msg, sizeof msg)) != 0) {
         fprintf(stderr, "%s\n", msg);
+#ifdef DEMPACT_MPI
+        split_run_free(&split);
+#endif
         sim_free(&s);
         sim_config_free(&cfg);
         return checked;
@@ -229,11 +255,6 @@ int cli_run(int argc, char **argv)
     int status = 0;
     snapshot_file *out = NULL;
     double *wall_load = NULL;
-#ifdef DEMPACT_MPI
-    split_run split;
-    int split_started = 0;
-    run_ranks over_ranks;
-#endif
     /* everything is checked before anything in the output folder is touched: the case
      * (above), the restart file, the length of the run, the folder */
     if (restart_path && n_ranks > 1 && file_by_id == 0) {
@@ -268,7 +289,7 @@ int cli_run(int argc, char **argv)
     output_grids(&cfg, s.dt, total_steps, &snap_grid, &sample_grid);
     if (!quiet)
         fprintf(stderr, "%s: %zu particles, %d walls, dt = %.4g s (stable limit %.4g s), %lld steps, "
-                        "%d threads%s\n", cfg.name, s.p.n_local, cfg.n_walls, s.dt, s.dt_limit,
+                        "%d threads%s\n", cfg.name, sim_particles_everywhere(&s), cfg.n_walls, s.dt, s.dt_limit,
                 (long long)total_steps, omp_get_max_threads(), n_ranks > 1 ? " per rank" : "");
     if (!quiet && restart_path) {
         fprintf(stderr, "restarting from snapshot %d of %d in %s: step %lld, t = %.6g s\n", rp.index,
@@ -303,10 +324,15 @@ int cli_run(int argc, char **argv)
             fprintf(stderr, "dempact run: on %d ranks, each particle's contact forces summed in the "
                             "order of the partners' ids (parallel.reproducible: on), so the run "
                             "ends as it would on one; split:\n", n_ranks);
-        split_started = split_run_start(&s, &split, quiet ? NULL : stderr, err, sizeof err) == 0;
-        if ((status = ranks_agree(split_started ? 0 : cli_refusal_status(err), err, sizeof err)) != 0) {
-            fprintf(stderr, "dempact run: %s: %s\n", case_path, err);
-            goto done;
+        if (from_start) {
+            split.log = quiet ? NULL : stderr;
+            if (!quiet) decompose_print(stderr, split.h.d);
+        } else {
+            int started = split_run_start(&s, &split, quiet ? NULL : stderr, err, sizeof err) == 0;
+            if ((status = ranks_agree(started ? 0 : cli_refusal_status(err), err, sizeof err)) != 0) {
+                fprintf(stderr, "dempact run: %s: %s\n", case_path, err);
+                goto done;
+            }
         }
         split_run_driver(&split, &over_ranks);
     }
@@ -378,7 +404,7 @@ write_failed:
     status = ranks_worst(strstr(err, "out of memory") ? EXIT_NO_MEMORY : EXIT_RUN_FAILED);
 done:
 #ifdef DEMPACT_MPI
-    if (split_started) split_run_free(&split);
+    split_run_free(&split); /* (nothing to free when it never started) */
 #endif
     if (snapshot_close(out) != 0 && status == 0) status = EXIT_RUN_FAILED;
     restart_point_free(&rp);

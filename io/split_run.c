@@ -26,6 +26,43 @@ int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len)
     return 0;
 }
 
+int split_run_begin(sim *s, split_run *r, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    /* no pairs yet: every particle weighs 1 (split_run_weigh weighs them by their work) */
+    if (decompose(s, &r->d[0], err, err_len) != 0) return -1;
+    if (decompose_check(s, &r->d[0], err, err_len) != 0 || halo_init(&r->h, &r->d[0]) != 0) {
+        if (!err[0]) snprintf(err, err_len, "out of memory");
+        decompose_free(&r->d[0]);
+        return -1;
+    }
+    halo_hooks(&r->h, &r->hooks);
+    s->ghost_hooks = &r->hooks; /* sim_start's rebuild keeps each rank's own */
+    return 0;
+}
+
+int split_run_weigh(sim *s, split_run *r, char *err, size_t err_len)
+{
+    /* Split afresh by the work the first lists give (as a rebalance does) and make them
+     * again over the new split: nothing has moved and no force was computed, so they
+     * come out the same. A split that cannot run (a sub-domain thinner than the cutoff)
+     * leaves the first one in place. */
+    char why[1024] = "";
+    if (halo_rebalance(&r->h, s, &r->d[1], why, sizeof why) != 0) {
+        r->h.next = NULL;
+        decompose_free(&r->d[1]);
+        if (!strstr(why, "out of memory")) return 0;
+        snprintf(err, err_len, "%s", why);
+        return -1;
+    }
+    if (decompose_check(s, &r->d[1], why, sizeof why) != 0) {
+        r->h.next = NULL;
+        decompose_free(&r->d[1]);
+        return 0;
+    }
+    return sim_start_lists(s, err, err_len);
+}
+
 void split_run_traffic(const split_run *r, double per_step[2], double per_rebuild[2])
 {
     const halo *h = &r->h;
