@@ -229,13 +229,8 @@ oom:
 
 int sim_start(sim *s, char *err, size_t err_len)
 {
-    return sim_start_lists(s, err, err_len) != 0 ? -1 : sim_start_forces(s, err, err_len);
-}
-
-int sim_start_lists(sim *s, char *err, size_t err_len)
-{
-    /* split over ranks, this rebuild keeps each rank's own particles and brings its
-     * ghosts (a failure in it is agreed) */
+    /* split over ranks, this first rebuild keeps each rank's own particles and brings
+     * its ghosts (a failure in it is agreed, as is one in the forces) */
     int built = list_rebuild(s);
     if (built == REBUILD_REFUSED) { /* the case reader keeps particles in the domain */
         if (s->fault == SIM_FAULT_RUNAWAY)
@@ -249,16 +244,7 @@ int sim_start_lists(sim *s, char *err, size_t err_len)
             snprintf(err, err_len, "particles: their spread is too wide for a neighbour grid");
         return -1;
     }
-    if (built != 0) {
-        snprintf(err, err_len, "out of memory");
-        return -1;
-    }
-    return 0;
-}
-
-int sim_start_forces(sim *s, char *err, size_t err_len)
-{
-    if (sim_failed_anywhere(s, compute_forces(s, 0) != 0)) {
+    if (built != 0 || sim_failed_anywhere(s, compute_forces(s, 0) != 0)) {
         snprintf(err, err_len, "out of memory");
         return -1;
     }

@@ -170,15 +170,10 @@ int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len);
  * (particles, walls, laws, the step: what needs every particle), sim_start the list, the
  * forces and the starting energy. Between them a run split over ranks hands the ghosts
  * to its hooks (sim.ghost_hooks): sim_start's rebuild then keeps each rank's own
- * particles, so that no rank ever holds the whole case's lists. sim_start is
- * sim_start_lists and then sim_start_forces: until the forces, the lists may be made
- * again (the same lists, at the same positions; split over ranks, over a new split: the
- * start's split weighed by the contacts). Each returns 0, or -1 with a message; those
- * of sim_start are collective when split. */
+ * particles, so that no rank ever holds the whole case's lists. Each returns 0, or -1
+ * with a message; sim_start is collective when split. */
 int sim_place(sim *s, const sim_config *cfg, char *err, size_t err_len);
 int sim_start(sim *s, char *err, size_t err_len);
-int sim_start_lists(sim *s, char *err, size_t err_len);
-int sim_start_forces(sim *s, char *err, size_t err_len);
 void sim_free(sim *s);
 /* Hands the ghosts to `hooks` (which must outlive s) and makes the last neighbour
  * rebuild again through them: the particles are then those the hooks keep (an MPI

@@ -81,21 +81,23 @@ static int check_placed(const char *case_path, sim_config *cfg, sim *s, volatile
     return 0;
 }
 
-/* The first lists and forces (sim_start; split over ranks, weighed in between), and the
- * state they start from. */
+/* The first list and forces (sim_start), and the state they start from; split over
+ * ranks, then the split by their contacts. */
 static int check_started(const sim_config *cfg, sim *s, const cli_split *split, char *msg,
                          size_t msg_len)
 {
     char err[4096] = "";
-    if (sim_start_lists(s, err, sizeof err) != 0 ||
-        (split && split->weigh(s, split->ctx, err, sizeof err) != 0) ||
-        sim_start_forces(s, err, sizeof err) != 0)
-        return refused(cfg, err, msg, msg_len);
+    if (sim_start(s, err, sizeof err) != 0) return refused(cfg, err, msg, msg_len);
     watchdog_report r;
-    if (watchdog_check_start(s, &r) != WATCHDOG_OK) {
+    int problem = watchdog_check_start(s, &r) != WATCHDOG_OK;
+    int anywhere = sim_failed_anywhere(s, problem);
+    if (problem) {
         watchdog_format(&r, s, err, sizeof err);
         return refused(cfg, err, msg, msg_len);
     }
+    if (anywhere) return 0; /* another rank's problem, which it reports (ranks_agree) */
+    if (split && split->weigh(s, split->ctx, err, sizeof err) != 0)
+        return refused(cfg, err, msg, msg_len);
     return 0;
 }
 

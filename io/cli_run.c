@@ -326,7 +326,7 @@ int cli_run(int argc, char **argv)
                             "ends as it would on one; split:\n", n_ranks);
         if (from_start) {
             split.log = quiet ? NULL : stderr;
-            if (!quiet) decompose_print(stderr, split.h.d);
+            if (!quiet) split_run_print_start(&split, stderr);
         } else {
             int started = split_run_start(&s, &split, quiet ? NULL : stderr, err, sizeof err) == 0;
             if ((status = ranks_agree(started ? 0 : cli_refusal_status(err), err, sizeof err)) != 0) {

@@ -41,26 +41,39 @@ int split_run_begin(sim *s, split_run *r, char *err, size_t err_len)
     return 0;
 }
 
+static int has_contacts(const decomposition *d)
+{
+    double weight = 0.0, particles = 0.0;
+    for (int r = 0; r < d->n_ranks; r++) {
+        weight += d->share[r].weight;
+        particles += (double)d->share[r].particles;
+    }
+    return weight > particles;
+}
+
 int split_run_weigh(sim *s, split_run *r, char *err, size_t err_len)
 {
-    /* Split afresh by the work the first lists give (as a rebalance does) and make them
-     * again over the new split: nothing has moved and no force was computed, so they
-     * come out the same. A split that cannot run (a sub-domain thinner than the cutoff)
-     * leaves the first one in place. */
+    /* The split by the work the start's contacts give, taken at the first rebuild that
+     * falls due (as a rebalance's: one made now would change the run's bits). One that
+     * cannot run (a sub-domain thinner than the cutoff) leaves the first in place. */
     char why[1024] = "";
-    if (halo_rebalance(&r->h, s, &r->d[1], why, sizeof why) != 0) {
-        r->h.next = NULL;
-        decompose_free(&r->d[1]);
-        if (!strstr(why, "out of memory")) return 0;
-        snprintf(err, err_len, "%s", why);
-        return -1;
-    }
-    if (decompose_check(s, &r->d[1], why, sizeof why) != 0) {
-        r->h.next = NULL;
-        decompose_free(&r->d[1]);
+    if (halo_rebalance(&r->h, s, &r->d[1], why, sizeof why) == 0 &&
+        decompose_check(s, &r->d[1], why, sizeof why) == 0 && has_contacts(&r->d[1]))
         return 0;
-    }
-    return sim_start_lists(s, err, err_len);
+    r->h.next = NULL; /* (no contacts: the same weights as the first) */
+    decompose_free(&r->d[1]);
+    if (!strstr(why, "out of memory")) return 0;
+    snprintf(err, err_len, "%s", why);
+    return -1;
+}
+
+void split_run_print_start(const split_run *r, FILE *out)
+{
+    decompose_print(out, r->h.d);
+    if (!r->h.next) return;
+    fprintf(out, "  that split weighs each particle 1 (made before the first neighbour list); from "
+                 "the first rebuild on the ranks take this one, by the contacts:\n");
+    decompose_print(out, r->h.next);
 }
 
 void split_run_traffic(const split_run *r, double per_step[2], double per_rebuild[2])

@@ -27,15 +27,18 @@ typedef struct split_run {
  * gets the decomposition, and later each rebalance. Returns 0, or -1 with a message in
  * err (the split cannot run, out of memory). */
 int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len);
-/* The split from a run's start, around sim_start's first lists (sim.h): split_run_begin
- * splits s, which every rank has placed alike (sim_place), by the particles alone and
- * hands the ghosts to the ranks; after sim_start_lists, split_run_weigh splits afresh by
- * each particle's contacts and makes the lists again over that split; then
- * sim_start_forces. No rank holds the whole case's lists. r->log (NULL after these)
- * takes the rebalances; r->h.d is the split. Each returns 0, or -1 with a message in err
- * (the split cannot run, out of memory); free r after either. */
+/* The split from a run's start, around sim_start: split_run_begin splits s, which every
+ * rank has placed alike (sim_place), by the particles alone (there are no contacts yet)
+ * and hands the ghosts to the ranks, whose first rebuild in sim_start keeps each one's
+ * own; after sim_start, split_run_weigh splits afresh by each particle's contacts, a
+ * split the ranks take at the first rebuild that falls due (r->h.next; r->h.d until
+ * then). No rank holds the whole case's lists. r->log (NULL after these) takes the
+ * rebalances. Each returns 0, or -1 with a message in err (the split cannot run, out of
+ * memory); free r after either. */
 int split_run_begin(sim *s, split_run *r, char *err, size_t err_len);
 int split_run_weigh(sim *s, split_run *r, char *err, size_t err_len);
+/* The split these made, and the one by contacts to come if any (rank 0's out). */
+void split_run_print_start(const split_run *r, FILE *out);
 /* The traffic of the run so far, over all ranks: bytes a rank sends per step at the
  * updates, and per rebuild (migration and exchange), the mean over the ranks and the
  * largest. */

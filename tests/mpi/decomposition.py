@@ -12,7 +12,10 @@ For small_pour on 2 and 4 ranks (RCB, then RIB):
 Weights: small_pour's beads after 0.08 s, restarted as a case of their own, start with
 contacts; on 2 and 4 ranks the weights add up to the particles plus their contacts (the
 n_contacts of that case's first snapshot), and each rank's lies between those of the
-centres strictly inside its RCB sub-domain and those inside or on its cuts.
+centres strictly inside its RCB sub-domain and those inside or on its cuts. `dempact run`
+of that case on 2 and 4 ranks prints its first split (before any neighbour list: each
+particle weighs 1) and the split by contacts it takes at its first rebuild, whose weights
+must pass the same checks.
 On one rank under mpirun a short run gives the same bits as without mpirun. Refused,
 exit status 2 with a message naming parallel: a split thinner than the cutoff
 (mpi_slender on 16 ranks), more ranks than neighbour cells (mpi_cube on 9).
@@ -92,22 +95,48 @@ def settled_case(dempact, pour, tmp):
 def check_weights(dempact, case, n, tmp):
     snap = first_snapshot(dempact, case, os.path.join(tmp, f"bed_one_{n}"))
     total, imbalance, ranks, _ = split(dempact, case, n)
+    weighed(f"bed on {n}", ranks, snap, case)
+    print(f"bed on {n} ranks ({int(snap['n_contacts'].sum())} contact ends): weights "
+          f"{[w for _, w, _ in ranks]} = particles + contacts in each sub-domain; "
+          f"imbalance {imbalance}")
+    # a run splits before its first neighbour list, by the particles alone, and takes the
+    # split by their contacts at its first rebuild: it prints both
+    r = mpirun(n, [dempact, "run", case, "--output", os.path.join(tmp, f"bed_{n}"), "--end-time",
+                   "1e-5", "--threads", "1"])
+    if r.returncode != 0:
+        fail(f"bed run on {n} ranks: exit {r.returncode}\n{r.stderr}")
+    rows = [m for m in (RANK.match(line) for line in r.stderr.splitlines()) if m]
+    rows = [(int(m.group(2)), float(m.group(3)), [float(v) for v in m.groups()[3:]]) for m in rows]
+    if len(rows) != 2 * n:
+        fail(f"bed run on {n} ranks: expected two splits of {n} ranks each:\n{r.stderr}")
+    first, by_contacts = rows[:n], rows[n:]
+    if sum(c for c, _, _ in first) != total or any(w != c for c, w, _ in first):
+        fail(f"bed run on {n} ranks: the first split should weigh each of the {total} "
+             f"particles 1: {first}")
+    weighed(f"bed run on {n}", by_contacts, snap, case)
+    print(f"bed run on {n} ranks: first split by particles {[c for c, _, _ in first]}, then by "
+          f"contacts, weights {[w for _, w, _ in by_contacts]}"
+          f"{' (as check splits it)' if by_contacts == ranks else ''}")
+
+
+def weighed(label, ranks, snap, case):
+    """Each rank's weight is 1 + contacts for each of its particles: the weights add up to
+    the particles plus their contact ends (the first snapshot's n_contacts), and each lies
+    between those of the centres strictly inside its RCB sub-domain and those inside or on
+    its cuts."""
     pos, contacts = snap["position"], snap["n_contacts"]
     lo, hi = domain_of(case)
     if sum(w for _, w, _ in ranks) != len(pos) + int(contacts.sum()):
-        fail(f"bed on {n}: the weights add up to {sum(w for _, w, _ in ranks)}, not the "
+        fail(f"{label}: the weights add up to {sum(w for _, w, _ in ranks)}, not the "
              f"particles plus their contacts, {len(pos) + int(contacts.sum())}")
     for r, (count, weight, box) in enumerate(ranks):
         strict, closed = in_box(pos, box, lo, hi)
         least = strict.sum() + contacts[strict].sum()
         most = closed.sum() + contacts[closed].sum()
         if not (strict.sum() <= count <= closed.sum() and least <= weight <= most):
-            fail(f"bed on {n}: rank {r} has {count} particles of weight {weight}; its "
+            fail(f"{label}: rank {r} has {count} particles of weight {weight}; its "
                  f"sub-domain holds {strict.sum()} to {closed.sum()} (with those on its cuts) "
                  f"of weight {least} to {most}")
-    print(f"bed on {n} ranks ({int(contacts.sum())} contact ends): weights "
-          f"{[w for _, w, _ in ranks]} = particles + contacts in each sub-domain; "
-          f"imbalance {imbalance}")
 
 
 def in_box(pos, box, lo, hi):
