@@ -6,33 +6,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every per-particle array but the ghosts' own, with its element type, for X(field, type). */
+#define PARTICLE_FIELDS(X)                                                                 \
+    X(id, int64_t) X(type, int32_t) X(radius, double) X(mass, double) X(inv_mass, double) \
+    X(inv_inertia, double) X(x, double) X(y, double) X(z, double) X(vx, double)           \
+    X(vy, double) X(vz, double) X(wx, double) X(wy, double) X(wz, double) X(fx, double)   \
+    X(fy, double) X(fz, double) X(tx, double) X(ty, double) X(tz, double) X(fx0, double)  \
+    X(fy0, double) X(fz0, double) X(tx0, double) X(ty0, double) X(tz0, double)           \
+    X(vhx, double) X(vhy, double) X(vhz, double) X(whx, double) X(why, double)           \
+    X(whz, double)
+
 #define GROW(field, type)                                                          \
     do {                                                                           \
         void *q = field_realloc(p->field, capacity * sizeof(type));                \
         if (!q) return -1;                                                         \
         p->field = q;                                                              \
-    } while (0)
+    } while (0);
+
+/* (a failed shrink leaves that array larger than needed, which is no harm) */
+#define SHRINK(field, type)                                                        \
+    do {                                                                           \
+        void *q = field_realloc(p->field, capacity * sizeof(type));                \
+        if (q) p->field = q;                                                       \
+    } while (0);
 
 int particles_reserve(particle_store *p, size_t capacity)
 {
     if (capacity <= p->capacity) return 0;
-    GROW(id, int64_t);
-    GROW(type, int32_t);
-    GROW(radius, double);
-    GROW(mass, double);
-    GROW(inv_mass, double);
-    GROW(inv_inertia, double);
-    GROW(x, double); GROW(y, double); GROW(z, double);
-    GROW(vx, double); GROW(vy, double); GROW(vz, double);
-    GROW(wx, double); GROW(wy, double); GROW(wz, double);
-    GROW(fx, double); GROW(fy, double); GROW(fz, double);
-    GROW(tx, double); GROW(ty, double); GROW(tz, double);
-    GROW(fx0, double); GROW(fy0, double); GROW(fz0, double);
-    GROW(tx0, double); GROW(ty0, double); GROW(tz0, double);
-    GROW(vhx, double); GROW(vhy, double); GROW(vhz, double);
-    GROW(whx, double); GROW(why, double); GROW(whz, double);
+    PARTICLE_FIELDS(GROW)
     p->capacity = capacity;
     return 0;
+}
+
+void particles_shrink(particle_store *p)
+{
+    size_t capacity = p->n_total + p->n_total / 8 + 16;
+    if (capacity >= p->capacity) return;
+    PARTICLE_FIELDS(SHRINK)
+    p->capacity = capacity;
 }
 
 int particles_reserve_ghosts(particle_store *p, size_t n_ghosts)
@@ -53,15 +64,13 @@ int particles_init(particle_store *p, size_t capacity)
     return particles_reserve(p, capacity > 0 ? capacity : 16);
 }
 
+#define FREE(field, type) field_free(p->field);
+
 void particles_free(particle_store *p)
 {
-    void *fields[] = {p->id, p->type, p->radius, p->mass, p->inv_mass, p->inv_inertia,
-                      p->x, p->y, p->z, p->vx, p->vy, p->vz, p->wx, p->wy, p->wz,
-                      p->fx, p->fy, p->fz, p->tx, p->ty, p->tz, p->fx0, p->fy0, p->fz0,
-                      p->tx0, p->ty0, p->tz0, p->vhx, p->vhy, p->vhz, p->whx, p->why, p->whz,
-                      p->ghost_owner,
-                      p->ghost_shift};
-    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) field_free(fields[k]);
+    PARTICLE_FIELDS(FREE)
+    field_free(p->ghost_owner);
+    field_free(p->ghost_shift);
     memset(p, 0, sizeof *p);
 }
 

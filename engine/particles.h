@@ -46,6 +46,9 @@ static inline size_t particles_owner(const particle_store *p, size_t q)
     return q < p->n_local ? q : p->ghost_owner[q - p->n_local];
 }
 int particles_reserve(particle_store *p, size_t capacity);
+/* Gives back the room beyond the entries held and a little more (an MPI rank that kept
+ * its own particles of a whole case: its arrays' pages go back to the system). */
+void particles_shrink(particle_store *p);
 void particles_free(particle_store *p);
 
 /* Appends one local particle (only valid while there are no ghosts). Mass and inertia

@@ -120,6 +120,7 @@ int halo_keep_own(halo *h, particle_store *p)
             away[i] = halo_owner(h, x) != h->self;
         }
         particles_remove(p, away, new_index);
+        particles_shrink(p); /* the others' share of the arrays goes back */
     }
     free(away);
     free(new_index);
