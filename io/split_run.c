@@ -7,37 +7,30 @@
 
 #include "split_output.h"
 
-int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len)
+int split_run_begin(sim *s, split_run *r, char *err, size_t err_len)
 {
     memset(r, 0, sizeof *r);
-    r->log = out;
+    /* weighed by the pairs s has: none before sim_start, every particle weighs 1 */
     if (decompose(s, &r->d[0], err, err_len) != 0) return -1;
     if (decompose_check(s, &r->d[0], err, err_len) != 0 || halo_init(&r->h, &r->d[0]) != 0) {
         if (!err[0]) snprintf(err, err_len, "out of memory");
         decompose_free(&r->d[0]);
         return -1;
     }
-    if (out) decompose_print(out, &r->d[0]);
     halo_hooks(&r->h, &r->hooks);
+    s->ghost_hooks = &r->hooks; /* the next rebuild keeps each rank's own */
+    return 0;
+}
+
+int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len)
+{
+    if (split_run_begin(s, r, err, err_len) != 0) return -1;
+    r->log = out;
+    if (out) decompose_print(out, &r->d[0]);
     if (sim_split(s, &r->hooks, err, err_len) != 0) {
         split_run_free(r);
         return -1;
     }
-    return 0;
-}
-
-int split_run_begin(sim *s, split_run *r, char *err, size_t err_len)
-{
-    memset(r, 0, sizeof *r);
-    /* no pairs yet: every particle weighs 1 (split_run_weigh weighs them by their work) */
-    if (decompose(s, &r->d[0], err, err_len) != 0) return -1;
-    if (decompose_check(s, &r->d[0], err, err_len) != 0 || halo_init(&r->h, &r->d[0]) != 0) {
-        if (!err[0]) snprintf(err, err_len, "out of memory");
-        decompose_free(&r->d[0]);
-        return -1;
-    }
-    halo_hooks(&r->h, &r->hooks);
-    s->ghost_hooks = &r->hooks; /* sim_start's rebuild keeps each rank's own */
     return 0;
 }
 
@@ -57,12 +50,13 @@ int split_run_weigh(sim *s, split_run *r, char *err, size_t err_len)
      * falls due (as a rebalance's: one made now would change the run's bits). One that
      * cannot run (a sub-domain thinner than the cutoff) leaves the first in place. */
     char why[1024] = "";
-    if (halo_rebalance(&r->h, s, &r->d[1], why, sizeof why) == 0 &&
-        decompose_check(s, &r->d[1], why, sizeof why) == 0 && has_contacts(&r->d[1]))
+    int made = halo_rebalance(&r->h, s, &r->d[1], why, sizeof why) == 0;
+    if (made && decompose_check(s, &r->d[1], why, sizeof why) == 0 && has_contacts(&r->d[1]))
         return 0;
-    r->h.next = NULL; /* (no contacts: the same weights as the first) */
+    /* none: it cannot run, or there are no contacts (the first split's weights) */
+    r->h.next = NULL;
     decompose_free(&r->d[1]);
-    if (!strstr(why, "out of memory")) return 0;
+    if (made || !strstr(why, "out of memory")) return 0;
     snprintf(err, err_len, "%s", why);
     return -1;
 }

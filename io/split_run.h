@@ -23,8 +23,9 @@ typedef struct split_run {
 /* Steps between two measurements of the ranks' balance (split_run_balance). */
 #define SPLIT_BALANCE_EVERY 1000
 
-/* Splits s, which every rank has built alike, over the ranks; `out` (rank 0's, or NULL)
- * gets the decomposition, and later each rebalance. Returns 0, or -1 with a message in
+/* Splits s, which every rank has built alike with its lists (a restart's, the bench's),
+ * over the ranks (split_run_begin, then sim_split); `out` (rank 0's, or NULL) gets the
+ * decomposition, and later each rebalance. Returns 0, or -1 with a message in
  * err (the split cannot run, out of memory). */
 int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len);
 /* The split from a run's start, around sim_start: split_run_begin splits s, which every
