@@ -16,12 +16,33 @@ typedef struct zoltan_input {
     size_t *index;   /* the particles this rank holds */
     size_t n;
     float *weight;
+    /* A case without particles (yet: inlets fill it) splits its domain: objects n ..
+     * n + grid^3 - 1 stand in at the centres of grid^3 equal cells over it, weight 1
+     * each (rank 0's), and RCB cuts the domain into boxes of equal volume. */
+    long grid;
 } zoltan_input;
+
+static size_t stand_ins(const zoltan_input *in)
+{
+    return (size_t)(in->grid * in->grid * in->grid);
+}
+
+/* Stand-in k's position (zoltan_input.grid). */
+static void stand_in_at(const zoltan_input *in, size_t k, double *x)
+{
+    const sim_config *cfg = &in->s->cfg;
+    size_t at[3] = {k % (size_t)in->grid, k / (size_t)in->grid % (size_t)in->grid,
+                    k / (size_t)in->grid / (size_t)in->grid};
+    for (int a = 0; a < 3; a++)
+        x[a] = cfg->domain_min[a] +
+               ((double)at[a] + 0.5) / (double)in->grid * (cfg->domain_max[a] - cfg->domain_min[a]);
+}
 
 static int count_objects(void *data, int *ierr)
 {
     *ierr = ZOLTAN_OK;
-    return (int)((const zoltan_input *)data)->n;
+    const zoltan_input *in = data;
+    return (int)(in->n + stand_ins(in));
 }
 
 static void list_objects(void *data, int n_gid, int n_lid, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids,
@@ -32,6 +53,10 @@ static void list_objects(void *data, int n_gid, int n_lid, ZOLTAN_ID_PTR gids, Z
         gids[q] = (ZOLTAN_ID_TYPE)in->s->p.id[in->index[q]];
         lids[q] = (ZOLTAN_ID_TYPE)q;
         if (weight_dim == 1) weights[q] = in->weight[in->index[q]];
+    }
+    for (size_t q = in->n; q < in->n + stand_ins(in); q++) { /* (no particle ids to clash) */
+        gids[q] = lids[q] = (ZOLTAN_ID_TYPE)q;
+        if (weight_dim == 1) weights[q] = 1.0f;
     }
     (void)n_gid;
     (void)n_lid;
@@ -51,6 +76,10 @@ static void list_positions(void *data, int n_gid, int n_lid, int n, ZOLTAN_ID_PT
     const zoltan_input *in = data;
     const particle_store *p = &in->s->p;
     for (int q = 0; q < n; q++) {
+        if (lids[q] >= in->n) {
+            stand_in_at(in, lids[q] - in->n, &xyz[dim * q]);
+            continue;
+        }
         size_t i = in->index[lids[q]];
         xyz[dim * q] = p->x[i];
         xyz[dim * q + 1] = p->y[i];
@@ -146,6 +175,11 @@ static int split(const sim *s, decomposition *d, int own_only, char *err, size_t
     const size_t first = own_only ? 0 : (size_t)self, stride = own_only ? 1 : (size_t)n_ranks;
     for (size_t i = first; i < p->n_local; i += stride) in.index[in.n++] = i;
     for (size_t q = 0; q < in.n; q++) dest[q] = self;
+    unsigned long long everywhere = p->n_local;
+    if (own_only)
+        MPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (everywhere == 0 && self == 0) /* at least 64 stand-ins per rank */
+        for (in.grid = 16; in.grid * in.grid * in.grid < 64L * n_ranks; in.grid *= 2) {}
 
     static int initialised = 0;
     float version;
@@ -178,7 +212,8 @@ static int split(const sim *s, decomposition *d, int own_only, char *err, size_t
     int ok = rc == ZOLTAN_OK, all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all_ok) {
-        for (int q = 0; q < n_export; q++) dest[export_lids[q]] = export_parts[q];
+        for (int q = 0; q < n_export; q++)
+            if (export_lids[q] < in.n) dest[export_lids[q]] = export_parts[q]; /* (not a stand-in) */
         /* this rank's sums of what each rank gets, then the sums over all ranks */
         for (size_t r = 0; r < nr; r++)
             for (int a = 0; a < 3; a++) box[6 * r + a] = box[6 * r + 3 + a] = HUGE_VAL;

@@ -25,8 +25,9 @@ typedef struct decomposition {
     struct Zoltan_Struct *zoltan;
 } decomposition;
 
-/* Splits the particles of s, which every rank has built alike, over the ranks. Returns
- * 0, or -1 with a message in err (Zoltan failed, out of memory). */
+/* Splits the particles of s, which every rank has built alike, over the ranks (none at
+ * all, as in a case that only inlets fill: its domain, into boxes of equal volume).
+ * Returns 0, or -1 with a message in err (Zoltan failed, out of memory). */
 int decompose(const sim *s, decomposition *d, char *err, size_t err_len);
 /* decompose for a run already split: each rank hands Zoltan its own particles, with
  * their present work (a rebalance: halo_rebalance). */

@@ -14,7 +14,8 @@ beads, cylinder and cone walls, the first 15 g through the orifice into the outl
 sliding pair that crosses the cut between the ranks and keeps its tangential spring
 (written here), inlet_restart (an inlet places the same beads on every rank, clear of
 every rank's, each keeps its own; an outlet's count and mass are summed over the
-ranks), blow_up (the watchdog stops the run on the rank that holds the ball: every rank
+ranks), the heap on 2 and 4 ranks (no particle at the start: the ranks split the domain
+into boxes, and the inlet fills them), blow_up (the watchdog stops the run on the rank that holds the ball: every rank
 must stop with exit 4 and the same last snapshot; on 4 ranks the one ball cannot be
 split, and the run is refused with nothing written), a head-on collision across the cut
 whose faster bead watchdog.on_error: drop_particle drops (written here), and
@@ -341,6 +342,7 @@ def main():
         (trough(work), "0.04", 0),
         (sliding_pair(work), "0.0008", 0),
         (reproducible(os.path.join(e2e, "inlet_restart.yaml"), os.path.join(work, "inlet_restart.yaml")), "0.08", 0),
+        (reproducible(os.path.join(cases, "heap.yaml"), os.path.join(work, "heap.yaml")), "0.25", 0),
         (reproducible(os.path.join(e2e, "blow_up.yaml"), os.path.join(work, "blow_up.yaml")), "0.2", 4),
         (head_on(work), "0.001", 0),
         (reproducible(os.path.join(e2e, "drop_particle.yaml"), os.path.join(work, "drop_particle.yaml")), "0.04", 0),
@@ -359,6 +361,8 @@ def main():
             logs[(name, n)] = log
             if name == "rebalancing" and "split afresh" not in log:
                 fail(f"{name} on {n} ranks: no rebalance told in the log:\n{log[-2000:]}")
+            if name == "heap" and not re.search(r"rank 1 +0 particles, weight 0, sub-domain", log):
+                fail(f"{name} on {n} ranks: the empty domain's split is not in the log:\n{log[-2000:]}")
             count = compare(one, many, name, f"{name} on {n} ranks")
             print(f"{name} on {n} ranks: {count} snapshots and the time series bit-identical to one process"
                   + (" (stopped by the watchdog, exit 4, on every rank)" if status == 4 else ""))
