@@ -774,6 +774,11 @@ static bool row_before(const double *a, const double *b)
     return false;
 }
 
+static bool same_row(const double *a, const double *b)
+{
+    return !row_before(a, b) && !row_before(b, a);
+}
+
 /* The ranks' problems compared (collective): the first one process would find, in
  * `winner`. Returns 1, 0 when no rank has one, or -1 (out of memory on some rank). */
 static int first_everywhere(const sim *s, watchdog_problem p, const watchdog_report *r,
@@ -800,7 +805,7 @@ static bool first_here(const sim *s, watchdog_problem p, const watchdog_report *
     int found = first_everywhere(s, p, r, winner);
     if (found < 0) return p != WATCHDOG_OK;
     problem_row(s, p, r, mine);
-    return found && p != WATCHDOG_OK && !row_before(winner, mine) && !row_before(mine, winner);
+    return found && p != WATCHDOG_OK && same_row(winner, mine);
 }
 
 static long local_index_of(const sim *s, int64_t id)
@@ -830,7 +835,7 @@ static watchdog_problem guard_on_ranks(sim *s, watchdog_state *st, bool full, wa
         }
         if (!found) return WATCHDOG_OK;
         problem_row(s, p, r, mine);
-        bool mine_first = p != WATCHDOG_OK && !row_before(winner, mine) && !row_before(mine, winner);
+        bool mine_first = p != WATCHDOG_OK && same_row(winner, mine);
         if (!winner[ROW_DROP]) return mine_first ? p : WATCHDOG_OK;
         int64_t id = (int64_t)winner[ROW_PARTICLE];
         long i = local_index_of(s, id);
