@@ -1,18 +1,26 @@
 /* Periodic wrapping and ghost images (ghosts.h). */
 #include "ghosts.h"
 
+/* compare-and-shift: particles move less than a box length between rebuilds */
+static inline double wrapped(double x, double lo, double hi)
+{
+    return x >= hi ? x - (hi - lo) : x < lo ? x + (hi - lo) : x;
+}
+
 void ghosts_wrap(sim *s)
 {
     double *pos[3] = {s->p.x, s->p.y, s->p.z};
     for (int a = 0; a < 3; a++) {
         if (!s->cfg.periodic[a]) continue;
-        double lo = s->cfg.domain_min[a], hi = s->cfg.domain_max[a], len = hi - lo;
-        for (size_t i = 0; i < s->p.n_local; i++) {
-            /* compare-and-shift: particles move less than a box length between rebuilds */
-            if (pos[a][i] >= hi) pos[a][i] -= len;
-            else if (pos[a][i] < lo) pos[a][i] += len;
-        }
+        double lo = s->cfg.domain_min[a], hi = s->cfg.domain_max[a];
+        for (size_t i = 0; i < s->p.n_local; i++) pos[a][i] = wrapped(pos[a][i], lo, hi);
     }
+}
+
+void ghosts_wrap_point(const sim *s, double x[3])
+{
+    for (int a = 0; a < 3; a++)
+        if (s->cfg.periodic[a]) x[a] = wrapped(x[a], s->cfg.domain_min[a], s->cfg.domain_max[a]);
 }
 
 int ghosts_add(particle_store *p, size_t owner, const double shift[3])

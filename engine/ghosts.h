@@ -9,6 +9,8 @@
 
 /* Moves every local particle that left the box along a periodic axis back in. */
 void ghosts_wrap(sim *s);
+/* The same for one point x: where a rebuild would put a particle at x. */
+void ghosts_wrap_point(const sim *s, double x[3]);
 /* At most this many images of one particle: one per combination of periodic axes. */
 enum { GHOSTS_MAX_IMAGES = 7 };
 

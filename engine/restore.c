@@ -64,11 +64,12 @@ static size_t id_find(const id_row *x, size_t n, int64_t id)
 /* The snapshot's particles, in its order: the case's particles matched by id, and those
  * an inlet inserted made again the way the inlet did (particles_add). */
 static int restore_particles(sim *s, const sim_restart_state *st, const id_row *fresh,
-                             char *err, size_t err_len)
+                             size_t *bad, char *err, size_t err_len)
 {
+    *bad = SIZE_MAX; /* out of memory */
     const particle_store *p = &s->p;
     particle_store q, made;
-    if (particles_init(&q, st->n) != 0) goto oom;
+    if (particles_init(&q, st->n) != 0) goto oom; /* (st->n may be 0: a rank's share) */
     if (particles_init(&made, 1) != 0) {
         particles_free(&q);
         goto oom;
@@ -82,6 +83,7 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
             int32_t t = st->type[r];
             if (id < 0 || t < 0 || t >= s->cfg.n_materials ||
                 (st->next_id >= 0 && id >= st->next_id)) {
+                *bad = r;
                 snprintf(err, err_len, "particle id %lld (material %d) of the snapshot is not "
                                        "one the case creates", (long long)id, t);
                 goto done;
@@ -95,6 +97,7 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
         }
         if (from->type[i] != st->type[r] || memcmp(&from->radius[i], &st->radius[r], sizeof(double)) ||
             memcmp(&from->mass[i], &st->mass[r], sizeof(double))) {
+            *bad = r;
             snprintf(err, err_len, "particle id %lld: the case makes it material %d, radius %.17g m, "
                                    "mass %.17g kg; the snapshot has material %d, radius %.17g m, "
                                    "mass %.17g kg (the case's particles changed)",
@@ -146,25 +149,37 @@ oom:
  * else (the run had invalidated its list, so the next step rebuilds it and only the set
  * of pairs matters) by its other end: the particle, or the how-manieth entry with the
  * same wall (an STL wall's touching entries are its first ones). */
-static int restore_history(sim *s, const sim_restart_state *st, const id_row *rows,
-                           int by_place, char *err, size_t err_len)
+static int restore_history(sim *s, const sim_restart_state *st, const id_row *rows, size_t n_rows,
+                           int by_place, size_t *bad, char *err, size_t err_len)
 {
+    /* and their last forces, which the next force evaluation makes again for the pairs
+     * in contact alone: a pair the replay took from an earlier list (sim_start's, by id)
+     * would otherwise add that list's force to its particles' sums */
     contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
     for (int L = 0; L < 2; L++)
-        for (size_t k = 0; k < lists[L]->n; k++) contact_clear_history(lists[L], k);
+        for (size_t k = 0; k < lists[L]->n; k++) {
+            contact_clear_history(lists[L], k);
+            for (int a = 0; a < 3; a++) lists[L]->force[a][k] = 0.0;
+        }
     for (size_t m = 0; m < st->n_contacts; m++) {
         int64_t a = st->contact_id[2 * m], b = st->contact_id[2 * m + 1], slot = st->contact_slot[m];
         int is_wall = st->contact_wall[m] != 0;
         contact_list *c = is_wall ? &s->wall_pairs : &s->pairs;
-        size_t i = id_find(rows, st->n, a), k = c->n;
+        size_t i = id_find(rows, n_rows, a), k = c->n;
+        /* a rank's share: a pair whose first particle is not here where it stands is
+         * another rank's (candidates_of; the halo brings every particle that pairs
+         * with this rank's own, so this is a safeguard) */
+        if (i == SIZE_MAX && st->contact_row) continue;
+        /* a particle of this rank's own has one process's entries: an other rank's
+         * particle only those with this rank's (candidates_of) */
+        int place = by_place && i < s->p.n_local;
         /* the same place in the replayed list, holding the same other end */
-        if (by_place && i < s->p.n_local && slot >= 0 &&
-            (size_t)slot < c->first_of_i[i + 1] - c->first_of_i[i]) {
+        if (place && slot >= 0 && (size_t)slot < c->first_of_i[i + 1] - c->first_of_i[i]) {
             k = c->first_of_i[i] + (size_t)slot;
             int same = is_wall ? (int64_t)c->j[k] == b : s->p.id[c->owner_j[k]] == b;
             if (!same) k = c->n;
         }
-        if (!by_place && i < s->p.n_local) {
+        if (!place && i < c->n_first) {
             size_t seen = 0; /* earlier saved contacts of i with the same wall */
             for (size_t q = m; is_wall && q-- > 0 && st->contact_id[2 * q] == a;)
                 seen += st->contact_wall[q] && st->contact_id[2 * q + 1] == b;
@@ -175,8 +190,10 @@ static int restore_history(sim *s, const sim_restart_state *st, const id_row *ro
             }
         }
         if (k == c->n) {
-            snprintf(err, err_len, "contact %zu of the snapshot (particle %lld with %s %lld) is not "
-                                   "where the replayed neighbour list has it", m, (long long)a,
+            *bad = m;
+            snprintf(err, err_len, "contact %lld of the snapshot (particle %lld with %s %lld) is not "
+                                   "where the replayed neighbour list has it",
+                     (long long)(st->contact_row ? st->contact_row[m] : (int64_t)m), (long long)a,
                      is_wall ? "wall" : "particle", (long long)b);
             return -1;
         }
@@ -217,6 +234,108 @@ static int restore_engine(sim *s, const sim_restart_state *st, char *err, size_t
     return 0;
 }
 
+/* The particles and the engine's state of st replace those of s (placed from the case):
+ * *bad is the row of st a refusal names (SIZE_MAX: out of memory). */
+static int restore_state(sim *s, const sim_restart_state *st, size_t *bad, char *err, size_t err_len)
+{
+    int64_t fresh_dup = -1;
+    id_row *fresh = id_index(s->p.id, s->p.n_local, &fresh_dup);
+    *bad = SIZE_MAX;
+    if (!fresh) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    int rc = restore_particles(s, st, fresh, bad, err, err_len);
+    free(fresh);
+    if (rc == 0) rc = restore_engine(s, st, err, err_len);
+    if (rc != 0) return -1;
+    s->dt = st->dt;
+    s->step = st->step;
+    s->time = st->time;
+    return 0;
+}
+
+/* The index of the particles whose pairs this process lists from them: its own, and
+ * (split over ranks) the other ranks' where they stand themselves (candidates_of). */
+static id_row *listed_index(const particle_store *p, size_t *n)
+{
+    id_row *x = malloc((p->n_local + p->n_remote + 1) * sizeof *x);
+    if (!x) return NULL;
+    *n = 0;
+    for (size_t i = 0; i < p->n_local + p->n_remote; i++) {
+        const double *shift = i < p->n_local ? NULL : &p->ghost_shift[3 * (i - p->n_local)];
+        if (!shift || (shift[0] == 0.0 && shift[1] == 0.0 && shift[2] == 0.0)) x[(*n)++] = (id_row){p->id[i], i};
+    }
+    qsort(x, *n, sizeof *x, by_id);
+    return x;
+}
+
+/* The neighbour list the run last built, made again from st (whose particles s holds
+ * in st's order), the particles then put where st has them, and the pairs' history
+ * restored: over the ranks when s->ghost_hooks is set (collective). *bad is the contact
+ * a refusal names (SIZE_MAX: out of memory). */
+static int replay_lists(sim *s, const sim_restart_state *st, size_t *bad, char *err, size_t err_len)
+{
+    particle_store *p = &s->p;
+    const int stale = st->list_stale;
+    *bad = SIZE_MAX;
+    /* A run that changed its particles outside a rebuild (the watchdog dropping one)
+     * marked its list stale: the next step rebuilds it. Then build the list from the
+     * current positions (every touching pair is in it), and keep the mark. */
+    if (stale)
+        for (size_t r = 0; r < st->n; r++) {
+            p->x[r] = st->position[3 * r];
+            p->y[r] = st->position[3 * r + 1];
+            p->z[r] = st->position[3 * r + 2];
+        }
+    walls_move(&s->walls, isnan(st->rebuild_wall_time) || stale ? st->time : st->rebuild_wall_time);
+    /* The snapshot's order is the one the run's last rebuild left (sorted or not):
+     * keep it, so the list is built as that rebuild built it. */
+    int reorder = s->reorder;
+    s->reorder = 0;
+    int rc = list_rebuild(s);
+    s->reorder = reorder;
+    walls_move(&s->walls, st->time);
+    s->list_stale = stale;
+    if (rc != 0) {
+        snprintf(err, err_len, rc == REBUILD_REFUSED ? "the neighbour rebuild was refused" : "out of memory");
+        return -1;
+    }
+    /* where the particles are now: st's row of each (a split kept only its own, in
+     * st's order, but looks them up by id) */
+    int64_t dup = -1;
+    id_row *rows = s->ghost_hooks ? id_index(st->id, st->n, &dup) : NULL;
+    if (sim_failed_anywhere(s, s->ghost_hooks && !rows)) {
+        free(rows);
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < p->n_local; i++) {
+        size_t r = rows ? id_find(rows, st->n, p->id[i]) : i;
+        p->x[i] = st->position[3 * r];
+        p->y[i] = st->position[3 * r + 1];
+        p->z[i] = st->position[3 * r + 2];
+    }
+    free(rows);
+    if (s->ghost_hooks) {
+        if (s->ghost_hooks->update(s, s->ghost_hooks->ctx) != 0) {
+            snprintf(err, err_len, "out of memory");
+            return -1;
+        }
+    } else {
+        ghosts_update(s, p);
+    }
+    size_t n_listed = 0;
+    id_row *listed = listed_index(p, &n_listed);
+    if (!listed) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    rc = restore_history(s, st, listed, n_listed, !stale, bad, err, err_len);
+    free(listed);
+    return rc;
+}
+
 int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
 {
     if (st->n == 0 || st->n > UINT32_MAX / 2) {
@@ -228,58 +347,47 @@ int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
                  st->time, (long long)st->step, st->dt);
         return -1;
     }
-    int64_t dup = -1, fresh_dup = -1;
-    id_row *rows = id_index(st->id, st->n, &dup), *fresh = id_index(s->p.id, s->p.n_local, &fresh_dup);
-    int rc = -1;
-    if (!rows || !fresh) {
+    int64_t dup = -1;
+    id_row *rows = id_index(st->id, st->n, &dup);
+    free(rows);
+    if (!rows) {
         snprintf(err, err_len, "out of memory");
-        goto done;
+        return -1;
     }
     if (dup >= 0) {
         snprintf(err, err_len, "particle id %lld appears twice in the snapshot", (long long)dup);
-        goto done;
+        return -1;
     }
-    const int stale = st->list_stale;
-    rc = restore_particles(s, st, fresh, err, err_len);
-    if (rc == 0) rc = restore_engine(s, st, err, err_len);
-    if (rc == 0) {
-        s->dt = st->dt;
-        s->step = st->step;
-        s->time = st->time;
-        /* A run that changed its particles outside a rebuild (the watchdog dropping one)
-         * marked its list stale: the next step rebuilds it. Then build the list from the
-         * current positions (every touching pair is in it), and keep the mark. */
-        if (stale)
-            for (size_t r = 0; r < st->n; r++) {
-                s->p.x[r] = st->position[3 * r];
-                s->p.y[r] = st->position[3 * r + 1];
-                s->p.z[r] = st->position[3 * r + 2];
-            }
-        walls_move(&s->walls, isnan(st->rebuild_wall_time) || stale ? st->time : st->rebuild_wall_time);
-        /* The snapshot's order is the one the run's last rebuild left (sorted or not):
-         * keep it, so the list is built as that rebuild built it. */
-        int reorder = s->reorder;
-        s->reorder = 0;
-        if (list_rebuild(s) != 0) {
-            snprintf(err, err_len, "out of memory");
-            rc = -1;
-        }
-        s->reorder = reorder;
-        walls_move(&s->walls, st->time);
-        s->list_stale = stale;
-    }
-    if (rc == 0) {
-        particle_store *p = &s->p;
-        for (size_t r = 0; r < st->n; r++) {
-            p->x[r] = st->position[3 * r];
-            p->y[r] = st->position[3 * r + 1];
-            p->z[r] = st->position[3 * r + 2];
-        }
-        ghosts_update(s, p);
-        rc = restore_history(s, st, rows, !stale, err, err_len);
-    }
-done:
-    free(rows);
-    free(fresh);
-    return rc;
+    size_t bad;
+    if (restore_state(s, st, &bad, err, err_len) != 0) return -1;
+    return replay_lists(s, st, &bad, err, err_len);
+}
+
+/* A refusal on ranks: the one that names the earliest row of the file (`row`, this
+ * rank's: -1 out of memory, which comes first; INT64_MAX none) on every rank, as one
+ * process names it. Returns 0 when no rank refused. */
+static int first_refusal(const sim *s, int64_t row, char *err, size_t err_len)
+{
+    double first = -sim_reduce_largest(s, -(double)row);
+    if (first == (double)INT64_MAX) return 0;
+    s->ghost_hooks->share(err, err_len, (double)row == first, s->ghost_hooks->ctx);
+    return -1;
+}
+
+static int64_t row_of(const int64_t *rows, size_t bad, int failed)
+{
+    if (!failed) return INT64_MAX;
+    return bad == SIZE_MAX ? -1 : rows[bad];
+}
+
+int sim_restore_share(sim *s, const sim_restart_state *st, const sim_ghost_hooks *hooks, char *err,
+                      size_t err_len)
+{
+    s->ghost_hooks = hooks;
+    size_t bad = SIZE_MAX;
+    int failed = restore_state(s, st, &bad, err, err_len) != 0;
+    if (first_refusal(s, row_of(st->row, bad, failed), err, err_len) != 0) return -1;
+    /* the replay is collective to its end: a refusal of the history is agreed after it */
+    failed = replay_lists(s, st, &bad, err, err_len) != 0;
+    return first_refusal(s, row_of(st->contact_row, bad, failed), err, err_len);
 }

@@ -275,6 +275,9 @@ typedef struct sim_restart_state {
     size_t inlets_bytes, outlets_bytes;
     double rebuild_wall_time;     /* where the walls were at the last rebuild (NaN: at
                                      `time`; only matters for moving walls) */
+    /* a rank's share (sim_restore_share): each particle's and contact's row in the
+     * snapshot, which a refusal names; NULL otherwise */
+    const int64_t *row, *contact_row;
 } sim_restart_state;
 
 /* Replaces the state of s (just made by sim_create from the same case) with st: the
@@ -283,5 +286,14 @@ typedef struct sim_restart_state {
  * the neighbour list of the last rebuild, the contact history and the engine's
  * accumulators. Returns 0, or -1 with a message. */
 int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len);
+/* sim_restore over ranks, each with its share of the snapshot: st holds the particles
+ * this rank owns (by where the run's last rebuild had them) and the contacts of those,
+ * with their rows; s is placed from the case (sim_place, every particle of it, against
+ * which the rows are checked; no lists yet). The store becomes the share, the last
+ * rebuild is made again over the ranks (hooks, as sim_split does) and the pairs' history
+ * restored. A refusal is the one one process would give (the earliest row of the file
+ * over the ranks), on every rank. Collective. Returns 0, or -1 with a message. */
+int sim_restore_share(sim *s, const sim_restart_state *st, const sim_ghost_hooks *hooks, char *err,
+                      size_t err_len);
 
 #endif
