@@ -32,7 +32,9 @@ int cli_check(int argc, char **argv);
  * the ranks (each then keeps its own particles at sim_start's first rebuild) and, once
  * the start is checked over the ranks, `weigh` splits afresh by the contacts. The
  * failures before `begin` are agreed over the ranks here; later ones are the same on
- * every rank, or agreed by the caller (ranks_agree). */
+ * every rank, or agreed by the caller (ranks_agree). A split with no `begin` stops after
+ * the placing, agreed: a restart on ranks, whose start is the file's
+ * (restart_from_file_shared). */
 struct sim_config;
 struct sim;
 typedef struct cli_split {

@@ -108,6 +108,7 @@ int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_
     if (split) {
         /* from here on the ranks call collectives: all go on, or none */
         if ((status = ranks_agree(status, msg, msg_len)) != 0) return status;
+        if (!split->begin) return stopped_by(stop, case_path, msg, msg_len);
         char err[4096] = "";
         if (split->begin(s, split->ctx, err, sizeof err) != 0) {
             snprintf(msg, msg_len, "%s: %s", case_path, err);

@@ -149,6 +149,34 @@ static int weigh_split(sim *s, void *ctx, char *err, size_t err_len)
 {
     return split_run_weigh(s, ctx, err, err_len);
 }
+
+/* A restart on ranks, each keeping its share of the snapshot (restart_share). */
+typedef struct restart_ranks {
+    split_run *split;
+    const char *case_path;
+} restart_ranks;
+
+static int agree_restart(int failed, char *msg, size_t len, void *ctx)
+{
+    (void)ctx;
+    return ranks_agree(failed != 0, msg, len);
+}
+
+static int split_restart(sim *s, const int64_t *id, const double *x, size_t n, void *ctx, char *err,
+                         size_t err_len)
+{
+    const restart_ranks *r = ctx;
+    char why[1024] = "";
+    if (split_run_rows(s, r->split, id, x, n, why, sizeof why) == 0) return 0;
+    snprintf(err, err_len, "%s: %s", r->case_path, why);
+    return -1;
+}
+
+static int owns_restart(const double x[3], void *ctx)
+{
+    const halo *h = &((const restart_ranks *)ctx)->split->h;
+    return halo_owner(h, x) == h->self;
+}
 #endif
 
 int cli_run(int argc, char **argv)
@@ -227,15 +255,26 @@ int cli_run(int argc, char **argv)
     /* a run split over ranks sums by id (sim_split), and so does the restart of a run
      * that summed so, to go on bit for bit */
     int file_by_id = restart_path ? restart_sums_by_id(restart_path) : 0;
-    const cli_split *from_start = NULL;
+    /* a restart from a file that holds the energy its run started with needs no start of
+     * the case (its lists and forces): the case is placed, the snapshot replaces it */
+    const int file_energy = restart_path && restart_has_initial_energy(restart_path) == 1;
+    const cli_split placed_only = {0};
+    const cli_split *from_start = file_energy ? &placed_only : NULL;
+    const restart_share *share = NULL;
 #ifdef DEMPACT_MPI
     split_run split;
     memset(&split, 0, sizeof split);
     run_ranks over_ranks;
     /* on ranks each rank places the whole case, then keeps its own particles before the
-     * first neighbour list; a restart splits once the whole snapshot is restored */
+     * first neighbour list; a restart keeps its share of the snapshot (from an older
+     * file: splits once the whole snapshot is restored) */
     const cli_split early = {.begin = begin_split, .weigh = weigh_split, .ctx = &split};
+    restart_ranks shared_ctx = {.split = &split, .case_path = case_path};
+    const restart_share shared = {.rank = ranks_self(), .ranks = n_ranks, .agree = agree_restart,
+                                  .split = split_restart, .owns = owns_restart, .hooks = &split.hooks,
+                                  .ctx = &shared_ctx};
     if (n_ranks > 1 && !restart_path) from_start = &early;
+    if (n_ranks > 1 && file_energy && file_by_id == 1) share = &shared;
 #endif
     /* as `dempact check`; on ranks, one that ran out of memory stops them all */
     char msg[4608] = "";
@@ -269,8 +308,12 @@ int cli_run(int argc, char **argv)
         goto done;
     }
     if (restart_path &&
-        restart_from_file(restart_path, from_step, cfg.case_text, &s, &rp, err, sizeof err) != 0)
+        restart_from_file_shared(restart_path, from_step, cfg.case_text, share, &s, &rp, err, sizeof err) != 0)
         status = cli_refusal_status(err);
+#ifdef DEMPACT_MPI
+    /* a share restored: the split by its contacts, as after a run's start */
+    if (share && status == 0 && split_run_weigh(&s, &split, err, sizeof err) != 0) status = EXIT_NO_MEMORY;
+#endif
     if ((status = ranks_agree(status, err, sizeof err)) != 0) {
         fprintf(stderr, "dempact run: %s\n", err);
         goto done;
@@ -309,7 +352,7 @@ int cli_run(int argc, char **argv)
     snapshot_run_info info = {.case_name = cfg.name, .case_text = cfg.case_text,
                               .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s.dt,
                               .walls = &s.walls, .overwrite = overwrite,
-                              .sums_by_id = cfg.reproducible};
+                              .sums_by_id = cfg.reproducible, .initial_energy = s.initial_energy};
     memcpy(info.domain_min, cfg.domain_min, sizeof info.domain_min);
     memcpy(info.domain_max, cfg.domain_max, sizeof info.domain_max);
     wall_load = calloc(6 * (s.walls.n ? s.walls.n : 1), sizeof *wall_load);
@@ -324,7 +367,7 @@ int cli_run(int argc, char **argv)
             fprintf(stderr, "dempact run: on %d ranks, each particle's contact forces summed in the "
                             "order of the partners' ids (parallel.reproducible: on), so the run "
                             "ends as it would on one; split:\n", n_ranks);
-        if (from_start) {
+        if (from_start == &early || share) { /* split at the start already */
             split.log = quiet ? NULL : stderr;
             if (!quiet) split_run_print_start(&split, stderr);
         } else {

@@ -197,7 +197,8 @@ static int open_output(dempact_run *r, const char *dir, char *err, size_t err_le
         snapshot_run_info info = {.case_name = r->cfg.name, .case_text = r->cfg.case_text,
                                   .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE,
                                   .dt = s->dt, .walls = &s->walls,
-                                  .sums_by_id = r->cfg.reproducible};
+                                  .sums_by_id = r->cfg.reproducible,
+                                  .initial_energy = s->initial_energy};
         memcpy(info.domain_min, r->cfg.domain_min, sizeof info.domain_min);
         memcpy(info.domain_max, r->cfg.domain_max, sizeof info.domain_max);
         if (!(r->out_dir = strdup(dir))) {

@@ -318,51 +318,87 @@ static int read_root(restart_file *f, const sim *s, char *err, size_t err_len)
 
 void restart_point_free(restart_point *rp) { snapshot_carry_free(&rp->carry); }
 
-int restart_sums_by_id(const char *h5_path)
+/* Root attribute `name` of the dempact output h5_path into buf: 1 read, 0 absent (or
+ * unreadable), -1 not a dempact output. */
+static int root_attribute(const char *h5_path, const char *name, hid_t type, void *buf)
 {
     h5_quiet q;
     h5_quiet_begin(&q);
-    uint8_t by_id = 0;
     struct stat st;
     hid_t file = stat(h5_path, &st) == 0 && S_ISREG(st.st_mode) && H5Fis_hdf5(h5_path) > 0
                      ? sh5_open_read(h5_path) : -1;
     int answer = file >= 0 && H5Aexists(file, "dempact_version") > 0 ? 0 : -1;
-    if (answer == 0 && H5Aexists(file, "sums_by_id") > 0 &&
-        h5_read_attr(file, ".", "sums_by_id", H5T_NATIVE_UINT8, &by_id) == 0)
-        answer = by_id != 0;
+    if (answer == 0 && H5Aexists(file, name) > 0 && h5_read_attr(file, ".", name, type, buf) == 0) answer = 1;
     if (file >= 0) H5Fclose(file);
     h5_quiet_end(&q);
     return answer;
 }
 
+int restart_sums_by_id(const char *h5_path)
+{
+    uint8_t by_id = 0;
+    int answer = root_attribute(h5_path, "sums_by_id", H5T_NATIVE_UINT8, &by_id);
+    return answer < 0 ? -1 : answer == 1 && by_id != 0;
+}
+
+int restart_has_initial_energy(const char *h5_path)
+{
+    double e = NAN;
+    int answer = root_attribute(h5_path, "initial_energy", H5T_NATIVE_DOUBLE, &e);
+    return answer < 0 ? -1 : answer == 1 && isfinite(e);
+}
+
 int restart_from_file(const char *h5_path, int64_t from_step, const char *case_text, sim *s,
                       restart_point *rp, char *err, size_t err_len)
+{
+    return restart_from_file_shared(h5_path, from_step, case_text, NULL, s, rp, err, err_len);
+}
+
+int restart_from_file_shared(const char *h5_path, int64_t from_step, const char *case_text,
+                             const restart_share *share, sim *s, restart_point *rp, char *err,
+                             size_t err_len)
 {
     memset(rp, 0, sizeof *rp);
     restart_file f = {.path = h5_path, .file = -1};
     h5_quiet q;
     h5_quiet_begin(&q);
-    int rc = -1;
+    int rc = -1, checked = -1;
     char *stored = NULL;
     snapshot_meta *meta = NULL;
+    restart_state *rs = NULL;
+    hid_t g = -1, snap_file = -1;
+    double initial_energy = NAN;
     struct stat st;
+    /* on ranks everything up to the restore is each rank's own: a refusal is agreed
+     * (`checked`) before the restore's collectives */
     if (stat(h5_path, &st) != 0 || !S_ISREG(st.st_mode)) {
         restart_refuse(&f, err, err_len, "cannot open: %s", stat(h5_path, &st) != 0 ? "no such file"
                                                                                    : "not a regular file");
-        goto done;
+        goto checked;
     }
     f.folder = fs_dirname(h5_path);
     if (!f.folder || H5Fis_hdf5(h5_path) <= 0 || (f.file = sh5_open_read(h5_path)) < 0) {
         restart_refuse(&f, err, err_len, "cannot open: not an HDF5 file, or a damaged one");
-        goto done;
+        goto checked;
     }
-    if (read_root(&f, s, err, err_len) < 0) goto done;
+    if (read_root(&f, s, err, err_len) < 0) goto checked;
+    /* the energy the run started from (older files: the case's start, sim_start) */
+    if (H5Aexists(f.file, "initial_energy") > 0 &&
+        (h5_read_attr(f.file, ".", "initial_energy", H5T_NATIVE_DOUBLE, &initial_energy) < 0 ||
+         !isfinite(initial_energy))) {
+        restart_refuse(&f, err, err_len, "attribute /@initial_energy is unreadable or not finite");
+        goto checked;
+    }
+    if (share && isnan(initial_energy)) {
+        restart_refuse(&f, err, err_len, "attribute /@initial_energy is missing"); /* (the caller checks) */
+        goto checked;
+    }
     /* the case */
     stored = h5_read_case_text(f.file, f.format == 2);
     if (!stored) {
         restart_refuse(&f, err, err_len, "/case_text, the case it was run with, is missing or unreadable "
                        "(one %sstring; a damaged file?)", f.format == 2 ? "" : "fixed-length ");
-        goto done;
+        goto checked;
     }
     char why[1024];
     int cmp = restart_compare_cases(stored, case_text ? case_text : "", why, sizeof why);
@@ -370,27 +406,27 @@ int restart_from_file(const char *h5_path, int64_t from_step, const char *case_t
         restart_refuse(&f, err, err_len, "this case is not the one the file was written with: %s (a restart "
                        "may change only name, time.end, time.output_interval and "
                        "time.timeseries_interval)", why);
-        goto done;
+        goto checked;
     }
     /* the snapshots: each one's time and step, in order */
     int count = count_snapshots(&f);
     rp->count = count;
     if (count == 0) {
         restart_refuse(&f, err, err_len, "holds no snapshot to restart from");
-        goto done;
+        goto checked;
     }
     meta = calloc((size_t)count, sizeof *meta);
     if (!meta) {
         restart_refuse(&f, err, err_len, "out of memory");
-        goto done;
+        goto checked;
     }
     rp->index = -1;
     for (int k = 0; k < count; k++) {
-        if (snapshot_meta_checked(&f, k, &meta[k], err, err_len) < 0) goto done;
+        if (snapshot_meta_checked(&f, k, &meta[k], err, err_len) < 0) goto checked;
         if (k > 0 && meta[k].step <= meta[k - 1].step) {
             restart_refuse(&f, err, err_len, "snapshot %d: attribute step is %lld, not after snapshot %d's %lld",
                            k, (long long)meta[k].step, k - 1, (long long)meta[k - 1].step);
-            goto done;
+            goto checked;
         }
         if (meta[k].step == from_step) rp->index = k;
     }
@@ -400,27 +436,30 @@ int restart_from_file(const char *h5_path, int64_t from_step, const char *case_t
         list_steps(meta, count, steps, sizeof steps);
         restart_refuse(&f, err, err_len, "--from-step %lld: no snapshot at that step; its snapshots are at "
                        "steps %s", (long long)from_step, steps);
-        goto done;
+        goto checked;
     }
     rp->step = meta[rp->index].step;
     rp->time = meta[rp->index].time;
     rp->dt = f.dt;
     rp->case_dt = s->dt;
     /* the time series up to the restart point */
-    if (read_series(&f, rp->step, s->walls.n, &rp->carry.series, err, err_len) < 0) goto done;
+    if (read_series(&f, rp->step, s->walls.n, &rp->carry.series, err, err_len) < 0) goto checked;
     /* the snapshot itself */
-    hid_t file;
-    hid_t g = restart_open_snapshot(&f, rp->index, &file, err, err_len);
-    if (g < 0) goto done;
-    rc = restart_load_state(&f, g, rp, s, err, err_len);
-    restart_close_snapshot(g, file);
+    g = restart_open_snapshot(&f, rp->index, &snap_file, err, err_len);
+    if (g < 0) goto checked;
+    checked = restart_check_state(&f, g, rp, s, share == NULL, &rs, err, err_len);
+checked:
+    if (share && share->agree(checked != 0, err, err_len, share->ctx) != 0) checked = -1;
+    if (checked == 0) rc = restart_restore_state(rs, s, share, err, err_len);
     if (rc == 0) {
+        if (!isnan(initial_energy)) s->initial_energy = initial_energy;
         rp->carry.path = strdup(h5_path);
         rp->carry.format = f.format;
         rp->carry.keep = rp->index + 1;
         if (!rp->carry.path) rc = restart_refuse(&f, err, err_len, "out of memory");
     }
-done:
+    restart_state_free(rs);
+    if (g >= 0) restart_close_snapshot(g, snap_file);
     free(meta);
     free(stored);
     free(f.folder);

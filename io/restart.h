@@ -41,13 +41,43 @@ typedef struct restart_point {
  * the attribute), -1 not a dempact output at all (restart_from_file says what). */
 int restart_sums_by_id(const char *h5_path);
 
+/* Whether h5_path holds the energy its run started with (root attribute
+ * initial_energy): then a restart needs no start of the case (sim_start), which a
+ * restart on ranks (restart_share) relies on. 1 yes, 0 no, -1 not a dempact output. */
+int restart_has_initial_energy(const char *h5_path);
+
+/* A restart on ranks, each of which keeps its share of the snapshot (program layer:
+ * io/split_run.h makes the split, the caller agrees the ranks). Every rank checks the
+ * whole file, chunk by chunk, as one process does, then hands `split` its block of the
+ * particles (rows n r / N .. n (r + 1) / N - 1: ids and where the run's last rebuild
+ * had them), keeps the rows `owns` says are its own and their contacts, and restores
+ * them (sim_restore_share with `hooks`). */
+typedef struct restart_share {
+    int rank, ranks;
+    /* 0 when no rank failed, else nonzero with the message of the lowest rank that did
+     * in msg (len bytes), on every rank */
+    int (*agree)(int failed, char *msg, size_t len, void *ctx);
+    /* splits the particles over the ranks (collective): 0, or -1 with a message */
+    int (*split)(sim *s, const int64_t *id, const double *x, size_t n, void *ctx, char *err, size_t err_len);
+    /* whether a particle at x is this rank's (after split) */
+    int (*owns)(const double x[3], void *ctx);
+    const sim_ghost_hooks *hooks;
+    void *ctx;
+} restart_share;
+
 /* Finds the snapshot at step from_step (the last one if from_step < 0), checks the file
  * and case_text against the file's, and restores the snapshot into s (made by
- * sim_create from that case). Reads only. Returns 0, or -1 with a message (a step that
+ * sim_create from that case; the energy books start from the file's initial_energy
+ * where it has one). Reads only. Returns 0, or -1 with a message (a step that
  * has no snapshot lists the steps that have one). Free rp with restart_point_free
  * either way. */
 int restart_from_file(const char *h5_path, int64_t from_step, const char *case_text, sim *s,
                       restart_point *rp, char *err, size_t err_len);
+/* restart_from_file on ranks, each keeping its share (restart_share; s placed by
+ * sim_place alone, the file having restart_has_initial_energy). Collective. */
+int restart_from_file_shared(const char *h5_path, int64_t from_step, const char *case_text,
+                             const restart_share *share, sim *s, restart_point *rp, char *err,
+                             size_t err_len);
 void restart_point_free(restart_point *rp);
 
 /* Compares two case texts as YAML documents, ignoring the keys a restart may change.

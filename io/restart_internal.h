@@ -31,9 +31,15 @@ int restart_refuse(const restart_file *f, char *err, size_t err_len, const char 
 hid_t restart_open_snapshot(const restart_file *f, int k, hid_t *file, char *err, size_t err_len);
 void restart_close_snapshot(hid_t g, hid_t file);
 
-/* Loads snapshot rp->index of f (opened with restart_open_snapshot), checks every value
- * against the case of s, and restores it into s. */
-int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, sim *s, char *err,
-                       size_t err_len);
+/* Snapshot rp->index of f (opened with restart_open_snapshot), checked whole against
+ * the case of s, chunk by chunk; in one process (keep) every row kept for
+ * restart_restore_state. Returns 0 and *out, or -1 with a message. */
+typedef struct restart_state restart_state;
+int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp, sim *s, int keep,
+                        restart_state **out, char *err, size_t err_len);
+/* Restores the checked snapshot into s: all of it (share NULL), or on ranks each one's
+ * share (restart_share; collective). Returns 0, or -1 with a message. */
+int restart_restore_state(restart_state *rs, sim *s, const restart_share *share, char *err, size_t err_len);
+void restart_state_free(restart_state *rs);
 
 #endif

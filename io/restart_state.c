@@ -6,8 +6,10 @@
 #include "restart_internal.h"
 #include "h5_read.h"
 #include "population_h5.h"
+#include "engine/ghosts.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,12 +76,13 @@ typedef struct checker {
     double reach;     /* the domain's diagonal: nothing moves that far in one step */
     char *err;
     size_t err_len;
+    size_t first;     /* the snapshot's row of the arrays' row 0 (they hold a chunk) */
 } checker;
 
 static int bad(const checker *c, const char *what, size_t row, double value, const char *limit)
 {
-    return restart_refuse(c->f, c->err, c->err_len, "snapshot %d: %s[%zu] is %.17g; %s", c->k, what, row,
-                          value, limit);
+    return restart_refuse(c->f, c->err, c->err_len, "snapshot %d: %s[%zu] is %.17g; %s", c->k, what,
+                          c->first + row, value, limit);
 }
 
 static int check_particles(const checker *c, const snap_arrays *a, size_t n, int64_t next_id)
@@ -130,7 +133,7 @@ static int check_particles(const checker *c, const snap_arrays *a, size_t n, int
     return 0;
 }
 
-static int find_id(const int64_t *sorted, size_t n, int64_t id)
+static int find_sorted(const int64_t *sorted, size_t n, int64_t id)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -147,12 +150,9 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static int check_contacts(const checker *c, const snap_arrays *a, size_t n, size_t m)
+/* ids: every particle id of the snapshot, sorted. */
+static int check_contacts(const checker *c, const snap_arrays *a, const int64_t *ids, size_t n, size_t m)
 {
-    int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
-    if (!ids) return restart_refuse(c->f, c->err, c->err_len, "out of memory");
-    memcpy(ids, a->id, n * sizeof *ids);
-    qsort(ids, n, sizeof *ids, cmp_i64);
     int rc = 0;
     for (size_t r = 0; r < m && rc == 0; r++) {
         int64_t i = a->contact_id[2 * r], j = a->contact_id[2 * r + 1];
@@ -160,8 +160,8 @@ static int check_contacts(const checker *c, const snap_arrays *a, size_t n, size
         if (wall > 1) rc = bad(c, "contacts/wall", r, wall, "it is 0 or 1");
         else if (a->contact_ended[r] > 2)
             rc = bad(c, "contacts/ended", r, a->contact_ended[r], "it is 0, 1 or 2");
-        else if (!find_id(ids, n, i)) rc = bad(c, "contacts/id", r, (double)i, "not a particle of the snapshot");
-        else if (!wall && !find_id(ids, n, j))
+        else if (!find_sorted(ids, n, i)) rc = bad(c, "contacts/id", r, (double)i, "not a particle of the snapshot");
+        else if (!wall && !find_sorted(ids, n, j))
             rc = bad(c, "contacts/id (second)", r, (double)j, "not a particle of the snapshot");
         else if (wall && (j < 0 || (size_t)j >= c->s->walls.n))
             rc = bad(c, "contacts/id (wall)", r, (double)j, "not a wall of the case");
@@ -180,7 +180,6 @@ static int check_contacts(const checker *c, const snap_arrays *a, size_t n, size
             }
         }
     }
-    free(ids);
     return rc;
 }
 
@@ -234,9 +233,215 @@ static int check_sums(const checker *c, const char *what, const double *v, size_
     return 0;
 }
 
-int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, sim *s, char *err,
-                       size_t err_len)
+/* ------------------------------------------------------------ the arrays, by chunks */
+
+/* Rows read at a time: a restart holds a chunk of each dataset, and the rows it keeps
+ * (all of them in one process; its share on each rank). */
+#define RESTART_CHUNK ((size_t)65536)
+
+enum { COL_I64, COL_I32, COL_U8, COL_F64 };
+
+/* A per-row dataset of the snapshot and the array of snap_arrays it goes to. */
+typedef struct column {
+    char name[96];
+    size_t offset;   /* of its pointer in snap_arrays */
+    int kind;
+    size_t cols;     /* values per row (1: a dataset of rank 1) */
+    int absent;      /* not in the file (older files): zeros */
+} column;
+
+static size_t kind_size(int kind) { return kind == COL_I64 || kind == COL_F64 ? 8 : kind == COL_I32 ? 4 : 1; }
+
+static hid_t kind_type(int kind)
 {
+    return kind == COL_I64 ? H5T_NATIVE_INT64 : kind == COL_I32 ? H5T_NATIVE_INT32
+         : kind == COL_U8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_DOUBLE;
+}
+
+static size_t row_bytes(const column *c) { return c->cols * kind_size(c->kind); }
+
+static void **column_array(snap_arrays *a, const column *c) { return (void **)(void *)((char *)a + c->offset); }
+
+#define PARTICLE_COLUMNS 10
+static const column particle_columns[PARTICLE_COLUMNS] = {
+    {"id", offsetof(snap_arrays, id), COL_I64, 1, 0},
+    {"type", offsetof(snap_arrays, type), COL_I32, 1, 0},
+    {"radius", offsetof(snap_arrays, radius), COL_F64, 1, 0},
+    {"mass", offsetof(snap_arrays, mass), COL_F64, 1, 0},
+    {"position", offsetof(snap_arrays, position), COL_F64, 3, 0},
+    {"position_at_rebuild", offsetof(snap_arrays, position_at_rebuild), COL_F64, 3, 0},
+    {"velocity", offsetof(snap_arrays, velocity), COL_F64, 3, 0},
+    {"angular_velocity", offsetof(snap_arrays, angular_velocity), COL_F64, 3, 0},
+    {"force", offsetof(snap_arrays, force), COL_F64, 3, 0},
+    {"torque", offsetof(snap_arrays, torque), COL_F64, 3, 0},
+};
+
+#define CONTACT_COLUMNS_MAX (4 + SIM_MAX_HISTORY_FIELDS)
+/* The contacts' datasets, those older files lack marked absent. Returns how many. */
+static int contact_columns(hid_t g, column *c)
+{
+    int n = 0;
+    c[n++] = (column){"contacts/id", offsetof(snap_arrays, contact_id), COL_I64, 2, 0};
+    c[n++] = (column){"contacts/wall", offsetof(snap_arrays, contact_wall), COL_U8, 1, 0};
+    c[n++] = (column){"contacts/slot", offsetof(snap_arrays, contact_slot), COL_I64, 1, 0};
+    /* contacts/ended: absent in older files, where every pair is in contact (0) */
+    c[n++] = (column){"contacts/ended", offsetof(snap_arrays, contact_ended), COL_U8, 1,
+                      H5Lexists(g, "contacts/ended", H5P_DEFAULT) <= 0};
+    for (int h = 0; h < sim_n_pair_history; h++) {
+        const pair_history_field *hf = &sim_pair_history[h];
+        column *q = &c[n++];
+        *q = (column){.offset = offsetof(snap_arrays, history) + (size_t)h * sizeof(double *),
+                      .kind = COL_F64, .cols = (size_t)hf->count};
+        snprintf(q->name, sizeof q->name, "contacts/%s", hf->name);
+        /* written before this state existed: no contact had any */
+        q->absent = hf->zero_if_absent && H5Lexists(g, q->name, H5P_DEFAULT) <= 0;
+    }
+    return n;
+}
+
+/* Checks that each dataset is (rows) or (rows, cols) and stores that many values. */
+static int check_shapes(const restart_file *f, int k, hid_t g, const column *c, int n, size_t rows,
+                        char *err, size_t err_len)
+{
+    for (int q = 0; q < n; q++) {
+        if (c[q].absent) continue;
+        char why[256];
+        hsize_t rest = c[q].cols;
+        int64_t got = snapshot_dataset_rows(g, c[q].name, c[q].cols > 1 ? 2 : 1, &rest, why, sizeof why);
+        if (got < 0) return restart_refuse(f, err, err_len, "snapshot %d: %s", k, why);
+        if ((size_t)got != rows)
+            return restart_refuse(f, err, err_len, "snapshot %d: dataset %s has %lld rows, its count says %zu", k,
+                                  c[q].name, (long long)got, rows);
+    }
+    return 0;
+}
+
+/* Room for `rows` rows of each column in a (whose arrays are NULL or hold fewer). */
+static int reserve_columns(snap_arrays *a, const column *c, int n, size_t rows)
+{
+    for (int q = 0; q < n; q++) {
+        void **arr = column_array(a, &c[q]);
+        void *more = realloc(*arr, (rows ? rows : 1) * row_bytes(&c[q]));
+        if (!more) return -1;
+        *arr = more;
+    }
+    return 0;
+}
+
+/* Rows first .. first + count - 1 of each column into a's rows 0 .. count - 1. */
+static int read_chunk(const restart_file *f, int k, hid_t g, const column *c, int n, snap_arrays *a,
+                      size_t first, size_t count, char *err, size_t err_len)
+{
+    for (int q = 0; q < n && count > 0; q++) {
+        void *buf = *column_array(a, &c[q]);
+        if (c[q].absent) {
+            memset(buf, 0, count * row_bytes(&c[q]));
+            continue;
+        }
+        int rank = c[q].cols > 1 ? 2 : 1;
+        hsize_t start[2] = {first, 0}, size[2] = {count, c[q].cols};
+        hid_t d = H5Dopen2(g, c[q].name, H5P_DEFAULT), fs = d >= 0 ? H5Dget_space(d) : -1;
+        hid_t ms = H5Screate_simple(rank, size, NULL);
+        int ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, size, NULL) >= 0 &&
+                 H5Dread(d, kind_type(c[q].kind), ms, fs, H5P_DEFAULT, buf) >= 0;
+        if (ms >= 0) H5Sclose(ms);
+        if (fs >= 0) H5Sclose(fs);
+        if (d >= 0) H5Dclose(d);
+        if (!ok) return restart_refuse(f, err, err_len, "snapshot %d: cannot read dataset %s", k, c[q].name);
+    }
+    return 0;
+}
+
+/* Row r of `from` to row q of `to`, in every column. */
+static void copy_row(snap_arrays *to, size_t q, snap_arrays *from, size_t r, const column *c, int n)
+{
+    for (int k = 0; k < n; k++) {
+        size_t b = row_bytes(&c[k]);
+        memcpy((char *)*column_array(to, &c[k]) + q * b, (char *)*column_array(from, &c[k]) + r * b, b);
+    }
+}
+
+/* The arrays shifted to start at row `first` (to read a chunk into its place). */
+static snap_arrays shifted(snap_arrays *a, const column *c, int n, size_t first)
+{
+    snap_arrays v = *a;
+    for (int k = 0; k < n; k++) {
+        void **arr = column_array(&v, &c[k]);
+        *arr = (char *)*arr + first * row_bytes(&c[k]);
+    }
+    return v;
+}
+
+/* ------------------------------------------------------------ the snapshot, checked */
+
+/* A snapshot checked whole (restart_check_state), chunk by chunk, open for the rows to
+ * be kept (restart_restore_state). */
+struct restart_state {
+    const restart_file *f;
+    hid_t g;
+    int k;
+    double time, dt;
+    int64_t step;
+    size_t n, mc;
+    const column *pc;
+    column cc[CONTACT_COLUMNS_MAX];
+    int n_cc;
+    snap_arrays kept;       /* in one process every row, read in place; the engine's
+                               arrays (work, inlets, outlets) either way */
+    snap_arrays chunk;      /* on ranks: one chunk of the snapshot */
+    int64_t *ids;           /* every particle id, sorted (the contacts' check) */
+    int64_t next_id;
+    double rebuild_wall_time;
+    uint8_t list_stale;
+};
+
+void restart_state_free(restart_state *rs)
+{
+    if (!rs) return;
+    free_arrays(&rs->kept);
+    free_arrays(&rs->chunk);
+    free(rs->ids);
+    free(rs);
+}
+
+/* Every particle row, chunk by chunk: checked, its id kept (sorted after), and in one
+ * process (keep) the row itself. */
+static int check_particle_rows(restart_state *rs, const checker *c0, int keep, char *err, size_t err_len)
+{
+    checker c = *c0;
+    for (size_t first = 0; first < rs->n; first += RESTART_CHUNK) {
+        size_t count = rs->n - first < RESTART_CHUNK ? rs->n - first : RESTART_CHUNK;
+        snap_arrays at = keep ? shifted(&rs->kept, rs->pc, PARTICLE_COLUMNS, first) : rs->chunk;
+        if (read_chunk(rs->f, rs->k, rs->g, rs->pc, PARTICLE_COLUMNS, &at, first, count, err, err_len) < 0)
+            return -1;
+        c.first = first;
+        if (check_particles(&c, &at, count, rs->next_id) < 0) return -1;
+        memcpy(rs->ids + first, at.id, count * sizeof *rs->ids);
+        /* files written before engine@list_stale mark a list to rebuild with +inf */
+        for (size_t q = 0; q < 3 * count && !rs->list_stale; q++)
+            rs->list_stale = !isfinite(at.position_at_rebuild[q]);
+    }
+    qsort(rs->ids, rs->n, sizeof *rs->ids, cmp_i64);
+    return 0;
+}
+
+static int check_contact_rows(restart_state *rs, const checker *c0, int keep, char *err, size_t err_len)
+{
+    checker c = *c0;
+    for (size_t first = 0; first < rs->mc; first += RESTART_CHUNK) {
+        size_t count = rs->mc - first < RESTART_CHUNK ? rs->mc - first : RESTART_CHUNK;
+        snap_arrays at = keep ? shifted(&rs->kept, rs->cc, rs->n_cc, first) : rs->chunk;
+        if (read_chunk(rs->f, rs->k, rs->g, rs->cc, rs->n_cc, &at, first, count, err, err_len) < 0) return -1;
+        c.first = first;
+        if (check_contacts(&c, &at, rs->ids, rs->n, count) < 0) return -1;
+    }
+    return 0;
+}
+
+int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp, sim *s, int keep,
+                        restart_state **out, char *err, size_t err_len)
+{
+    *out = NULL;
     int k = rp->index;
     snapshot_meta m;
     char why[512];
@@ -247,89 +452,69 @@ int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, 
     if (H5Lexists(g, "contacts", H5P_DEFAULT) <= 0 || H5Lexists(g, "engine", H5P_DEFAULT) <= 0)
         return restart_refuse(f, err, err_len, "snapshot %d has no %s group (not written by this version of "
                               "dempact?)", k, H5Lexists(g, "contacts", H5P_DEFAULT) <= 0 ? "contacts" : "engine");
-    size_t n = (size_t)m.n_particles, mc = (size_t)m.n_contacts;
-    snap_arrays a = {0};
+    restart_state *rs = calloc(1, sizeof *rs);
+    if (!rs) return restart_refuse(f, err, err_len, "out of memory");
+    *rs = (restart_state){.f = f, .g = g, .k = k, .time = rp->time, .dt = rp->dt, .step = rp->step,
+                          .n = (size_t)m.n_particles, .mc = (size_t)m.n_contacts, .next_id = -1,
+                          .rebuild_wall_time = NAN};
+    rs->pc = particle_columns;
+    rs->n_cc = contact_columns(g, rs->cc);
     int rc = -1;
-#define READ(field, path, type, elem, rows, cols) \
-    if (!(a.field = read_array(f, k, g, path, type, elem, rows, cols, err, err_len))) goto done
-    READ(id, "id", H5T_NATIVE_INT64, 8, n, 0);
-    READ(type, "type", H5T_NATIVE_INT32, 4, n, 0);
-    READ(radius, "radius", H5T_NATIVE_DOUBLE, 8, n, 0);
-    READ(mass, "mass", H5T_NATIVE_DOUBLE, 8, n, 0);
-    READ(position, "position", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(position_at_rebuild, "position_at_rebuild", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(velocity, "velocity", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(angular_velocity, "angular_velocity", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(force, "force", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(torque, "torque", H5T_NATIVE_DOUBLE, 8, n, 3);
-    READ(contact_id, "contacts/id", H5T_NATIVE_INT64, 8, mc, 2);
-    READ(contact_wall, "contacts/wall", H5T_NATIVE_UINT8, 1, mc, 0);
-    READ(contact_slot, "contacts/slot", H5T_NATIVE_INT64, 8, mc, 0);
-    /* contacts/ended: absent in older files, where every pair is in contact (0) */
-    if (H5Lexists(g, "contacts/ended", H5P_DEFAULT) > 0) {
-        READ(contact_ended, "contacts/ended", H5T_NATIVE_UINT8, 1, mc, 0);
-    } else if (!(a.contact_ended = calloc(mc + 1, 1))) {
+    if (check_shapes(f, k, g, rs->pc, PARTICLE_COLUMNS, rs->n, err, err_len) < 0 ||
+        check_shapes(f, k, g, rs->cc, rs->n_cc, rs->mc, err, err_len) < 0)
+        goto done;
+    snap_arrays *a = &rs->kept;
+    size_t chunk = RESTART_CHUNK;
+    if (!(rs->ids = malloc((rs->n + 1) * sizeof *rs->ids)) ||
+        (keep ? reserve_columns(a, rs->pc, PARTICLE_COLUMNS, rs->n) != 0 ||
+                    reserve_columns(a, rs->cc, rs->n_cc, rs->mc) != 0
+              : reserve_columns(&rs->chunk, rs->pc, PARTICLE_COLUMNS, chunk) != 0 ||
+                    reserve_columns(&rs->chunk, rs->cc, rs->n_cc, chunk) != 0)) {
         restart_refuse(f, err, err_len, "out of memory");
         goto done;
     }
-    for (int h = 0; h < sim_n_pair_history; h++) {
-        const pair_history_field *hf = &sim_pair_history[h];
-        char path[128];
-        snprintf(path, sizeof path, "contacts/%s", hf->name);
-        if (hf->zero_if_absent && H5Lexists(g, path, H5P_DEFAULT) <= 0) {
-            /* written before this state existed: no contact had any */
-            if (!(a.history[h] = calloc(mc * (size_t)hf->count + 1, sizeof(double)))) {
-                restart_refuse(f, err, err_len, "out of memory");
-                goto done;
-            }
-            continue;
-        }
-        READ(history[h], path, H5T_NATIVE_DOUBLE, 8, mc, hf->count > 1 ? (size_t)hf->count : 0);
-    }
-    int64_t next_id = -1;
-    double rebuild_wall_time = NAN;
-    if (h5_read_attr(g, "engine", "next_id", H5T_NATIVE_INT64, &next_id) < 0 ||
-        h5_read_attr(g, "engine", "rebuild_wall_time", H5T_NATIVE_DOUBLE, &rebuild_wall_time) < 0) {
+    if (h5_read_attr(g, "engine", "next_id", H5T_NATIVE_INT64, &rs->next_id) < 0 ||
+        h5_read_attr(g, "engine", "rebuild_wall_time", H5T_NATIVE_DOUBLE, &rs->rebuild_wall_time) < 0) {
         restart_refuse(f, err, err_len, "snapshot %d: attribute engine@next_id or engine@rebuild_wall_time is "
                        "missing or unreadable", k);
         goto done;
     }
     /* the list to be rebuilt at the next step: engine@list_stale, or in files written
-     * before it, a non-finite position_at_rebuild (checked above to be +inf) */
-    uint8_t list_stale = 0;
+     * before it, a non-finite position_at_rebuild (check_particle_rows) */
     if (H5Aexists_by_name(g, "engine", "list_stale", H5P_DEFAULT) > 0 &&
-        (h5_read_attr(g, "engine", "list_stale", H5T_NATIVE_UINT8, &list_stale) < 0 ||
-         list_stale > 1)) {
+        (h5_read_attr(g, "engine", "list_stale", H5T_NATIVE_UINT8, &rs->list_stale) < 0 ||
+         rs->list_stale > 1)) {
         restart_refuse(f, err, err_len, "snapshot %d: attribute engine@list_stale is unreadable or not 0 "
                        "or 1", k);
         goto done;
     }
-    for (size_t q = 0; q < 3 * n && !list_stale; q++) list_stale = !isfinite(a.position_at_rebuild[q]);
-    if (next_id < 0 || next_id > RESTART_MAX_ROWS * 2) {
+    if (rs->next_id < 0 || rs->next_id > RESTART_MAX_ROWS * 2) {
         restart_refuse(f, err, err_len, "snapshot %d: attribute engine@next_id is %lld; it is in 0 .. 2^32", k,
-                       (long long)next_id);
+                       (long long)rs->next_id);
         goto done;
     }
-    if (!isnan(rebuild_wall_time) && (!isfinite(rebuild_wall_time) || rebuild_wall_time < 0.0 ||
-                                      rebuild_wall_time > rp->time)) {
+    double rwt = rs->rebuild_wall_time;
+    if (!isnan(rwt) && (!isfinite(rwt) || rwt < 0.0 || rwt > rp->time)) {
         restart_refuse(f, err, err_len, "snapshot %d: attribute engine@rebuild_wall_time is %.17g s; it is in "
-                       "0 .. the snapshot's time %.17g s (or NaN)", k, rebuild_wall_time, rp->time);
+                       "0 .. the snapshot's time %.17g s (or NaN)", k, rwt, rp->time);
         goto done;
     }
-    a.inlets_bytes = (size_t)s->cfg.n_inlets * sizeof *s->inlets;
-    a.outlets_bytes = (size_t)s->cfg.n_outlets * sizeof *s->outlets;
-    READ(work, "engine/work", H5T_NATIVE_DOUBLE, 8, SIM_WORK_KINDS, 0);
-    if (s->walls.n > 0) READ(wall_work, "engine/wall_work", H5T_NATIVE_DOUBLE, 8, s->walls.n, 0);
+    a->inlets_bytes = (size_t)s->cfg.n_inlets * sizeof *s->inlets;
+    a->outlets_bytes = (size_t)s->cfg.n_outlets * sizeof *s->outlets;
+#define READ(field, path, n_rows) \
+    if (!(a->field = read_array(f, k, g, path, H5T_NATIVE_DOUBLE, 8, n_rows, 0, err, err_len))) goto done
+    READ(work, "engine/work", SIM_WORK_KINDS);
+    if (s->walls.n > 0) READ(wall_work, "engine/wall_work", s->walls.n);
     if (s->walls.n > 0 && H5Lexists(g, "engine/wall_work_sum", H5P_DEFAULT) > 0) /* older files: none */
-        READ(wall_work_sum, "engine/wall_work_sum", H5T_NATIVE_DOUBLE, 8, s->walls.n, 0);
+        READ(wall_work_sum, "engine/wall_work_sum", s->walls.n);
 #undef READ
-    if (!(a.inlets = malloc(a.inlets_bytes + 1)) || !(a.outlets = malloc(a.outlets_bytes + 1))) {
+    if (!(a->inlets = malloc(a->inlets_bytes + 1)) || !(a->outlets = malloc(a->outlets_bytes + 1))) {
         restart_refuse(f, err, err_len, "out of memory");
         goto done;
     }
-    if (population_h5_read_inlets(g, "engine/inlets", (inlet_state *)(void *)a.inlets,
+    if (population_h5_read_inlets(g, "engine/inlets", (inlet_state *)(void *)a->inlets,
                                   (size_t)s->cfg.n_inlets, why, sizeof why) < 0 ||
-        population_h5_read_outlets(g, "engine/outlets", (outlet_state *)(void *)a.outlets,
+        population_h5_read_outlets(g, "engine/outlets", (outlet_state *)(void *)a->outlets,
                                    (size_t)s->cfg.n_outlets, why, sizeof why) < 0) {
         restart_refuse(f, err, err_len, "snapshot %d: %s", k, why);
         goto done;
@@ -337,31 +522,183 @@ int restart_load_state(const restart_file *f, hid_t g, const restart_point *rp, 
     double reach = 0.0;
     for (int ax = 0; ax < 3; ax++)
         reach += (s->cfg.domain_max[ax] - s->cfg.domain_min[ax]) * (s->cfg.domain_max[ax] - s->cfg.domain_min[ax]);
-    checker c = {f, k, s, sqrt(reach), err, err_len};
-    if (check_particles(&c, &a, n, next_id) < 0 || check_contacts(&c, &a, n, mc) < 0 ||
-        check_population(&c, &a, rp->time, next_id) < 0 || check_sums(&c, "engine/work", a.work, SIM_WORK_KINDS) < 0 ||
-        check_sums(&c, "engine/wall_work", a.wall_work, s->walls.n) < 0 ||
-        check_sums(&c, "engine/wall_work_sum", a.wall_work_sum, s->walls.n) < 0)
+    checker c = {f, k, s, sqrt(reach), err, err_len, 0};
+    if (check_particle_rows(rs, &c, keep, err, err_len) < 0 || check_contact_rows(rs, &c, keep, err, err_len) < 0 ||
+        check_population(&c, a, rp->time, rs->next_id) < 0 ||
+        check_sums(&c, "engine/work", a->work, SIM_WORK_KINDS) < 0 ||
+        check_sums(&c, "engine/wall_work", a->wall_work, s->walls.n) < 0 ||
+        check_sums(&c, "engine/wall_work_sum", a->wall_work_sum, s->walls.n) < 0)
         goto done;
-    sim_restart_state st = {.time = rp->time, .dt = rp->dt, .step = rp->step, .n = n, .id = a.id,
-                            .type = a.type, .radius = a.radius, .mass = a.mass,
-                            .position = a.position, .position_at_rebuild = a.position_at_rebuild,
-                            .velocity = a.velocity, .angular_velocity = a.angular_velocity,
-                            .force = a.force, .torque = a.torque, .n_contacts = mc,
-                            .contact_id = a.contact_id, .contact_wall = a.contact_wall,
-                            .contact_slot = a.contact_slot, .contact_ended = a.contact_ended, .next_id = next_id, .work = a.work,
-                            .wall_work = a.wall_work, .wall_work_sum = a.wall_work_sum,
-                            .inlets = a.inlets, .outlets = a.outlets,
-                            .inlets_bytes = a.inlets_bytes, .outlets_bytes = a.outlets_bytes,
-                            .rebuild_wall_time = rebuild_wall_time, .list_stale = list_stale};
-    for (int h = 0; h < sim_n_pair_history; h++) st.history[h] = a.history[h];
-    char sub[1024];
-    if (sim_restore(s, &st, sub, sizeof sub) != 0) {
+    rc = 0;
+done:
+    if (rc == 0) *out = rs;
+    else restart_state_free(rs);
+    return rc;
+}
+
+/* The restart state of the rows a holds (n particles, mc contacts). */
+static sim_restart_state state_of(const restart_state *rs, const snap_arrays *a, size_t n, size_t mc)
+{
+    sim_restart_state st = {.time = rs->time, .dt = rs->dt, .step = rs->step, .n = n, .id = a->id,
+                            .type = a->type, .radius = a->radius, .mass = a->mass,
+                            .position = a->position, .position_at_rebuild = a->position_at_rebuild,
+                            .velocity = a->velocity, .angular_velocity = a->angular_velocity,
+                            .force = a->force, .torque = a->torque, .n_contacts = mc,
+                            .contact_id = a->contact_id, .contact_wall = a->contact_wall,
+                            .contact_slot = a->contact_slot, .contact_ended = a->contact_ended,
+                            .next_id = rs->next_id, .work = rs->kept.work,
+                            .wall_work = rs->kept.wall_work, .wall_work_sum = rs->kept.wall_work_sum,
+                            .inlets = rs->kept.inlets, .outlets = rs->kept.outlets,
+                            .inlets_bytes = rs->kept.inlets_bytes, .outlets_bytes = rs->kept.outlets_bytes,
+                            .rebuild_wall_time = rs->rebuild_wall_time, .list_stale = rs->list_stale};
+    for (int h = 0; h < sim_n_pair_history; h++) st.history[h] = a->history[h];
+    return st;
+}
+
+/* Where the replayed rebuild puts row r of a (restart_share): its position then, or
+ * now if the list was stale, wrapped as a rebuild wraps it. */
+static void replayed_at(const restart_state *rs, const sim *s, const snap_arrays *a, size_t r, double x[3])
+{
+    const double *from = rs->list_stale ? a->position : a->position_at_rebuild;
+    for (int ax = 0; ax < 3; ax++) x[ax] = from[3 * r + ax];
+    ghosts_wrap_point(s, x);
+}
+
+/* Appends the rows of the chunk (count rows) that `keep` marks to `to` (*n rows, room
+ * for *cap), with their rows in the snapshot (first + q) to *rows. */
+static int keep_rows(snap_arrays *to, size_t *n, size_t *cap, int64_t **rows, snap_arrays *chunk,
+                     const column *c, int n_c, const uint8_t *keep, size_t first, size_t count)
+{
+    size_t add = 0;
+    for (size_t q = 0; q < count; q++) add += keep[q];
+    if (*n + add > *cap) {
+        size_t room = *n + add + *n / 2 + 16;
+        int64_t *more = realloc(*rows, room * sizeof *more);
+        if (more) *rows = more;
+        if (!more || reserve_columns(to, c, n_c, room) != 0) return -1;
+        *cap = room;
+    }
+    for (size_t q = 0; q < count; q++)
+        if (keep[q]) {
+            copy_row(to, *n, chunk, q, c, n_c);
+            (*rows)[(*n)++] = (int64_t)(first + q);
+        }
+    return 0;
+}
+
+/* On ranks: the split (restart_share.split) from each rank's block of rows, then the
+ * rows of the particles this rank owns and of their contacts, restored. */
+static int restore_share(restart_state *rs, sim *s, const restart_share *share, char *err, size_t err_len)
+{
+    const restart_file *f = rs->f;
+    int k = rs->k, rc = -1;
+    snap_arrays own = {0};
+    int64_t *rows = NULL, *contact_rows = NULL, *own_ids = NULL;
+    uint8_t *keep = malloc(RESTART_CHUNK);
+    double *x = NULL;
+    size_t n_own = 0, cap = 0, mc_own = 0, contact_cap = 0;
+    /* this rank's block: rows n * r / N .. n * (r + 1) / N - 1 */
+    size_t first = rs->n * (size_t)share->rank / (size_t)share->ranks;
+    size_t count = rs->n * (size_t)(share->rank + 1) / (size_t)share->ranks - first;
+    int failed = 0;
+    for (size_t done = 0; !failed && done < count; done += RESTART_CHUNK) {
+        size_t part = count - done < RESTART_CHUNK ? count - done : RESTART_CHUNK;
+        double *more = realloc(x, 3 * (done + part) * sizeof *x);
+        int64_t *ids = realloc(own_ids, (done + part + 1) * sizeof *ids);
+        if (more) x = more;
+        if (ids) own_ids = ids;
+        if (!keep || !more || !ids) {
+            failed = restart_refuse(f, err, err_len, "out of memory") != 0;
+            break;
+        }
+        failed = read_chunk(f, k, rs->g, rs->pc, PARTICLE_COLUMNS, &rs->chunk, first + done, part, err, err_len) < 0;
+        for (size_t q = 0; !failed && q < part; q++) {
+            replayed_at(rs, s, &rs->chunk, q, &x[3 * (done + q)]);
+            own_ids[done + q] = rs->chunk.id[q];
+        }
+    }
+    if (!failed && !keep) failed = restart_refuse(f, err, err_len, "out of memory") != 0;
+    if (share->agree(failed, err, err_len, share->ctx) != 0) goto done;
+    char sub[1024] = "";
+    /* (the split's message is its own: it names the case and parallel, not the file) */
+    failed = share->split(s, own_ids, x, count, share->ctx, err, err_len) != 0;
+    if (share->agree(failed, err, err_len, share->ctx) != 0) goto done;
+    free(x);
+    x = NULL;
+    free(own_ids);
+    own_ids = NULL;
+    /* the particles this rank owns, chunk by chunk */
+    for (size_t at = 0; !failed && at < rs->n; at += RESTART_CHUNK) {
+        size_t part = rs->n - at < RESTART_CHUNK ? rs->n - at : RESTART_CHUNK;
+        failed = read_chunk(f, k, rs->g, rs->pc, PARTICLE_COLUMNS, &rs->chunk, at, part, err, err_len) < 0;
+        for (size_t q = 0; !failed && q < part; q++) {
+            double p[3];
+            replayed_at(rs, s, &rs->chunk, q, p);
+            keep[q] = share->owns(p, share->ctx);
+        }
+        if (!failed && keep_rows(&own, &n_own, &cap, &rows, &rs->chunk, rs->pc, PARTICLE_COLUMNS, keep, at, part) != 0)
+            failed = restart_refuse(f, err, err_len, "out of memory") != 0;
+    }
+    /* their contacts: those of a pair with one of them, or with a wall */
+    if (!failed && !(own_ids = malloc((n_own + 1) * sizeof *own_ids)))
+        failed = restart_refuse(f, err, err_len, "out of memory") != 0;
+    if (!failed) {
+        memcpy(own_ids, own.id, n_own * sizeof *own_ids);
+        qsort(own_ids, n_own, sizeof *own_ids, cmp_i64);
+    }
+    for (size_t at = 0; !failed && at < rs->mc; at += RESTART_CHUNK) {
+        size_t part = rs->mc - at < RESTART_CHUNK ? rs->mc - at : RESTART_CHUNK;
+        failed = read_chunk(f, k, rs->g, rs->cc, rs->n_cc, &rs->chunk, at, part, err, err_len) < 0;
+        for (size_t q = 0; !failed && q < part; q++) {
+            const int64_t *ab = &rs->chunk.contact_id[2 * q];
+            keep[q] = find_sorted(own_ids, n_own, ab[0]) ||
+                      (!rs->chunk.contact_wall[q] && find_sorted(own_ids, n_own, ab[1]));
+        }
+        if (!failed &&
+            keep_rows(&own, &mc_own, &contact_cap, &contact_rows, &rs->chunk, rs->cc, rs->n_cc, keep, at, part) != 0)
+            failed = restart_refuse(f, err, err_len, "out of memory") != 0;
+    }
+    free_arrays(&rs->chunk); /* (nothing reads the file after this) */
+    memset(&rs->chunk, 0, sizeof rs->chunk);
+    if (share->agree(failed, err, err_len, share->ctx) != 0) goto done;
+    /* every column exists, also with no row kept */
+    if (reserve_columns(&own, rs->pc, PARTICLE_COLUMNS, n_own) != 0 ||
+        reserve_columns(&own, rs->cc, rs->n_cc, mc_own) != 0 ||
+        (!rows && !(rows = malloc(sizeof *rows))) || (!contact_rows && !(contact_rows = malloc(sizeof *rows))))
+        failed = restart_refuse(f, err, err_len, "out of memory") != 0;
+    if (share->agree(failed, err, err_len, share->ctx) != 0) goto done;
+    sim_restart_state st = state_of(rs, &own, n_own, mc_own);
+    st.row = rows;
+    st.contact_row = contact_rows;
+    if (sim_restore_share(s, &st, share->hooks, sub, sizeof sub) != 0) {
         restart_refuse(f, err, err_len, "cannot restart from snapshot %d: %s", k, sub);
         goto done;
     }
     rc = 0;
 done:
-    free_arrays(&a);
+    free_arrays(&own);
+    free(rows);
+    free(contact_rows);
+    free(own_ids);
+    free(keep);
+    free(x);
     return rc;
+}
+
+int restart_restore_state(restart_state *rs, sim *s, const restart_share *share, char *err, size_t err_len)
+{
+    if (!share) {
+        sim_restart_state st = state_of(rs, &rs->kept, rs->n, rs->mc);
+        char sub[1024];
+        if (sim_restore(s, &st, sub, sizeof sub) != 0)
+            return restart_refuse(rs->f, err, err_len, "cannot restart from snapshot %d: %s", rs->k, sub);
+        return 0;
+    }
+    /* the file is the same on every rank, and so are the checks so far: an id twice is
+     * named as sim_restore names it */
+    for (size_t r = 1; r < rs->n; r++)
+        if (rs->ids[r] == rs->ids[r - 1])
+            return restart_refuse(rs->f, err, err_len, "cannot restart from snapshot %d: particle id %lld appears "
+                                  "twice in the snapshot", rs->k, (long long)rs->ids[r]);
+    return restore_share(rs, s, share, err, err_len);
 }

@@ -52,6 +52,9 @@ typedef struct snapshot_run_info {
     int overwrite;         /* replace whatever is in the way (dempact run --overwrite) */
     int sums_by_id;        /* the run sums by id (parallel.reproducible, or on several
                               ranks): a restart does too (root attribute sums_by_id) */
+    double initial_energy; /* sim.initial_energy, the energy books' start (root attribute
+                              initial_energy): a restart takes it from here rather
+                              than starting the case again */
 } snapshot_run_info;
 
 /* What one snapshot records. Only the local particles of p (0..n_local-1) are written,

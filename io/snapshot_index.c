@@ -128,12 +128,14 @@ static int write_header(hid_t file, const snapshot_run_info *info)
     double dt = info->dt;
     int32_t format = SNAPSHOT_FORMAT;
     uint8_t by_id = (uint8_t)(info->sums_by_id != 0);
+    double initial_energy = info->initial_energy;
     if (sh5_string_attr(file, "dempact_version", info->version) < 0 ||
         sh5_string_attr(file, "build", info->build) < 0 ||
         sh5_string_attr(file, "case_name", info->case_name) < 0 ||
         sh5_attr(file, "dt", SH5_F64, 0, &dt) < 0 ||
         sh5_attr(file, "format", SH5_I32, 0, &format) < 0 ||
-        sh5_attr(file, "sums_by_id", SH5_U8, 0, &by_id) < 0)
+        sh5_attr(file, "sums_by_id", SH5_U8, 0, &by_id) < 0 ||
+        sh5_attr(file, "initial_energy", SH5_F64, 0, &initial_energy) < 0)
         return -1;
     size_t n_walls = info->walls ? info->walls->n : 0;
     if (n_walls > 0) {

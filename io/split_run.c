@@ -7,19 +7,52 @@
 
 #include "split_output.h"
 
-int split_run_begin(sim *s, split_run *r, char *err, size_t err_len)
+/* The split d[0] made: checked, and the halo over it. */
+static int take_split(sim *s, split_run *r, char *err, size_t err_len)
 {
-    memset(r, 0, sizeof *r);
-    /* weighed by the pairs s has: none before sim_start, every particle weighs 1 */
-    if (decompose(s, &r->d[0], err, err_len) != 0) return -1;
     if (decompose_check(s, &r->d[0], err, err_len) != 0 || halo_init(&r->h, &r->d[0]) != 0) {
         if (!err[0]) snprintf(err, err_len, "out of memory");
         decompose_free(&r->d[0]);
         return -1;
     }
     halo_hooks(&r->h, &r->hooks);
+    return 0;
+}
+
+int split_run_begin(sim *s, split_run *r, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    /* weighed by the pairs s has: none before sim_start, every particle weighs 1 */
+    if (decompose(s, &r->d[0], err, err_len) != 0 || take_split(s, r, err, err_len) != 0) return -1;
     s->ghost_hooks = &r->hooks; /* the next rebuild keeps each rank's own */
     return 0;
+}
+
+int split_run_rows(sim *s, split_run *r, const int64_t *id, const double *x, size_t n, char *err,
+                   size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    /* Zoltan takes each rank's rows as that rank's particles (decompose_again), each
+     * weighing 1 (s has no pairs yet) */
+    particle_store rows, placed = s->p;
+    int made = particles_init(&rows, n) == 0;
+    if (!halo_all_ok(made)) {
+        if (made) particles_free(&rows);
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        rows.id[i] = id[i];
+        rows.x[i] = x[3 * i];
+        rows.y[i] = x[3 * i + 1];
+        rows.z[i] = x[3 * i + 2];
+    }
+    rows.n_local = rows.n_total = n;
+    s->p = rows;
+    int rc = decompose_again(s, &r->d[0], err, err_len);
+    s->p = placed;
+    particles_free(&rows);
+    return rc != 0 ? -1 : take_split(s, r, err, err_len);
 }
 
 int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len)

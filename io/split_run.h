@@ -38,6 +38,11 @@ int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len);
  * memory); free r after either. */
 int split_run_begin(sim *s, split_run *r, char *err, size_t err_len);
 int split_run_weigh(sim *s, split_run *r, char *err, size_t err_len);
+/* The split of a restart (restart_share): each rank's block of the snapshot's rows
+ * (ids and positions, n of them) split by count, checked, and the halo over it, whose
+ * hooks (r->hooks) sim_restore_share takes. Returns 0, or -1 with a message. */
+int split_run_rows(sim *s, split_run *r, const int64_t *id, const double *x, size_t n, char *err,
+                   size_t err_len);
 /* The split these made, and the one by contacts to come if any (rank 0's out). */
 void split_run_print_start(const split_run *r, FILE *out);
 /* The traffic of the run so far, over all ranks: bytes a rank sends per step at the

@@ -21,7 +21,10 @@ split, and the run is refused with nothing written), a head-on collision across 
 whose faster bead watchdog.on_error: drop_particle drops (written here), and
 drop_particle (a bead shot out of an open box, dropped). Then SIGTERM to one rank alone
 (every rank stops at the same step with a last snapshot, which restarts) and restarts
-from 2 ranks onto 1, 2 and 4 and from one process onto 2.
+from 2 ranks onto 1, 2 and 4 and from one process onto 2; the periodic box from 4 ranks
+onto 2, the trough from 2 onto 4, the hopper and a settled periodic bed (thousands of
+contacts, many across the cuts) from one process onto 2 and 4, and a file without
+/@initial_energy (an older one, which every rank restores whole) onto 1 and 2.
 
 Usage: run_ranks.py DEMPACT E2E_DATA CASES_DIR WORKDIR RANKS..."""
 import os
@@ -281,7 +284,7 @@ def dt_of(h5):
         return float(f.attrs["dt"])
 
 
-def restarts(dempact, e2e, work, ranks):
+def restarts(dempact, e2e, cases, work, ranks):
     """Restarts N to M: small_pour stopped half-way on 2 ranks goes on on every other
     number (and on one process) to the end one process reaches without stopping; the
     case as shipped (no parallel: key) run on 2 ranks goes on on one process to the
@@ -318,6 +321,69 @@ def restarts(dempact, e2e, work, ranks):
     count = compare(two, on_one, "small_pour", "shipped small_pour from 2 ranks on one process")
     print(f"small_pour as shipped, stopped on 2 ranks, restarted on one process: {count} snapshots "
           "bit-identical to the uninterrupted 2-rank run")
+    # each rank reads its share of the snapshot: periodic along three axes (particles
+    # owned by where the last rebuild had them, wrapped into the box) and an STL trough
+    # (its contacts found again at their places among the particles' wall entries)
+    for name, end, half_end, many_from, many_to in (("mpi_periodic_box", "0.01", "0.005", 4, 2),
+                                                    ("mpi_trough", "0.04", "0.02", 2, 4)):
+        case = os.path.join(work, name + ".yaml")
+        half = os.path.join(work, f"{name}_half_{many_from}")
+        out = os.path.join(work, f"{name}_from{many_from}_{many_to}")
+        run(MPIRUN + ["-np", str(many_from), dempact, "run", case, "--output", half, "--end-time", half_end,
+                      "--quiet", "--threads", "1"])
+        run(MPIRUN + ["-np", str(many_to), dempact, "run", case, "--output", out, "--end-time", end, "--quiet",
+                      "--threads", "1", "--restart", os.path.join(half, name + ".h5")])
+        one = os.path.join(work, name + "_1")
+        if name == "mpi_periodic_box":  # its snapshots are the first and the last only
+            last = [os.path.join(d, name + ".d", sorted(os.listdir(os.path.join(d, name + ".d")))[-1])
+                    for d in (one, out)]
+            bad = same_h5(*last)
+            if bad:
+                fail(f"{name} from {many_from} on {many_to}: the last snapshot differs in {bad[:6]}")
+            what = "the last snapshot"
+        else:
+            what = f"{compare(one, out, name, f'{name} from {many_from} on {many_to}')} snapshots"
+        print(f"{name} stopped at {half_end} s on {many_from} ranks, restarted on {many_to}: {what} "
+              "bit-identical to one process's uninterrupted run")
+    # thousands of contacts restored on their ranks: the hopper from 0.28 s (26,000
+    # contacts, 1,250 of them with the cylinder and the cone), and a settled bed periodic
+    # along x and y (packing_small twice as long along x, so that the ranks cut it along a
+    # periodic axis) from 0.25 s; the first particle of many a pair is another rank's
+    hopper = os.path.join(work, "hopper_1", "hopper.h5")
+    wide = reproducible(os.path.join(cases, "packing_small.yaml"), os.path.join(work, "packing_wide.yaml"),
+                        name="packing_wide")
+    text = open(wide).read().replace("max: [0.018, 0.018, 0.12]", "max: [0.036, 0.018, 0.12]")
+    text = text.replace("max: [0.018, 0.018, 0.11]", "max: [0.036, 0.018, 0.11]")
+    open(wide, "w").write(text)
+    wide_one = os.path.join(work, "packing_wide_1")
+    run([dempact, "run", wide, "--output", wide_one, "--end-time", "0.3", "--quiet", "--threads", "2"])
+    for name, case, one, from_time, end in (("hopper", os.path.join(work, "hopper.yaml"), os.path.join(work, "hopper_1"),
+                                             0.28, "0.3"),
+                                            ("packing_wide", wide, wide_one, 0.25, "0.3")):
+        h5 = os.path.join(one, name + ".h5")
+        with h5py.File(h5) as f:
+            k = min(f["snapshots"], key=lambda k: abs(float(f["snapshots"][k].attrs["time"]) - from_time))
+            step, contacts = int(f["snapshots"][k].attrs["step"]), len(f["snapshots"][k]["contacts/id"])
+        for n in ranks:
+            out = os.path.join(work, f"{name}_restarted_{n}")
+            run(MPIRUN + ["-np", str(n), dempact, "run", case, "--output", out, "--end-time", end, "--quiet",
+                          "--threads", "1", "--restart", h5, "--from-step", str(step)])
+            count = compare(one, out, name, f"{name} from {from_time} s on {n}")
+            print(f"{name} restarted on {n} ranks from {from_time} s ({contacts} contacts): {count} snapshots "
+                  "bit-identical to one process's uninterrupted run")
+    # a file from before /@initial_energy: every rank restores it whole, then splits
+    older = os.path.join(work, "small_pour_older")
+    shutil.copytree(os.path.join(work, "small_pour_half"), older)
+    with h5py.File(os.path.join(older, "small_pour.h5"), "r+") as f:
+        del f.attrs["initial_energy"]
+    for n in (1, 2):
+        out = os.path.join(work, f"small_pour_older_{n}")
+        cmd = [dempact, "run", os.path.join(work, "small_pour.yaml"), "--output", out, "--end-time", "0.04",
+               "--quiet", "--threads", "1", "--restart", os.path.join(older, "small_pour.h5")]
+        run(cmd if n == 1 else MPIRUN + ["-np", str(n)] + cmd)
+        count = compare(full, out, "small_pour", f"small_pour from a file without /@initial_energy on {n}")
+        print(f"small_pour from a file without /@initial_energy, restarted on {n}: {count} snapshots "
+              "bit-identical to one process's uninterrupted run")
     plain = os.path.join(work, "plain")
     run([dempact, "run", shipped, "--output", plain, "--end-time", "0.01", "--quiet"])
     log = run(MPIRUN + ["-np", "2", dempact, "run", shipped, "--output", os.path.join(work, "refused"),
@@ -379,7 +445,7 @@ def main():
         fail("drop_particle on 2 ranks: the log does not tell the drop")
     print("drop_particle on 2 ranks: the bead shot out of the box dropped, the run went on")
     signalled(dempact, work)
-    restarts(dempact, e2e, work, ranks)
+    restarts(dempact, e2e, cases, work, ranks)
     # more ranks than the case can be split over: a clear error, nothing written
     out = os.path.join(work, "too_many")
     log = run(MPIRUN + ["-np", "4", dempact, "run", runs[-1][0], "--output", out, "--quiet"], 2)
