@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Hostile restart files, generated: every one must be refused cleanly.
 
-usage: restart_hostile.py DEMPACT CASE [--count N] [--seed S]
+usage: restart_hostile.py DEMPACT CASE [--count N] [--seed S] [--ranks R]
 
 Runs CASE to three output intervals (its output holds every kind of restart data),
 then builds N (default 300) broken copies of that output from the seed S (default 1):
@@ -14,7 +14,12 @@ from with `dempact run CASE --restart COPY --output NEW`, which must exit with s
 print a message naming the restart file, leave no sanitizer report, die of no signal,
 and write nothing (NEW must not exist afterwards). Prints how many edits of each kind
 were made. Under AddressSanitizer (.ci/run's second pass) this also checks that no edit
-makes the reader touch memory it should not."""
+makes the reader touch memory it should not.
+
+With --ranks R (an MPI build) the case sums by id (a copy with parallel.reproducible)
+and each copy is restarted from on R ranks (mpirun) too, where each rank checks the
+whole file and restores its share of it: the same exit status and the same message as
+one process, and nothing written."""
 import argparse
 import os
 import random
@@ -429,13 +434,21 @@ def main():
     p.add_argument("case")
     p.add_argument("--count", type=int, default=300)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--ranks", type=int, default=0)
     a = p.parse_args()
+    mpirun = ["mpirun", "--oversubscribe", "--allow-run-as-root", "--mca", "odls_base_sigkill_timeout", "0",
+              "-np", str(a.ranks)]
     name = next(l.split(":", 1)[1].strip() for l in open(a.case) if l.startswith("name:"))
     interval = float(next(l.split("output_interval:")[1].split("}")[0].split(",")[0]
                           for l in open(a.case) if "output_interval:" in l))
     env = dict(os.environ, OMP_NUM_THREADS="1")
     counts = {g.__name__: 0 for g in GENERATORS}
     with tempfile.TemporaryDirectory() as work:
+        if a.ranks:
+            summing = os.path.join(work, os.path.basename(a.case))
+            with open(summing, "w") as f:
+                f.write("parallel: {reproducible: true}\n" + open(a.case).read())
+            a.case = summing
         base = os.path.join(work, "base")
         subprocess.run([a.dempact, "run", a.case, "--output", base, "--quiet", "--end-time", str(3 * interval)],
                        check=True, env=env)
@@ -481,12 +494,22 @@ def main():
                 sys.exit(f"FAIL: {what}: the message does not name {out.index}:\n{r.stderr}")
             if os.path.exists(new):
                 sys.exit(f"FAIL: {what}: the refused restart wrote {new}")
+            if a.ranks:
+                m = subprocess.run(mpirun + [a.dempact, "run", a.case, "--restart", out.index, "--output", new,
+                                             "--quiet"], env=env, capture_output=True, text=True, timeout=120)
+                first, first_m = r.stderr.split("\n")[0], m.stderr.split("\n")[0]
+                if m.returncode != r.returncode or first_m != first:
+                    sys.exit(f"FAIL: {what}: on {a.ranks} ranks exit {m.returncode} with\n  {first_m}\n"
+                             f"one process: exit {r.returncode} with\n  {first}")
+                if os.path.exists(new):
+                    sys.exit(f"FAIL: {what}: the refused restart on {a.ranks} ranks wrote {new}")
             for e in edits:
                 counts[e] += 1
             shutil.rmtree(copy)
             made += 1
-    print(f"{made} hostile restart files (seed {a.seed}), each refused with exit 2 and a message naming it, "
-          f"nothing written; edits: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    print(f"{made} hostile restart files (seed {a.seed}), each refused with exit 2 and a message naming it"
+          + (f", on {a.ranks} ranks too with the same message" if a.ranks else "")
+          + ", nothing written; edits: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
 if __name__ == "__main__":
