@@ -157,7 +157,7 @@ int cli_info(int argc, char **argv)
     }
     int32_t format = 1;
     h5_read_attr(file, ".", "format", H5T_NATIVE_INT32, &format);
-    char *text = h5_read_case_text(file, format <= 2);
+    char *text = h5_read_case_text(file, format <= 2, NULL);
     char *version = read_string_attr(file, "dempact_version");
     int status = 0;
     if (show_case) {

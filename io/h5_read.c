@@ -118,8 +118,9 @@ static char *read_variable_in_child(hid_t d)
     return text;
 }
 
-char *h5_read_case_text(hid_t file, int allow_variable)
+char *h5_read_case_text(hid_t file, int allow_variable, int *no_memory)
 {
+    if (no_memory) *no_memory = 0;
     if (H5Lexists(file, "case_text", H5P_DEFAULT) <= 0) return NULL;
     hid_t d = H5Dopen2(file, "case_text", H5P_DEFAULT);
     if (d < 0) return NULL;
@@ -133,7 +134,9 @@ char *h5_read_case_text(hid_t file, int allow_variable)
         H5Tset_cset(t, H5T_CSET_UTF8);
         if (variable) {
             copy = read_variable_in_child(d);
-        } else if ((copy = calloc(size + 1, 1))) {
+        } else if (!(copy = calloc(size + 1, 1))) {
+            if (no_memory) *no_memory = 1;
+        } else {
             H5Tset_size(t, size);
             H5Tset_strpad(t, H5T_STR_NULLPAD);
             if (H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, copy) < 0) {

@@ -13,7 +13,8 @@ int h5_read_attr(hid_t loc, const char *obj, const char *name, hid_t type, void 
 /* The case file's text stored in the output file (a single string), malloc'd, or NULL.
  * A variable-length string (the older layout 2 wrote one) is read only when
  * allow_variable is set, and then in a child process: reading one goes through HDF5's
- * global heap, and HDF5 1.10 crashes or loops on a damaged one (NULL after 10 s). */
-char *h5_read_case_text(hid_t file, int allow_variable);
+ * global heap, and HDF5 1.10 crashes or loops on a damaged one (NULL after 10 s).
+ * *no_memory (if not NULL) is set when NULL means that memory ran out. */
+char *h5_read_case_text(hid_t file, int allow_variable, int *no_memory);
 
 #endif

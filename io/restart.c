@@ -46,7 +46,11 @@ static char *link_target(const restart_file *f, int k, char *err, size_t err_len
     }
     char *buf = malloc(li.u.val_size + 1), *path = NULL;
     const char *file = NULL, *obj = NULL;
-    if (!buf || H5Lget_val(f->file, name, buf, li.u.val_size, H5P_DEFAULT) < 0 ||
+    if (!buf) {
+        restart_refuse(f, err, err_len, "out of memory");
+        return NULL;
+    }
+    if (H5Lget_val(f->file, name, buf, li.u.val_size, H5P_DEFAULT) < 0 ||
         H5Lunpack_elink_val(buf, li.u.val_size, NULL, &file, &obj) < 0 || !file || !obj) {
         restart_refuse(f, err, err_len, "%s: unreadable external link", name);
         goto done;
@@ -64,6 +68,7 @@ static char *link_target(const restart_file *f, int k, char *err, size_t err_len
     }
     path = snapshot_printf("%s/%s", f->folder, file);
     struct stat st;
+    if (!path) restart_refuse(f, err, err_len, "out of memory");
     if (path && (stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
         restart_refuse(f, err, err_len, "snapshot %d's file '%s' is missing or not a regular file", k, path);
         free(path);
@@ -394,10 +399,12 @@ int restart_from_file_shared(const char *h5_path, int64_t from_step, const char 
         goto checked;
     }
     /* the case */
-    stored = h5_read_case_text(f.file, f.format == 2);
+    int no_memory = 0;
+    stored = h5_read_case_text(f.file, f.format == 2, &no_memory);
     if (!stored) {
-        restart_refuse(&f, err, err_len, "/case_text, the case it was run with, is missing or unreadable "
-                       "(one %sstring; a damaged file?)", f.format == 2 ? "" : "fixed-length ");
+        if (no_memory) restart_refuse(&f, err, err_len, "out of memory");
+        else restart_refuse(&f, err, err_len, "/case_text, the case it was run with, is missing or "
+                            "unreadable (one %sstring; a damaged file?)", f.format == 2 ? "" : "fixed-length ");
         goto checked;
     }
     char why[1024];

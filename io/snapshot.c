@@ -182,9 +182,11 @@ static int catalogue_due(const snapshot_file *f)
 
 /* -------------------------------------------------------------------- creating */
 
-/* The file NAME.h5's snapshot k links to, from a format-3 index at index_path. */
-static char *linked_file(hid_t index, const char *index_path, int k)
+/* The file NAME.h5's snapshot k links to, from a format-3 index at index_path, or NULL
+ * (*no_memory set when memory ran out). */
+static char *linked_file(hid_t index, const char *index_path, int k, int *no_memory)
 {
+    *no_memory = 0;
     char name[64];
     snprintf(name, sizeof name, "/snapshots/%06d", k);
     H5L_info_t li;
@@ -197,7 +199,9 @@ static char *linked_file(hid_t index, const char *index_path, int k)
         char *folder = fs_dirname(index_path);
         path = folder ? snapshot_printf("%s/%s", folder, file) : NULL;
         free(folder);
+        *no_memory = !path;
     }
+    *no_memory |= !buf;
     free(buf);
     return path;
 }
@@ -237,9 +241,11 @@ static int carry_snapshots(snapshot_file *f, const snapshot_carry *c, char **tmp
         snapshot_meta m;
         if (!final) goto oom;
         if (c->format >= 3) {
-            char *from = linked_file(src, c->path, k);
+            int no_memory = 0;
+            char *from = linked_file(src, c->path, k, &no_memory);
             if (!from) {
                 free(final);
+                if (no_memory) goto oom;
                 snapshot_set_err(err, err_len, "'%s': snapshot %d is not a link to a snapshot file", c->path, k);
                 goto done;
             }
@@ -361,12 +367,12 @@ snapshot_file *snapshot_create(const char *dir, const char *name, const snapshot
     int in_place = carry && fs_same_file(carry->path, f->h5_path);
     int replacing = !in_place && lstat(f->h5_path, &st) == 0;
     if (carry && carry->keep > 0) {
-        n_tmp = carry->keep;
-        tmp = calloc((size_t)n_tmp, sizeof *tmp);
+        tmp = calloc((size_t)carry->keep, sizeof *tmp);
         if (!tmp) {
             snapshot_set_err(err, err_len, "out of memory");
             goto fail;
         }
+        n_tmp = carry->keep; /* (undo_start reads tmp[0 .. n_tmp - 1]) */
         if (carry_snapshots(f, carry, tmp, err, err_len) < 0) goto fail;
     }
     if (replacing) { /* an earlier output of this case (or, with --overwrite, whatever it was) */

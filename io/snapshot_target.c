@@ -77,8 +77,10 @@ static int classify_index(const char *path, const char *case_text, char *why, si
     hid_t f = H5Fis_hdf5(path) > 0 ? sh5_open_read(path) : -1;
     int32_t format = 0;
     if (f >= 0) h5_read_attr(f, ".", "format", H5T_NATIVE_INT32, &format);
-    if (f < 0 || H5Aexists(f, "dempact_version") <= 0 || !(text = h5_read_case_text(f, format == 2))) {
-        snapshot_set_err(why, why_len, "'%s' exists and is not a dempact output (it is kept)", path);
+    int no_memory = 0;
+    if (f < 0 || H5Aexists(f, "dempact_version") <= 0 || !(text = h5_read_case_text(f, format == 2, &no_memory))) {
+        if (no_memory) snapshot_set_err(why, why_len, "out of memory");
+        else snapshot_set_err(why, why_len, "'%s' exists and is not a dempact output (it is kept)", path);
         goto done;
     }
     char diff[512];

@@ -2,6 +2,7 @@
 """An allocation that fails on one rank ends the run cleanly on every rank.
 
     alloc_failure.py DEMPACT FAIL_ALLOC_SO CASE WORKDIR [--ranks 2] [--end-time T] [--sites N]
+                     [--restart-at T0]
 
 Runs CASE on 2 ranks under mpirun (--ranks 0: as one process, without it) with
 fail_alloc.so preloaded (tests/mpi/fail_alloc.c), first counting, on each rank, the call
@@ -13,7 +14,9 @@ in a collective another has left), with no MPI abort, and either with the progra
 out-of-memory status 3 and a message saying "out of memory" on stderr, or with exit 0
 and an output identical to the run without failures (h5diff: the allocation had a
 fallback that changes nothing else); and the output folder must hold no temporary file,
-every snapshot the output's NAME.h5 names reading back (`dempact info`).
+every snapshot the output's NAME.h5 names reading back (`dempact info`). With
+--restart-at T0, a run without failures first writes the case's output to T0, and every
+run restarts from it (`--restart`): the restart's reading, checks and split are swept.
 """
 
 import argparse
@@ -61,18 +64,27 @@ def main():
     ap.add_argument("--ranks", type=int, default=2, help="0: one process, without mpirun")
     ap.add_argument("--end-time", default="0.01")
     ap.add_argument("--sites", type=int, default=0, help="at most this many per rank (0: all)")
+    ap.add_argument("--restart-at", default=None, help="every run restarts from the output at this time")
     a = ap.parse_args()
     shutil.rmtree(a.workdir, ignore_errors=True)
     os.makedirs(a.workdir)
     name = os.path.splitext(os.path.basename(a.case))[0]
     failures = []
+    restart = []
+    if a.restart_at:
+        base = os.path.join(a.workdir, "base")
+        r = launch([os.path.abspath(a.dempact), "run", os.path.abspath(a.case), "--output", base, "--quiet",
+                    "--end-time", a.restart_at], a.ranks, {}, a.workdir)
+        if r.returncode != 0:
+            sys.exit(f"FAIL: the run to restart from did not end cleanly: {r.stderr}")
+        restart = ["--restart", os.path.join(base, name + ".h5")]
 
     def run(tag, extra):
         out = os.path.join(a.workdir, tag)
         env = dict(extra, LD_PRELOAD=os.path.abspath(a.shim))
         try:
             r = launch([os.path.abspath(a.dempact), "run", os.path.abspath(a.case), "--output", out,
-                        "--quiet", "--end-time", a.end_time], a.ranks, env, a.workdir)
+                        "--quiet", "--end-time", a.end_time] + restart, a.ranks, env, a.workdir)
         except subprocess.TimeoutExpired:
             return None, out
         return r, out
