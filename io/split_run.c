@@ -98,7 +98,7 @@ void split_run_print_start(const split_run *r, FILE *out)
 {
     decompose_print(out, r->h.d);
     if (!r->h.next) return;
-    fprintf(out, "  that split weighs each particle 1 (made before the first neighbour list); from "
+    fprintf(out, "  that split weighs each particle 1 (made before any contact was known); from "
                  "the first rebuild on the ranks take this one, by the contacts:\n");
     decompose_print(out, r->h.next);
 }
