@@ -16,8 +16,9 @@ packages=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libcyaml-dev l
           libcmocka-dev valgrind python3 python3-matplotlib python3-h5py python3-numpy
           python3-yaml python3-paraview python3-venv xvfb lammps liggghts)
 # python3-dev, python3-setuptools build the Python package python/ (import dempact);
-# python3-pytest runs its tests (tests/python/).
-packages+=(python3-dev python3-setuptools python3-pytest)
+# python3-pytest runs its tests (tests/python/), python3-hypothesis the property-based
+# ones (random call sequences and hostile values against the package and the tools).
+packages+=(python3-dev python3-setuptools python3-pytest python3-hypothesis)
 # help2man writes the man page from the built program (tools/man_page.sh); groff renders
 # it (tests/doc/install_tree.sh).
 packages+=(help2man groff-base)
@@ -48,9 +49,9 @@ if [ -e .venv ] && ! .venv/bin/python -c 'import sys; sys.exit(sys.base_prefix !
   exit 1
 fi
 [ -x .venv/bin/python ] || /usr/bin/python3 -m venv --system-site-packages .venv
-if ! .venv/bin/python -c 'import numpy, h5py, matplotlib, yaml' 2>/dev/null; then
-  echo "setup: .venv/bin/python cannot import numpy, h5py, matplotlib and yaml;" \
-       "check that Debian's python3-numpy python3-h5py python3-matplotlib python3-yaml are installed" >&2
+if ! .venv/bin/python -c 'import numpy, h5py, matplotlib, yaml, hypothesis' 2>/dev/null; then
+  echo "setup: .venv/bin/python cannot import numpy, h5py, matplotlib, yaml and hypothesis;" \
+       "check that Debian's python3-numpy python3-h5py python3-matplotlib python3-yaml python3-hypothesis are installed" >&2
   exit 1
 fi
 
