@@ -338,7 +338,7 @@ static int replay_lists(sim *s, const sim_restart_state *st, size_t *bad, char *
 
 int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
 {
-    if (st->n == 0 || st->n > UINT32_MAX / 2) {
+    if (st->n > UINT32_MAX / 2) {
         snprintf(err, err_len, "the snapshot has %zu particles", st->n);
         return -1;
     }

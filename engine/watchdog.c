@@ -483,18 +483,17 @@ static watchdog_problem check(const sim *s, const watchdog_state *st, bool full,
         (L = first_deep_contact(s, w.max_overlap_fraction, &k)) >= 0) {
         const contact_list *c = L ? &s->wall_pairs : &s->pairs;
         size_t i = c->i[k];
-        /* of two particles, the faster one is named (and dropped); summing by id, the
-         * one with the smaller id when both are as fast */
+        /* of two particles, the faster one is named (and dropped), the one with the
+         * smaller id when both are as fast. Fast by the mid-step velocity that drifted
+         * them into the overlap: a particle of another rank holds its owner's (the
+         * end-of-step velocity of a ghost is not its owner's yet), so every split and
+         * one process compare the same two numbers. */
         if (!L) {
             size_t j = c->owner_j[k];
             const particle_store *p = &s->p;
-            if (by_id(s) && p->id[j] < p->id[i]) {
-                j = i;
-                i = c->owner_j[k];
-            }
-            double vi = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
-            double vj = p->vx[j] * p->vx[j] + p->vy[j] * p->vy[j] + p->vz[j] * p->vz[j];
-            if (vj > vi) i = j;
+            double vi = p->vhx[i] * p->vhx[i] + p->vhy[i] * p->vhy[i] + p->vhz[i] * p->vhz[i];
+            double vj = p->vhx[j] * p->vhx[j] + p->vhy[j] * p->vhy[j] + p->vhz[j] * p->vhz[j];
+            if (vj > vi || (vj == vi && p->id[j] < p->id[i])) i = j;
         }
         r->problem = WATCHDOG_OVERLAP;
         r->limit = w.max_overlap_fraction;

@@ -58,6 +58,11 @@ int cli_no_memory(const struct sim *s);
  * words), EXIT_BAD_INPUT otherwise. */
 int cli_refusal_status(const char *err);
 
+/* Writes arg to out as one shell word: as it is when it holds only characters no shell
+ * reads specially, else in single quotes (a message's "continue with:" command must run
+ * as printed, whatever the paths hold). */
+void cli_print_shell_word(FILE *out, const char *arg);
+
 /* Parses "KEY=VALUE" law parameters and "on"/"off" switches (shared helpers). */
 int cli_parse_double(const char *text, double *out);
 int cli_parse_switch(const char *text, int *out);

@@ -90,3 +90,18 @@ int cli_wants_help(int argc, char **argv)
         if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) return 1;
     return 0;
 }
+
+void cli_print_shell_word(FILE *out, const char *arg)
+{
+    const char *plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=+-,@%";
+    if (arg[0] && strspn(arg, plain) == strlen(arg)) {
+        fputs(arg, out);
+        return;
+    }
+    fputc('\'', out);
+    for (const char *c = arg; *c; c++) {
+        if (*c == '\'') fputs("'\\''", out);
+        else fputc(*c, out);
+    }
+    fputc('\'', out);
+}

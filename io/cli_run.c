@@ -179,6 +179,29 @@ static int owns_restart(const double x[3], void *ctx)
 }
 #endif
 
+/* The command that continues a stopped run in its own output, with the options that
+ * chose the output and its end (the case's time.end otherwise): it runs as printed. */
+static void print_continue(const char *case_path, const char *out_dir, const char *h5, double end_time)
+{
+    fputs("continue with: dempact run ", stderr);
+    cli_print_shell_word(stderr, case_path);
+    if (strcmp(out_dir, "output") != 0) {
+        fputs(" --output ", stderr);
+        cli_print_shell_word(stderr, out_dir);
+    }
+    if (end_time > 0.0) { /* the shortest form that reads back as the same number */
+        char t[32];
+        for (int digits = 6; digits <= 17; digits++) {
+            snprintf(t, sizeof t, "%.*g", digits, end_time);
+            if (strtod(t, NULL) == end_time) break;
+        }
+        fprintf(stderr, " --end-time %s", t);
+    }
+    fputs(" --restart ", stderr);
+    cli_print_shell_word(stderr, h5);
+    fputc('\n', stderr);
+}
+
 int cli_run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
@@ -424,9 +447,9 @@ int cli_run(int argc, char **argv)
     if (stopped_by) {
         if (!quiet && pr.on_terminal) fputc('\n', stderr);
         fprintf(stderr, "dempact run: stopped by %s at step %lld (t = %.6g s); the last snapshot is "
-                        "in %s; continue with: dempact run %s --restart %s\n",
-                stopped_by == SIGINT ? "SIGINT" : "SIGTERM", (long long)s.step, s.time,
-                snapshot_h5_path(out), case_path, snapshot_h5_path(out));
+                        "in %s; ", stopped_by == SIGINT ? "SIGINT" : "SIGTERM", (long long)s.step,
+                s.time, snapshot_h5_path(out));
+        print_continue(case_path, out_dir, snapshot_h5_path(out), end_time);
         status = 128 + stopped_by;
         goto done;
     }
@@ -437,12 +460,13 @@ int cli_run(int argc, char **argv)
 write_failed:
     if (!quiet && isatty(STDERR_FILENO)) fputc('\n', stderr);
     fprintf(stderr, "dempact run: %s\n", err);
-    if (snapshot_count(out) > 0)
+    if (snapshot_count(out) > 0) {
         fprintf(stderr, "dempact run: stopped at step %lld; %s keeps its %d complete snapshots, up to "
-                        "step %lld, each readable as it is; continue with: dempact run %s --restart %s\n",
+                        "step %lld, each readable as it is; ",
                 (long long)s.step, snapshot_h5_path(out), snapshot_count(out),
-                (long long)snapshot_last_step(out), case_path,
-                snapshot_h5_path(out));
+                (long long)snapshot_last_step(out));
+        print_continue(case_path, out_dir, snapshot_h5_path(out), end_time);
+    }
     /* (every rank comes here together; out of memory on any is what they all report) */
     status = ranks_worst(strstr(err, "out of memory") ? EXIT_NO_MEMORY : EXIT_RUN_FAILED);
 done:

@@ -447,8 +447,6 @@ int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp,
     char why[512];
     if (snapshot_meta_read(g, f->format, &m, why, sizeof why) < 0)
         return restart_refuse(f, err, err_len, "snapshot %d: %s", k, why);
-    if (m.n_particles == 0)
-        return restart_refuse(f, err, err_len, "snapshot %d has no particles to restart from", k);
     if (H5Lexists(g, "contacts", H5P_DEFAULT) <= 0 || H5Lexists(g, "engine", H5P_DEFAULT) <= 0)
         return restart_refuse(f, err, err_len, "snapshot %d has no %s group (not written by this version of "
                               "dempact?)", k, H5Lexists(g, "contacts", H5P_DEFAULT) <= 0 ? "contacts" : "engine");

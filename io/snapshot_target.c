@@ -19,10 +19,16 @@
 
 #define HOW "write elsewhere (--output DIR), or give --overwrite to replace it"
 
-/* The deepest existing folder on the way to dir must be writable. */
+/* dir must be named (an empty name is a slip, not the current folder: that is "."), and
+ * the deepest existing folder on the way to it must be writable. */
 static int check_folder(const char *dir, char *err, size_t err_len)
 {
-    const char *d = dir && dir[0] ? dir : ".";
+    if (!dir || !dir[0]) {
+        snapshot_set_err(err, err_len, "the output folder's name is empty: name a folder ('.' for the "
+                         "current one)");
+        return -1;
+    }
+    const char *d = dir;
     struct stat st;
     if (stat(d, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {

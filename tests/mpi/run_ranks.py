@@ -18,7 +18,8 @@ ranks), the heap on 2 and 4 ranks (no particle at the start: the ranks split the
 into boxes, and the inlet fills them), blow_up (the watchdog stops the run on the rank that holds the ball: every rank
 must stop with exit 4 and the same last snapshot; on 4 ranks the one ball cannot be
 split, and the run is refused with nothing written), a head-on collision across the cut
-whose faster bead watchdog.on_error: drop_particle drops (written here), and
+whose faster bead watchdog.on_error: drop_particle drops (written here), the same with
+two beads as fast as each other (the smaller id is dropped), and
 drop_particle (a bead shot out of an open box, dropped). Then SIGTERM to one rank alone
 (every rank stops at the same step with a last snapshot, which restarts) and restarts
 from 2 ranks onto 1, 2 and 4 and from one process onto 2; the periodic box from 4 ranks
@@ -143,6 +144,15 @@ def head_on(work):
     it hit."""
     return soft_beads(work, "mpi_head_on",
                       [(0.0165, 0.0025, 0.005, 3, 0, 0, 0, 0, 0), (0.0195, 0.0025, 0.005, 0, 0, 0, 0, 0, 0)],
+                      0.001, extra="watchdog: {on_error: drop_particle, max_overlap_fraction: 0.05}\n")
+
+
+def mirror_head_on(work):
+    """Two beads (ids 16 and 17) meeting head on at 3 m/s each across the cut, their
+    contact soon deeper than the watchdog's 5 % of a radius: as fast as each other, the
+    one with the smaller id is dropped, on every split as in one process."""
+    return soft_beads(work, "mpi_mirror_head_on",
+                      [(0.0165, 0.0025, 0.005, 3, 0, 0, 0, 0, 0), (0.0195, 0.0025, 0.005, -3, 0, 0, 0, 0, 0)],
                       0.001, extra="watchdog: {on_error: drop_particle, max_overlap_fraction: 0.05}\n")
 
 
@@ -411,13 +421,15 @@ def main():
         (reproducible(os.path.join(cases, "heap.yaml"), os.path.join(work, "heap.yaml")), "0.25", 0),
         (reproducible(os.path.join(e2e, "blow_up.yaml"), os.path.join(work, "blow_up.yaml")), "0.2", 4),
         (head_on(work), "0.001", 0),
+        (mirror_head_on(work), "0.001", 0),
         (reproducible(os.path.join(e2e, "drop_particle.yaml"), os.path.join(work, "drop_particle.yaml")), "0.04", 0),
     ]
     logs = {}
     for case, end, status in runs:
         name = re.search(r"(?m)^name:\s*(\S+)", open(case).read()).group(1)
         one = os.path.join(work, name + "_1")
-        run([dempact, "run", case, "--output", one, "--end-time", end, "--quiet", "--threads", "1"], status)
+        logs[(name, 1)] = run([dempact, "run", case, "--output", one, "--end-time", end, "--quiet", "--threads",
+                               "1"], status)
         for n in ranks:
             many = os.path.join(work, f"{name}_{n}")
             log = run(MPIRUN + ["-np", str(n), dempact, "run", case, "--output", many, "--end-time", end,
@@ -437,10 +449,17 @@ def main():
             # the drum and the rebalancing (what 4 ranks add there, the pour, the periodic
             # box and the STL trough show)
             if name in ("blow_up", "inlet_restart", "mpi_sliding_pair", "hopper", "mpi_head_on",
-                        "drop_particle", "drum", "rebalancing"):
+                        "mpi_mirror_head_on", "drop_particle", "drum", "rebalancing"):
                 break
     check_sliding(dempact, work)
     check_head_on(dempact, work, logs[("mpi_head_on", 2)])
+    for n in (1, 2):
+        log = logs[("mpi_mirror_head_on", n)]
+        if "dropped particle 16" not in log:
+            fail(f"mirror head-on on {n} rank(s): as fast as bead 17, bead 16 (the smaller id) must be "
+                 f"dropped:\n{log[-2000:]}")
+    print("mirror head-on: two beads as fast as each other, the smaller id dropped in one process and "
+          "on 2 ranks")
     if "dropped particle" not in logs[("drop_particle", 2)]:
         fail("drop_particle on 2 ranks: the log does not tell the drop")
     print("drop_particle on 2 ranks: the bead shot out of the box dropped, the run went on")
