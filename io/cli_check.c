@@ -209,20 +209,17 @@ static void summary(const sim_config *cfg, const sim *s)
 }
 
 #ifdef DEMPACT_MPI
-/* On several ranks: how the particles would be split over them (and whether the split
- * can run). `status`: this rank's check so far; returns the check's status. */
-static int check_split(const sim_config *cfg, const sim *s, int status)
+/* On several ranks: how the particles would be split over them, into *d, and whether the
+ * split can run: 0, or EXIT_BAD_INPUT with the reason on stderr (every rank finds the
+ * same). Decided before anything is printed, so that a case is called good only when it
+ * runs on these ranks. */
+static int check_split(const sim_config *cfg, const sim *s, decomposition *d)
 {
-    if (status != 0) return status; /* agreed */
-    decomposition d;
     char err[1024];
-    if (decompose(s, &d, err, sizeof err) != 0 || decompose_check(s, &d, err, sizeof err) != 0) {
+    if (decompose(s, d, err, sizeof err) != 0 || decompose_check(s, d, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", cfg->case_path ? cfg->case_path : cfg->name, err);
-        decompose_free(&d);
         return EXIT_BAD_INPUT;
     }
-    decompose_print(stdout, &d);
-    decompose_free(&d);
     return 0;
 }
 #endif
@@ -245,9 +242,14 @@ int cli_check(int argc, char **argv)
     int status = ranks_agree(cli_check_case(argv[1], &cfg, &s, NULL, ranks_count() > 1, NULL, msg, sizeof msg),
                              msg, sizeof msg);
     if (status != 0) fprintf(stderr, "%s\n", msg);
-    else summary(&cfg, &s);
 #ifdef DEMPACT_MPI
-    if (ranks_count() > 1) status = check_split(&cfg, &s, status);
+    decomposition d = {0};
+    if (status == 0 && ranks_count() > 1) status = check_split(&cfg, &s, &d);
+    if (status == 0) summary(&cfg, &s);
+    if (status == 0 && ranks_count() > 1) decompose_print(stdout, &d);
+    if (ranks_count() > 1) decompose_free(&d);
+#else
+    if (status == 0) summary(&cfg, &s);
 #endif
     sim_free(&s);
     sim_config_free(&cfg);

@@ -469,8 +469,17 @@ def main():
     out = os.path.join(work, "too_many")
     log = run(MPIRUN + ["-np", "4", dempact, "run", runs[-1][0], "--output", out, "--quiet"], 2)
     if "use fewer ranks" not in log or os.path.exists(out):
-        fail(f"blow_up on 4 ranks: expected 'use fewer ranks' and no output, got:\n{log[-2000:]}")
-    print("blow_up on 4 ranks: refused (sub-domain narrower than the cutoff), nothing written")
+        fail(f"{os.path.basename(runs[-1][0])} on 4 ranks: expected 'use fewer ranks' and no output, got:\n"
+             f"{log[-2000:]}")
+    print(f"{os.path.basename(runs[-1][0])} on 4 ranks: refused (sub-domain narrower than the cutoff), nothing "
+          "written")
+    # `check` on as many ranks says one thing: refused, never "good" first
+    r = subprocess.run(MPIRUN + ["-np", "3", dempact, "check", runs[-1][0]], capture_output=True, text=True,
+                       timeout=300)
+    if r.returncode == 0 or "use fewer ranks" not in r.stderr or "the case is good" in r.stdout:
+        fail(f"check of {os.path.basename(runs[-1][0])} on 3 ranks: expected only a refusal, got exit {r.returncode}:\n"
+             f"{r.stdout[-1000:]}{r.stderr[-1000:]}")
+    print(f"check of {os.path.basename(runs[-1][0])} on 3 ranks: refused, and not called good")
 
 
 if __name__ == "__main__":
