@@ -183,6 +183,7 @@ static int owns_restart(const double x[3], void *ctx)
  * chose the output and its end (the case's time.end otherwise): it runs as printed. */
 static void print_continue(const char *case_path, const char *out_dir, const char *h5, double end_time)
 {
+    if (!h5) return; /* a rank that does not write the output (rank 0 speaks for all) */
     fputs("continue with: dempact run ", stderr);
     cli_print_shell_word(stderr, case_path);
     if (strcmp(out_dir, "output") != 0) {

@@ -228,8 +228,9 @@ def signalled(dempact, work):
         fail(f"signalled: the run ended early or has {len(ranks)} ranks")
     os.kill(int(ranks[-1]), signal.SIGTERM)
     _, err = job.communicate(timeout=300)
-    if "stopped by SIGTERM" not in err:
-        fail(f"signalled: SIGTERM to one rank did not stop the run cleanly:\n{err[-2000:]}")
+    if "stopped by SIGTERM" not in err or job.returncode != 143:
+        fail(f"signalled: SIGTERM to one rank did not stop the run cleanly with exit 143 on every rank "
+             f"(mpirun exit {job.returncode}):\n{err[-2000:]}")
     with h5py.File(os.path.join(out, "small_pour.h5")) as f:
         steps = [f["snapshots"][k].attrs["step"] for k in f["snapshots"]]
     resumed = os.path.join(work, "signalled_on_1")
