@@ -162,11 +162,15 @@ static void spring_key(const sim *s, const timestep_spring *sp, char *buf, size_
     }
     int k = friction_param_index(params, n_params, key);
     double value = k >= 0 ? values[k] : 0.0;
-    if (k >= 0 && value > 0.0)
+    if (k >= 0 && value > 0.0) {
         snprintf(buf, len, "contacts[%d].%s.%s = %g", sp->binding, part, key, value);
-    else /* a default of 0 means "not given" (friction_law.h): its help says what then */
-        snprintf(buf, len, "contacts[%d].%s.%s (model %s, not given: %s)", sp->binding, part, key,
-                 model, k >= 0 ? params[k].help : "its default");
+        return;
+    }
+    /* a default of 0 means "not given" (friction_law.h): its help says what then, after
+     * "0: " */
+    const char *help = k >= 0 && params[k].help ? strstr(params[k].help, "0: ") : NULL;
+    snprintf(buf, len, "contacts[%d].%s.%s (not given: %s)", sp->binding, part, key,
+             help ? help + 3 : "its default");
 }
 
 static const char *spring_name(const timestep_spring *sp)

@@ -180,9 +180,11 @@ static void summary(const sim_config *cfg, const sim *s)
     run_schedule plan; /* sim_create checked it */
     char err[512];
     timestep_schedule(s, &plan, err, sizeof err);
-    printf("  time       end %g s, step %.4g s (stable limit %.4g s%s), %lld steps\n", end,
-           s->dt, s->dt_limit, s->dt > s->dt_limit ? ", EXCEEDED: check_step is off" : "",
-           (long long)plan.steps);
+    char source[512];
+    timestep_limit_source(s, source, sizeof source);
+    printf("  time       end %g s, step %.4g s (stable limit %.4g s, set by %s%s), %lld steps\n",
+           end, s->dt, s->dt_limit, source,
+           s->dt > s->dt_limit ? "; EXCEEDED: check_step is off" : "", (long long)plan.steps);
     printf("  output     %lld snapshots (%.3g MB at least)\n", (long long)plan.snapshots,
            plan.bytes / 1e6);
     output_grid snaps, samples;
