@@ -47,7 +47,7 @@ typedef struct timestep_spring {
     double dt;       /* the largest stable step */
     int binding;     /* cfg.bindings[binding] sets it (-1: none) */
     int rolling;     /* 1: its rolling law; 0: its tangential law */
-    int by_damping;  /* 1: its dashpot fills more of the budget than its spring */
+    int by_damping;  /* 1: its dashpot is above critical on that motion (c^2 > 4 k M) */
     double k, c;     /* the spring and dashpot ... */
     double mass;     /* ... on the contact point's mass [kg] (rolling: the inertia) */
     double overlap;  /* the overlap they were taken at [m] */

@@ -45,11 +45,13 @@ double timestep_spring_dashpot_step(double k, double c, double m)
     return 2.0 / (gamma + hypot(gamma, omega));
 }
 
-/* Which of the two terms fills more of the budget (omega dt)^2 / 4 + gamma dt = 1 at
- * the step dt: 1 for the dashpot. */
-static int dashpot_sets(double k, double c, double m, double dt)
+/* Which of the two a refusal names: the dashpot when it is above critical on the motion
+ * it damps (c > 2 sqrt(k m): gamma > 2 omega), else the spring. Below critical the
+ * dashpot scales with the spring (a restitution, a fraction of critical: c grows as
+ * sqrt(k)), and the spring is what to soften. */
+static int dashpot_sets(double k, double c, double m)
 {
-    return c / m * dt > 0.25 * k / m * dt * dt;
+    return c * c > 4.0 * k * m;
 }
 
 static double sphere_mass(const material *m, double r)
@@ -63,7 +65,7 @@ static void consider(timestep_spring *best, double dt, int binding, int rolling,
 {
     if (!(dt < best->dt)) return;
     *best = (timestep_spring){.dt = dt, .binding = binding, .rolling = rolling,
-                              .by_damping = dashpot_sets(k, c, m, dt), .k = k, .c = c,
+                              .by_damping = dashpot_sets(k, c, m), .k = k, .c = c,
                               .mass = m, .overlap = d, .against_wall = against_wall};
 }
 
