@@ -28,7 +28,9 @@ static void usage(FILE *out)
             "file (every key, type and range), the particles it creates, the contact laws\n"
             "(and their calibration), the timestep, and the state it starts from (no\n"
             "overlap beyond the watchdog's limit, nothing outside the domain). Prints a\n"
-            "summary; writes nothing.\n\n"
+            "summary, with the step's stable limit and what sets it (the Rayleigh time, the\n"
+            "contact time, or a contact entry's tangential or rolling spring or dashpot);\n"
+            "writes nothing.\n\n"
             "exit status: 0 the case is good, 2 it is not (the message names file, line\n"
             "and key), 3 out of memory.\n");
 }
