@@ -352,7 +352,10 @@ int sim_set_timestep(sim *s, double dt, char *err, size_t err_len)
         return -1;
     }
     if (s->cfg.dt_check && dt > s->dt_limit) {
-        snprintf(err, err_len, "timestep %g s is above the stable limit %g s", dt, s->dt_limit);
+        char source[512];
+        timestep_limit_source(s, source, sizeof source);
+        snprintf(err, err_len, "timestep %g s is above the stable limit %g s (set by %s)", dt,
+                 s->dt_limit, source);
         return -1;
     }
     s->dt = dt;

@@ -123,6 +123,13 @@ def stiff_spring(dempact, folder):
           and line[0] <= 0.5 * line[1] and line[0] < step,
           f"check: the spring sets the limit and the automatic step is at most half of it "
           f"({line})")
+    given_step = write(folder, PACKING, "k12_given", stiff, step=repr(step))
+    status, out = run(dempact, ["check", given_step])
+    check(status == 2 and re.search(r"k12_given.yaml:\d+: contacts\[0\]\.friction\.stiffness = "
+                                    r"1e\+12: the tangential spring .* stable for a step up to "
+                                    r"[0-9.e+-]+ s .*; time.step = [0-9.e+-]+ s is above it",
+                                    out) is not None,
+          "check refuses the default's step, naming friction.stiffness and the limit")
     old = write(folder, PACKING, "k12_old", stiff, step=f"{step!r}, check_step: false")
     status, out = run(dempact, ["check", old])
     check(status == 0 and "EXCEEDED" in out, "check_step: false lets the default's step through")
