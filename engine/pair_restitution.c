@@ -13,8 +13,44 @@ int pair_restitution_measure(const sim *s, int binding, pair_restitution *out, c
     return pair_restitution_with(s, binding, NAN, out, err, err_len);
 }
 
+/* What a reference collision leaves out: nothing, its rolling resistance, or its
+ * friction and rolling resistance (to find which part blew it up). */
+enum { KEEP_ALL, WITHOUT_ROLLING, WITHOUT_FRICTION };
+
+static int collide_once(const sim *s, int binding, double coefficient, double phase, int strip,
+                        pair_restitution *out, char *err, size_t err_len);
+
+/* The part of contacts[binding] that blew its reference collision up, named by its key
+ * (the file's line goes with it: case_locate_error): the rolling resistance or the
+ * friction if the collision without it stays finite, else the contact entry. */
+static void name_blow_up(const sim *s, int binding, double coefficient, double phase,
+                         char *err, size_t err_len)
+{
+    const law_binding *b = &s->cfg.bindings[binding];
+    const contact_friction *f = &b->friction;
+    const char *mats[2] = {s->cfg.materials[b->material_a].name,
+                           s->cfg.materials[b->material_b].name};
+    pair_restitution scratch;
+    char why[256];
+    char what[256];
+    if (f->rolling && f->mu_rolling > 0.0 &&
+        collide_once(s, binding, coefficient, phase, WITHOUT_ROLLING, &scratch, why,
+                     sizeof why) == 0)
+        snprintf(what, sizeof what, "contacts[%d].rolling (model %s, coefficient %g): without "
+                 "its rolling resistance", binding, f->rolling->name, f->mu_rolling);
+    else if (f->mu > 0.0 && collide_once(s, binding, coefficient, phase, WITHOUT_FRICTION,
+                                         &scratch, why, sizeof why) == 0)
+        snprintf(what, sizeof what, "contacts[%d].friction (model %s, coefficient %g): without "
+                 "its friction", binding, friction_tangential_law(f)->name, f->mu);
+    else
+        snprintf(what, sizeof what, "contacts[%d] (law %s): even without friction",
+                 binding, b->law->name);
+    snprintf(err, err_len, "%s the reference collision of %s on %s stays finite, with it "
+             "it blew up at the step %g s", what, mats[0], mats[1], s->dt);
+}
+
 /* One collision, first touch `phase` of a step into it. */
-static int collide_once(const sim *s, int binding, double coefficient, double phase,
+static int collide_once(const sim *s, int binding, double coefficient, double phase, int strip,
                         pair_restitution *out, char *err, size_t err_len)
 {
     const law_binding *b = &s->cfg.bindings[binding];
@@ -32,6 +68,8 @@ static int collide_once(const sim *s, int binding, double coefficient, double ph
     material mats[2] = {s->cfg.materials[b->material_a], s->cfg.materials[b->material_b]};
     int same = b->material_a == b->material_b;
     law_binding bind = *b;
+    if (strip >= WITHOUT_ROLLING) bind.friction.mu_rolling = 0.0;
+    if (strip >= WITHOUT_FRICTION) bind.friction.mu = 0.0;
     bind.material_a = 0;
     bind.material_b = same ? 0 : 1;
     /* the spheres of the reference: R* and m* split into two equal spheres, or one sphere
@@ -116,8 +154,9 @@ static int collide_once(const sim *s, int binding, double coefficient, double ph
     for (long n = 0; n < max_steps && apart < 3; n++) {
         sim_step(&t);
         if (!isfinite(t.p.x[0]) || !isfinite(t.p.vx[0]) || !isfinite(t.p.z[0])) {
-            snprintf(err, err_len, "the reference collision blew up at the step %g s", dt);
             sim_free(&t);
+            if (strip == KEEP_ALL) name_blow_up(s, binding, coefficient, phase, err, err_len);
+            else snprintf(err, err_len, "the collision blew up");
             return -1;
         }
         if (t.n_contacts > 0) touched = 1, apart = 0;
@@ -150,7 +189,8 @@ int pair_restitution_with(const sim *s, int binding, double coefficient, pair_re
     }
     double sum = 0.0;
     for (int k = 0; k < PHASES; k++) {
-        if (collide_once(s, binding, coefficient, (k + 0.5) / PHASES, out, err, err_len) != 0)
+        if (collide_once(s, binding, coefficient, (k + 0.5) / PHASES, KEEP_ALL, out, err,
+                         err_len) != 0)
             return -1;
         sum += out->actual;
     }

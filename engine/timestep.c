@@ -147,20 +147,28 @@ double timestep_output_grid(const sim_config *cfg)
 
 int choose_timestep(sim *s, char *err, size_t err_len)
 {
-    double t_r = timestep_rayleigh(s);
-    double t_c = timestep_contact_time(s, timestep_impact_speed(s));
-    if (isnan(t_r) || isnan(t_c)) {
+    double v = timestep_impact_speed(s), t_r = timestep_rayleigh(s);
+    double t_c = timestep_contact_time(s, v);
+    timestep_spring spring;
+    double t_s = timestep_springs(s, v, &spring);
+    if (isnan(t_r) || isnan(t_c) || isnan(t_s)) {
         snprintf(err, err_len, "out of memory");
         return -1;
     }
-    s->dt_limit = fmin(t_r, t_c / 5.0);
+    double normal = fmin(t_r, t_c / 5.0);
+    s->dt_limit = fmin(normal, t_s);
     if (!(s->dt_limit > 0.0) || !isfinite(s->dt_limit)) {
+        if (t_s < normal) { /* a spring or dashpot beyond any step */
+            timestep_spring_describe(s, &spring, err, err_len);
+            return -1;
+        }
         snprintf(err, err_len, "time.step: cannot estimate a stable timestep (Rayleigh time %g s, "
                  "contact time %g s)", t_r, t_c);
         return -1;
     }
     if (s->cfg.dt <= 0.0) {
-        double dt = fmin(0.2 * t_r, t_c / 50.0), grid = timestep_output_grid(&s->cfg);
+        double dt = fmin(fmin(0.2 * t_r, t_c / 50.0), TIMESTEP_SPRING_SHARE * t_s),
+               grid = timestep_output_grid(&s->cfg);
         if (grid > 0.0 && isfinite(grid) && grid / dt < 0x1p62) {
             /* the largest step that divides the output grid: snapshots and samples land
              * on it exactly, and the step stays at most the estimate */
@@ -171,6 +179,14 @@ int choose_timestep(sim *s, char *err, size_t err_len)
         s->dt = dt;
     } else {
         s->dt = s->cfg.dt;
+        if (s->cfg.dt_check && s->dt > s->dt_limit && t_s < normal) {
+            char what[1024];
+            timestep_spring_describe(s, &spring, what, sizeof what);
+            snprintf(err, err_len, "%s; time.step = %g s is above it: lower time.step (or use "
+                     "'auto'), or the %s", what, s->dt,
+                     spring.by_damping ? "damping" : "stiffness");
+            return -1;
+        }
         if (s->cfg.dt_check && s->dt > s->dt_limit) {
             snprintf(err, err_len,
                      "time.step = %g s is above the stable limit %g s (min of the Rayleigh time "
@@ -336,7 +352,10 @@ int sim_set_timestep(sim *s, double dt, char *err, size_t err_len)
         return -1;
     }
     if (s->cfg.dt_check && dt > s->dt_limit) {
-        snprintf(err, err_len, "timestep %g s is above the stable limit %g s", dt, s->dt_limit);
+        char source[512];
+        timestep_limit_source(s, source, sizeof source);
+        snprintf(err, err_len, "timestep %g s is above the stable limit %g s (set by %s)", dt,
+                 s->dt_limit, source);
         return -1;
     }
     s->dt = dt;

@@ -6,9 +6,12 @@
  *  - the duration t_c of a binary contact at the largest expected impact speed, as each
  *    bound law estimates it (Hertz: 2 x 1.4716 d_max / v0), for the smallest pair of
  *    every pair of materials that can touch.
- * The stable limit is min(T_R, t_c / 5): at t_c / 5 one contact is resolved by about
- * ten steps and velocity Verlet stays stable for a particle with a dozen contacts.
- * A step chosen automatically is at most min(0.2 T_R, t_c / 50): the largest step no
+ * The stable limit is min(T_R, t_c / 5, t_s): at t_c / 5 one contact is resolved by about
+ * ten steps and velocity Verlet stays stable for a particle with a dozen contacts; t_s
+ * is the largest step at which it integrates the tangential and rolling springs and
+ * dashpots stably (timestep_springs): a Mindlin spring's dashpot sets it in most
+ * frictional cases, at 0.3 to 0.75 times t_c / 5, and never the automatic step.
+ * A step chosen automatically is at most min(0.2 T_R, t_c / 50, t_s / 2): the largest step no
  * larger that divides the output grid (timestep_output_grid) a whole number of times,
  * so that snapshots and time-series samples fall exactly on their times (k x interval
  * = a whole number of steps). A given step is kept as it is (snapshots then go to the
@@ -35,6 +38,38 @@ double timestep_impact_speed(const struct sim *s);
  * material too). */
 struct wall_spec;
 double timestep_wall_speed(const struct sim_config *cfg, const struct wall_spec *w);
+/* The tangential and rolling springs and dashpots (engine/timestep_springs.c): the
+ * largest step velocity Verlet integrates them stably at, (omega dt)^2 / 4 + gamma dt
+ * <= 1, over the pairs of materials that have friction or rolling resistance, for their
+ * smallest spheres at the overlap of an impact at impact_speed; HUGE_VAL when none has
+ * a spring or dashpot, NaN when out of memory. *out says which sets it. */
+typedef struct timestep_spring {
+    double dt;       /* the largest stable step */
+    int binding;     /* cfg.bindings[binding] sets it (-1: none) */
+    int rolling;     /* 1: its rolling law; 0: its tangential law */
+    int by_damping;  /* 1: its dashpot is above critical on that motion (c^2 > 4 k M) */
+    double k, c;     /* the spring and dashpot ... */
+    double mass;     /* ... on the contact point's mass [kg] (rolling: the inertia) */
+    double overlap;  /* the overlap they were taken at [m] */
+    int against_wall;
+} timestep_spring;
+double timestep_springs(const struct sim *s, double impact_speed, timestep_spring *out);
+/* 2 / (gamma + sqrt(gamma^2 + omega^2)), omega^2 = k / m, gamma = c / m: the largest
+ * step for a spring k and dashpot c on the mass m (HUGE_VAL for neither). */
+double timestep_spring_dashpot_step(double k, double c, double m);
+/* "contacts[0].friction.stiffness = 1e+12: the tangential spring of glass on glass (k
+ * ..., c ... on the contact point's mass ...) is stable for a step up to ... s". */
+void timestep_spring_describe(const struct sim *s, const timestep_spring *sp, char *buf,
+                              size_t len);
+/* What sets s->dt_limit, for `dempact check`: "the Rayleigh time", "a fifth of the
+ * contact time", or "the tangential spring of contacts[0].friction.stiffness = 1e+12". */
+void timestep_limit_source(const struct sim *s, char *buf, size_t len);
+/* An automatic step takes at most this share of the springs' stable step. Half: the
+ * ordinary Mindlin spring never comes near (timestep_springs.c: its stable step is 3
+ * or more times the normal law's automatic step), and a spring that does keeps a
+ * margin of two for the several contacts a particle has. */
+#define TIMESTEP_SPRING_SHARE 0.5
+
 /* Chooses or checks the step. Returns 0 or -1 with a message that starts with the key
  * at fault. What a case asks of the step is checked apart (timestep_check_speeds,
  * timestep_schedule: `dempact check` and `run` call them), since a simulation built in

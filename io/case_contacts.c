@@ -192,6 +192,15 @@ static int check_law_keys(const case_reader *c, const char *path,
     return case_fail_at(c, where.s, "%s = %g %s", where.s, values[k], why);
 }
 
+/* A coefficient at `path` in [0, max] (friction_law.h says why each max). */
+static int read_coefficient(const case_reader *c, const char *path, const char *text,
+                            double max, const char *why, double *out)
+{
+    if (case_read_non_negative(c, path, text, out) != 0) return -1;
+    if (*out <= max) return 0;
+    return case_fail_at(c, path, "%s = %s is out of range [0, %g]: %s", path, text, max, why);
+}
+
 /* friction: {coefficient, model (a tangential law, default the registry's first), and
  * the law's own keys} */
 static int read_friction(case_reader *c, const char *at, const raw_friction *r,
@@ -199,7 +208,9 @@ static int read_friction(case_reader *c, const char *at, const raw_friction *r,
 {
     key_path path = case_key("%s.friction", at);
     key_path p = case_key("%s.coefficient", path.s);
-    if (case_read_non_negative(c, p.s, r->coefficient, &f->mu) != 0) return -1;
+    if (read_coefficient(c, p.s, r->coefficient, FRICTION_MAX_COEFFICIENT,
+                         "a larger one is no slip all the same", &f->mu) != 0)
+        return -1;
     int model = 0; /* without model: the registry's first */
     p = case_key("%s.model", path.s);
     if (r->model &&
@@ -222,7 +233,10 @@ static int read_rolling(case_reader *c, const char *at, const raw_rolling *r,
     if (read_model(c, p.s, r->model, rolling_name, rolling_law_count(), &model) != 0) return -1;
     const rolling_law *law = f->rolling = rolling_law_at(model);
     p = case_key("%s.coefficient", path.s);
-    if (case_read_non_negative(c, p.s, r->coefficient, &f->mu_rolling) != 0) return -1;
+    if (read_coefficient(c, p.s, r->coefficient, ROLLING_MAX_COEFFICIENT,
+                         "mu_r R* is the lever arm of the resisting torque, which cannot lie "
+                         "outside the sphere (typical values 0.001 to 0.3)", &f->mu_rolling) != 0)
+        return -1;
     return read_law_keys(c, path.s, &c->schema->rolling, r->keys, law->name, law->params,
                          law->n_params, f->rolling_params);
 }

@@ -28,7 +28,9 @@ static void usage(FILE *out)
             "file (every key, type and range), the particles it creates, the contact laws\n"
             "(and their calibration), the timestep, and the state it starts from (no\n"
             "overlap beyond the watchdog's limit, nothing outside the domain). Prints a\n"
-            "summary; writes nothing.\n\n"
+            "summary, with the step's stable limit and what sets it (the Rayleigh time, the\n"
+            "contact time, or a contact entry's tangential or rolling spring or dashpot);\n"
+            "writes nothing.\n\n"
             "exit status: 0 the case is good, 2 it is not (the message names file, line\n"
             "and key), 3 out of memory.\n");
 }
@@ -180,9 +182,11 @@ static void summary(const sim_config *cfg, const sim *s)
     run_schedule plan; /* sim_create checked it */
     char err[512];
     timestep_schedule(s, &plan, err, sizeof err);
-    printf("  time       end %g s, step %.4g s (stable limit %.4g s%s), %lld steps\n", end,
-           s->dt, s->dt_limit, s->dt > s->dt_limit ? ", EXCEEDED: check_step is off" : "",
-           (long long)plan.steps);
+    char source[512];
+    timestep_limit_source(s, source, sizeof source);
+    printf("  time       end %g s, step %.4g s (stable limit %.4g s, set by %s%s), %lld steps\n",
+           end, s->dt, s->dt_limit, source,
+           s->dt > s->dt_limit ? "; EXCEEDED: check_step is off" : "", (long long)plan.steps);
     printf("  output     %lld snapshots (%.3g MB at least)\n", (long long)plan.snapshots,
            plan.bytes / 1e6);
     output_grid snaps, samples;

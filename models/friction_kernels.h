@@ -49,6 +49,16 @@ static inline __attribute__((always_inline)) void turn_into_plane(double v[3],
     }
 }
 
+/* The length of a force or torque v whose squared length v2 a cap compares: sqrt(v2),
+ * or, where v2 overflowed (a trial force above 1e154), the length found without
+ * squaring, so that the cap scales the force down instead of to 0. The same bits as
+ * sqrt(v2) wherever v2 is finite. */
+static inline double capped_length(double v2, double v0, double v1, double v2_)
+{
+    double l = sqrt(v2);
+    return l < HUGE_VAL ? l : hypot(hypot(v0, v1), v2_);
+}
+
 /* beta = -ln e / sqrt(ln^2 e + pi^2): a dashpot 2 beta sqrt(k m) restitutes e on a
  * linear spring k (0 for e outside (0, 1)). */
 static inline double friction_damping_factor(double e)

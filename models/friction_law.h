@@ -26,6 +26,31 @@
 #define FRICTION_SLIP_HISTORY 4 /* per-contact state a tangential law may keep beyond its
                                    spring (contacts.h: CONTACT_SLIP_HISTORY) */
 
+/* The largest values a case may give (the keys' max_value; the reader checks the two
+ * coefficients). None is a bound on physics: each lies far beyond any material and
+ * keeps every product the force loop forms finite, so that a stiff or rough contact is
+ * refused by the step it needs (engine/timestep.c) rather than overflowing.
+ *  - a Coulomb coefficient (friction.coefficient, static): a million is no slip under
+ *    any load; mu F_n and Mindlin-Deresiewicz's mu dN stay finite for any finite force.
+ *  - the rolling coefficient: mu_r R* is the lever arm of the resisting torque, the
+ *    offset of the normal force's resultant from the centre line; beyond R* (mu_r > 1)
+ *    it would act outside the sphere. A constant torque that large also reverses the
+ *    rolling of a contact at rest within a step by more than the normal force's own
+ *    kick (models/rolling_constant.c).
+ *  - a tangential stiffness [N/m]: 1e15 is 250 times the stiffest real contact (8 G* a
+ *    for diamond, G ~ 5e11 Pa, at a 1 m contact radius: 4e12 N/m); the trial force
+ *    k_t |xi| then stays finite, |xi| being at most mu_s F_n / k_t plus one step's
+ *    relative displacement.
+ *  - a tangential damping rate gamma_t [1/s]: 1e15 (the step it needs, below 1e-15 s,
+ *    is a femtosecond).
+ *  - a rolling damping ratio zeta_r [-]: a thousand times critical; the step it needs
+ *    resolves the rolling spring's period by thousands of steps. */
+#define FRICTION_MAX_COEFFICIENT 1e6
+#define ROLLING_MAX_COEFFICIENT 1.0
+#define FRICTION_MAX_STIFFNESS 1e15
+#define FRICTION_MAX_DAMPING_RATE 1e15
+#define ROLLING_MAX_DAMPING 1e3
+
 struct tangential_law;
 struct rolling_law;
 
@@ -106,6 +131,15 @@ typedef struct tangential_law {
     /* Energy [J] its spring holds (what it gives back unloaded now); NULL: none. */
     double (*spring_energy)(const friction_coeffs *fc, double d, double r_eff,
                             const double xi[3], const double state[FRICTION_SLIP_HISTORY]);
+    /* For the timestep (engine/timestep.c) and `dempact check`: the stiffest spring k
+     * [N/m] and dashpot c [N s/m] the contact puts against the tangential motion of its
+     * contact point at overlap d (a law whose stiffness falls as it slips gives its
+     * no-slip one), 0 where it has none. stiffness_key and damping_key name the keys
+     * (in params) that set them, NULL where the law's own form does (mindlin's 8 G* a):
+     * a refusal names them. */
+    void (*stiffness)(const friction_coeffs *fc, double d, double r_eff, double m_eff,
+                      double *k, double *c);
+    const char *stiffness_key, *damping_key;
 } tangential_law;
 
 typedef struct rolling_law {
@@ -125,6 +159,14 @@ typedef struct rolling_law {
     /* Energy [J] its spring holds; NULL: none. */
     double (*spring_energy)(const friction_coeffs *fc, double d, double r_eff,
                             const double theta[3]);
+    /* As the tangential law's: the rolling spring k [N m/rad] and dashpot c [N m s/rad]
+     * at overlap d, the dashpot for the reduced rolling inertia inertia_r (as the engine
+     * gives contact_kinematics.inertia_r); NULL: neither (a torque that is not a spring
+     * or dashpot: `constant`). The keys that set them, NULL where none does (k_r scales
+     * with the coefficient). */
+    void (*stiffness)(const friction_coeffs *fc, double d, double r_eff, double inertia_r,
+                      double *k, double *c);
+    const char *stiffness_key, *damping_key;
 } rolling_law;
 
 /* The registries (models/friction_registry.c). The first tangential law is the one a

@@ -16,7 +16,7 @@ enum { SPRING_ZETA };
 
 static const law_param spring_params[] = {
     {"damping", 0.3, "-", "zeta_r: the dashpot as a fraction of critical, 2 sqrt(I_r k_r)", NULL,
-     0.0, HUGE_VAL}};
+     0.0, ROLLING_MAX_DAMPING}};
 
 static void spring_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
 {
@@ -40,7 +40,7 @@ static double spring_torque(const friction_coeffs *fc, const contact_kinematics 
         m2 += m_r[a] * m_r[a];
     }
     if (m2 > limit * limit) { /* fully mobilised: the spring slips, no damping */
-        double scale = limit / sqrt(m2);
+        double scale = limit / capped_length(m2, m_r[0], m_r[1], m_r[2]);
         for (int a = 0; a < 3; a++) {
             m_r[a] *= scale;
             theta[a] = k_r > 0.0 ? -m_r[a] / k_r : 0.0;
@@ -58,6 +58,14 @@ static double spring_energy(const friction_coeffs *fc, double d, double r_eff,
     return 0.5 * rolling_stiffness(fc, d, r_eff) * friction_dot(theta, theta);
 }
 
+/* k_r and the dashpot below the cap, for the step. */
+static void spring_stiffness(const friction_coeffs *fc, double d, double r_eff,
+                             double inertia_r, double *k, double *c)
+{
+    *k = rolling_stiffness(fc, d, r_eff);
+    *c = 2.0 * fc->r[SPRING_ZETA] * sqrt(inertia_r * *k);
+}
+
 const rolling_law rolling_spring = {
     .name = "spring",
     .summary = "elastic-plastic spring-dashpot (Ai et al.'s model C): M = -k_r theta - eta_r w_r, "
@@ -71,4 +79,7 @@ const rolling_law rolling_spring = {
     .setup = spring_setup,
     .one = spring_torque,
     .spring_energy = spring_energy,
+    .stiffness = spring_stiffness,
+    .stiffness_key = "coefficient",
+    .damping_key = "damping",
 };

@@ -18,7 +18,7 @@ enum { VISCOUS_ZETA };
 
 static const law_param viscous_params[] = {
     {"damping", NAN, "-", "zeta_r: the damper as a fraction of critical, 2 sqrt(I_r k_r)", NULL,
-     0.0, HUGE_VAL}};
+     0.0, ROLLING_MAX_DAMPING}};
 
 static void viscous_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
 {
@@ -41,6 +41,14 @@ static double viscous_torque(const friction_coeffs *fc, const contact_kinematics
     return -friction_dot(m_r, w_r);
 }
 
+/* No spring; the damper eta_r, for the step. */
+static void viscous_stiffness(const friction_coeffs *fc, double d, double r_eff,
+                              double inertia_r, double *k, double *c)
+{
+    *k = 0.0;
+    *c = 2.0 * fc->r[VISCOUS_ZETA] * sqrt(inertia_r * rolling_stiffness(fc, d, r_eff));
+}
+
 const rolling_law rolling_viscous = {
     .name = "viscous",
     .summary = "M = -eta_r w_r, eta_r = 2 zeta_r sqrt(I_r k_r), capped at mu_r R* F_n: the "
@@ -53,4 +61,6 @@ const rolling_law rolling_viscous = {
     .uses_turn = 1,
     .setup = viscous_setup,
     .one = viscous_torque,
+    .stiffness = viscous_stiffness,
+    .damping_key = "damping",
 };

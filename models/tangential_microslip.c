@@ -137,7 +137,7 @@ static double microslip(const friction_coeffs *fc, const contact_kinematics *k, 
         f2 += f_t[a] * f_t[a];
     }
     if (f2 > q * q) { /* gross sliding: the spring holds the whole force, memory is lost */
-        double scale = q / sqrt(f2);
+        double scale = q / capped_length(f2, f_t[0], f_t[1], f_t[2]);
         for (int a = 0; a < 3; a++) xi[a] = f_t[a] *= scale;
         branch = MD_LOADING;
     }
@@ -168,6 +168,14 @@ static double microslip_energy(const friction_coeffs *fc, double d, double r_eff
     return (T * i1 - i2) / k0;
 }
 
+/* The no-slip spring k0 (the stiffest the law gets) and the dashpot, for the step. */
+static void microslip_stiffness(const friction_coeffs *fc, double d, double r_eff,
+                                double m_eff, double *k, double *c)
+{
+    *k = 8.0 * fc->shear_eff * sqrt(r_eff * d);
+    *c = 2.0 * sqrt(5.0 / 6.0) * fc->t[MICROSLIP_BETA] * sqrt(*k * m_eff);
+}
+
 const tangential_law tangential_mindlin_deresiewicz = {
     .name = "mindlin_deresiewicz",
     .summary = "Mindlin-Deresiewicz partial slip (Thornton's incremental form): dT = k0 theta dd "
@@ -187,4 +195,6 @@ const tangential_law tangential_mindlin_deresiewicz = {
     .setup = microslip_setup,
     .one = microslip,
     .spring_energy = microslip_energy,
+    .stiffness = microslip_stiffness,
+    .damping_key = "restitution",
 };

@@ -29,14 +29,14 @@ enum { SPRING_MU_STATIC, SPRING_K_T, SPRING_BETA };
 
 #define PARAM_STATIC                                                                    \
     {"static", 0.0, "-", "static Coulomb coefficient mu_s (>= coefficient); 0: the coefficient", \
-     NULL, 0.0, HUGE_VAL}
+     NULL, 0.0, FRICTION_MAX_COEFFICIENT}
 #define PARAM_TANGENTIAL_RESTITUTION                                                    \
     {"restitution", 0.0, "-", "tangential restitution e_t of the dashpot; 0: the normal law's e", \
      NULL, 1e-6, 1.0}
 
 static const law_param mindlin_params[] = {PARAM_STATIC, PARAM_TANGENTIAL_RESTITUTION};
 static const law_param linear_params[] = {
-    {"stiffness", NAN, "N/m", "tangential spring k_t", NULL, 0.0, HUGE_VAL},
+    {"stiffness", NAN, "N/m", "tangential spring k_t", NULL, 0.0, FRICTION_MAX_STIFFNESS},
     PARAM_STATIC, PARAM_TANGENTIAL_RESTITUTION};
 
 static void spring_setup(double mu_static, double k_t, double e_t, const friction_pair *pair,
@@ -155,7 +155,7 @@ static inline __attribute__((always_inline)) void spring_batch(const friction_co
                  * surfaces still slip. A contact sliding throughout then passed 4 % less
                  * than mu times the normal impulse (Chung & Ooi test 6, e = 0.5) and
                  * released the stored energy as a recoil when it stuck. */
-                double scale = mu * f_normal[q] / sqrt(g_2);
+                double scale = mu * f_normal[q] / capped_length(g_2, g0, g1, g2);
                 g0 *= scale;
                 g1 *= scale;
                 g2 *= scale;
@@ -199,6 +199,22 @@ static double linear_energy(const friction_coeffs *fc, double d, double r_eff,
     return 0.5 * fc->t[SPRING_K_T] * friction_dot(xi, xi);
 }
 
+/* The spring and dashpot the batch computes for a contact at overlap d, for the step. */
+static void mindlin_stiffness(const friction_coeffs *fc, double d, double r_eff, double m_eff,
+                              double *k, double *c)
+{
+    *k = 8.0 * fc->shear_eff * sqrt(r_eff * d);
+    *c = 2.0 * sqrt(5.0 / 6.0) * fc->t[SPRING_BETA] * sqrt(*k * m_eff);
+}
+
+static void linear_stiffness(const friction_coeffs *fc, double d, double r_eff, double m_eff,
+                             double *k, double *c)
+{
+    (void)d, (void)r_eff;
+    *k = fc->t[SPRING_K_T];
+    *c = 2.0 * fc->t[SPRING_BETA] * sqrt(*k * m_eff);
+}
+
 const tangential_law tangential_mindlin = {
     .name = "mindlin",
     .summary = "F = k_t xi + eta_t v_t capped at mu F_n, k_t = 8 G* sqrt(R* d) (Mindlin, no slip), "
@@ -213,6 +229,8 @@ const tangential_law tangential_mindlin = {
     .check = mindlin_check,
     .batch = mindlin_batch,
     .spring_energy = mindlin_energy,
+    .stiffness = mindlin_stiffness,
+    .damping_key = "restitution",
 };
 
 const tangential_law tangential_linear = {
@@ -227,4 +245,7 @@ const tangential_law tangential_linear = {
     .check = linear_check,
     .batch = linear_batch,
     .spring_energy = linear_energy,
+    .stiffness = linear_stiffness,
+    .stiffness_key = "stiffness",
+    .damping_key = "restitution",
 };

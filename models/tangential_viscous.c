@@ -17,7 +17,7 @@ enum { VISCOUS_GAMMA };
 
 static const law_param viscous_params[] = {
     {"damping", NAN, "1/s", "gamma_t: the force is gamma_t m* v_t below the Coulomb cap", NULL,
-     0.0, HUGE_VAL}};
+     0.0, FRICTION_MAX_DAMPING_RATE}};
 
 static void viscous_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
 {
@@ -46,6 +46,15 @@ static void viscous_batch(const friction_coeffs *fc, const friction_batch *b)
     }
 }
 
+/* No spring; the dashpot gamma_t m*, for the step. */
+static void viscous_stiffness(const friction_coeffs *fc, double d, double r_eff, double m_eff,
+                              double *k, double *c)
+{
+    (void)d, (void)r_eff;
+    *k = 0.0;
+    *c = fc->t[VISCOUS_GAMMA] * m_eff;
+}
+
 const tangential_law tangential_viscous = {
     .name = "viscous",
     .summary = "F = gamma_t m* v_t capped at mu F_n: a dashpot, no spring (a contact cannot stick)",
@@ -55,4 +64,6 @@ const tangential_law tangential_viscous = {
     .n_params = 1,
     .setup = viscous_setup,
     .batch = viscous_batch,
+    .stiffness = viscous_stiffness,
+    .damping_key = "damping",
 };
