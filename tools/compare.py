@@ -894,12 +894,13 @@ def main(argv):
     version, table = dempact_answers(dempact)
     laws = parse_laws(a.laws, table)
     defaults = {law: dict(v) for law, v in LAW_DEFAULTS.items()}
-    user_params = {}
+    user_params, raw_params = {}, {}
     for spec in a.param or []:
         law, key, value = parse_param(spec, table, laws)
         if (law, key) in user_params:
             raise UsageError(f"--param {spec}: {law}:{key} is given twice")
         user_params[(law, key)] = value
+        raw_params[(law, key)] = spec.partition("=")[2].strip()
         defaults.setdefault(law, {})[key] = value
     text, base = read_case(case_path)
     msg = dempact_check(dempact, case_path)
@@ -931,7 +932,7 @@ def main(argv):
             params.update({k: v for (lw, k), v in user_params.items() if lw == law})
             plans.append((law, mode, params, cal, seeds))
     check_generated(dempact, plans, case_of,
-                    a, {"params": user_params, "case": case_path})
+                    a, {"params": raw_params, "case": case_path})
     settings = {"case": abs_case, "case_sha256": case_digest(text, base, case_path),
                 "restitution": e, "end_time": a.end_time,
                 "params": {law: dict(sorted(v.items())) for law, v in sorted(defaults.items())}}
@@ -943,9 +944,13 @@ def main(argv):
         fd = cf.lock(out) if os.path.isdir(out) else None
         state, info = cf.classify(out)
         if state == "foreign" and not a.overwrite:
-            raise UsageError(f"--out {out}: holds {info!r}, which is not compare.py's; give a "
-                             f"new or empty folder, or --overwrite to write the report's own "
-                             f"files ({cf.MARKER}, report.md, table.csv, ..., runs/) beside it")
+            own, other = info
+            what = (f"{', '.join(own[:3])}{', ...' if len(own) > 3 else ''}, which compare.py "
+                    f"did not write (its reports start with {cf.MARKER})" if own else
+                    f"{', '.join(other[:3])}{', ...' if len(other) > 3 else ''}, not a report "
+                    "of compare.py")
+            raise UsageError(f"--out {out}: holds {what}; give a new or empty folder, or "
+                             "--overwrite to replace only the report's own files there")
         if state == "own" and not a.overwrite:
             differ = differing_setting(info["settings"], settings, out, case_path)
             if differ:
@@ -990,7 +995,7 @@ def main(argv):
             else:
                 jobs.append((name, folder, case_text, identity, law in SLOW_LAWS))
     jobs.sort(key=lambda j: not j[4])  # the slow laws first
-    what = f"{len(jobs)} runs" + (f" ({len(kept)} complete ones kept)" if kept else "")
+    what = f"{len(jobs)} runs to make" + (f", {len(kept)} complete kept" if kept else "")
     print(f"compare.py: {what} of {case_path} ({len(seeds)} seeds) at e = {e:g}, "
           f"{jobs_n} at a time, into {out}", file=sys.stderr)
     meta.update({"dempact": version, "dempact_path": os.path.abspath(dempact),

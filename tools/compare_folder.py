@@ -96,8 +96,8 @@ def is_own_name(name):
 
 def classify(out):
     """("new", None): out does not exist; ("empty", None); ("own", marker): the tool's
-    report; ("foreign", first name that is not the tool's). Raises FolderError when out
-    is not a folder."""
+    report; ("foreign", (the tool's names there, the other names)): anything else.
+    Raises FolderError when out is not a folder."""
     if not os.path.lexists(out):
         parent = os.path.dirname(os.path.abspath(out))
         while not os.path.lexists(parent):
@@ -116,8 +116,8 @@ def classify(out):
     marker = read_marker(out)
     if marker is not None:
         return "own", marker
-    foreign = [n for n in names if not is_own_name(n)]
-    return "foreign", (foreign or names)[0]
+    return "foreign", ([n for n in names if is_own_name(n)],
+                       [n for n in names if not is_own_name(n)])
 
 
 def check_replaceable(out):
