@@ -4,7 +4,8 @@ restitution, several seeds each, measure each settled packing and write a report
 
     .venv/bin/python tools/compare.py [CASE | --size small|full] [--laws all|a,b,..]
         [--seeds N] [--seed-offset K] [--calibrate off|on|both] [--restitution E]
-        [--jobs N] [--out DIR] [--dempact PATH] [--end-time T] [--param LAW:KEY=VALUE ...]
+        [--jobs N] [--out DIR [--overwrite]] [--dempact PATH] [--end-time T]
+        [--param LAW:KEY=VALUE ...]
     .venv/bin/python tools/compare.py --report-only DIR [--dempact PATH]
 
 (.venv/ is the project's Python environment: bash tools/setup.sh makes it.)
@@ -38,10 +39,25 @@ sets none of its own but kostek's area (and what --param gives).
 
 The report folder holds report.md with its SVG figures, table.csv (one row per run),
 summary.csv (mean and standard deviation per law and mode), meta.json (the command, the
-dempact version, the base case, run times) and runs/. The generated case files carry the
-comparison's settings in their header comment and the HDF5 files keep the case text, so
-`--report-only DIR` rebuilds everything from the HDF5 files alone (the asked-and-actual
-restitution column reruns `dempact collide`, a fraction of a second per run).
+dempact version, the base case, run times), runs/ and compare-report.json, the marker
+written first that makes the folder a report of compare.py and holds the settings its
+runs share (the base case, e, --end-time, the laws' parameters).
+
+The folder (docs/compare.md, "The report folder's rules"): --out must be new, empty or a
+report of compare.py; a folder holding anything else is refused unless --overwrite,
+which replaces only the report's own names there. Into its own report, a call keeps
+every complete run (dempact exited 0 and the run's done.json was written) and makes the
+rest from scratch: the same command finishes a killed report, and more --seeds or other
+--laws add runs. A call whose base case, --restitution, --end-time or --param differ
+from the report's is refused, naming the argument; --overwrite starts the report afresh.
+Ctrl-C (SIGINT) and SIGTERM stop the runs (each writes a last snapshot) and exit 130 and
+143, keeping the complete ones. Bad arguments: one line on stderr and exit 2, nothing
+written; a run that failed: exit 1.
+
+The generated case files carry the comparison's settings in their header comment and
+the HDF5 files keep the case text, so `--report-only DIR` rebuilds everything from the
+HDF5 files of the complete runs alone (the asked-and-actual restitution column reruns
+`dempact collide`, a fraction of a second per run).
 Measurements and their conventions: tools/compare_measure.py and docs/compare.md.
 """
 
