@@ -560,9 +560,9 @@ def report(out, meta=None, dempact=None, version=None):
         except Incomplete as exc:
             print(f"compare.py: {name}: left out, {exc}", file=sys.stderr)
             continue
-        except (OSError, KeyError, ValueError, IndexError, TypeError, yaml.YAMLError) as exc:
-            print(f"compare.py: {name}: left out, {h5} cannot be measured: {exc}",
-                  file=sys.stderr)
+        except Exception as exc:  # a damaged or foreign file: named, left out
+            print(f"compare.py: {name}: left out, {h5} cannot be measured: "
+                  f"{type(exc).__name__}: {exc}", file=sys.stderr)
             continue
         row["restitution_asked"], row["restitution_actual"] = float("nan"), float("nan")
         if dempact:
@@ -573,7 +573,7 @@ def report(out, meta=None, dempact=None, version=None):
                     row["impact_speed_m_s"], row["dt_s"])
                 # asked: the comparison's e (hertz_critical_ratio gets it as its xi)
                 row["restitution_asked"], row["restitution_actual"] = row["restitution"], actual
-            except (RuntimeError, LookupError, KeyError, ValueError, OSError) as exc:
+            except Exception as exc:
                 print(f"compare.py: {name}: no binary collision ({exc})", file=sys.stderr)
         row["wall_time_s"] = float(done.get("wall_time_s", float("nan")))
         row["cpu_time_s"] = float(done.get("cpu_time_s", float("nan")))
@@ -789,7 +789,7 @@ def check_generated(dempact, plans, case_of, a, given):
         for law, mode, params, cal, seed in checks:
             case = yaml.safe_load(case_of(law, mode, params, cal, seed))
             if a.end_time is not None:
-                case["time"]["end"] = a.end_time
+                case.setdefault("time", {})["end"] = a.end_time
             path = os.path.join(tmp, f"{mode_dir(law, mode)}_seed{seed}.yaml")
             with open(path, "w") as f:
                 yaml.safe_dump(case, f, sort_keys=False)
@@ -866,6 +866,7 @@ def report_only(a, given):
         except UsageError:
             meta["dempact_path"] = None
     cf.remove_stale_temporaries(out)
+    WROTE[0] = "report"
     report(out, meta, a.dempact, version)
     os.close(fd)
     show_report(out)
@@ -890,6 +891,9 @@ def main(argv):
         return report_only(a, given)
 
     # ---- every argument checked before anything is written
+    for option, value in (("CASE", a.case), ("--out", a.out), ("--dempact", a.dempact)):
+        if value == "":
+            raise UsageError(f"{option}: an empty path")
     if a.case and a.size:
         raise UsageError("give a CASE or --size, not both")
     case_path = a.case or SIZES[a.size or "full"]
@@ -971,7 +975,7 @@ def main(argv):
             differ = differing_setting(info["settings"], settings, out, case_path)
             if differ:
                 raise UsageError(differ)
-        if state == "foreign":
+        if state in ("foreign", "own"):
             cf.check_replaceable(out)
         if fd is None:
             os.makedirs(out, exist_ok=True)
@@ -996,6 +1000,7 @@ def main(argv):
               "created": created if fresh else info.get("created", created),
               "command": command if fresh else info.get("command", command)}
     cf.atomic_write(os.path.join(out, cf.MARKER), json.dumps(marker, indent=1) + "\n")
+    WROTE[0] = True
     os.makedirs(os.path.join(out, cf.RUNS), exist_ok=True)
 
     jobs, kept = [], []
@@ -1034,6 +1039,8 @@ def main(argv):
     def prepare(job):
         name, folder, case_text, identity, _ = job
         cf.remove(folder)
+        if os.path.lexists(os.path.dirname(folder)) and not os.path.isdir(os.path.dirname(folder)):
+            cf.remove(os.path.dirname(folder))  # runs/LAW_MODE: the tool's name
         os.makedirs(folder)
         cf.atomic_write(os.path.join(folder, "case.yaml"), case_text)
         return (run_argv(dempact, os.path.join(folder, "case.yaml"), folder, a.end_time),
@@ -1078,21 +1085,27 @@ def main(argv):
     return 1 if invocation["failed"] else 0
 
 
+WROTE = [False]  # the marker is written: a stop keeps what completed
+
+
 def entry(argv):
     """main() with the promised ends: exit 2 and one line for bad input, 128 + N after
     signal N, 1 and one line when the disk refuses a write; never a traceback for those."""
-    out_hint = None
     try:
         return main(argv)
     except UsageError as exc:
         print(f"compare.py: {exc}", file=sys.stderr)
         return 2
     except crs.Stopped as exc:
-        print(f"compare.py: stopped by {signal.Signals(exc.signum).name}; the runs that "
-              "completed are kept, and the same command makes the others", file=sys.stderr)
+        name = signal.Signals(exc.signum).name
+        print(f"compare.py: stopped by {name}; " + {
+            False: "nothing written",
+            True: "the runs that completed are kept, and the same command makes the others",
+            "report": "each file of the report is whole, as it was or rewritten"}[WROTE[0]],
+            file=sys.stderr)
         return 128 + exc.signum
     except OSError as exc:
-        where = exc.filename or out_hint or ""
+        where = exc.filename or ""
         print(f"compare.py: {where}{': ' if where else ''}{exc.strerror or exc}",
               file=sys.stderr)
         return 1

@@ -22,8 +22,9 @@ GRACE = 60.0  # seconds a run has to stop after the signal is passed on
 POLL = 0.05   # seconds between looks at the runs
 
 
-class Stopped(Exception):
-    """SIGINT or SIGTERM arrived; signum says which."""
+class Stopped(BaseException):
+    """SIGINT or SIGTERM arrived; signum says which. (Not an Exception, as
+    KeyboardInterrupt is not: no `except Exception` of the tool swallows it.)"""
 
     def __init__(self, signum):
         super().__init__(signal.Signals(signum).name)
