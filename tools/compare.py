@@ -657,6 +657,12 @@ def dempact_answers(dempact, what="--dempact"):
     if not version.startswith("dempact "):
         raise UsageError(f"{what} {dempact}: is not dempact (--version printed "
                          f"{version.splitlines()[0][:60] if version else 'nothing'!r})")
+    # the program itself, not only its version number: a rebuilt dempact makes new runs
+    try:
+        with open(dempact, "rb") as f:
+            version += " (sha256 " + cf.hashlib.sha256(f.read()).hexdigest()[:16] + ")"
+    except OSError as exc:
+        raise UsageError(f"{what} {dempact}: cannot be read: {exc.strerror}")
     table = parse_law_table(outs[1])
     if not table:
         raise UsageError(f"{what} {dempact}: `laws` lists no law")
@@ -903,7 +909,7 @@ def main(argv):
         raise UsageError(f"--seeds {seeds_n}: takes 1 to {MAX_SEEDS}")
     if not 0 <= offset <= 2 ** 31:
         raise UsageError(f"--seed-offset {offset}: takes 0 to {2 ** 31}")
-    jobs_n = (os.cpu_count() or 1) if a.jobs is None else a.jobs
+    jobs_n = min(os.cpu_count() or 1, MAX_JOBS) if a.jobs is None else a.jobs
     if not 1 <= jobs_n <= MAX_JOBS:
         raise UsageError(f"--jobs {jobs_n}: takes 1 to {MAX_JOBS}")
     if a.end_time is not None and not (math.isfinite(a.end_time) and a.end_time > 0):

@@ -12,7 +12,8 @@ and the lock that keeps one writer (docs/compare.md, "The report folder's rules"
   name in the folder is the user's, and the tool never writes, moves or removes it.
 - A run is complete when its folder runs/LAW_MODE/seedK/ holds done.json, written
   atomically after `dempact run` exited 0, naming the run's case (by SHA-256), the
-  dempact version that ran it and its HDF5 file, which must exist.
+  dempact program that ran it (its --version and the executable's SHA-256) and its
+  HDF5 file, which must exist.
 
 Used by tools/compare.py; it has no command of its own.
 """

@@ -11,9 +11,10 @@ command again
   and the report has one row per law;
 - the runs' processes ended with the killed compare.py (none is left writing).
 Then: a run whose completion record is removed, or cut in half, is made again (a new
-HDF5 file) while the other is kept; a call with another --restitution, --end-time or
+HDF5 file, the same end to the bit) while the other is kept; a call with another --restitution, --end-time or
 --param is refused (exit 2, one line naming the argument, nothing changed); one with
-other --laws or more --seeds adds runs and keeps the complete ones.
+other --laws or more --seeds adds runs and keeps the complete ones; the same dempact
+program at another path keeps every run, a changed executable makes them again.
 
 Stop: Ctrl-C as a terminal sends it (SIGINT to compare.py's process group) while runs go
 on: exit 130, one last line "compare.py: stopped by SIGINT ...", no traceback, no run
@@ -180,6 +181,27 @@ class Resume(unittest.TestCase):
         self.assertIn("3 runs to make, 1 complete kept", err)
         self.assertEqual(folder_states(self.first), kept)
         self.assertEqual(len(rows(self.out)), 5)  # hertz seed0 from before, 4 of this call
+
+
+    def test_4_another_program(self):
+        # the same program elsewhere: its runs are kept; a changed one makes them again
+        same = os.path.join(self.tmp, "same", "dempact")
+        changed = os.path.join(self.tmp, "changed", "dempact")
+        for path in (same, changed):
+            os.makedirs(os.path.dirname(path))
+            shutil.copy2(DEMPACT, path)
+        with open(changed, "ab") as f:
+            f.write(b"\0")  # still runs; another executable all the same
+        args = self.args[:-1]
+        kept = folder_states(self.first)
+        rc, _, err = run_compare(args + [same])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("0 runs to make, 2 complete kept", err)
+        self.assertEqual(folder_states(self.first), kept)
+        rc, _, err = run_compare(args + [changed])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("2 runs to make", err)
+        self.assertNotIn("complete kept", err)
 
 
 class Stop(unittest.TestCase):
