@@ -2,12 +2,16 @@
  * read from a LAMMPS data file (io/lammps_data.h), and can write the bed for LAMMPS and
  * LIGGGHTS to run the same thing (tools/bench_compare.py). */
 #include <getopt.h>
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ranks.h"
@@ -42,7 +46,8 @@ static void usage(FILE *out)
             "         [--friction MU] [--format text|json] [--law NAME] [--restitution E]\n"
             "         [--param KEY=VALUE ...] [--cohesion-removal on|off] [--reproducible on|off]\n"
             "         [--young Y] [--poisson NU] [--density RHO] [--radius R] [--dt DT] [--skin S]\n"
-            "         [--gravity G] [--depth D] [--seed SEED] [--write-data FILE] [--quiet]\n\n"
+            "         [--gravity G] [--depth D] [--seed SEED] [--write-data FILE [--overwrite]]\n"
+            "         [--quiet]\n\n"
             "Times S steps of a settled bed of spheres in a box with a floor (z = zlo) and\n"
             "periodic x and y sides, and prints the number of spheres, contacts per sphere\n"
             "(particle-particle contacts count for both spheres, floor contacts once),\n"
@@ -57,9 +62,12 @@ static void usage(FILE *out)
             "DENSITY X Y Z, one density; it gives the sizes, so no --radius or --density), its\n"
             "box giving the floor (zlo) and the periodic sides. --write-data FILE writes the bed\n"
             "(with its velocities) in that format before the timing, for LAMMPS and LIGGGHTS;\n"
-            "--steps 0 stops there. The law's parameters: --restitution E for laws that have\n"
-            "one, --param KEY=VALUE for any (see dempact laws). --reproducible on times the\n"
-            "run with the case setting parallel.reproducible (sums in an order set by ids).\n"
+            "--steps 0 stops there. An existing FILE is refused (exit 2, before the bed is\n"
+            "built) unless --overwrite; FILE appears whole or not at all (written beside\n"
+            "it, then moved into place). The law's parameters: --restitution E for laws\n"
+            "that have one, --param KEY=VALUE for any (see dempact laws). --reproducible on\n"
+            "times the run with the case setting parallel.reproducible (sums in an order\n"
+            "set by ids).\n"
             "Under mpirun -np N (an MPI build) the bed is split over the N ranks by Zoltan\n"
             "(RCB), always summing by id, and the results add what a rank sends per step\n"
             "and per neighbour rebuild.\n\n"
@@ -107,10 +115,92 @@ static int bed_from_data(const lammps_data *d, bed *b, const char *path)
     return 0;
 }
 
-static int write_bed(const char *path, const bed *b, const char *title)
+/* --write-data FILE, checked before the bed is built: an existing FILE only with
+ * --overwrite (a symbolic link counts as existing), never a folder, and its folder
+ * must be there. Returns 0 or EXIT_BAD_INPUT with the message on stderr. */
+static int data_path_usable(const char *path, int overwrite)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "dempact bench: --write-data %s: is a folder, not a file\n", path);
+            return EXIT_BAD_INPUT;
+        }
+        if (!overwrite) {
+            fprintf(stderr, "dempact bench: --write-data %s: the file exists; --overwrite "
+                            "replaces it\n", path);
+            return EXIT_BAD_INPUT;
+        }
+        return 0;
+    }
+    if (errno != ENOENT) {
+        fprintf(stderr, "dempact bench: --write-data %s: %s\n", path, strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+    size_t len = strlen(path);
+    char *dir = malloc(len + 2);
+    if (!dir) { fprintf(stderr, "dempact bench: out of memory\n"); return EXIT_NO_MEMORY; }
+    memcpy(dir, path, len + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash) strcpy(dir, ".");
+    else slash[slash == dir] = '\0'; /* "/x" keeps "/" */
+    int rc = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "dempact bench: --write-data %s: no folder %s to write it in\n", path, dir);
+        rc = EXIT_BAD_INPUT;
+    } else if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "dempact bench: --write-data %s: cannot write in %s: %s\n", path, dir,
+                strerror(errno));
+        rc = EXIT_BAD_INPUT;
+    }
+    free(dir);
+    return rc;
+}
+
+/* Writes d as FILE without replacing a file that appeared since data_path_usable: into a
+ * file of its own beside it, then a hard link to FILE, which fails if FILE exists (a
+ * rename where the file system has no hard links). Returns 0, EXIT_BAD_INPUT or
+ * EXIT_RUN_FAILED. */
+static int write_new_data(const char *path, const lammps_data *d, const char *title)
+{
+    size_t plen = strlen(path) + 32;
+    char *part = malloc(plen);
+    if (!part) { fprintf(stderr, "dempact bench: out of memory\n"); return EXIT_NO_MEMORY; }
+    snprintf(part, plen, "%s.part%ld", path, (long)getpid());
+    char err[1024];
+    if (lammps_data_write(part, d, title, err, sizeof err) != 0) {
+        fprintf(stderr, "dempact bench: %s\n", err);
+        free(part);
+        return EXIT_RUN_FAILED;
+    }
+    int rc = 0;
+    struct stat st;
+    if (link(part, path) == 0) {
+        unlink(part);
+    } else if (errno == EEXIST || lstat(path, &st) == 0) {
+        fprintf(stderr, "dempact bench: --write-data %s: the file appeared while the bed was "
+                        "built; not replaced (--overwrite replaces it)\n", path);
+        unlink(part);
+        rc = EXIT_BAD_INPUT;
+    } else if (rename(part, path) != 0) {
+        fprintf(stderr, "dempact bench: %s: write failed: %s\n", path, strerror(errno));
+        unlink(part);
+        rc = EXIT_RUN_FAILED;
+    }
+    free(part);
+    return rc;
+}
+
+/* SIGINT and SIGTERM wait while the data file is written, then act as they would have:
+ * FILE is whole or absent, never half written. */
+static volatile sig_atomic_t held_signal = 0;
+
+static void hold_signal(int sig) { held_signal = sig; }
+
+static int write_bed(const char *path, const bed *b, const char *title, int overwrite)
 {
     lammps_data d;
-    if (lammps_data_alloc(&d, b->n) != 0) { fprintf(stderr, "dempact bench: out of memory\n"); return -1; }
+    if (lammps_data_alloc(&d, b->n) != 0) { fprintf(stderr, "dempact bench: out of memory\n"); return EXIT_NO_MEMORY; }
     d.n_types = 1;
     memcpy(d.lo, b->lo, sizeof d.lo);
     memcpy(d.hi, b->hi, sizeof d.hi);
@@ -123,10 +213,27 @@ static int write_bed(const char *path, const bed *b, const char *title)
     memcpy(d.x, b->x, 3 * b->n * sizeof *d.x);
     memcpy(d.v, b->v, 3 * b->n * sizeof *d.v);
     d.has_velocities = 1;
-    char err[1024];
-    int rc = lammps_data_write(path, &d, title, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "dempact bench: %s\n", err);
+    struct sigaction hold, old_int, old_term;
+    memset(&hold, 0, sizeof hold);
+    hold.sa_handler = hold_signal;
+    hold.sa_flags = SA_RESTART;
+    sigemptyset(&hold.sa_mask);
+    sigaction(SIGINT, &hold, &old_int);
+    sigaction(SIGTERM, &hold, &old_term);
+    int rc = 0;
+    if (overwrite) { /* lammps_data_write: a temporary file renamed over FILE */
+        char err[1024];
+        if (lammps_data_write(path, &d, title, err, sizeof err) != 0) {
+            fprintf(stderr, "dempact bench: %s\n", err);
+            rc = EXIT_RUN_FAILED;
+        }
+    } else {
+        rc = write_new_data(path, &d, title);
+    }
     lammps_data_free(&d);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (held_signal) raise(held_signal);
     return rc;
 }
 
@@ -221,7 +328,8 @@ int cli_bench(int argc, char **argv)
     /* on several ranks each builds the same bed; rank 0 speaks for all */
     if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
     enum { O_N = 1, O_LOAD, O_STEPS, O_THREADS, O_FRICTION, O_FORMAT, O_LAW, O_E, O_PARAM, O_COH,
-           O_Y, O_NU, O_RHO, O_R, O_DT, O_SKIN, O_G, O_DEPTH, O_SEED, O_WRITE, O_QUIET, O_REPRO };
+           O_Y, O_NU, O_RHO, O_R, O_DT, O_SKIN, O_G, O_DEPTH, O_SEED, O_WRITE, O_QUIET, O_REPRO,
+           O_OVERWRITE };
     static const struct option opts[] = {
         {"particles", required_argument, 0, O_N}, {"load", required_argument, 0, O_LOAD},
         {"steps", required_argument, 0, O_STEPS}, {"threads", required_argument, 0, O_THREADS},
@@ -234,10 +342,12 @@ int cli_bench(int argc, char **argv)
         {"gravity", required_argument, 0, O_G}, {"depth", required_argument, 0, O_DEPTH},
         {"seed", required_argument, 0, O_SEED}, {"write-data", required_argument, 0, O_WRITE},
         {"quiet", no_argument, 0, O_QUIET}, {"reproducible", required_argument, 0, O_REPRO},
+        {"overwrite", no_argument, 0, O_OVERWRITE},
         {0, 0, 0, 0}};
     const char *load = NULL, *format = "text", *law_name = D_LAW, *write_path = NULL;
     const char *params[LAW_MAX_PARAMS * 2];
     int n_params = 0, cohesion = 1, reproducible = 0, quiet = 0, have_particles = 0, have_size = 0;
+    int overwrite = 0;
     double n_particles = D_PARTICLES, steps = D_STEPS, threads = -1, mu = 0, e = NAN;
     double young = D_YOUNG, nu = D_POISSON, rho = D_DENSITY, radius = D_RADIUS, dt = 0, skin = 0;
     double gravity = D_GRAVITY, depth = 0, seed = D_SEED;
@@ -276,6 +386,7 @@ int cli_bench(int argc, char **argv)
         case O_SEED: target = &seed; break;
         case O_WRITE: write_path = optarg; continue;
         case O_QUIET: quiet = 1; continue;
+        case O_OVERWRITE: overwrite = 1; continue;
         default:
             fprintf(stderr, "dempact bench: unknown or incomplete option '%s'\n\n", argv[optind - 1]);
             usage(stderr);
@@ -316,6 +427,15 @@ int cli_bench(int argc, char **argv)
     }
     const dem_law *law = law_find(law_name);
     if (!law) return bad("unknown law (see dempact laws)", law_name);
+    if (overwrite && !write_path) {
+        fprintf(stderr, "dempact bench: --overwrite goes with --write-data FILE\n");
+        return EXIT_BAD_INPUT;
+    }
+    /* rank 0 writes the file, so rank 0's view of it decides for every rank */
+    if (write_path) {
+        int usable = ranks_worst(ranks_self() == 0 ? data_path_usable(write_path, overwrite) : 0);
+        if (usable != 0) return usable;
+    }
 
     law_binding bind = {.law = law, .cohesion_removal = cohesion};
     for (int k = 0; k < law->n_params; k++) bind.params[k] = law->params[k].default_value;
@@ -387,7 +507,8 @@ int cli_bench(int argc, char **argv)
         snprintf(title, sizeof title, "dempact bench bed: %zu spheres, density %.17g, box %.17g x %.17g, "
                  "floor at z = %.17g, x y periodic (law %s, young %.17g, poisson %.17g)",
                  b.n, b.density, b.hi[0] - b.lo[0], b.hi[1] - b.lo[1], b.lo[2], law->name, young, nu);
-        if (ranks_self() == 0 && write_bed(write_path, &b, title) != 0) { bed_free(&b); return EXIT_RUN_FAILED; }
+        int rc = ranks_worst(ranks_self() == 0 ? write_bed(write_path, &b, title, overwrite) : 0);
+        if (rc != 0) { bed_free(&b); return rc; }
         if (!quiet) fprintf(stderr, "bed: wrote %s\n", write_path);
     }
 

@@ -276,7 +276,7 @@ def compare_one(a, n, workdir, results):
         print("building a bed of %d spheres (dempact bench --steps 0 --write-data) ..." % n, flush=True)
         t0 = time.time()
         rc, text, _ = run_measured([a.dempact, "bench", "--particles", str(n), "--steps", "0",
-                                    "--write-data", data, "--format", "json", "--quiet",
+                                    "--write-data", data, "--overwrite", "--format", "json", "--quiet",
                                     "--radius", g17(a.radius), "--density", g17(a.density)] + base,
                                    workdir, log="build_%d" % n)
         if rc != 0:

@@ -4,7 +4,8 @@ restitution, several seeds each, measure each settled packing and write a report
 
     .venv/bin/python tools/compare.py [CASE | --size small|full] [--laws all|a,b,..]
         [--seeds N] [--seed-offset K] [--calibrate off|on|both] [--restitution E]
-        [--jobs N] [--out DIR] [--dempact PATH] [--end-time T] [--param LAW:KEY=VALUE ...]
+        [--jobs N] [--out DIR [--overwrite]] [--dempact PATH] [--end-time T]
+        [--param LAW:KEY=VALUE ...]
     .venv/bin/python tools/compare.py --report-only DIR [--dempact PATH]
 
 (.venv/ is the project's Python environment: bash tools/setup.sh makes it.)
@@ -38,23 +39,50 @@ sets none of its own but kostek's area (and what --param gives).
 
 The report folder holds report.md with its SVG figures, table.csv (one row per run),
 summary.csv (mean and standard deviation per law and mode), meta.json (the command, the
-dempact version, the base case, run times) and runs/. The generated case files carry the
-comparison's settings in their header comment and the HDF5 files keep the case text, so
-`--report-only DIR` rebuilds everything from the HDF5 files alone (the asked-and-actual
-restitution column reruns `dempact collide`, a fraction of a second per run).
+dempact version, the base case, run times), runs/ and compare-report.json, the marker
+written first that makes the folder a report of compare.py and holds the settings its
+runs share (the base case, e, --end-time, the laws' parameters).
+
+The folder (docs/compare.md, "The report folder's rules"): --out must be new, empty or a
+report of compare.py; a folder holding anything else is refused unless --overwrite,
+which replaces only the report's own names there. Into its own report, a call keeps
+every complete run (dempact exited 0 and the run's done.json was written) and makes the
+rest from scratch: the same command finishes a killed report, and more --seeds or other
+--laws add runs. A call whose base case, --restitution, --end-time or --param differ
+from the report's is refused, naming the argument; --overwrite starts the report afresh.
+Ctrl-C (SIGINT) and SIGTERM stop the runs (each writes a last snapshot) and exit 130 and
+143, keeping the complete ones. Bad arguments: one line on stderr and exit 2, nothing
+written; a run that failed: exit 1.
+
+The generated case files carry the comparison's settings in their header comment and
+the HDF5 files keep the case text, so `--report-only DIR` rebuilds everything from the
+HDF5 files of the complete runs alone (the asked-and-actual restitution column reruns
+`dempact collide`, a fraction of a second per run).
 Measurements and their conventions: tools/compare_measure.py and docs/compare.md.
 """
 
-import argparse
-import concurrent.futures
-import datetime
-import json
-import math
-import os
-import shlex
-import subprocess
+import signal
 import sys
-import time
+
+if __name__ == "__main__":  # a stop before main() takes over: nothing is written yet
+    def _early_stop(signum, frame):
+        sys.stderr.write(f"compare.py: stopped by {signal.Signals(signum).name}; nothing "
+                         "written\n")
+        sys.stderr.flush()
+        import os
+        os._exit(128 + signum)
+    signal.signal(signal.SIGINT, _early_stop)
+    signal.signal(signal.SIGTERM, _early_stop)
+
+import argparse  # noqa: E402
+import datetime  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import shlex  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -67,7 +95,9 @@ except ImportError as missing:  # pragma: no cover - environment problem
     import venv_hint
     sys.exit(venv_hint.message("compare", missing))
 import dempact_h5  # noqa: E402
+import compare_folder as cf  # noqa: E402
 import compare_measure as cm  # noqa: E402
+import compare_runs as crs  # noqa: E402
 
 BULK_MARGIN = 2.0        # bulk region: this many largest diameters from walls and surface
 SIZES = {"small": os.path.join(ROOT, "cases", "packing_small.yaml"),
@@ -86,21 +116,31 @@ SLOW_LAWS = ("kostek",)
 
 def law_table(dempact):
     """{name: {"restitution": "plain"|"calibrate-only"|None, "calibrate": bool,
-    "fit": bool}} from `dempact laws` ("fit": the law takes the parameter `fit`, whose
-    default `calibrated` solves the damping for e; `published` keeps the paper's mapping)."""
+    "fit": bool, "params": [names]}} from `dempact laws` ("fit": the law takes the
+    parameter `fit`, whose default `calibrated` solves the damping for e; `published`
+    keeps the paper's mapping)."""
     out = subprocess.run([dempact, "laws"], check=True, capture_output=True, text=True).stdout
+    return parse_law_table(out)
+
+
+def parse_law_table(text):
+    """law_table from the text of `dempact laws`."""
     laws, name = {}, None
-    for line in out.splitlines():
+    for line in text.splitlines():
         if line and not line.startswith(" "):
             name = line.strip()
-            laws[name] = {"restitution": None, "calibrate": False, "fit": False}
+            laws[name] = {"restitution": None, "calibrate": False, "fit": False, "params": []}
         elif name:
+            param = re.match(r"^  ([A-Za-z_][A-Za-z0-9_]*)\s+default ", line)
+            if param:
+                laws[name]["params"].append(param.group(1))
             if line.strip().startswith("restitution "):
                 laws[name]["restitution"] = "plain"
             if "only with calibrate" in line and laws[name]["restitution"]:
                 laws[name]["restitution"] = "calibrate-only"
             if line.strip().startswith("calibrate: true solves"):
                 laws[name]["calibrate"] = True
+                laws[name]["solves"] = line.split("solves", 1)[1].split()[0]
             if line.strip().startswith("fit ") and "published" in line:
                 laws[name]["fit"] = True
     return laws
@@ -159,7 +199,9 @@ def case_for(base, base_path, law, mode, params, calibrate, e, command, seed=0,
         if "file" in item and not os.path.isabs(item["file"]):
             item["file"] = os.path.join(folder, item["file"])
     meta = {"law": law, "mode": mode, "restitution": e, "seed": seed,
-            "base_case": os.path.abspath(base_path), "command": command}
+            "base_case": os.path.abspath(base_path)}
+    if command is not None:
+        meta["command"] = command
     if end_time is not None:
         meta["end_time"] = end_time
     head = "# written by tools/compare.py; compare: " + json.dumps(meta) + "\n"
@@ -171,18 +213,20 @@ def base_law(case):
     return entries[0].get("law") if entries else None
 
 
-def run_one(dempact, case_path, out_dir, end_time):
+def run_identity(case_text):
+    """The SHA-256 of a run's case without the command line in its header: two calls
+    that would write the same case make the same run."""
+    head, _, body = case_text.partition("\n")
+    meta = compare_meta(head)
+    meta.pop("command", None)
+    return cf.sha256_text(json.dumps(meta, sort_keys=True) + "\n" + body)
+
+
+def run_argv(dempact, case_path, out_dir, end_time):
     cmd = [dempact, "run", case_path, "--output", out_dir, "--threads", "1", "--quiet"]
     if end_time is not None:
-        cmd += ["--end-time", str(end_time)]
-    t0 = time.time()
-    with open(os.path.join(out_dir, "log.txt"), "w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                env=dict(os.environ, OMP_NUM_THREADS="1",
-                                         OMP_WAIT_POLICY="passive"))
-        _, status, usage = os.wait4(proc.pid, 0)  # the run's own CPU time
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, time.time() - t0, usage.ru_utime + usage.ru_stime
+        cmd += ["--end-time", repr(float(end_time))]
+    return cmd
 
 
 # ---------------------------------------------------------------- measurements
@@ -488,182 +532,590 @@ def collide(dempact, entry, radius, mat, speed, dt):
 # ---------------------------------------------------------------- the report
 
 
-def report(out, meta=None, dempact=None):
-    """Measures every run under out/runs and writes the tables and the figures."""
+class ReportError(Exception):
+    """No run of the folder could be measured."""
+
+
+def report(out, meta=None, dempact=None, version=None):
+    """Measures every complete run under out/runs and writes the tables and figures.
+    A run is complete when its done.json says so (tools/compare_folder.py); the others
+    are named on stderr and left out."""
     import compare_report
-    runs_dir = os.path.join(out, "runs")
     rows, curves = [], []
-    times = (meta or {}).get("wall_times", {})
-    cpus = (meta or {}).get("cpu_times", {})
-    dempact = dempact or (meta or {}).get("dempact_path")
+    meta = meta or {}
+    dempact = dempact or meta.get("dempact_path")
     if dempact and not os.path.exists(dempact):
         dempact = None
-    for d in sorted(os.listdir(runs_dir)):
-        for s in sorted(os.listdir(os.path.join(runs_dir, d))):
-            folder = os.path.join(runs_dir, d, s)
-            if not os.path.isdir(folder):
-                continue
-            name = f"{d}/{s}"
-            h5 = [f for f in os.listdir(folder) if f.endswith(".h5")]
-            if not h5:
-                print(f"compare: {name}: no HDF5 file (the run failed: see {folder}/log.txt)",
-                      file=sys.stderr)
-                continue
+    for name, folder, done in cf.run_folders(out):
+        if done is None or done.get("status") != 0 or not isinstance(done.get("h5"), str):
+            print(f"compare.py: {name}: left out, it did not complete (see {folder}/log.txt)",
+                  file=sys.stderr)
+            continue
+        if version and done.get("dempact") != version:
+            print(f"compare.py: {name}: made by {done.get('dempact')}, not {version}",
+                  file=sys.stderr)
+        h5 = os.path.join(folder, done["h5"])
+        try:
+            row, cv = measure(h5)
+        except Incomplete as exc:
+            print(f"compare.py: {name}: left out, {exc}", file=sys.stderr)
+            continue
+        except Exception as exc:  # a damaged or foreign file: named, left out
+            print(f"compare.py: {name}: left out, {h5} cannot be measured: "
+                  f"{type(exc).__name__}: {exc}", file=sys.stderr)
+            continue
+        row["restitution_asked"], row["restitution_actual"] = float("nan"), float("nan")
+        if dempact:
+            text = dempact_h5.Run(h5).case_text
             try:
-                row, cv = measure(os.path.join(folder, h5[0]))
-            except Incomplete as exc:
-                print(f"compare: {name}: left out, {exc}", file=sys.stderr)
-                continue
-            row["restitution_asked"], row["restitution_actual"] = float("nan"), float("nan")
-            if dempact:
-                text = dempact_h5.Run(os.path.join(folder, h5[0])).case_text
-                try:
-                    _, actual, _ = actual_restitution(
-                        dempact, text, row["material"], row["radius_mean_m"],
-                        row["impact_speed_m_s"], row["dt_s"])
-                    # asked: the comparison's e (hertz_critical_ratio gets it as its xi)
-                    row["restitution_asked"], row["restitution_actual"] = row["restitution"], actual
-                except (RuntimeError, LookupError, KeyError) as exc:
-                    print(f"compare: {name}: no binary collision ({exc})", file=sys.stderr)
-            row["wall_time_s"] = times.get(name, float("nan"))
-            row["cpu_time_s"] = cpus.get(name, float("nan"))
-            rows.append(row)
-            curves.append(cv)
+                _, actual, _ = actual_restitution(
+                    dempact, text, row["material"], row["radius_mean_m"],
+                    row["impact_speed_m_s"], row["dt_s"])
+                # asked: the comparison's e (hertz_critical_ratio gets it as its xi)
+                row["restitution_asked"], row["restitution_actual"] = row["restitution"], actual
+            except Exception as exc:
+                print(f"compare.py: {name}: no binary collision ({exc})", file=sys.stderr)
+        row["wall_time_s"] = float(done.get("wall_time_s", float("nan")))
+        row["cpu_time_s"] = float(done.get("cpu_time_s", float("nan")))
+        rows.append(row)
+        curves.append(cv)
     if not rows:
-        raise SystemExit(f"compare: no run to report in {runs_dir}")
-    return compare_report.write(out, rows, curves, meta or {})
+        raise ReportError(f"no run in {os.path.join(out, cf.RUNS)} could be measured")
+    return compare_report.write(out, rows, curves, meta)
 
 
-def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                epilog="\n\n".join(__doc__.split("\n\n")[1:]),
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+# ---------------------------------------------------------------- the arguments
+
+
+class UsageError(Exception):
+    """Bad input: one line naming the argument, exit status 2, nothing written."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def parser():
+    p = Parser(prog="compare.py", description=__doc__.split("\n\n")[0],
+               epilog="\n\n".join(__doc__.split("\n\n")[1:]),
+               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("case", nargs="?", help="the base case (default: --size)")
     p.add_argument("--size", choices=sorted(SIZES), default=None,
                    help="small: cases/packing_small.yaml; full (default): cases/packing_settle.yaml")
-    p.add_argument("--laws", default="all")
-    p.add_argument("--seeds", type=int, default=3, help="runs per law and mode (default 3)")
-    p.add_argument("--seed-offset", type=int, default=0,
+    p.add_argument("--laws", help="all (default) or a comma-separated list of laws")
+    p.add_argument("--seeds", type=int, help=f"runs per law and mode (default 3, at most {MAX_SEEDS})")
+    p.add_argument("--seed-offset", type=int,
                    help="the first seed offset (default 0: the case's own seeds): "
                         "--seeds 2 --seed-offset 3 adds seeds 3 and 4 to a report")
-    p.add_argument("--calibrate", choices=("off", "on", "both"), default="off")
+    p.add_argument("--calibrate", choices=("off", "on", "both"))
     p.add_argument("--restitution", type=float)
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--out")
+    p.add_argument("--jobs", type=int, help="runs at a time (default: the number of cores)")
+    p.add_argument("--out", help="the report folder (default compare/CASE)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="write into a folder that holds something other than this tool's "
+                        "report (replacing only the report's own names), or start the "
+                        "tool's report in --out afresh")
     p.add_argument("--dempact", help="the program (default: build/dempact; with "
                    "--report-only: the one meta.json names)")
     p.add_argument("--end-time", type=float)
-    p.add_argument("--param", action="append", default=[], metavar="LAW:KEY=VALUE")
+    p.add_argument("--param", action="append", metavar="LAW:KEY=VALUE")
     p.add_argument("--report-only", metavar="DIR")
-    a = p.parse_args(argv)
+    return p
 
-    if a.report_only:
-        mp = os.path.join(a.report_only, "meta.json")
-        meta = json.load(open(mp)) if os.path.exists(mp) else None
-        report(a.report_only, meta, a.dempact)
-        print(open(os.path.join(a.report_only, "report.md")).read())
-        return 0
-    if a.case and a.size:
-        p.error("give a CASE or --size, not both")
-    case_path = a.case or SIZES[a.size or "full"]
-    a.dempact = a.dempact or os.path.join(ROOT, "build", "dempact")
-    if a.seeds < 1:
-        p.error("--seeds must be at least 1")
-    if not os.path.exists(a.dempact):
-        p.error(f"--dempact {a.dempact}: no such program (build it: bash tools/setup.sh)")
+
+MAX_SEEDS = 1000
+MAX_JOBS = 256
+ANSWER_TIMEOUT = 60.0   # s: `dempact --version` and `dempact laws`
+CHECK_TIMEOUT = 600.0   # s: `dempact check` of a case (it makes the particles)
+
+
+def dempact_answers(dempact, what="--dempact"):
+    """(version, law table) of the program, or UsageError saying why it does not run."""
+    if not os.path.exists(dempact):
+        hint = " (build it: bash tools/setup.sh)" if what == "--dempact" and \
+            os.path.abspath(dempact) == os.path.join(ROOT, "build", "dempact") else ""
+        raise UsageError(f"{what} {dempact}: no such program{hint}")
+    if os.path.isdir(dempact):
+        raise UsageError(f"{what} {dempact}: is a folder, not a program")
+    outs = []
+    for args in (["--version"], ["laws"]):
+        try:
+            p = subprocess.run([dempact] + args, capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL, timeout=ANSWER_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise UsageError(f"{what} {dempact}: `{' '.join(args)}` did not answer in "
+                             f"{ANSWER_TIMEOUT:g} s")
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{what} {dempact}: does not run: {getattr(exc, 'strerror', None) or exc}")
+        except UnicodeDecodeError:
+            raise UsageError(f"{what} {dempact}: is not dempact (its output is not text)")
+        if p.returncode != 0:
+            raise UsageError(f"{what} {dempact}: `{' '.join(args)}` exits {p.returncode}")
+        outs.append(p.stdout)
+    version = outs[0].strip()
+    if not version.startswith("dempact "):
+        raise UsageError(f"{what} {dempact}: is not dempact (--version printed "
+                         f"{version.splitlines()[0][:60] if version else 'nothing'!r})")
+    # the program itself, not only its version number: a rebuilt dempact makes new runs
     try:
-        base = yaml.safe_load(open(case_path))
+        with open(dempact, "rb") as f:
+            version += " (sha256 " + cf.hashlib.sha256(f.read()).hexdigest()[:16] + ")"
     except OSError as exc:
-        p.error(f"{case_path}: {exc.strerror}")
+        raise UsageError(f"{what} {dempact}: cannot be read: {exc.strerror}")
+    table = parse_law_table(outs[1])
+    if not table:
+        raise UsageError(f"{what} {dempact}: `laws` lists no law")
+    return version, table
+
+
+def parse_laws(text, table):
+    if text is None or text == "all":
+        return list(table)
+    laws = [x.strip() for x in text.split(",")]
+    for law in laws:
+        if not law:
+            raise UsageError(f"--laws {text}: an empty name (laws are separated by single commas)")
+        if law not in table:
+            raise UsageError(f"--laws: unknown law {law!r}; laws: {', '.join(table)}")
+    for law in laws:
+        if laws.count(law) > 1:
+            raise UsageError(f"--laws: {law} is given {laws.count(law)} times")
+    return laws
+
+
+def parse_param(spec, table, laws):
+    """LAW:KEY=VALUE into (law, key, value); value a number, or a word for the
+    parameters that take one (fit, stiffness_formula): dempact check judges it."""
+    law, sep, kv = spec.partition(":")
+    key, sep2, value = kv.partition("=")
+    law, key, value = law.strip(), key.strip(), value.strip()
+    if not (sep and sep2 and law and key and value):
+        raise UsageError(f"--param {spec}: expected LAW:KEY=VALUE")
+    if law not in table:
+        raise UsageError(f"--param {spec}: unknown law {law!r}; laws: {', '.join(table)}")
+    if law not in laws:
+        raise UsageError(f"--param {spec}: {law} is not among the laws compared "
+                         f"({', '.join(laws)})")
+    names = table[law]["params"]
+    own = {"restitution": "--restitution", "fit": "--calibrate"}
+    if law == "hertz_critical_ratio":
+        own["xi"] = "--restitution and --calibrate (xi follows from e)"
+    if table[law].get("solves"):
+        own.setdefault(table[law]["solves"], "--calibrate (calibration solves it)")
+    if key in own:
+        raise UsageError(f"--param {spec}: the comparison sets {key} itself, through {own[key]}")
+    if key not in names:
+        have = ", ".join(names) if names else "none"
+        raise UsageError(f"--param {spec}: law {law} has no parameter {key!r}; its "
+                         f"parameters: {have}")
+    try:
+        number = float(value)
+    except ValueError:
+        return law, key, value
+    if not math.isfinite(number):
+        raise UsageError(f"--param {spec}: {value} is not a finite number")
+    return law, key, number
+
+
+def read_case(path):
+    """The base case as a mapping, or UsageError naming the file."""
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: is a folder, not a case file")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read: {exc.strerror}")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not a case file (not UTF-8 text)")
+    try:
+        case = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        why = getattr(exc, "problem", None) or "not YAML"
+        raise UsageError(f"{path}{where}: not a case file: {why}")
+    if not isinstance(case, dict):
+        raise UsageError(f"{path}: not a case file (a YAML mapping of keys such as domain, "
+                         "materials, contacts)")
+    return text, case
+
+
+def dempact_check(dempact, case_path):
+    """None if `dempact check` takes the case, else its message (one line)."""
+    try:
+        p = subprocess.run([dempact, "check", case_path], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=CHECK_TIMEOUT, errors="replace")
+    except subprocess.TimeoutExpired:
+        return f"dempact check did not end in {CHECK_TIMEOUT:g} s"
+    except OSError as exc:
+        return f"dempact check does not run: {exc.strerror}"
+    if p.returncode == 0:
+        return None
+    lines = [x.strip() for x in p.stderr.splitlines() if x.strip()]
+    named = [x for x in lines if case_path in x]
+    msg = (named or lines or [f"dempact check exits {p.returncode}"])[0]
+    return msg
+
+
+def referenced_files(case, case_path):
+    """The files a case names (particle CSV files, STL walls), as absolute paths."""
+    folder = os.path.dirname(os.path.abspath(case_path))
+    found = []
+    for key in ("particles", "walls"):
+        items = case.get(key)
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("file"), str):
+                found.append(os.path.join(folder, item["file"]))
+    return found
+
+
+def case_digest(text, case, case_path):
+    """SHA-256 of the case's text and of every file it names."""
+    parts = [text]
+    for path in referenced_files(case, case_path):
+        try:
+            with open(path, "rb") as f:
+                parts.append(path + "\n" + cf.hashlib.sha256(f.read()).hexdigest())
+        except OSError as exc:
+            raise UsageError(f"{case_path}: {path}: cannot be read: {exc.strerror}")
+    return cf.sha256_text("\n".join(parts))
+
+
+def check_generated(dempact, plans, case_of, a, given):
+    """`dempact check` on the case of the first seed of every law and mode (and of the
+    last seed once), cut at --end-time, before anything is written; a refusal names the
+    argument that caused it where it can."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="compare_check_") as tmp:
+        seeds = sorted({plans[0][4][0], plans[0][4][-1]})
+        checks = [(law, mode, params, cal, seed) for k, (law, mode, params, cal, _) in
+                  enumerate(plans) for seed in (seeds if k == 0 else seeds[:1])]
+        for law, mode, params, cal, seed in checks:
+            case = yaml.safe_load(case_of(law, mode, params, cal, seed))
+            if a.end_time is not None:
+                case.setdefault("time", {})["end"] = a.end_time
+            path = os.path.join(tmp, f"{mode_dir(law, mode)}_seed{seed}.yaml")
+            with open(path, "w") as f:
+                yaml.safe_dump(case, f, sort_keys=False)
+            msg = dempact_check(dempact, path)
+            if msg is None:
+                continue
+            msg = msg.split(path, 1)[-1].lstrip(":0123456789 ")
+            keys = [k for (lw, k) in given["params"] if lw == law]
+            for k in keys:
+                if f"params.{k} " in msg or f"params.{k}:" in msg:
+                    raise UsageError(f"--param {law}:{k}={given['params'][(law, k)]}: {msg}")
+            if "restitution" in msg and a.restitution is not None:
+                raise UsageError(f"--restitution {a.restitution:g}: {msg} (law {law})")
+            if "time.end" in msg and a.end_time is not None:
+                raise UsageError(f"--end-time {a.end_time:g}: {msg}")
+            if "seed" in msg and seed:
+                raise UsageError(f"--seed-offset/--seeds: seed offset {seed}: {msg}")
+            raise UsageError(f"{given['case']}: with law {law} (calibrate {mode}): {msg}")
+
+
+def differing_setting(old, new, out, case_arg):
+    """The message for a call whose settings differ from the report's in out, or None."""
+    tail = "; give another --out, or --overwrite to start the report afresh"
+    if old.get("case_sha256") != new["case_sha256"]:
+        same = old.get("case") == new["case"]
+        return (f"{case_arg}: the report in {out} is of "
+                + ("another version of this case (its text or a file it names differs)"
+                   if same else f"another case ({old.get('case')})") + tail)
+    if old.get("restitution") != new["restitution"]:
+        return (f"--restitution: the report in {out} gives the laws e = {old.get('restitution')}, "
+                f"this call {new['restitution']:g}" + tail)
+    if old.get("end_time") != new["end_time"]:
+        def cut(t):
+            return "the case's end" if t is None else f"{t:g} s"
+        return (f"--end-time: the report in {out} cuts its runs at {cut(old.get('end_time'))}, "
+                f"this call at {cut(new['end_time'])}" + tail)
+    if old.get("params") != new["params"]:
+        def show(ps):
+            return ", ".join(f"{law}:{k}={v}" for law in sorted(ps or {})
+                             for k, v in sorted(ps[law].items())) or "none"
+        return (f"--param: the report in {out} was made with {show(old.get('params'))}, "
+                f"this call with {show(new['params'])}" + tail)
+    return None
+
+
+# ---------------------------------------------------------------- the command
+
+
+def report_only(a, given):
+    extra = [k for k, v in given.items() if v and k not in ("report_only", "dempact")]
+    if extra:
+        raise UsageError(f"--report-only rebuilds a report from its runs and takes only "
+                         f"--dempact (not {extra[0]})")
+    out = a.report_only
+    if not os.path.lexists(out):
+        raise UsageError(f"--report-only {out}: no such folder")
+    if not os.path.isdir(out):
+        raise UsageError(f"--report-only {out}: is a file, not a folder")
+    if cf.read_marker(out) is None:
+        raise UsageError(f"--report-only {out}: not a report of compare.py (no {cf.MARKER})")
+    try:
+        fd = cf.lock(out)
+    except cf.FolderError as exc:
+        raise UsageError(str(exc).replace("--out", "--report-only"))
+    if not any(done for _, _, done in cf.run_folders(out)):
+        raise UsageError(f"--report-only {out}: no complete run to report")
+    meta = cf.read_json(os.path.join(out, "meta.json")) or {}
+    version = None
+    if a.dempact:
+        version, _ = dempact_answers(a.dempact)
+    elif meta.get("dempact_path") and os.path.exists(meta["dempact_path"]):
+        try:
+            version, _ = dempact_answers(meta["dempact_path"], "meta.json's dempact")
+        except UsageError:
+            meta["dempact_path"] = None
+    cf.remove_stale_temporaries(out)
+    WROTE[0] = "report"
+    report(out, meta, a.dempact, version)
+    os.close(fd)
+    show_report(out)
+    return 0
+
+
+def show_report(out):
+    try:
+        with open(os.path.join(out, "report.md")) as f:
+            sys.stdout.write(f.read())
+        sys.stdout.flush()
+    except BrokenPipeError:  # `compare.py ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def main(argv):
+    crs.catch_stop_signals()
+    p = parser()
+    a = p.parse_args(argv)
+    given = {k: v is not None and v is not False and v != [] for k, v in vars(a).items()}
+    if a.report_only is not None:
+        return report_only(a, given)
+
+    # ---- every argument checked before anything is written
+    for option, value in (("CASE", a.case), ("--out", a.out), ("--dempact", a.dempact)):
+        if value == "":
+            raise UsageError(f"{option}: an empty path")
+    if a.case and a.size:
+        raise UsageError("give a CASE or --size, not both")
+    case_path = a.case or SIZES[a.size or "full"]
+    seeds_n = 3 if a.seeds is None else a.seeds
+    offset = 0 if a.seed_offset is None else a.seed_offset
+    if not 1 <= seeds_n <= MAX_SEEDS:
+        raise UsageError(f"--seeds {seeds_n}: takes 1 to {MAX_SEEDS}")
+    if not 0 <= offset <= 2 ** 31:
+        raise UsageError(f"--seed-offset {offset}: takes 0 to {2 ** 31}")
+    jobs_n = min(os.cpu_count() or 1, MAX_JOBS) if a.jobs is None else a.jobs
+    if not 1 <= jobs_n <= MAX_JOBS:
+        raise UsageError(f"--jobs {jobs_n}: takes 1 to {MAX_JOBS}")
+    if a.end_time is not None and not (math.isfinite(a.end_time) and a.end_time > 0):
+        raise UsageError(f"--end-time {a.end_time}: takes a time > 0 s")
+    if a.restitution is not None and not (math.isfinite(a.restitution) and 0 < a.restitution <= 1):
+        raise UsageError(f"--restitution {a.restitution}: takes a value in (0, 1]")
+    dempact = a.dempact or os.path.join(ROOT, "build", "dempact")
+    version, table = dempact_answers(dempact)
+    laws = parse_laws(a.laws, table)
+    defaults = {law: dict(v) for law, v in LAW_DEFAULTS.items()}
+    user_params, raw_params = {}, {}
+    for spec in a.param or []:
+        law, key, value = parse_param(spec, table, laws)
+        if (law, key) in user_params:
+            raise UsageError(f"--param {spec}: {law}:{key} is given twice")
+        user_params[(law, key)] = value
+        raw_params[(law, key)] = spec.partition("=")[2].strip()
+        defaults.setdefault(law, {})[key] = value
+    text, base = read_case(case_path)
+    msg = dempact_check(dempact, case_path)
+    if msg is not None:
+        raise UsageError(msg if msg.startswith(case_path) else f"{case_path}: {msg}")
+    if not isinstance(base.get("contacts"), list) or not base["contacts"]:
+        raise UsageError(f"{case_path}: has no contacts entry for the laws to take")
     e = a.restitution
     if e is None:
-        e = float(base.get("contacts", [{}])[0].get("params", {}).get("restitution", 0.5))
-    if not 0 < e <= 1:
-        p.error("--restitution must be in (0, 1]")
-    for spec in a.param:
+        first = base["contacts"][0].get("params") or {}
         try:
-            law, kv = spec.split(":", 1)
-            k, v = kv.split("=", 1)
-            LAW_DEFAULTS.setdefault(law, {})[k] = float(v)
-        except ValueError:
-            p.error(f"--param {spec}: expected LAW:KEY=VALUE")
-    table = law_table(a.dempact)
-    laws = list(table) if a.laws == "all" else a.laws.split(",")
-    for law in laws:
-        if law not in table:
-            p.error(f"unknown law {law}; laws: {', '.join(table)}")
-    out = a.out or os.path.join("compare", os.path.splitext(os.path.basename(case_path))[0])
-    os.makedirs(os.path.join(out, "runs"), exist_ok=True)
+            e = float(first.get("restitution", 0.5))
+        except (TypeError, ValueError):
+            e = 0.5
+        if not 0 < e <= 1:
+            e = 0.5
+    calibrate = a.calibrate or "off"
+    seeds = list(range(offset, offset + seeds_n))
     command = " ".join(shlex.quote(x) for x in ["tools/compare.py"] + list(argv))
-    version = subprocess.run([a.dempact, "--version"], capture_output=True, text=True).stdout.strip()
-    case_text = open(case_path).read()
+    abs_case = os.path.abspath(case_path)
 
-    jobs = []
-    seeds = range(a.seed_offset, a.seed_offset + a.seeds)
+    def case_of(law, mode, params, cal, seed, cmd=None):
+        return case_for(base, case_path, law, mode, params, cal, e, cmd, seed, a.end_time)
+
+    plans = []  # (law, mode, params, calibrate flag, seeds)
     for law in laws:
-        for mode, params, cal in law_runs(law, table[law], e, a.calibrate):
-            for seed in seeds:
-                d = os.path.join(out, "runs", mode_dir(law, mode), f"seed{seed}")
-                os.makedirs(d, exist_ok=True)
-                for f in os.listdir(d):  # this run's own folder only
-                    os.unlink(os.path.join(d, f))
-                cp = os.path.join(d, "case.yaml")
-                with open(cp, "w") as f:
-                    f.write(case_for(base, case_path, law, mode, params, cal, e, command, seed,
-                                     a.end_time))
-                jobs.append((f"{mode_dir(law, mode)}/seed{seed}", cp, d, law in SLOW_LAWS))
-    jobs.sort(key=lambda j: not j[3])  # the slow laws first
-    print(f"compare: {len(jobs)} runs of {case_path} ({len(seeds)} seeds) at e = {e:g}, "
-          f"{a.jobs} at a time", file=sys.stderr)
-    # meta.json: what each invocation into this folder did (a report may be made of runs
-    # from several, e.g. --calibrate off first, on later), saved after every run
+        runs = law_runs(law, table[law], e, calibrate)
+        for mode, params, cal in runs:
+            params.update({k: v for (lw, k), v in user_params.items() if lw == law})
+            plans.append((law, mode, params, cal, seeds))
+    check_generated(dempact, plans, case_of,
+                    a, {"params": raw_params, "case": case_path})
+    settings = {"case": abs_case, "case_sha256": case_digest(text, base, case_path),
+                "restitution": e, "end_time": a.end_time,
+                "params": {law: dict(sorted(v.items())) for law, v in sorted(defaults.items())}}
+    settings = json.loads(json.dumps(settings))  # as the marker will hold them
+    out = a.out or os.path.join("compare", os.path.splitext(os.path.basename(case_path))[0])
+
+    # ---- the folder: refused, or locked and taken
+    try:
+        fd = cf.lock(out) if os.path.isdir(out) else None
+        state, info = cf.classify(out)
+        if state == "foreign" and not a.overwrite:
+            own, other = info
+            what = (f"{', '.join(own[:3])}{', ...' if len(own) > 3 else ''}, which compare.py "
+                    f"did not write (its reports start with {cf.MARKER})" if own else
+                    f"{', '.join(other[:3])}{', ...' if len(other) > 3 else ''}, not a report "
+                    "of compare.py")
+            raise UsageError(f"--out {out}: holds {what}; give a new or empty folder, or "
+                             "--overwrite to replace only the report's own files there")
+        if state == "own" and not a.overwrite:
+            differ = differing_setting(info["settings"], settings, out, case_path)
+            if differ:
+                raise UsageError(differ)
+        if state in ("foreign", "own"):
+            cf.check_replaceable(out)
+        if fd is None:
+            os.makedirs(out, exist_ok=True)
+            fd = cf.lock(out)
+            state, info = cf.classify(out)
+            if state not in ("empty", "own"):
+                raise UsageError(f"--out {out}: another process wrote into it meanwhile")
+    except cf.FolderError as exc:
+        raise UsageError(str(exc))
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot be written: {exc.strerror}")
+
+    # ---- writing starts: the marker first
+    fresh = state != "own" or a.overwrite
+    if state == "own" and a.overwrite:
+        cf.start_afresh(out)
+    cf.remove_stale_temporaries(out)
     meta_path = os.path.join(out, "meta.json")
-    meta = json.load(open(meta_path)) if os.path.exists(meta_path) else {}
-    if meta and meta.get("base_case_text") != case_text:
-        meta = {}  # another case: start afresh
-    meta.update({"dempact": version, "dempact_path": os.path.abspath(a.dempact),
-                 "base_case": os.path.abspath(case_path), "base_case_text": case_text,
-                 "restitution": e})
-    invocation = {"command": command, "calibrate": a.calibrate, "laws": laws,
-                  "seeds": list(seeds),
-                  "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                  "failed": []}
+    meta = {} if fresh else (cf.read_json(meta_path) or {})
+    created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    marker = {"written_by": cf.TOOL, "settings": settings,
+              "created": created if fresh else info.get("created", created),
+              "command": command if fresh else info.get("command", command)}
+    cf.atomic_write(os.path.join(out, cf.MARKER), json.dumps(marker, indent=1) + "\n")
+    WROTE[0] = True
+    os.makedirs(os.path.join(out, cf.RUNS), exist_ok=True)
+
+    jobs, kept = [], []
+    for law, mode, params, cal, run_seeds in plans:
+        for seed in run_seeds:
+            name = f"{mode_dir(law, mode)}/seed{seed}"
+            folder = os.path.join(out, cf.RUNS, mode_dir(law, mode), f"seed{seed}")
+            case_text = case_of(law, mode, params, cal, seed, command)
+            identity = run_identity(case_text)
+            complete, _ = cf.run_complete(folder, identity, version)
+            if complete and not a.overwrite:
+                kept.append(name)
+            else:
+                jobs.append((name, folder, case_text, identity, law in SLOW_LAWS))
+    jobs.sort(key=lambda j: not j[4])  # the slow laws first
+    what = f"{len(jobs)} runs to make" + (f", {len(kept)} complete kept" if kept else "")
+    print(f"compare.py: {what} of {case_path} ({len(seeds)} seeds) at e = {e:g}, "
+          f"{jobs_n} at a time, into {out}", file=sys.stderr)
+    meta.update({"dempact": version, "dempact_path": os.path.abspath(dempact),
+                 "base_case": abs_case, "base_case_text": text, "restitution": e})
+    invocation = {"command": command, "calibrate": calibrate, "laws": laws, "seeds": seeds,
+                  "date": created, "kept": kept, "failed": []}
     meta.setdefault("invocations", []).append(invocation)
-    for key in ("wall_times", "cpu_times"):
-        meta.setdefault(key, {})
-        for name, _, _, _ in jobs:
-            meta[key].pop(name, None)
 
     def save():
-        with open(meta_path + ".tmp", "w") as f:
-            json.dump(meta, f, indent=1)
-        os.replace(meta_path + ".tmp", meta_path)
+        times = {"wall_times": {}, "cpu_times": {}}
+        for name, _, done in cf.run_folders(out):
+            if done and done.get("status") == 0:
+                times["wall_times"][name] = done.get("wall_time_s")
+                times["cpu_times"][name] = done.get("cpu_time_s")
+        meta.update(times)
+        cf.atomic_write(meta_path, json.dumps(meta, indent=1))
 
     save()
-    failed = invocation["failed"]
+
+    def prepare(job):
+        name, folder, case_text, identity, _ = job
+        cf.remove(folder)
+        if os.path.lexists(os.path.dirname(folder)) and not os.path.isdir(os.path.dirname(folder)):
+            cf.remove(os.path.dirname(folder))  # runs/LAW_MODE: the tool's name
+        os.makedirs(folder)
+        cf.atomic_write(os.path.join(folder, "case.yaml"), case_text)
+        return (run_argv(dempact, os.path.join(folder, "case.yaml"), folder, a.end_time),
+                os.path.join(folder, "log.txt"))
+
+    def finished(job, status, wall, cpu):
+        name, folder, case_text, identity, _ = job
+        if status == 0:
+            h5 = name.split("/")[0] + ".h5"  # the case's name is its LAW_MODE folder
+            cf.atomic_write(os.path.join(folder, cf.DONE), json.dumps(
+                {"status": 0, "identity": identity, "dempact": version, "h5": h5,
+                 "wall_time_s": wall, "cpu_time_s": cpu,
+                 "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                     timespec="seconds")}, indent=1) + "\n")
+            print(f"compare.py: {name}: done in {wall:.0f} s ({cpu:.0f} s of CPU)",
+                  file=sys.stderr)
+        elif status > 128 and crs.stop_signal():
+            print(f"compare.py: {name}: stopped", file=sys.stderr)
+        else:
+            invocation["failed"].append(name)
+            print(f"compare.py: {name}: FAILED (exit {status}; see {folder}/log.txt)",
+                  file=sys.stderr)
+        save()
+
     t0 = time.time()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        futs = {pool.submit(run_one, a.dempact, cp, d, a.end_time): name
-                for name, cp, d, _ in jobs}
-        for fut in concurrent.futures.as_completed(futs):
-            name = futs[fut]
-            rc, dt, cpu = fut.result()
-            meta["wall_times"][name] = dt
-            meta["cpu_times"][name] = cpu
-            print(f"compare: {name}: {'done' if rc == 0 else f'FAILED (exit {rc})'} in {dt:.0f} s "
-                  f"({cpu:.0f} s of CPU)", file=sys.stderr)
-            if rc != 0:
-                failed.append(name)
-            save()
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive")
+    stopped = crs.run_all(jobs, jobs_n, prepare, finished, env)
     invocation["runs_wall_time_s"] = time.time() - t0
     save()
-    report(out, meta, a.dempact)
+    if stopped:
+        raise crs.Stopped(stopped)
+    try:
+        report(out, meta, dempact, version)
+    except ReportError as exc:
+        print(f"compare.py: {exc}", file=sys.stderr)
+        return 1
     invocation["wall_time_s"] = time.time() - t0
     save()
-    print(open(os.path.join(out, "report.md")).read())
-    print(f"compare: report in {out}/report.md ({time.time() - t0:.0f} s)", file=sys.stderr)
-    return 1 if failed else 0
+    os.close(fd)
+    show_report(out)
+    print(f"compare.py: report in {out}/report.md ({time.time() - t0:.0f} s)", file=sys.stderr)
+    return 1 if invocation["failed"] else 0
+
+
+WROTE = [False]  # the marker is written: a stop keeps what completed
+
+
+def entry(argv):
+    """main() with the promised ends: exit 2 and one line for bad input, 128 + N after
+    signal N, 1 and one line when the disk refuses a write; never a traceback for those."""
+    try:
+        return main(argv)
+    except UsageError as exc:
+        print(f"compare.py: {exc}", file=sys.stderr)
+        return 2
+    except crs.Stopped as exc:
+        name = signal.Signals(exc.signum).name
+        print(f"compare.py: stopped by {name}; " + {
+            False: "nothing written",
+            True: "the runs that completed are kept, and the same command makes the others",
+            "report": "each file of the report is whole, as it was or rewritten"}[WROTE[0]],
+            file=sys.stderr)
+        return 128 + exc.signum
+    except OSError as exc:
+        where = exc.filename or ""
+        print(f"compare.py: {where}{': ' if where else ''}{exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(entry(sys.argv[1:]))

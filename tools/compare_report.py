@@ -9,6 +9,7 @@ tools/compare.py; `compare.py --report-only DIR` rebuilds a report.
 """
 
 import csv
+import io
 import math
 import os
 import sys
@@ -19,6 +20,7 @@ except ImportError as missing:  # pragma: no cover - environment problem
     import venv_hint
     sys.exit(venv_hint.message("compare_report", missing))
 
+import compare_folder as cf
 import compare_measure as cm
 
 FAMILIES = [
@@ -120,23 +122,25 @@ def table(rows, grouped, columns):
 
 def write_csv(out, rows, grouped):
     keys = list(dict.fromkeys(k for row in rows for k in row))
-    with open(os.path.join(out, "table.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
-        w.writeheader()
-        for idx in grouped.values():
-            for k in sorted(idx, key=lambda k: rows[k]["seed"]):
-                w.writerow({c: rows[k].get(c, "") for c in keys})
+    f = io.StringIO(newline="")
+    w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+    w.writeheader()
+    for idx in grouped.values():
+        for k in sorted(idx, key=lambda k: rows[k]["seed"]):
+            w.writerow({c: rows[k].get(c, "") for c in keys})
+    cf.atomic_write(os.path.join(out, "table.csv"), f.getvalue())
     numeric = [k for k in keys if k not in ("law", "calibrate", "seed", "material")
                and all(isinstance(r.get(k, 0.0), (int, float)) for r in rows)]
-    with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["law", "calibrate", "seeds"] + [f"{k}_{s}" for k in numeric for s in ("mean", "sd")])
-        for (law, mode), idx in grouped.items():
-            vals = []
-            for k in numeric:
-                mean, sd, _ = stats([rows[i].get(k, float("nan")) for i in idx])
-                vals += [repr(mean), repr(sd)]
-            w.writerow([law, mode, len(idx)] + vals)
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow(["law", "calibrate", "seeds"] + [f"{k}_{s}" for k in numeric for s in ("mean", "sd")])
+    for (law, mode), idx in grouped.items():
+        vals = []
+        for k in numeric:
+            mean, sd, _ = stats([rows[i].get(k, float("nan")) for i in idx])
+            vals += [repr(mean), repr(sd)]
+        w.writerow([law, mode, len(idx)] + vals)
+    cf.atomic_write(os.path.join(out, "summary.csv"), f.getvalue())
 
 
 # ---------------------------------------------------------------- figures
@@ -222,7 +226,7 @@ def curve_panels(plt, path, grouped, curves, xkey, ykey, xlabel, ylabel, title, 
         ax.legend(loc=legend, frameon=False)
     fig.suptitle(title, fontsize=FONT + 3)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_size_inches()[1]))  # room for it
-    fig.savefig(path, format="svg")
+    cf.atomic_save(path, lambda tmp: fig.savefig(tmp, format="svg"))
     plt.close(fig)
 
 
@@ -260,7 +264,7 @@ def dot_panels(plt, path, rows, grouped, measures, title):
         ax.set_yticklabels(labels)
     fig.suptitle(title, fontsize=FONT + 3)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_size_inches()[1]))  # room for it
-    fig.savefig(path, format="svg")
+    cf.atomic_save(path, lambda tmp: fig.savefig(tmp, format="svg"))
     plt.close(fig)
 
 
@@ -295,7 +299,7 @@ def energy_bars(plt, path, rows, grouped):
     ax2.set_xlabel("|balance residual| / dissipated")
     ax2.grid(axis="x", alpha=0.3, lw=0.5)
     fig.tight_layout()
-    fig.savefig(path, format="svg")
+    cf.atomic_save(path, lambda tmp: fig.savefig(tmp, format="svg"))
     plt.close(fig)
 
 
@@ -406,8 +410,11 @@ def write(out, rows, curves, meta):
               "and at the impact speed sqrt(2 KE_peak / M) of the run gives (`dempact collide`).",
               "- calibrate: off (published mapping), on (calibrated to e), on* (calibrated: the "
               "law has no other way to e), - (no restitution: hertz, kostek)."]
-    with open(os.path.join(out, "report.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    # a figure of an earlier report that this one does not draw (stress_strain.svg)
+    for name in cf.FIGURES:
+        if name not in {m for m, _ in made} and os.path.lexists(os.path.join(out, name)):
+            cf.remove(os.path.join(out, name))
+    cf.atomic_write(os.path.join(out, "report.md"), "\n".join(lines) + "\n")
     return rows
 
 
