@@ -340,6 +340,7 @@ snapshot_file *snapshot_create(const char *dir, const char *name, const snapshot
         snapshot_set_err(err, err_len, "out of memory");
         return NULL;
     }
+    if (carry && carry->driven) f->info.driven = 1;
     struct stat st;
     int made_dir = stat(f->dir, &st) != 0, made_snapdir = 0, n_tmp = 0;
     char **tmp = NULL;
@@ -560,6 +561,11 @@ int snapshot_flush(snapshot_file *f, char *err, size_t err_len)
         return -1;
     }
     return 0;
+}
+
+void snapshot_mark_driven(snapshot_file *f)
+{
+    if (f) f->info.driven = 1;
 }
 
 int snapshot_count(const snapshot_file *f) { return f ? f->indexed : 0; }
