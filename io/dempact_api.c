@@ -144,7 +144,10 @@ void dempact_driven(dempact_run *r)
     r->changes++;
     if (r->driven) return;
     r->driven = 1;
-    for (size_t k = 0; k < r->n_outs; k++) snapshot_mark_driven(r->outs[k].file);
+    /* (a failure here makes the output refuse its next write, which says why) */
+    char ignored[256];
+    for (size_t k = 0; k < r->n_outs; k++)
+        snapshot_mark_driven(r->outs[k].file, ignored, sizeof ignored);
 }
 
 int dempact_check_velocity(const dempact_run *r, size_t i, const double v[3], const char *who,
@@ -283,6 +286,10 @@ static dempact_output *output_in(dempact_run *r, const char *dir, const char *wh
 int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t err_len)
 {
     sim *s = &r->s;
+    if (r->stopped[0]) { /* (dempact_run_to wrote the state the watchdog stopped) */
+        snprintf(err, err_len, "write_snapshot: the run was stopped: %s", r->stopped);
+        return -1;
+    }
     dempact_output *o = output_in(r, dir, "write_snapshot", err, err_len);
     if (!o) return -1;
     r->out = o->file;

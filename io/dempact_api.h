@@ -98,7 +98,8 @@ int dempact_run_to(dempact_run *r, double until, const char *dir, char *err, siz
  * also after writes to other folders, append to it. An output holding a snapshot of
  * this step already is left as it is (0), unless velocities or walls were set since
  * that snapshot: refused (-1), the step being taken. At most TIMESTEP_MAX_SNAPSHOTS
- * snapshots per output. */
+ * snapshots per output. Refused once the watchdog stopped the run (a state no run can
+ * go on from). */
 int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t err_len);
 
 #endif

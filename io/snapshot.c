@@ -563,9 +563,16 @@ int snapshot_flush(snapshot_file *f, char *err, size_t err_len)
     return 0;
 }
 
-void snapshot_mark_driven(snapshot_file *f)
+int snapshot_mark_driven(snapshot_file *f, char *err, size_t err_len)
 {
-    if (f) f->info.driven = 1;
+    if (!f || f->info.driven) return 0;
+    f->info.driven = 1;
+    if (f->failed) return 0; /* (no further write is made) */
+    if (catalogue(f, err, err_len) < 0) {
+        settle_after_failure(f);
+        return -1;
+    }
+    return 0;
 }
 
 int snapshot_count(const snapshot_file *f) { return f ? f->indexed : 0; }

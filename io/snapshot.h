@@ -194,9 +194,10 @@ int snapshot_add_sample(snapshot_file *f, const sim_observables *o, char *err, s
 /* Brings NAME.h5 and the .xmf files up to date (every snapshot and sample). */
 int snapshot_flush(snapshot_file *f, char *err, size_t err_len);
 
-/* The run is driven from outside from now on (snapshot_run_info.driven): NAME.h5 says
- * so from its next rewrite (the next snapshot or flush) on. */
-void snapshot_mark_driven(snapshot_file *f);
+/* The run is driven from outside from now on (snapshot_run_info.driven): NAME.h5 is
+ * rewritten at once with the root attribute driven = 1 (as snapshot_flush writes it).
+ * Returns 0, or -1 with a message (further writes are then refused). */
+int snapshot_mark_driven(snapshot_file *f, char *err, size_t err_len);
 
 /* Snapshots NAME.h5 names. */
 int snapshot_count(const snapshot_file *f);
