@@ -22,7 +22,7 @@ import dempact
 HERE = pathlib.Path(__file__).resolve().parent
 CASE = HERE / "tiny.yaml"  # dt = 1e-6 s, time.end 200 steps, a snapshot every 50
 TIMER = 0.3               # s: the longest a call may take before it is interrupted
-EXAMPLES = 120            # sequences per run
+EXAMPLES = 200            # sequences per run
 
 
 class Timeout(Exception):
