@@ -224,6 +224,20 @@ int timestep_check_wall_speed(const sim *s, int k, const wall_spec *w, char *err
     return -1;
 }
 
+int timestep_check_particle_speed(const sim *s, size_t i, const double v[3], const char *who,
+                                  const char *verb, char *err, size_t err_len)
+{
+    const double f = WATCHDOG_STEP_FRACTION, dt = s->dt;
+    const particle_store *p = &s->p;
+    double speed = hypot(hypot(v[0], v[1]), v[2]);
+    if (!(speed * dt > f * p->radius[i])) return 0;
+    snprintf(err, err_len, "%s: particle %lld at (%g, %g, %g) m %s %.4g m/s: it "
+             "would move %.4g m per step (%s = %.4g s), more than %g of its radius %g m; "
+             "lower its velocity or the step", who, (long long)p->id[i], p->x[i], p->y[i],
+             p->z[i], verb, speed, speed * dt, step_words(s), dt, f, p->radius[i]);
+    return -1;
+}
+
 int timestep_check_speeds(const sim *s, char *err, size_t err_len)
 {
     const double f = WATCHDOG_STEP_FRACTION, dt = s->dt;
@@ -244,13 +258,9 @@ int timestep_check_speeds(const sim *s, char *err, size_t err_len)
         }
     }
     for (size_t i = 0; i < p->n_local; i++) {
-        double v = hypot(hypot(p->vx[i], p->vy[i]), p->vz[i]);
-        if (!(v * dt > f * p->radius[i])) continue;
-        snprintf(err, err_len, "particles: particle %lld at (%g, %g, %g) m starts at %.4g m/s: it "
-                 "would move %.4g m per step (%s = %.4g s), more than %g of its radius %g m; "
-                 "lower its velocity or the step", (long long)p->id[i], p->x[i], p->y[i],
-                 p->z[i], v, v * dt, step_words(s), dt, f, p->radius[i]);
-        return -1;
+        const double v[3] = {p->vx[i], p->vy[i], p->vz[i]};
+        if (timestep_check_particle_speed(s, i, v, "particles", "starts at", err, err_len) != 0)
+            return -1;
     }
     for (int k = 0; k < s->cfg.n_inlets; k++) {
         const inlet_spec *in = &s->cfg.inlets[k];
@@ -285,23 +295,33 @@ static double round_ratio(double x, double y)
     return round(x / y);
 }
 
-int timestep_schedule(const sim *s, run_schedule *out, char *err, size_t err_len)
+int timestep_end_step(const sim *s, double end_time, int64_t *end_step, char *err, size_t err_len)
 {
-    const sim_config *cfg = &s->cfg;
     double dt = s->dt;
-    *out = (run_schedule){0};
-    double steps = ceil(cfg->end_time / dt - 1e-9);
-    if (!(cfg->end_time >= dt)) {
+    double steps = ceil(end_time / dt - 1e-9);
+    if (!(end_time >= dt)) {
         snprintf(err, err_len, "time.end = %g s is shorter than one step (%s = %.4g s): the run "
-                 "would take no step", cfg->end_time, step_words(s), dt);
+                 "would take no step", end_time, step_words(s), dt);
         return -1;
     }
     if (!(steps <= TIMESTEP_MAX_STEPS)) {
         snprintf(err, err_len, "time.end = %g s takes %.4g steps of %s = %.4g s, more than the "
                  "%.0f (2^53) a run can count exactly; shorten the run or lengthen the step",
-                 cfg->end_time, steps, step_words(s), dt, TIMESTEP_MAX_STEPS);
+                 end_time, steps, step_words(s), dt, TIMESTEP_MAX_STEPS);
         return -1;
     }
+    *end_step = (int64_t)steps;
+    return 0;
+}
+
+int timestep_schedule(const sim *s, run_schedule *out, char *err, size_t err_len)
+{
+    const sim_config *cfg = &s->cfg;
+    double dt = s->dt;
+    *out = (run_schedule){0};
+    int64_t end_step;
+    if (timestep_end_step(s, cfg->end_time, &end_step, err, err_len) != 0) return -1;
+    double steps = (double)end_step;
     if (cfg->output_interval > 0.0 && cfg->output_interval < dt) {
         snprintf(err, err_len, "time.output_interval = %g s is shorter than one step (%s = %.4g "
                  "s): a snapshot every step at most", cfg->output_interval, step_words(s), dt);

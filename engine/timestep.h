@@ -91,6 +91,11 @@ int timestep_check_speeds(const struct sim *s, char *err, size_t err_len);
 /* The same check for wall k given the motion w (its own, or one about to replace it):
  * its fastest material point in the domain must move at most WATCHDOG_STEP_FRACTION of
  * the smallest radius per step. Returns 0 or -1 with a message naming walls[k]. */
+/* The same rule for local particle i at velocity v (its own, or one about to replace it):
+ * |v| dt at most WATCHDOG_STEP_FRACTION of its radius. Returns 0 or -1 with a message
+ * "WHO: particle ID at (x, y, z) m VERB |v| m/s: it would move ...". */
+int timestep_check_particle_speed(const struct sim *s, size_t i, const double v[3], const char *who,
+                                  const char *verb, char *err, size_t err_len);
 int timestep_check_wall_speed(const struct sim *s, int k, const struct wall_spec *w,
                               char *err, size_t err_len);
 
@@ -116,6 +121,11 @@ typedef struct run_schedule {
  * --end-time and a restart have set the end and the step. Collective when split over
  * ranks (it counts every rank's particles). */
 int timestep_schedule(const struct sim *s, run_schedule *out, char *err, size_t err_len);
+/* The step a run to end_time ends at, the first whose time reaches it (ceil(end_time /
+ * dt), within 1e-9 of a step); refuses, as timestep_schedule does (its first two checks),
+ * an end shorter than one step and one beyond TIMESTEP_MAX_STEPS steps. */
+int timestep_end_step(const struct sim *s, double end_time, int64_t *end_step, char *err,
+                      size_t err_len);
 
 /* The interval an automatic step divides: the time-series interval when the output
  * interval is a whole number of them (by default it is a tenth of the output

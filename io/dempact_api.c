@@ -1,10 +1,14 @@
 /* The library-side API of io/dempact_api.h: what `dempact check` and `dempact run` do
  * around the engine, with messages returned instead of printed. */
+#define _POSIX_C_SOURCE 200809L
 #include "dempact_api.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 #include "case.h"
@@ -77,8 +81,11 @@ fail:
 
 void dempact_close(dempact_run *r)
 {
-    if (r->out) snapshot_close(r->out);
-    free(r->out_dir);
+    for (size_t k = 0; k < r->n_outs; k++) {
+        snapshot_close(r->outs[k].file);
+        free(r->outs[k].dir);
+    }
+    free(r->outs);
     free(r->wall_load);
     free(r->shift_free_speed);
     if (r->opened) {
@@ -90,7 +97,18 @@ void dempact_close(dempact_run *r)
 
 int dempact_step(dempact_run *r, int64_t n, char *err, size_t err_len)
 {
+    if (n < 0) {
+        snprintf(err, err_len, "step: n = %lld: a number of steps, at least 0", (long long)n);
+        return -1;
+    }
+    if (n > (int64_t)TIMESTEP_MAX_STEPS - r->s.step) {
+        snprintf(err, err_len, "step: n = %lld steps from step %lld go past step %.0f (2^53), the "
+                 "most a run can count exactly (time = step x dt)", (long long)n,
+                 (long long)r->s.step, TIMESTEP_MAX_STEPS);
+        return -1;
+    }
     for (int64_t k = 0; k < n; k++) {
+        if (r->poll && r->poll(r->poll_ctx)) return DEMPACT_STOPPED;
         if (r->stopped[0]) {
             snprintf(err, err_len, "the run was stopped: %s", r->stopped);
             return -1;
@@ -123,6 +141,41 @@ long dempact_find(const dempact_run *r, int64_t id)
 void dempact_driven(dempact_run *r)
 {
     r->wd.energy_budget = NAN;
+    r->changes++;
+    if (r->driven) return;
+    r->driven = 1;
+    /* (a failure here makes the output refuse its next write, which says why) */
+    char ignored[256];
+    for (size_t k = 0; k < r->n_outs; k++)
+        snapshot_mark_driven(r->outs[k].file, ignored, sizeof ignored);
+}
+
+int dempact_check_velocity(const dempact_run *r, size_t i, const double v[3], const char *who,
+                           char *err, size_t err_len)
+{
+    const particle_store *p = &r->s.p;
+    if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]) || norm3(v) > CASE_MAX_SPEED) {
+        snprintf(err, err_len, "%s: particle %lld: the velocity (%g, %g, %g) m/s must be finite and "
+                 "at most %g m/s", who, (long long)p->id[i], v[0], v[1], v[2], CASE_MAX_SPEED);
+        return -1;
+    }
+    return timestep_check_particle_speed(&r->s, i, v, who, "set to", err, err_len);
+}
+
+int dempact_set_velocity(dempact_run *r, int64_t id, const double v[3], char *err, size_t err_len)
+{
+    long i = dempact_find(r, id);
+    if (i < 0) {
+        snprintf(err, err_len, "set_velocity: no particle has id %lld", (long long)id);
+        return -1;
+    }
+    if (dempact_check_velocity(r, (size_t)i, v, "set_velocity", err, err_len) != 0) return -1;
+    particle_store *p = &r->s.p;
+    p->vx[i] = v[0];
+    p->vy[i] = v[1];
+    p->vz[i] = v[2];
+    dempact_driven(r);
+    return 0;
 }
 
 /* The wall's translation becomes a schedule of two segments: until now, the constant
@@ -178,75 +231,160 @@ int dempact_set_wall_velocity(dempact_run *r, size_t w, const double v[3], char 
     }
     walls_move(ws, t);
     /* a moving wall does work: the energy check no longer applies */
-    r->wd.energy_budget = watchdog_energy_budget(&r->s);
+    dempact_driven(r);
     return 0;
 }
 
-/* Opens DIR/NAME.h5 for r's snapshots if it is not the output already (a new output
- * there replaces an earlier output of the same case; another folder's is closed). */
-static int open_output(dempact_run *r, const char *dir, char *err, size_t err_len)
+/* The output in folder dir: this simulation's (found by the folder's real path), or a
+ * new one there (a new output replaces an earlier one of the same case, as `dempact run`
+ * does). `who` starts the messages. */
+static dempact_output *output_in(dempact_run *r, const char *dir, const char *who, char *err,
+                                 size_t err_len)
 {
+    if (!dir || !dir[0]) {
+        snprintf(err, err_len, "%s: the output folder must be a non-empty path", who);
+        return NULL;
+    }
+    char *real = realpath(dir, NULL);
+    for (size_t k = 0; real && k < r->n_outs; k++)
+        if (strcmp(r->outs[k].dir, real) == 0) {
+            free(real);
+            return &r->outs[k];
+        }
+    free(real);
     sim *s = &r->s;
-    if (r->out && strcmp(r->out_dir, dir) != 0) {
-        snapshot_close(r->out);
-        r->out = NULL;
-        free(r->out_dir);
-        r->out_dir = NULL;
+    dempact_output *grown = realloc(r->outs, (r->n_outs + 1) * sizeof *grown);
+    if (!grown) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
     }
-    if (!r->out) {
-        snapshot_run_info info = {.case_name = r->cfg.name, .case_text = r->cfg.case_text,
-                                  .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE,
-                                  .dt = s->dt, .walls = &s->walls,
-                                  .sums_by_id = r->cfg.reproducible,
-                                  .initial_energy = s->initial_energy};
-        memcpy(info.domain_min, r->cfg.domain_min, sizeof info.domain_min);
-        memcpy(info.domain_max, r->cfg.domain_max, sizeof info.domain_max);
-        if (!(r->out_dir = strdup(dir))) {
-            snprintf(err, err_len, "out of memory");
-            return -1;
-        }
-        if (snapshot_check_output(dir, r->cfg.name, &info, NULL, err, err_len) != 0 ||
-            !(r->out = snapshot_create(dir, r->cfg.name, &info, NULL, err, err_len))) {
-            free(r->out_dir);
-            r->out_dir = NULL;
-            return -1;
-        }
+    r->outs = grown;
+    snapshot_run_info info = {.case_name = r->cfg.name, .case_text = r->cfg.case_text,
+                              .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE,
+                              .dt = s->dt, .walls = &s->walls,
+                              .sums_by_id = r->cfg.reproducible,
+                              .initial_energy = s->initial_energy, .driven = r->driven};
+    memcpy(info.domain_min, r->cfg.domain_min, sizeof info.domain_min);
+    memcpy(info.domain_max, r->cfg.domain_max, sizeof info.domain_max);
+    char msg[4096];
+    snapshot_file *f = NULL;
+    if (snapshot_check_output(dir, r->cfg.name, &info, NULL, msg, sizeof msg) != 0 ||
+        !(f = snapshot_create(dir, r->cfg.name, &info, NULL, msg, sizeof msg))) {
+        snprintf(err, err_len, "%s: %s", who, msg);
+        return NULL;
     }
-    return 0;
+    if (!(real = realpath(dir, NULL))) {
+        snprintf(err, err_len, "%s: '%s': %s", who, dir, strerror(errno));
+        snapshot_close(f);
+        return NULL;
+    }
+    dempact_output *o = &r->outs[r->n_outs++];
+    *o = (dempact_output){.file = f, .dir = real, .changes = r->changes};
+    return o;
 }
 
 int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t err_len)
 {
     sim *s = &r->s;
-    if (open_output(r, dir, err, err_len) != 0) return -1;
-    if (run_driver_add_sample(r->out, s, r->wall_load, err, err_len) != 0 ||
-        run_driver_write_snapshot(r->out, s, err, err_len) != 0 ||
-        snapshot_flush(r->out, err, err_len) != 0)
+    if (r->stopped[0]) { /* (dempact_run_to wrote the state the watchdog stopped) */
+        snprintf(err, err_len, "write_snapshot: the run was stopped: %s", r->stopped);
         return -1;
+    }
+    dempact_output *o = output_in(r, dir, "write_snapshot", err, err_len);
+    if (!o) return -1;
+    r->out = o->file;
+    if (snapshot_last_step(o->file) == s->step) {
+        if (o->changes == r->changes) return 0; /* it holds this very state */
+        snprintf(err, err_len, "write_snapshot: %s holds a snapshot of step %lld already, written "
+                 "before velocities or walls were set; take a step before writing again",
+                 snapshot_h5_path(o->file), (long long)s->step);
+        return -1;
+    }
+    if (snapshot_count(o->file) >= TIMESTEP_MAX_SNAPSHOTS) {
+        snprintf(err, err_len, "write_snapshot: %s holds %d snapshots, the most an output may "
+                 "(as time.output_interval's limit)", snapshot_h5_path(o->file),
+                 snapshot_count(o->file));
+        return -1;
+    }
+    if (run_driver_add_sample(o->file, s, r->wall_load, err, err_len) != 0 ||
+        run_driver_write_snapshot(o->file, s, err, err_len) != 0 ||
+        snapshot_flush(o->file, err, err_len) != 0)
+        return -1;
+    o->changes = r->changes;
     return 0;
 }
 
-int dempact_run_to(dempact_run *r, int64_t end, const char *dir, char *err, size_t err_len)
+/* run_driver's progress callback: polls between steps, and asks the driver to stop (a
+ * snapshot of the step reached, then out) when the poll says so. */
+typedef struct run_poll {
+    dempact_run *r;
+    volatile sig_atomic_t stop;
+} run_poll;
+
+static void poll_between_steps(void *ctx, const run_driver *d, int last)
 {
-    if (!dir) return dempact_step(r, end - r->s.step, err, err_len);
+    (void)d;
+    run_poll *rp = ctx;
+    if (!last && !rp->stop && rp->r->poll && rp->r->poll(rp->r->poll_ctx)) rp->stop = 1;
+}
+
+int dempact_run_to(dempact_run *r, double until, const char *dir, char *err, size_t err_len)
+{
+    sim *s = &r->s;
+    if (!isfinite(until)) {
+        snprintf(err, err_len, "run: until = %g s: a finite time", until);
+        return -1;
+    }
+    /* the checks of `dempact run --end-time until` on the simulation's step */
+    char msg[2048];
+    int64_t end = 0;
+    int refused;
+    if (dir) {
+        double case_end = s->cfg.end_time;
+        run_schedule plan;
+        s->cfg.end_time = until;
+        refused = timestep_schedule(s, &plan, msg, sizeof msg) != 0;
+        s->cfg.end_time = case_end;
+        end = plan.steps;
+    } else {
+        refused = timestep_end_step(s, until, &end, msg, sizeof msg) != 0;
+    }
+    if (refused) {
+        snprintf(err, err_len, "run: %s (with until = %g s%s)", msg, until, dir ? " and output" : "");
+        return -1;
+    }
+    if (end < s->step) {
+        snprintf(err, err_len, "run: until = %g s ends at step %lld, before the simulation's step "
+                 "%lld (t = %g s)", until, (long long)end, (long long)s->step, s->time);
+        return -1;
+    }
+    if (!dir) return dempact_step(r, end - s->step, err, err_len);
     if (r->stopped[0]) {
         snprintf(err, err_len, "the run was stopped: %s", r->stopped);
         return -1;
     }
-    int fresh = !r->out || strcmp(r->out_dir, dir) != 0;
-    if (open_output(r, dir, err, err_len) != 0) return -1;
-    sim *s = &r->s;
-    if (fresh && (run_driver_add_sample(r->out, s, r->wall_load, err, err_len) != 0 ||
-                  run_driver_write_snapshot(r->out, s, err, err_len) != 0))
-        return -1;
-    run_driver d = {.s = s, .out = r->out, .total_steps = end, .wd = &r->wd,
+    dempact_output *o = output_in(r, dir, "run", err, err_len);
+    if (!o) return -1;
+    r->out = o->file;
+    if (snapshot_last_step(o->file) != s->step) { /* the state it starts from */
+        if (run_driver_add_sample(o->file, s, r->wall_load, err, err_len) != 0 ||
+            run_driver_write_snapshot(o->file, s, err, err_len) != 0)
+            return -1;
+        o->changes = r->changes;
+    }
+    run_poll poll = {.r = r};
+    run_driver d = {.s = s, .out = o->file, .total_steps = end, .wd = &r->wd,
                     .wall_load = r->wall_load, .log = stderr, .who = "dempact",
-                    .written = snapshot_count(r->out)};
+                    .stop = &poll.stop, .progress = poll_between_steps, .progress_ctx = &poll,
+                    .written = snapshot_count(o->file)};
     output_grids(&r->cfg, s->dt, end, &d.snapshots, &d.samples);
-    switch (run_driver_loop(&d, err, err_len)) {
+    run_outcome outcome = run_driver_loop(&d, err, err_len);
+    o->changes = r->changes;
+    switch (outcome) {
     case RUN_FINISHED:
-    case RUN_STOPPED:
         return 0;
+    case RUN_STOPPED:
+        return DEMPACT_STOPPED;
     case RUN_WATCHDOG:
         snprintf(r->stopped, sizeof r->stopped, "%s", err);
         return -1;

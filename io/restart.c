@@ -394,6 +394,16 @@ int restart_from_file_shared(const char *h5_path, int64_t from_step, const char 
         restart_refuse(&f, err, err_len, "attribute /@initial_energy is unreadable or not finite");
         goto checked;
     }
+    /* a run driven from outside (the Python package set velocities or walls): its
+     * energy may rise from the restart point on as it did before it, so the watchdog's
+     * energy check (a closed system never gains energy) stays off, and the output says so
+     * too (carry.driven) */
+    uint8_t driven = 0;
+    if (H5Aexists(f.file, "driven") > 0 &&
+        (h5_read_attr(f.file, ".", "driven", H5T_NATIVE_UINT8, &driven) < 0 || driven > 1)) {
+        restart_refuse(&f, err, err_len, "attribute /@driven is unreadable or neither 0 nor 1");
+        goto checked;
+    }
     if (share && isnan(initial_energy)) {
         restart_refuse(&f, err, err_len, "attribute /@initial_energy is missing"); /* (the caller checks) */
         goto checked;
@@ -460,6 +470,8 @@ checked:
     if (checked == 0) rc = restart_restore_state(rs, s, share, err, err_len);
     if (rc == 0) {
         if (!isnan(initial_energy)) s->initial_energy = initial_energy;
+        if (driven) s->cfg.watchdog.energy_tolerance = -1.0; /* off (watchdog_energy_applies) */
+        rp->carry.driven = driven;
         rp->carry.path = strdup(h5_path);
         rp->carry.format = f.format;
         rp->carry.keep = rp->index + 1;

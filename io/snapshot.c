@@ -340,6 +340,7 @@ snapshot_file *snapshot_create(const char *dir, const char *name, const snapshot
         snapshot_set_err(err, err_len, "out of memory");
         return NULL;
     }
+    if (carry && carry->driven) f->info.driven = 1;
     struct stat st;
     int made_dir = stat(f->dir, &st) != 0, made_snapdir = 0, n_tmp = 0;
     char **tmp = NULL;
@@ -555,6 +556,18 @@ int snapshot_flush(snapshot_file *f, char *err, size_t err_len)
         return -1;
     }
     if (f->indexed == f->count && f->indexed_rows == f->series.n) return 0;
+    if (catalogue(f, err, err_len) < 0) {
+        settle_after_failure(f);
+        return -1;
+    }
+    return 0;
+}
+
+int snapshot_mark_driven(snapshot_file *f, char *err, size_t err_len)
+{
+    if (!f || f->info.driven) return 0;
+    f->info.driven = 1;
+    if (f->failed) return 0; /* (no further write is made) */
     if (catalogue(f, err, err_len) < 0) {
         settle_after_failure(f);
         return -1;

@@ -55,6 +55,9 @@ typedef struct snapshot_run_info {
     double initial_energy; /* sim.initial_energy, the energy books' start (root attribute
                               initial_energy): a restart takes it from here rather
                               than starting the case again */
+    int driven;            /* velocities or walls were set from outside (the Python
+                              package, io/dempact_api.h): root attribute driven = 1, and a
+                              restart keeps the watchdog's energy check off */
 } snapshot_run_info;
 
 /* What one snapshot records. Only the local particles of p (0..n_local-1) are written,
@@ -147,6 +150,7 @@ typedef struct snapshot_carry {
     char *path;              /* the file restarted from (NAME.h5, or a format-2 file) */
     int format;              /* its layout: 2 or 3 */
     int keep;
+    int driven;              /* its root attribute driven: the output keeps it */
     snapshot_series series;
 } snapshot_carry;
 
@@ -189,6 +193,11 @@ int snapshot_add_sample(snapshot_file *f, const sim_observables *o, char *err, s
 
 /* Brings NAME.h5 and the .xmf files up to date (every snapshot and sample). */
 int snapshot_flush(snapshot_file *f, char *err, size_t err_len);
+
+/* The run is driven from outside from now on (snapshot_run_info.driven): NAME.h5 is
+ * rewritten at once with the root attribute driven = 1 (as snapshot_flush writes it).
+ * Returns 0, or -1 with a message (further writes are then refused). */
+int snapshot_mark_driven(snapshot_file *f, char *err, size_t err_len);
 
 /* Snapshots NAME.h5 names. */
 int snapshot_count(const snapshot_file *f);

@@ -137,6 +137,8 @@ static int write_header(hid_t file, const snapshot_run_info *info)
         sh5_attr(file, "sums_by_id", SH5_U8, 0, &by_id) < 0 ||
         sh5_attr(file, "initial_energy", SH5_F64, 0, &initial_energy) < 0)
         return -1;
+    uint8_t driven = 1; /* only on a driven run's output: others stay as they were */
+    if (info->driven && sh5_attr(file, "driven", SH5_U8, 0, &driven) < 0) return -1;
     size_t n_walls = info->walls ? info->walls->n : 0;
     if (n_walls > 0) {
         const char **names = malloc(n_walls * sizeof *names);

@@ -9,7 +9,8 @@ steps, write snapshots, list the contact laws and collide two spheres.
 Per-particle arrays are read-only numpy copies, row k being the particle with the k-th
 smallest id (sim.ids): the engine keeps x, y and z apart and reorders its particles at
 neighbour rebuilds, so no view of its memory would keep its meaning across a step.
-Errors raise dempact.Error with the engine's message (the case file's line and key).
+Errors raise dempact.Error with the engine's message (the case file's line and key); an
+argument of the wrong type raises a dempact.Error that is also a TypeError.
 """
 import math
 import os
@@ -23,13 +24,68 @@ from .snapshots import read
 __all__ = ["Simulation", "Error", "laws", "collide", "read"]
 
 
+class _WrongType(Error, TypeError):
+    """An argument of the wrong type: a dempact.Error that is also a TypeError."""
+
+
+_INT64_MAX = 2 ** 63 - 1
+
+
+def _integer(what, value):
+    """A whole number: a Python int or a numpy integer (not a bool, not a float)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise _WrongType(f"{what}: an integer, not {value!r} ({type(value).__name__})")
+    return int(value)
+
+
+def _number(what, value):
+    """A finite real number: int, float or a numpy number (not a bool)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        raise _WrongType(f"{what}: a number, not {value!r} ({type(value).__name__})")
+    try:
+        x = float(value)
+    except OverflowError:
+        x = math.inf
+    if not math.isfinite(x):
+        raise Error(f"{what}: {value!r} is not a finite number")
+    return x
+
+
+def _vector(what, v):
+    """Three finite numbers."""
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or not hasattr(v, "__iter__"):
+        raise _WrongType(f"{what}: three numbers (vx, vy, vz), not {v!r}")
+    if len(v) != 3:
+        raise Error(f"{what}: three components (vx, vy, vz), not {len(v)}")
+    return tuple(_number(f"{what}[{k}]", c) for k, c in enumerate(v))
+
+
+def _path(what, value):
+    """A non-empty path: a str or an os.PathLike naming one."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise _WrongType(f"{what}: a path (str or os.PathLike), not {value!r}")
+    path = os.fspath(value)
+    if not isinstance(path, str):
+        raise _WrongType(f"{what}: a path as str, not {path!r}")
+    if not path:
+        raise Error(f"{what}: an empty path")
+    if "\0" in path:
+        raise Error(f"{what}: {path!r} holds a NUL character")
+    return path
+
+
 class Simulation:
     """One simulation of a case file, built and checked as `dempact run` does before its
     first step. Each step is checked by the numerical watchdog; a step it stops raises
-    dempact.Error and the simulation takes no further step."""
+    dempact.Error and the simulation takes no further step. Arguments are checked as
+    `dempact run` checks its options: a value it would refuse raises dempact.Error, a
+    value of the wrong type a dempact.Error that is also a TypeError. Ctrl-C during
+    step() or run() raises KeyboardInterrupt between two steps; the simulation stays
+    usable (docs/python.md)."""
 
     def __init__(self, case):
-        self._run = _core.Run(str(case))
+        self._run = _core.Run(_path("case", case))
 
     # ---- time
     @property
@@ -61,23 +117,27 @@ class Simulation:
         """The walls' names, by index (set_wall_velocity's index)."""
         return self._run.info()["walls"]
 
+    @property
+    def driven(self):
+        """Whether velocities or walls were set from outside (the outputs say so)."""
+        return self._run.info()["driven"]
+
     def step(self, n=1):
-        """Takes n steps."""
-        self._run.step(int(n))
+        """Takes n steps (an integer >= 0; the step count stays at most 2^53)."""
+        n = _integer("step: n", n)
+        self._run.step(max(-1, min(n, _INT64_MAX)))
 
     def run(self, until=None, output=None):
-        """Steps until the time reaches `until` [s] (the case's time.end by default):
-        round((until - time) / dt) steps, so the last step lands nearest to it. With
-        `output` (a folder), as `dempact run`: samples and snapshots go to
-        output/NAME.h5 on the case's time.output_interval and time.timeseries_interval
-        grids, the state at the start first if the output is new there, and the last
-        step's always. Returns the path of NAME.h5, or None without output."""
-        until = self.end_time if until is None else float(until)
-        n = max(0, round((until - self.time) / self.dt))
-        self._run.run_to(self._run.info()["step"] + n, None if output is None else str(output))
-        if output is not None:
-            return os.path.join(str(output), self.name + ".h5")
-        return None
+        """Steps until the time reaches `until` [s] (the case's time.end by default), to
+        the step `dempact run --end-time until` ends at (the first whose time reaches
+        it), with its checks. With `output` (a folder), as `dempact run`: samples and
+        snapshots go to output/NAME.h5 on the case's time.output_interval and
+        time.timeseries_interval grids, the state at the start first if the output holds
+        no snapshot of this step, and the last step's always. Returns the path of
+        NAME.h5, or None without output."""
+        until = self.end_time if until is None else _number("run: until", until)
+        folder = None if output is None else _path("run: output", output)
+        return self._run.run_to(until, folder)
 
     # ---- particles (read-only copies, in id order)
     def _vectors(self, name):
@@ -135,36 +195,46 @@ class Simulation:
 
     # ---- changes between steps
     def set_velocity(self, id, v):
-        """Sets particle `id`'s velocity [m/s] for the next step."""
-        v = [float(c) for c in v]
-        if len(v) != 3:
-            raise Error("set_velocity: v takes three components")
-        self._run.set_velocity(int(id), tuple(v))
+        """Sets particle `id`'s velocity [m/s] for the next step: finite, at most 1e4
+        m/s and at most half its radius per step (the rules of a case's particles)."""
+        id = _integer("set_velocity: id", id)
+        v = _vector("set_velocity: v", v)
+        if not -_INT64_MAX - 1 <= id <= _INT64_MAX:
+            raise Error(f"set_velocity: no particle has id {id}")
+        self._run.set_velocity(id, v)
 
     def set_velocities(self, v):
         """Sets every particle's velocity: v is (N, 3), in id order (as velocities)."""
-        v = np.ascontiguousarray(v, dtype=np.float64)
+        if isinstance(v, (str, bytes)):
+            raise _WrongType(f"set_velocities: an (N, 3) array of numbers, not {v!r}")
+        try:
+            v = np.array(v, dtype=np.float64, order="C")
+        except (TypeError, ValueError) as e:
+            raise _WrongType(f"set_velocities: an (N, 3) array of numbers ({e})") from None
         if v.ndim != 2 or v.shape[1] != 3:
             raise Error(f"set_velocities: v must be (N, 3), not {v.shape}")
         self._run.set_velocities(v.tobytes())
 
     def set_wall_velocity(self, index, v):
         """Wall `index` translates at v [m/s] from now on (from where it is now)."""
-        v = [float(c) for c in v]
-        if len(v) != 3:
-            raise Error("set_wall_velocity: v takes three components")
-        self._run.set_wall_velocity(int(index), tuple(v))
+        index = _integer("set_wall_velocity: index", index)
+        v = _vector("set_wall_velocity: v", v)
+        if not 0 <= index <= _INT64_MAX:
+            raise Error(f"wall index {index}: the case has {len(self.wall_names)} walls")
+        self._run.set_wall_velocity(index, v)
 
     # ---- output
     def write_snapshot(self, folder):
         """Appends a snapshot of now to FOLDER/NAME.h5 (the layout of `dempact run`,
-        docs/output.md; NAME the case's name). The first call for a folder starts the
-        output, replacing an earlier output of the same case there. Returns the path
-        of NAME.h5."""
-        return self._run.write_snapshot(str(folder))
+        docs/output.md; NAME the case's name). This simulation's first write to a folder
+        starts the output there, replacing an earlier output of the same case; later
+        writes append to it, also after writes to other folders. A second write of the
+        same step leaves the output as it is, or raises dempact.Error when velocities
+        or walls were set since the first. Returns the path of NAME.h5."""
+        return self._run.write_snapshot(_path("write_snapshot: folder", folder))
 
     def close(self):
-        """Frees the simulation (and closes its output) now rather than when collected."""
+        """Frees the simulation (and closes its outputs) now rather than when collected."""
         self._run.close()
 
     def __enter__(self):

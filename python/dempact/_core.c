@@ -22,7 +22,38 @@ typedef struct {
     PyObject_HEAD
     dempact_run run;
     int open;
+    int interrupted; /* a signal handler raised during the current call */
 } Run;
+
+/* dempact_run.poll: runs Python's signal handlers between steps (cheap when no signal
+ * is pending: one atomic read). A handler that raises (SIGINT's: KeyboardInterrupt)
+ * stops the steps; its exception is the call's. */
+static int poll_signals(void *ctx)
+{
+    Run *self = ctx;
+    if (!self->interrupted && PyErr_CheckSignals() < 0) self->interrupted = 1;
+    return self->interrupted;
+}
+
+/* The end of a call that stepped: NULL with the exception of a signal handler, or of
+ * the engine's message (rc < 0); else 0. */
+static int stepped(Run *self, int rc, const char *err)
+{
+    if (self->interrupted || PyErr_Occurred()) {
+        self->interrupted = 0;
+        if (!PyErr_Occurred()) PyErr_SetNone(PyExc_KeyboardInterrupt);
+        return -1;
+    }
+    if (rc < 0) {
+        PyErr_SetString(Error, err);
+        return -1;
+    }
+    if (rc == DEMPACT_STOPPED) { /* stopped, yet no handler raised: cannot happen */
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+        return -1;
+    }
+    return 0;
+}
 
 static int check_open(Run *self)
 {
@@ -46,6 +77,9 @@ static int Run_init(Run *self, PyObject *args, PyObject *kw)
         return -1;
     }
     self->open = 1;
+    self->interrupted = 0;
+    self->run.poll = poll_signals;
+    self->run.poll_ctx = self;
     return 0;
 }
 
@@ -62,19 +96,15 @@ static PyObject *Run_close(Run *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* step(n): n steps (the package's __init__.py checks n's type; dempact_step its value) */
 static PyObject *Run_step(Run *self, PyObject *args)
 {
     long long n = 1;
     if (!PyArg_ParseTuple(args, "|L", &n) || check_open(self)) return NULL;
-    if (n < 0) {
-        PyErr_SetString(Error, "step: n must be >= 0");
-        return NULL;
-    }
     char err[2048];
-    if (dempact_step(&self->run, n, err, sizeof err) != 0) {
-        PyErr_SetString(Error, err);
-        return NULL;
-    }
+    self->interrupted = 0;
+    int rc = dempact_step(&self->run, n, err, sizeof err);
+    if (stepped(self, rc, err) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -140,22 +170,16 @@ static PyObject *Run_set_velocity(Run *self, PyObject *args)
     double v[3];
     if (!PyArg_ParseTuple(args, "L(ddd)", &id, &v[0], &v[1], &v[2]) || check_open(self))
         return NULL;
-    long i = dempact_find(&self->run, id);
-    if (i < 0) {
-        PyErr_Format(Error, "set_velocity: no particle has id %lld", id);
+    char err[1024];
+    if (dempact_set_velocity(&self->run, id, v, err, sizeof err) != 0) {
+        PyErr_SetString(Error, err);
         return NULL;
     }
-    if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2])) {
-        PyErr_Format(Error, "set_velocity: particle %lld: velocity must be finite", id);
-        return NULL;
-    }
-    particle_store *p = &self->run.s.p;
-    p->vx[i] = v[0]; p->vy[i] = v[1]; p->vz[i] = v[2];
-    dempact_driven(&self->run);
     Py_RETURN_NONE;
 }
 
-/* set_velocities(bytes): 3 float64 per particle, in id order. */
+/* set_velocities(bytes): 3 float64 per particle, in id order; every row is checked
+ * (dempact_check_velocity) before any is set. */
 static PyObject *Run_set_velocities(Run *self, PyObject *args)
 {
     Py_buffer b;
@@ -168,14 +192,17 @@ static PyObject *Run_set_velocities(Run *self, PyObject *args)
         return NULL;
     }
     const double *v = b.buf;
-    for (size_t k = 0; k < 3 * p->n_local; k++)
-        if (!isfinite(v[k])) {
-            PyErr_Format(Error, "set_velocities: row %zu is not finite", k / 3);
+    size_t *order = id_order(p);
+    if (!order) { PyBuffer_Release(&b); return NULL; }
+    char err[1024];
+    for (size_t k = 0; k < p->n_local; k++)
+        if (dempact_check_velocity(&self->run, order[k], v + 3 * k, "set_velocities", err,
+                                   sizeof err) != 0) {
+            PyErr_Format(Error, "%s (row %zu)", err, k);
+            free(order);
             PyBuffer_Release(&b);
             return NULL;
         }
-    size_t *order = id_order(p);
-    if (!order) { PyBuffer_Release(&b); return NULL; }
     for (size_t k = 0; k < p->n_local; k++) {
         size_t i = order[k];
         p->vx[i] = v[3 * k]; p->vy[i] = v[3 * k + 1]; p->vz[i] = v[3 * k + 2];
@@ -233,24 +260,25 @@ static PyObject *Run_contacts(Run *self, PyObject *unused)
     return Py_BuildValue("(NN)", ids, force);
 }
 
+/* run_to(until, dir or None) -> the path of DIR/NAME.h5, or None */
 static PyObject *Run_run_to(Run *self, PyObject *args)
 {
-    long long end;
+    double until;
     const char *dir = NULL;
-    if (!PyArg_ParseTuple(args, "Lz", &end, &dir) || check_open(self)) return NULL;
+    if (!PyArg_ParseTuple(args, "dz", &until, &dir) || check_open(self)) return NULL;
     char err[4096];
-    if (dempact_run_to(&self->run, end, dir, err, sizeof err) != 0) {
-        PyErr_SetString(Error, err);
-        return NULL;
-    }
-    Py_RETURN_NONE;
+    self->interrupted = 0;
+    int rc = dempact_run_to(&self->run, until, dir, err, sizeof err);
+    if (stepped(self, rc, err) < 0) return NULL;
+    if (!dir) Py_RETURN_NONE;
+    return PyUnicode_FromString(snapshot_h5_path(self->run.out));
 }
 
 static PyObject *Run_write_snapshot(Run *self, PyObject *args)
 {
     const char *dir;
     if (!PyArg_ParseTuple(args, "s", &dir) || check_open(self)) return NULL;
-    char err[4096];
+    char err[8192];
     if (dempact_write_snapshot(&self->run, dir, err, sizeof err) != 0) {
         PyErr_SetString(Error, err);
         return NULL;
@@ -273,10 +301,10 @@ static PyObject *Run_info(Run *self, PyObject *unused)
         }
         Py_DECREF(name);
     }
-    return Py_BuildValue("{s:d,s:d,s:L,s:n,s:d,s:s,s:N}", "time", s->time, "dt", s->dt,
+    return Py_BuildValue("{s:d,s:d,s:L,s:n,s:d,s:s,s:N,s:O}", "time", s->time, "dt", s->dt,
                          "step", (long long)s->step, "n", (Py_ssize_t)s->p.n_local,
                          "end_time", self->run.cfg.end_time, "name", self->run.cfg.name,
-                         "walls", walls);
+                         "walls", walls, "driven", self->run.driven ? Py_True : Py_False);
 }
 
 static PyMethodDef Run_methods[] = {
@@ -288,10 +316,11 @@ static PyMethodDef Run_methods[] = {
      "set_wall_velocity(index, (vx, vy, vz))"},
     {"contacts", (PyCFunction)Run_contacts, METH_NOARGS, "contacts() -> (ids, force) bytes"},
     {"run_to", (PyCFunction)Run_run_to, METH_VARARGS,
-     "run_to(step, dir or None): as dempact run, with output to dir on the case's grids"},
+     "run_to(until, dir or None): as dempact run --end-time until, with output to dir on the "
+     "case's grids; -> path of NAME.h5 or None"},
     {"write_snapshot", (PyCFunction)Run_write_snapshot, METH_VARARGS,
      "write_snapshot(dir) -> path of NAME.h5"},
-    {"info", (PyCFunction)Run_info, METH_NOARGS, "time, dt, step, n, end_time, name, walls"},
+    {"info", (PyCFunction)Run_info, METH_NOARGS, "time, dt, step, n, end_time, name, walls, driven"},
     {"close", (PyCFunction)Run_close, METH_NOARGS, "frees the simulation"},
     {NULL, NULL, 0, NULL}};
 
