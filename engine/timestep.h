@@ -88,14 +88,14 @@ double timestep_velocity_floor(const struct sim *s);
  * (the config's sources must still be there: not after sim_config.sources_copied freed
  * them). Returns 0 or -1 with a message. */
 int timestep_check_speeds(const struct sim *s, char *err, size_t err_len);
-/* The same check for wall k given the motion w (its own, or one about to replace it):
- * its fastest material point in the domain must move at most WATCHDOG_STEP_FRACTION of
- * the smallest radius per step. Returns 0 or -1 with a message naming walls[k]. */
 /* The same rule for local particle i at velocity v (its own, or one about to replace it):
  * |v| dt at most WATCHDOG_STEP_FRACTION of its radius. Returns 0 or -1 with a message
  * "WHO: particle ID at (x, y, z) m VERB |v| m/s: it would move ...". */
 int timestep_check_particle_speed(const struct sim *s, size_t i, const double v[3], const char *who,
                                   const char *verb, char *err, size_t err_len);
+/* The same check for wall k given the motion w (its own, or one about to replace it):
+ * its fastest material point in the domain must move at most WATCHDOG_STEP_FRACTION of
+ * the smallest radius per step. Returns 0 or -1 with a message naming walls[k]. */
 int timestep_check_wall_speed(const struct sim *s, int k, const struct wall_spec *w,
                               char *err, size_t err_len);
 
