@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dashpot_check.h"
 #include "sim.h"
 #include "timestep.h"
 
@@ -230,8 +231,9 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     double t_start = NAN, t_prev = 0.0, d_prev = overlap_now(&s), d_limit = 0.5 * R;
     int separated_steps = 0;
     long contact_steps = 0, sliding_steps = 0;
-    /* the approach takes gap / v0; the contact about t_c; allow a slow, sticky one 50 t_c */
-    long max_steps = (long)((gap / v0 + 50.0 * t_c) / dt) + 100;
+    /* the approach takes gap / v0; the contact about t_c; allow a slow, sticky one 50 t_c,
+     * at most COLLISION_MAX_STEPS steps */
+    long max_steps = (long)(gap / v0 / dt + fmin(50.0 * t_c / dt, COLLISION_MAX_STEPS)) + 100;
     for (long n = 0; n < max_steps; n++) {
         if (spec->poll && n % COLLISION_POLL_STEPS == COLLISION_POLL_STEPS - 1 &&
             spec->poll(spec->poll_ctx)) {
@@ -255,6 +257,16 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
             return -1;
         }
         if (d > 0.0) {
+            dashpot_check dash;
+            dashpot_check_run(&s, &dash);
+            if (dash.worst > 1.0) { /* velocity Verlet no longer integrates the dashpot */
+                snprintf(err, err_len, "law %s: at step %ld the dashpot is too stiff for the "
+                         "step (c dt / m* = %.3g > 1: the integration is unstable and the "
+                         "rebound meaningless): give a smaller %s, or less damping",
+                         spec->law->name, n + 1, dash.worst, dt_name);
+                sim_free(&s);
+                return -1;
+            }
             out->rebuilds_in_contact += s.n_rebuilds - rebuilds;
             if (isnan(t_start)) t_start = crossing(t_prev, d_prev, s.time, d);
             out->max_overlap = fmax(out->max_overlap, d);
@@ -297,8 +309,10 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
         t_prev = s.time;
         d_prev = d;
     }
-    snprintf(err, err_len, "the spheres %s within %ld steps (%g s)",
-             isnan(t_start) ? "never touched" : "did not separate", max_steps, max_steps * dt);
+    snprintf(err, err_len, "the spheres %s within %ld steps (%g s: the approach, then 50 "
+             "contact times of about %g s or %.0f steps, whichever is less)",
+             isnan(t_start) ? "never touched" : "did not separate", max_steps, max_steps * dt,
+             t_c, COLLISION_MAX_STEPS);
     sim_free(&s);
     return -1;
 }

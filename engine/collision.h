@@ -12,14 +12,16 @@
  * (a slow impact or a small step): the approach costs at most that many steps, and no
  * force acts before the touch, so the impact is at V0 whatever the gap.
  *
- * The work is bounded: a step is refused (before the first step, naming it) that would
- * resolve the contact by more than COLLISION_MAX_CONTACT_STEPS steps (the law's
- * contact-time estimate / dt), and the run gives up after the approach and 50 such
- * contact times. A run whose spheres overlap by more than half their radius (the
- * watchdog's limit) or whose results are not finite numbers fails with the reason, and
- * so is one whose step moves a sphere more than half its radius (the rule of a run) or
- * whose spheres close by less than COLLISION_MIN_APPROACH R over the contact (a speed
- * whose overlap the positions cannot resolve). */
+ * The work is bounded: refused before the first step (naming the input to change) are a
+ * step that would resolve the contact by more than COLLISION_MAX_CONTACT_STEPS steps (the
+ * law's contact-time estimate t_c / dt), a step that moves a sphere more than half its
+ * radius (the rule of a run), and a speed at which the spheres close by less than
+ * COLLISION_MIN_APPROACH R over the contact (an overlap their positions cannot resolve).
+ * After the approach the run gives up after 50 contact times or COLLISION_MAX_STEPS
+ * steps, whichever is less (a contact that sticks). A run fails with the reason when its
+ * spheres overlap by more than half their radius (the watchdog's limit), when the step
+ * cannot integrate its dashpot (c dt / m* > 1, as engine/dashpot_check.h measures it),
+ * or when its results are not finite numbers. */
 #ifndef DEMPACT_COLLISION_H
 #define DEMPACT_COLLISION_H
 
@@ -30,6 +32,7 @@
 
 #define COLLISION_APPROACH_STEPS 100000.0
 #define COLLISION_MAX_CONTACT_STEPS 200000.0
+#define COLLISION_MAX_STEPS 2000000.0 /* after the approach */
 /* The spheres must close by at least this fraction of their radius over the contact
  * time (V0 t_c): a contact's overlap then spans about a million roundings of a position. */
 #define COLLISION_MIN_APPROACH 1e-9
