@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../models/calibrate.h"
 #include "dashpot_check.h"
 #include "sim.h"
 #include "timestep.h"
@@ -104,6 +105,30 @@ static int place(sim *s, collision_setup *u, const collision_spec *spec, double 
     return 0;
 }
 
+/* The caller's poll as the calibration calls it (models/calibrate.h), remembering that it
+ * asked to stop: the calibration's failure is then the caller's stop, not a refusal. */
+typedef struct poll_memory {
+    const collision_spec *spec;
+    int fired;
+} poll_memory;
+
+static int poll_remembered(void *ctx)
+{
+    poll_memory *m = ctx;
+    if (!m->fired && m->spec->poll(m->spec->poll_ctx)) m->fired = 1;
+    return m->fired;
+}
+
+/* sim_create (place) and sim_set_timestep calibrate the law: under the caller's poll. */
+static int place_polled(sim *s, collision_setup *u, const collision_spec *spec, double gap,
+                        poll_memory *m, char *err, size_t err_len)
+{
+    if (spec->poll) law_calibrate_set_poll(poll_remembered, m);
+    int rc = place(s, u, spec, gap, err, err_len);
+    law_calibrate_set_poll(NULL, NULL);
+    return rc;
+}
+
 static int stopped(char *err, size_t err_len)
 {
     snprintf(err, err_len, "interrupted");
@@ -137,7 +162,9 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     /* first 0.01 R apart: the step follows from the contact time, the gap from the step */
     double gap = 0.01 * R;
     sim s;
-    if (place(&s, &setup, spec, gap, err, err_len) != 0) return -1;
+    poll_memory polled = {.spec = spec};
+    if (place_polled(&s, &setup, spec, gap, &polled, err, err_len) != 0)
+        return polled.fired ? stopped(err, err_len) : -1;
     if (spec->poll && spec->poll(spec->poll_ctx)) {
         sim_free(&s);
         return stopped(err, err_len);
@@ -214,9 +241,17 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     if (COLLISION_APPROACH_STEPS * v0 * dt < gap) {
         gap = COLLISION_APPROACH_STEPS * v0 * dt;
         sim_free(&s);
-        if (place(&s, &setup, spec, gap, err, err_len) != 0) return -1;
+        if (place_polled(&s, &setup, spec, gap, &polled, err, err_len) != 0)
+            return polled.fired ? stopped(err, err_len) : -1;
     }
-    if (sim_set_timestep(&s, dt, err, err_len) != 0) {
+    if (spec->poll) law_calibrate_set_poll(poll_remembered, &polled);
+    int set = sim_set_timestep(&s, dt, err, err_len);
+    law_calibrate_set_poll(NULL, NULL);
+    if (set != 0 && polled.fired) {
+        sim_free(&s);
+        return stopped(err, err_len);
+    }
+    if (set != 0) {
         char why[512];
         snprintf(why, sizeof why, "%s", err);
         snprintf(err, err_len, "%s: %s", dt_name, why);

@@ -115,18 +115,33 @@ static void cache_store(const dem_law *law, const law_coeffs *c, const law_refer
 
 /* ---- the solve ------------------------------------------------------------------------- */
 
+/* The poll of this thread's caller (law_calibrate_set_poll). */
+static _Thread_local int (*calibrate_poll)(void *ctx);
+static _Thread_local void *calibrate_poll_ctx;
+
+void law_calibrate_set_poll(int (*poll)(void *ctx), void *ctx)
+{
+    calibrate_poll = poll;
+    calibrate_poll_ctx = ctx;
+}
+
 typedef struct calibration_problem {
     const dem_law *law;
     law_coeffs trial;
     const law_reference *ref;
     double target;
     int evaluations;
+    int stopped; /* the caller's poll asked to stop */
 } calibration_problem;
 
 /* Restitution error as a function of u = ln(coefficient): the coefficient spans many
  * decades, and e_out is smooth and monotone in u. */
 static double mismatch(calibration_problem *p, double u)
 {
+    if (p->stopped || (calibrate_poll && calibrate_poll(calibrate_poll_ctx))) {
+        p->stopped = 1;
+        return NAN;
+    }
     p->trial.c[p->law->calibration->coeff] = exp(u);
     p->evaluations++;
     return law_restitution(p->law, &p->trial, p->ref) - p->target;
@@ -175,13 +190,21 @@ int law_calibrate(const dem_law *law, law_coeffs *coeffs, const law_reference *r
     if (!(x0 > 0.0) || !isfinite(x0)) x0 = 1.0;
     double u0 = log(x0), f0 = mismatch(&p, u0);
     double ua, fa, ub, fb, u = u0, f = f0;
+    if (p.stopped) {
+        snprintf(err, err_len, "interrupted");
+        return -1;
+    }
     if (isnan(f0)) {
         snprintf(err, err_len, "law %s: the reference collision (R* = %g m, m* = %g kg, "
                  "v0 = %g m/s) cannot be integrated", law->name, ref->r_eff, ref->m_eff, ref->v0);
         return -1;
     }
     if (fabs(f0) > RESTITUTION_TOLERANCE) {
-        if (bracket(&p, u0, f0, &ua, &fa, &ub, &fb) != 0) {
+        if (bracket(&p, u0, f0, &ua, &fa, &ub, &fb) != 0 || p.stopped) {
+            if (p.stopped) {
+                snprintf(err, err_len, "interrupted");
+                return -1;
+            }
             snprintf(err, err_len, "law %s cannot restitute e = %g at any %s (from %g it "
                      "restitutes %g)", law->name, target, cal->coefficient, x0, f0 + target);
             return -1;
@@ -190,6 +213,10 @@ int law_calibrate(const dem_law *law, law_coeffs *coeffs, const law_reference *r
         for (int it = 0; it < 200; it++) {
             u = (ua * fb - ub * fa) / (fb - fa);
             f = mismatch(&p, u);
+            if (p.stopped) {
+                snprintf(err, err_len, "interrupted");
+                return -1;
+            }
             if (fabs(f) <= RESTITUTION_TOLERANCE || fabs(ub - ua) < 1e-14 * fmax(1.0, fabs(u)))
                 break;
             if (f * fb < 0.0) {

@@ -36,6 +36,11 @@ double law_restitution(const dem_law *law, const law_coeffs *coeffs, const law_r
 int law_calibrate(const dem_law *law, law_coeffs *coeffs, const law_reference *ref,
                   double target, char *err, size_t err_len);
 
+/* A caller's poll for the calibrations this thread runs (NULL: none): called before each
+ * trial collision of the solve; a non-zero return makes law_calibrate fail with
+ * "interrupted" (dempact.collide(calibrate=True): Python's pending Ctrl-C). */
+void law_calibrate_set_poll(int (*poll)(void *ctx), void *ctx);
+
 /* Whether parameter k must be given: it has no default, and calibration does not
  * solve for it. */
 bool law_param_required(const dem_law *law, int k, bool calibrate);
