@@ -183,9 +183,12 @@ int collision_request_build(const collision_request *rq, collision_spec *sp, dou
                      name_of(rq, COLLISION_PARAMS), law->name);
             return -1;
         }
-        if (!(rq->restitution > 0.0 && rq->restitution <= 1.0)) {
-            snprintf(err, err_len, "%s: %g is not in (0, 1]", name_of(rq, COLLISION_RESTITUTION),
-                     rq->restitution);
+        /* the law's own range, as for its parameter given by name; a target is > 0 */
+        const law_param *lp = &law->params[e_index];
+        double lo = fmax(lp->min_value, 0.0);
+        if (!(rq->restitution > 0.0 && rq->restitution >= lo && rq->restitution <= lp->max_value)) {
+            snprintf(err, err_len, "%s: %g is not in %s%g, %g]", name_of(rq, COLLISION_RESTITUTION),
+                     rq->restitution, lo > 0.0 ? "[" : "(", lo, lp->max_value);
             return -1;
         }
         sp->params[e_index] = rq->restitution;

@@ -37,7 +37,19 @@ static void usage(FILE *out)
             "defaults: R = 0.01 m, steel (7800 kg/m^3, 2e11 Pa, 0.3), V0 = 1 m/s, head on,\n"
             "no spin, frictionless, cohesion removal on, DT = 1/4000 of the law's contact-time\n"
             "estimate (--dt auto: the step `dempact run` would choose for these spheres,\n"
-            "min(0.2 x Rayleigh time, contact time / 50)), format json.\n");
+            "min(0.2 x Rayleigh time, contact time / 50)), format json.\n\n"
+            "Limits (the same for dempact.collide() in Python, checked by the same code):\n"
+            "every number finite; speeds (V0, VT, a surface's |w| R) at most 1e4 m/s;\n"
+            "--restitution within the law's range and not with --param restitution= or\n"
+            "--sweep; --angle or --tangential-velocity, not both. The work is bounded: the\n"
+            "spheres start at most 100,000 steps of approach apart (0.01 R, less for a slow\n"
+            "impact or a small step; the impact is at V0 whatever the gap); a DT that would\n"
+            "resolve the contact by more than 200,000 steps is refused (give a larger --dt or\n"
+            "--velocity), as is a V0 at which the spheres close by less than 1e-9 R over the\n"
+            "contact; a contact that never separates gives up after 2,000,000 steps, a\n"
+            "calibration after 5e7 integration steps. A run whose overlap passes half the\n"
+            "radius, whose dashpot the step cannot integrate (c dt / m* > 1) or whose\n"
+            "results are not finite fails with the reason. Exit status 2 for all of these.\n");
 }
 
 static const char *calibrated_name(const collision_spec *sp)
