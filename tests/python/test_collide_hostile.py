@@ -126,7 +126,8 @@ def is_elastic_head_on(kw, r):
             kw.get("cohesion_removal", True))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(calls(HOSTILE_FOR))
 @example({"law": "hertz", "velocity": 1e-8})
 @example({"law": "hertz", "velocity": 1e-6})
@@ -212,7 +213,7 @@ def python_names(message):
                   lambda m: "params" if m[1] == "param" else m[1].replace("-", "_"), message)
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=40, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(calls(PROGRAM_HOSTILE_FOR).map(plain))
 @example({"law": "hertz", "velocity": 1e-8})
