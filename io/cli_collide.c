@@ -47,7 +47,7 @@ static void usage(FILE *out)
             "resolve the contact by more than 200,000 steps is refused (give a larger --dt or\n"
             "--velocity), as is a V0 at which the spheres close by less than 1e-9 R over the\n"
             "contact; a contact that never separates gives up after 2,000,000 steps, a\n"
-            "calibration after 5e7 integration steps. A run whose overlap passes half the\n"
+            "calibration after 1e8 integration steps. A run whose overlap passes half the\n"
             "radius, whose dashpot the step cannot integrate (c dt / m* > 1) or whose\n"
             "results are not finite fails with the reason. Exit status 2 for all of these.\n");
 }

@@ -8,10 +8,11 @@
 #define STEPS_PER_CONTACT 4000
 #define MAX_CONTACT_TIMES 200
 #define RESTITUTION_TOLERANCE 1e-10
-/* A solve gives up after this many Runge-Kutta steps of its trials (about 5 s): the
- * hardest solve that succeeds (hertz_lh to e = 1e-5) takes 3.9e7; a trial that sticks
- * takes 8e5, and a target the law cannot reach made up to 260 of them. */
-#define MAX_SOLVE_STEPS 50000000L
+/* A solve gives up after this many Runge-Kutta steps of its trials (about 10 s): the
+ * hardest solve that succeeds (hertz_lh to e = 1e-6 without cohesion removal) takes
+ * 6.4e7; a trial that sticks takes 8e5, and a target the law cannot reach made up to
+ * 260 of them. */
+#define MAX_SOLVE_STEPS 100000000L
 
 /* The law's normal force for one contact, with the engine's cohesion-removal clamp.
  * Where a Runge-Kutta stage looks past separation (d < 0) the law is evaluated at d = 0:
