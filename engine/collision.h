@@ -6,8 +6,22 @@
  *
  * Frame: x is the line of centres at first touch (sphere 0 on the -x side), y the
  * direction of sphere 0's tangential velocity. Sphere 0 moves at (+V0/2, +VT/2, 0),
- * sphere 1 at (-V0/2, -VT/2, 0); they start 0.01 R apart along x and +-VT/2 * t_approach
- * apart along y, so that their centres lie on the x axis exactly when they touch. */
+ * sphere 1 at (-V0/2, -VT/2, 0); they start a gap g apart along x and +-VT/2 * g / V0
+ * apart along y, so that their centres lie on the x axis exactly when they touch. The gap
+ * is 0.01 R, or what the spheres close in COLLISION_APPROACH_STEPS steps if that is less
+ * (a slow impact or a small step): the approach costs at most that many steps, and no
+ * force acts before the touch, so the impact is at V0 whatever the gap.
+ *
+ * The work is bounded: refused before the first step (naming the input to change) are a
+ * step that would resolve the contact by more than COLLISION_MAX_CONTACT_STEPS steps (the
+ * law's contact-time estimate t_c / dt), a step that moves a sphere more than half its
+ * radius (the rule of a run), and a speed at which the spheres close by less than
+ * COLLISION_MIN_APPROACH R over the contact (an overlap their positions cannot resolve).
+ * After the approach the run gives up after 50 contact times or COLLISION_MAX_STEPS
+ * steps, whichever is less (a contact that sticks). A run fails with the reason when its
+ * spheres overlap by more than half their radius (the watchdog's limit), when the step
+ * cannot integrate its dashpot (c dt / m* > 1, as engine/dashpot_check.h measures it),
+ * or when its results are not finite numbers. */
 #ifndef DEMPACT_COLLISION_H
 #define DEMPACT_COLLISION_H
 
@@ -15,6 +29,27 @@
 #include <stddef.h>
 #include "../models/law.h"
 #include "config.h"
+
+#define COLLISION_APPROACH_STEPS 100000.0
+#define COLLISION_MAX_CONTACT_STEPS 200000.0
+#define COLLISION_MAX_STEPS 2000000.0 /* after the approach */
+/* The spheres must close by at least this fraction of their radius over the contact
+ * time (V0 t_c): a contact's overlap then spans about a million roundings of a position. */
+#define COLLISION_MIN_APPROACH 1e-9
+
+/* The inputs of a collision, for messages: each entrance names them its own way
+ * (`dempact collide --velocity`, dempact.collide(velocity=)). */
+typedef enum collision_input {
+    COLLISION_LAW, COLLISION_RESTITUTION, COLLISION_VELOCITY, COLLISION_RADIUS,
+    COLLISION_DENSITY, COLLISION_YOUNG, COLLISION_POISSON, COLLISION_PARAMS,
+    COLLISION_COHESION_REMOVAL, COLLISION_DT, COLLISION_CALIBRATE, COLLISION_FRICTION,
+    COLLISION_TANGENTIAL_RESTITUTION, COLLISION_ANGLE, COLLISION_TANGENTIAL_VELOCITY,
+    COLLISION_SPIN1, COLLISION_SPIN2, COLLISION_N_INPUTS
+} collision_input;
+
+/* The neutral name of an input ("velocity", "tangential_velocity", "params", ...), the
+ * name of dempact.collide()'s argument. */
+const char *collision_input_name(collision_input k);
 
 typedef struct collision_spec {
     const dem_law *law;
@@ -31,7 +66,15 @@ typedef struct collision_spec {
     double steps_per_contact; /* 0: 4000 */
     double skin;       /* neighbour skin [m]; 0: 0.2 R */
     sim_tuning tuning; /* zero: the defaults (engine/config.h) */
+    const char *const *names; /* the inputs' names in messages (NULL: collision_input_name) */
+    /* Called every COLLISION_POLL_STEPS steps (NULL: never); a non-zero return stops the
+     * run, which returns COLLISION_STOPPED (a Python caller's pending KeyboardInterrupt). */
+    int (*poll)(void *ctx);
+    void *poll_ctx;
 } collision_spec;
+
+#define COLLISION_POLL_STEPS 1024
+#define COLLISION_STOPPED (-2)
 
 typedef struct collision_result {
     double restitution_out; /* normal (x) separation speed / V0 */
@@ -57,6 +100,8 @@ typedef struct collision_result {
  * parameter defaults, cohesion removal on. */
 void collision_defaults(collision_spec *spec, const dem_law *law);
 
+/* Runs the collision. Returns 0, -1 with a message, or COLLISION_STOPPED (spec->poll
+ * asked to stop; err says so). */
 int collision_run(const collision_spec *spec, collision_result *out, char *err, size_t err_len);
 
 #endif

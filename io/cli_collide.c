@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "tuning_env.h"
 #include "engine/collision.h"
-#include "engine/friction.h"
+#include "engine/collision_request.h"
 
 static void usage(FILE *out)
 {
@@ -37,7 +37,19 @@ static void usage(FILE *out)
             "defaults: R = 0.01 m, steel (7800 kg/m^3, 2e11 Pa, 0.3), V0 = 1 m/s, head on,\n"
             "no spin, frictionless, cohesion removal on, DT = 1/4000 of the law's contact-time\n"
             "estimate (--dt auto: the step `dempact run` would choose for these spheres,\n"
-            "min(0.2 x Rayleigh time, contact time / 50)), format json.\n");
+            "min(0.2 x Rayleigh time, contact time / 50)), format json.\n\n"
+            "Limits (the same for dempact.collide() in Python, checked by the same code):\n"
+            "every number finite; speeds (V0, VT, a surface's |w| R) at most 1e4 m/s;\n"
+            "--restitution within the law's range and not with --param restitution= or\n"
+            "--sweep; --angle or --tangential-velocity, not both. The work is bounded: the\n"
+            "spheres start at most 100,000 steps of approach apart (0.01 R, less for a slow\n"
+            "impact or a small step; the impact is at V0 whatever the gap); a DT that would\n"
+            "resolve the contact by more than 200,000 steps is refused (give a larger --dt or\n"
+            "--velocity), as is a V0 at which the spheres close by less than 1e-9 R over the\n"
+            "contact; a contact that never separates gives up after 2,000,000 steps, a\n"
+            "calibration after 1e8 integration steps. A run whose overlap passes half the\n"
+            "radius, whose dashpot the step cannot integrate (c dt / m* > 1) or whose\n"
+            "results are not finite fails with the reason. Exit status 2 for all of these.\n");
 }
 
 static const char *calibrated_name(const collision_spec *sp)
@@ -102,7 +114,7 @@ static int bad(const char *what, const char *value)
     return EXIT_BAD_INPUT;
 }
 
-/* "WX,WY,WZ": three finite numbers. */
+/* "WX,WY,WZ": three numbers (collision_request_build checks they are finite). */
 static int parse_vector(const char *text, double out[3])
 {
     char buf[256];
@@ -110,79 +122,100 @@ static int parse_vector(const char *text, double out[3])
     strcpy(buf, text);
     char *save = NULL, *tok = strtok_r(buf, ",", &save);
     for (int a = 0; a < 3; a++) {
-        if (!tok || cli_parse_double(tok, &out[a]) || !isfinite(out[a])) return -1;
+        if (!tok || cli_parse_double(tok, &out[a])) return -1;
         tok = strtok_r(NULL, ",", &save);
     }
     return tok ? -1 : 0;
 }
 
-int cli_collide(int argc, char **argv)
+/* The options' names in messages, by collision_input (engine/collision.h). */
+static const char *const option_names[COLLISION_N_INPUTS] = {
+    [COLLISION_LAW] = "--law", [COLLISION_RESTITUTION] = "--restitution",
+    [COLLISION_VELOCITY] = "--velocity", [COLLISION_RADIUS] = "--radius",
+    [COLLISION_DENSITY] = "--density", [COLLISION_YOUNG] = "--young",
+    [COLLISION_POISSON] = "--poisson", [COLLISION_PARAMS] = "--param",
+    [COLLISION_COHESION_REMOVAL] = "--cohesion-removal", [COLLISION_DT] = "--dt",
+    [COLLISION_CALIBRATE] = "--calibrate", [COLLISION_FRICTION] = "--friction",
+    [COLLISION_TANGENTIAL_RESTITUTION] = "--tangential-restitution",
+    [COLLISION_ANGLE] = "--angle", [COLLISION_TANGENTIAL_VELOCITY] = "--tangential-velocity",
+    [COLLISION_SPIN1] = "--spin1", [COLLISION_SPIN2] = "--spin2"};
+
+/* Parses the options into rq (text to numbers only: every rule on the values is
+ * collision_request_build's, shared with dempact.collide()). Returns 0 or an exit status. */
+static int parse_options(int argc, char **argv, collision_request *rq, const char **params,
+                         const char **format, const char **sweep)
 {
-    if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
-    enum { O_LAW = 1, O_E, O_V, O_R, O_RHO, O_Y, O_NU, O_PARAM, O_COH, O_DT, O_FORMAT, O_SWEEP,
-           O_CAL, O_MU, O_ET, O_ANGLE, O_VT, O_SPIN1, O_SPIN2 };
+    enum { O_FORMAT = COLLISION_N_INPUTS + 1, O_SWEEP };
     static const struct option opts[] = {
-        {"law", required_argument, 0, O_LAW}, {"restitution", required_argument, 0, O_E},
-        {"velocity", required_argument, 0, O_V}, {"radius", required_argument, 0, O_R},
-        {"density", required_argument, 0, O_RHO}, {"young", required_argument, 0, O_Y},
-        {"poisson", required_argument, 0, O_NU}, {"param", required_argument, 0, O_PARAM},
-        {"cohesion-removal", required_argument, 0, O_COH}, {"dt", required_argument, 0, O_DT},
+        {"law", required_argument, 0, COLLISION_LAW},
+        {"restitution", required_argument, 0, COLLISION_RESTITUTION},
+        {"velocity", required_argument, 0, COLLISION_VELOCITY},
+        {"radius", required_argument, 0, COLLISION_RADIUS},
+        {"density", required_argument, 0, COLLISION_DENSITY},
+        {"young", required_argument, 0, COLLISION_YOUNG},
+        {"poisson", required_argument, 0, COLLISION_POISSON},
+        {"param", required_argument, 0, COLLISION_PARAMS},
+        {"cohesion-removal", required_argument, 0, COLLISION_COHESION_REMOVAL},
+        {"dt", required_argument, 0, COLLISION_DT},
         {"format", required_argument, 0, O_FORMAT}, {"sweep", required_argument, 0, O_SWEEP},
-        {"calibrate", no_argument, 0, O_CAL}, {"friction", required_argument, 0, O_MU},
-        {"tangential-restitution", required_argument, 0, O_ET},
-        {"angle", required_argument, 0, O_ANGLE},
-        {"tangential-velocity", required_argument, 0, O_VT},
-        {"spin1", required_argument, 0, O_SPIN1}, {"spin2", required_argument, 0, O_SPIN2},
+        {"calibrate", no_argument, 0, COLLISION_CALIBRATE},
+        {"friction", required_argument, 0, COLLISION_FRICTION},
+        {"tangential-restitution", required_argument, 0, COLLISION_TANGENTIAL_RESTITUTION},
+        {"angle", required_argument, 0, COLLISION_ANGLE},
+        {"tangential-velocity", required_argument, 0, COLLISION_TANGENTIAL_VELOCITY},
+        {"spin1", required_argument, 0, COLLISION_SPIN1},
+        {"spin2", required_argument, 0, COLLISION_SPIN2},
         {0, 0, 0, 0}};
-    const char *law_name = NULL, *format = "json", *sweep = NULL;
-    const char *params[LAW_MAX_PARAMS * 2];
-    int n_params = 0, cohesion = 1, calibrate = 0;
-    double e = NAN, v = 1.0, radius = 0.01, rho = 7800, young = 2e11, nu = 0.3, dt = 0;
-    double mu = 0.0, e_t = NAN, angle = NAN, vt = NAN, spin[2][3] = {{0, 0, 0}, {0, 0, 0}};
-    const char *mu_text = NULL, *et_text = NULL, *angle_text = NULL, *vt_text = NULL;
-    int c;
+    int c, li = 0;
     optind = 1;
     opterr = 0;
-    int li = 0;
     while ((c = getopt_long(argc, argv, "", opts, &li)) != -1) {
         double *target = NULL;
         switch (c) {
-        case O_LAW: law_name = optarg; continue;
-        case O_E: target = &e; break;
-        case O_V: target = &v; break;
-        case O_R: target = &radius; break;
-        case O_RHO: target = &rho; break;
-        case O_Y: target = &young; break;
-        case O_NU: target = &nu; break;
-        case O_DT:
-            if (!strcmp(optarg, "auto")) { dt = -1.0; continue; }
-            target = &dt;
+        case COLLISION_LAW: rq->law = optarg; continue;
+        case COLLISION_RESTITUTION: target = &rq->restitution; break;
+        case COLLISION_VELOCITY: target = &rq->velocity; break;
+        case COLLISION_RADIUS: target = &rq->radius; break;
+        case COLLISION_DENSITY: target = &rq->density; break;
+        case COLLISION_YOUNG: target = &rq->young; break;
+        case COLLISION_POISSON: target = &rq->poisson; break;
+        case COLLISION_DT:
+            if (!strcmp(optarg, "auto")) { rq->dt_auto = true; rq->given[c] = true; continue; }
+            rq->dt_auto = false;
+            target = &rq->dt;
             break;
-        case O_PARAM:
-            if (n_params == LAW_MAX_PARAMS * 2) return bad("too many --param", optarg);
-            params[n_params++] = optarg;
+        case COLLISION_PARAMS:
+            if (rq->n_params == LAW_MAX_PARAMS * 2) return bad("too many --param", optarg);
+            params[rq->n_params++] = optarg;
             continue;
-        case O_COH:
-            if (cli_parse_switch(optarg, &cohesion)) return bad("--cohesion-removal takes on or off", optarg);
+        case COLLISION_COHESION_REMOVAL: {
+            int on;
+            if (cli_parse_switch(optarg, &on))
+                return bad("--cohesion-removal takes on or off", optarg);
+            rq->cohesion_removal = on;
             continue;
-        case O_FORMAT: format = optarg; continue;
-        case O_SWEEP: sweep = optarg; continue;
-        case O_CAL: calibrate = 1; continue;
-        case O_MU: mu_text = optarg; target = &mu; break;
-        case O_ET: et_text = optarg; target = &e_t; break;
-        case O_ANGLE: angle_text = optarg; target = &angle; break;
-        case O_VT: vt_text = optarg; target = &vt; break;
-        case O_SPIN1:
-        case O_SPIN2:
-            if (parse_vector(optarg, spin[c == O_SPIN2]))
-                return bad(c == O_SPIN1 ? "--spin1 takes three numbers WX,WY,WZ [rad/s]"
-                                        : "--spin2 takes three numbers WX,WY,WZ [rad/s]", optarg);
+        }
+        case O_FORMAT: *format = optarg; continue;
+        case O_SWEEP: *sweep = optarg; continue;
+        case COLLISION_CALIBRATE: rq->calibrate = true; continue;
+        case COLLISION_FRICTION: target = &rq->friction; break;
+        case COLLISION_TANGENTIAL_RESTITUTION: target = &rq->tangential_restitution; break;
+        case COLLISION_ANGLE: target = &rq->angle; break;
+        case COLLISION_TANGENTIAL_VELOCITY: target = &rq->tangential_velocity; break;
+        case COLLISION_SPIN1:
+        case COLLISION_SPIN2:
+            if (parse_vector(optarg, rq->spin[c == COLLISION_SPIN2]))
+                return bad(c == COLLISION_SPIN1 ? "--spin1 takes three numbers WX,WY,WZ [rad/s]"
+                                                : "--spin2 takes three numbers WX,WY,WZ [rad/s]",
+                           optarg);
             continue;
         default:
-            fprintf(stderr, "dempact collide: unknown or incomplete option '%s'\n\n", argv[optind - 1]);
+            fprintf(stderr, "dempact collide: unknown or incomplete option '%s'\n\n",
+                    argv[optind - 1]);
             usage(stderr);
             return EXIT_BAD_INPUT;
         }
+        rq->given[c] = true;
         if (cli_parse_double(optarg, target)) {
             char what[64];
             snprintf(what, sizeof what, "--%s: not a number", opts[li].name);
@@ -190,83 +223,66 @@ int cli_collide(int argc, char **argv)
         }
     }
     if (optind < argc) return bad("unexpected argument", argv[optind]);
-    if (!law_name) { fprintf(stderr, "dempact collide: --law is required (see dempact laws)\n"); return EXIT_BAD_INPUT; }
-    const dem_law *law = law_find(law_name);
-    if (!law) return bad("unknown law (see dempact laws)", law_name);
-    if (strcmp(format, "json") && strcmp(format, "csv")) return bad("--format takes json or csv", format);
-    if (!(v > 0) || !(radius > 0) || !(rho > 0) || !(young > 0) || !(nu > -1 && nu < 0.5) ||
-        (dt < 0 && dt != -1.0)) {
-        fprintf(stderr, "dempact collide: need velocity, radius, density, young > 0, poisson in (-1, 0.5), dt >= 0 or auto\n");
+    if (!rq->law) {
+        fprintf(stderr, "dempact collide: --law is required (see dempact laws)\n");
         return EXIT_BAD_INPUT;
     }
+    if (strcmp(*format, "json") && strcmp(*format, "csv"))
+        return bad("--format takes json or csv", *format);
+    return 0;
+}
 
-    if (mu_text && !(mu >= 0 && isfinite(mu)))
-        return bad("--friction takes a Coulomb coefficient >= 0", mu_text);
-    if (et_text && !(e_t > 0 && e_t <= 1))
-        return bad("--tangential-restitution takes a restitution in (0, 1]", et_text);
-    if (et_text && !(mu > 0))
-        return bad("--tangential-restitution needs --friction MU > 0", et_text);
-    if (angle_text && vt_text) {
-        fprintf(stderr, "dempact collide: give --angle or --tangential-velocity, not both\n");
-        return EXIT_BAD_INPUT;
-    }
-    if (angle_text && !(angle >= 0 && angle < 90))
-        return bad("--angle takes degrees from the line of centres in [0, 90)", angle_text);
-    if (vt_text && !isfinite(vt))
-        return bad("--tangential-velocity takes a finite speed [m/s]", vt_text);
+/* A collision's refusal: exit 2, or 3 when it ran out of memory. */
+static int refused(const char *err)
+{
+    fprintf(stderr, "dempact collide: %s\n", err);
+    return cli_refusal_status(err);
+}
 
-    collision_spec sp;
-    collision_defaults(&sp, law);
-    tuning_from_env(&sp.tuning);
-    sp.tangential_velocity = angle_text ? v * tan(angle * M_PI / 180.0) : vt_text ? vt : 0.0;
-    memcpy(sp.spin, spin, sizeof sp.spin);
-    sp.friction.mu = mu;
-    if (et_text) friction_set_tangential_param(&sp.friction, "restitution", e_t);
-    sp.velocity = v; sp.radius = radius; sp.density = rho; sp.young = young; sp.poisson = nu;
-    sp.dt = dt; sp.cohesion_removal = cohesion; sp.calibrate = calibrate;
-    if (calibrate && !law->calibration) {
-        fprintf(stderr, "dempact collide: law %s has no damping coefficient to calibrate\n",
-                law->name);
-        return EXIT_BAD_INPUT;
-    }
-    for (int k = 0; k < n_params; k++) {
-        char err[256];
-        if (law_param_set(law, sp.params, params[k], err, sizeof err) < 0) {
-            fprintf(stderr, "dempact collide: %s\n", err);
-            return EXIT_BAD_INPUT;
-        }
-    }
+int cli_collide(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
+    const char *params[LAW_MAX_PARAMS * 2];
+    const char *format = "json", *sweep = NULL;
+    collision_request rq;
+    collision_request_defaults(&rq);
+    rq.names = option_names;
+    rq.params = params;
+    int status = parse_options(argc, argv, &rq, params, &format, &sweep);
+    if (status) return status;
 
-    int e_index = law_param_index(law, "restitution");
-    double e_from = e, e_to = e;
+    /* --sweep E1:E2:N gives the restitution N times: with --restitution or a --param
+     * restitution= it would say it twice */
+    double e_from = NAN, e_to = NAN;
     long n_runs = 1;
     if (sweep) {
         if (sscanf(sweep, "%lf:%lf:%ld", &e_from, &e_to, &n_runs) != 3 || n_runs < 1 ||
-            !(e_from > 0 && e_from <= 1) || !(e_to > 0 && e_to <= 1))
-            return bad("--sweep takes E1:E2:N with 0 < E <= 1 and N >= 1", sweep);
-    }
-    if ((sweep || !isnan(e)) && e_index < 0) {
-        fprintf(stderr, "dempact collide: law %s has no restitution parameter; set its own "
-                        "parameters with --param (see dempact laws %s)\n", law->name, law->name);
-        return EXIT_BAD_INPUT;
-    }
-    if (!isnan(e) && !(e > 0 && e <= 1)) {
-        fprintf(stderr, "dempact collide: --restitution %g must be in (0, 1]\n", e);
-        return EXIT_BAD_INPUT;
+            n_runs > 100000 || !(e_from > 0 && e_from <= 1) || !(e_to > 0 && e_to <= 1))
+            return bad("--sweep takes E1:E2:N with 0 < E <= 1 and 1 <= N <= 100000", sweep);
+        if (rq.given[COLLISION_RESTITUTION]) {
+            fprintf(stderr, "dempact collide: give --restitution or --sweep, not both\n");
+            return EXIT_BAD_INPUT;
+        }
+        for (int k = 0; k < rq.n_params; k++)
+            if (!strncmp(params[k], "restitution=", 12)) {
+                fprintf(stderr, "dempact collide: give --param %s or --sweep, not both\n",
+                        params[k]);
+                return EXIT_BAD_INPUT;
+            }
     }
     int csv = !strcmp(format, "csv");
     for (long k = 0; k < n_runs; k++) {
-        double e_in = n_runs > 1 ? e_from + (e_to - e_from) * k / (n_runs - 1) : e_from;
-        if (e_index >= 0) {
-            if (!isnan(e_in)) sp.params[e_index] = e_in;
-            e_in = sp.params[e_index] > 0 ? sp.params[e_index] : NAN; /* 0: unused target */
+        if (sweep) {
+            rq.restitution = n_runs > 1 ? e_from + (e_to - e_from) * k / (n_runs - 1) : e_from;
+            rq.given[COLLISION_RESTITUTION] = true;
         }
-        collision_result r;
+        collision_spec sp;
+        double e_in;
         char err[512];
-        if (collision_run(&sp, &r, err, sizeof err) != 0) {
-            fprintf(stderr, "dempact collide: %s\n", err);
-            return EXIT_BAD_INPUT;
-        }
+        if (collision_request_build(&rq, &sp, &e_in, err, sizeof err) != 0) return refused(err);
+        tuning_from_env(&sp.tuning);
+        collision_result r;
+        if (collision_run(&sp, &r, err, sizeof err) != 0) return refused(err);
         print_row(stdout, csv, &sp, e_in, &r, k == 0, k == n_runs - 1, sweep != NULL);
     }
     return 0;

@@ -8,6 +8,11 @@
 #define STEPS_PER_CONTACT 4000
 #define MAX_CONTACT_TIMES 200
 #define RESTITUTION_TOLERANCE 1e-10
+/* A solve gives up after this many Runge-Kutta steps of its trials (about 10 s): the
+ * hardest solve that succeeds (hertz_lh to e = 1e-6 without cohesion removal) takes
+ * 6.4e7; a trial that sticks takes 8e5, and a target the law cannot reach made up to
+ * 260 of them. */
+#define MAX_SOLVE_STEPS 100000000L
 
 /* The law's normal force for one contact, with the engine's cohesion-removal clamp.
  * Where a Runge-Kutta stage looks past separation (d < 0) the law is evaluated at d = 0:
@@ -44,7 +49,18 @@ static double rate_at_separation(double h, double d0, double s0, double d1, doub
             (3 * t2 - 2 * t) * h * s1) / h;
 }
 
+/* law_restitution, adding the Runge-Kutta steps it took to *steps. */
+static double restitution_counted(const dem_law *law, const law_coeffs *c,
+                                  const law_reference *ref, long *steps);
+
 double law_restitution(const dem_law *law, const law_coeffs *c, const law_reference *ref)
+{
+    long steps = 0;
+    return restitution_counted(law, c, ref, &steps);
+}
+
+static double restitution_counted(const dem_law *law, const law_coeffs *c,
+                                  const law_reference *ref, long *steps)
 {
     double t_c = law->contact_time(c, ref->r_eff, ref->m_eff, ref->v0);
     if (!(t_c > 0.0) || !isfinite(t_c)) return NAN;
@@ -52,6 +68,7 @@ double law_restitution(const dem_law *law, const law_coeffs *c, const law_refere
     double history[LAW_MAX_HISTORY] = {0};
     double d = 0.0, s = ref->v0; /* overlap and its rate */
     for (long n = 0; n < (long)MAX_CONTACT_TIMES * STEPS_PER_CONTACT; n++) {
+        ++*steps;
         double k1d = s, k1s = -force_at(law, c, ref, d, s, history) / m;
         double k2d = s + 0.5 * h * k1s;
         double k2s = -force_at(law, c, ref, d + 0.5 * h * k1d, k2d, history) / m;
@@ -115,21 +132,41 @@ static void cache_store(const dem_law *law, const law_coeffs *c, const law_refer
 
 /* ---- the solve ------------------------------------------------------------------------- */
 
+/* The poll of this thread's caller (law_calibrate_set_poll). */
+static _Thread_local int (*calibrate_poll)(void *ctx);
+static _Thread_local void *calibrate_poll_ctx;
+
+void law_calibrate_set_poll(int (*poll)(void *ctx), void *ctx)
+{
+    calibrate_poll = poll;
+    calibrate_poll_ctx = ctx;
+}
+
 typedef struct calibration_problem {
     const dem_law *law;
     law_coeffs trial;
     const law_reference *ref;
     double target;
     int evaluations;
+    long steps;  /* Runge-Kutta steps of all trials */
+    int stopped; /* the caller's poll asked to stop, or the trials' budget ran out */
 } calibration_problem;
 
 /* Restitution error as a function of u = ln(coefficient): the coefficient spans many
  * decades, and e_out is smooth and monotone in u. */
 static double mismatch(calibration_problem *p, double u)
 {
+    if (p->stopped || (calibrate_poll && calibrate_poll(calibrate_poll_ctx))) {
+        p->stopped = 1;
+        return NAN;
+    }
+    if (p->steps > MAX_SOLVE_STEPS) {
+        p->stopped = 2;
+        return NAN;
+    }
     p->trial.c[p->law->calibration->coeff] = exp(u);
     p->evaluations++;
-    return law_restitution(p->law, &p->trial, p->ref) - p->target;
+    return restitution_counted(p->law, &p->trial, p->ref, &p->steps) - p->target;
 }
 
 /* Finds u_a, u_b with mismatches of opposite signs, walking from u0 in growing steps
@@ -150,6 +187,18 @@ static int bracket(calibration_problem *p, double u0, double f0, double *ua, dou
         u = un;
         f = fn;
     }
+    return -1;
+}
+
+/* Why the solve stopped early: the caller's poll, or its budget of steps. */
+static int solve_stopped(const calibration_problem *p, char *err, size_t err_len)
+{
+    if (p->stopped == 1)
+        snprintf(err, err_len, "interrupted");
+    else
+        snprintf(err, err_len, "law %s: calibration to e = %g did not converge within %d trial "
+                 "collisions (%ld integration steps, the limit)", p->law->name, p->target,
+                 p->evaluations, p->steps);
     return -1;
 }
 
@@ -175,13 +224,15 @@ int law_calibrate(const dem_law *law, law_coeffs *coeffs, const law_reference *r
     if (!(x0 > 0.0) || !isfinite(x0)) x0 = 1.0;
     double u0 = log(x0), f0 = mismatch(&p, u0);
     double ua, fa, ub, fb, u = u0, f = f0;
+    if (p.stopped) return solve_stopped(&p, err, err_len);
     if (isnan(f0)) {
         snprintf(err, err_len, "law %s: the reference collision (R* = %g m, m* = %g kg, "
                  "v0 = %g m/s) cannot be integrated", law->name, ref->r_eff, ref->m_eff, ref->v0);
         return -1;
     }
     if (fabs(f0) > RESTITUTION_TOLERANCE) {
-        if (bracket(&p, u0, f0, &ua, &fa, &ub, &fb) != 0) {
+        if (bracket(&p, u0, f0, &ua, &fa, &ub, &fb) != 0 || p.stopped) {
+            if (p.stopped) return solve_stopped(&p, err, err_len);
             snprintf(err, err_len, "law %s cannot restitute e = %g at any %s (from %g it "
                      "restitutes %g)", law->name, target, cal->coefficient, x0, f0 + target);
             return -1;
@@ -190,6 +241,7 @@ int law_calibrate(const dem_law *law, law_coeffs *coeffs, const law_reference *r
         for (int it = 0; it < 200; it++) {
             u = (ua * fb - ub * fa) / (fb - fa);
             f = mismatch(&p, u);
+            if (p.stopped) return solve_stopped(&p, err, err_len);
             if (fabs(f) <= RESTITUTION_TOLERANCE || fabs(ub - ua) < 1e-14 * fmax(1.0, fabs(u)))
                 break;
             if (f * fb < 0.0) {

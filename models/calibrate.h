@@ -32,9 +32,16 @@ double law_restitution(const dem_law *law, const law_coeffs *coeffs, const law_r
 /* Sets coeffs->c[law->calibration->coeff] so that law_restitution() equals `target` in
  * (0, 1] to 1e-9, starting from the value setup put there. Results are cached per law,
  * constants, cohesion setting, reference and target, so a case with many material
- * pairs that share a law calibrates once. Returns 0, or -1 with a message. */
+ * pairs that share a law calibrates once. A solve gives up (as not converging) after 1e8
+ * Runge-Kutta steps of its trial collisions (about 10 s); every solve that converges
+ * takes fewer. Returns 0, or -1 with a message. */
 int law_calibrate(const dem_law *law, law_coeffs *coeffs, const law_reference *ref,
                   double target, char *err, size_t err_len);
+
+/* A caller's poll for the calibrations this thread runs (NULL: none): called before each
+ * trial collision of the solve; a non-zero return makes law_calibrate fail with
+ * "interrupted" (dempact.collide(calibrate=True): Python's pending Ctrl-C). */
+void law_calibrate_set_poll(int (*poll)(void *ctx), void *ctx);
 
 /* Whether parameter k must be given: it has no default, and calibration does not
  * solve for it. */

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "engine/collision.h"
@@ -248,6 +249,102 @@ static void spin_is_passed_on(void **state)
     assert_true(fabs(l_out - l_in) <= 1e-9 * fabs(l_in));
 }
 
+/* A slow impact starts closer than 0.01 R (at most COLLISION_APPROACH_STEPS of approach):
+ * no force acts before the touch, so the closed forms hold as for a fast one. */
+static void slow_impacts_start_close_and_keep_the_closed_forms(void **state)
+{
+    const double speeds[] = {0.01, 1e-4, 1e-8};
+    for (int k = 0; k < 3; k++) {
+        collision_spec sp;
+        collision_defaults(&sp, law_find("hertz"));
+        sp.velocity = speeds[k];
+        collision_result r = collide(&sp);
+        double r_eff, m_eff, e_eff;
+        steel_pair(&sp, &r_eff, &m_eff, &e_eff);
+        double d_max = pow(5 * m_eff * sp.velocity * sp.velocity /
+                           (4 * 4.0 / 3.0 * e_eff * sqrt(r_eff)), 0.4);
+        double t_hertz = 2 * 1.4716 * d_max / sp.velocity;
+        double gap = r.position_in[1][0] - r.position_in[0][0] - 2 * sp.radius;
+        print_message("v0 %g: gap %.3e (0.01 R = %.1e), steps %ld, e %.9f, t %.6e (Hertz %.6e)\n",
+                      sp.velocity, gap, 0.01 * sp.radius, r.steps, r.restitution_out,
+                      r.contact_time, t_hertz);
+        assert_true(gap > 0 && gap <= 0.01 * sp.radius * (1 + 1e-9));
+        assert_true(gap <= COLLISION_APPROACH_STEPS * sp.velocity * r.dt * (1 + 1e-6));
+        /* the approach then at most 1e5 steps, the contact 4000 */
+        assert_true(r.steps < COLLISION_APPROACH_STEPS + 4000 + 100);
+        assert_true(fabs(r.restitution_out - 1.0) < (speeds[k] < 1e-6 ? 1e-4 : 1e-6));
+        assert_true(rel(r.contact_time, t_hertz) < 0.005);
+        assert_true(rel(r.max_overlap, d_max) < 1e-3);
+        /* momentum: the spheres leave at +-V0/2 e */
+        assert_true(fabs(r.velocity_out[0][0] + r.velocity_out[1][0]) <= 1e-12 * sp.velocity);
+    }
+    /* a damped law restitutes its e at the shrunk gap as at the usual one */
+    collision_spec sp;
+    collision_defaults(&sp, law_find("linear"));
+    sp.cohesion_removal = false;
+    set_param(&sp, "restitution", 0.5);
+    sp.velocity = 1e-3;
+    collision_result r = collide(&sp);
+    assert_true(r.position_in[1][0] - r.position_in[0][0] - 2 * sp.radius < 0.01 * sp.radius);
+    assert_true(rel(r.restitution_out, 0.5) < 0.002);
+}
+
+static int refused(collision_spec *sp, const char *words)
+{
+    collision_result r;
+    char err[512] = "";
+    int rc = collision_run(sp, &r, err, sizeof err);
+    print_message("refused (%d): %s\n", rc, err);
+    return rc == -1 && strstr(err, words) != NULL;
+}
+
+/* What the run cannot resolve is refused with the reason, not returned as a number. */
+static void unresolvable_collisions_are_refused(void **state)
+{
+    collision_spec sp;
+    collision_defaults(&sp, law_find("hertz"));
+    sp.dt = 1e-15; /* 6e10 steps per contact */
+    assert_true(refused(&sp, "more than the limit of 200000"));
+    collision_defaults(&sp, law_find("hertz"));
+    sp.velocity = 1e-12; /* an overlap of 5e-15 m on centres at 0.01 m */
+    assert_true(refused(&sp, "less than their positions resolve"));
+    collision_defaults(&sp, law_find("hertz"));
+    sp.velocity = 1e4; /* the spheres passed through each other: e = -1 */
+    assert_true(refused(&sp, "more than half their radius"));
+    collision_defaults(&sp, law_find("hertz_lh")); /* restituted 9.09: unstable dashpot */
+    set_param(&sp, "eta", 1e9);
+    sp.cohesion_removal = false;
+    assert_true(refused(&sp, "dashpot is too stiff for the step"));
+}
+
+static int polls;
+static int stop_at_third(void *ctx)
+{
+    (void)ctx;
+    return ++polls >= 3;
+}
+
+/* The caller's poll is called during the run, and its stop ends the run. */
+static void the_poll_stops_a_run(void **state)
+{
+    collision_spec sp;
+    collision_defaults(&sp, law_find("hertz"));
+    sp.poll = stop_at_third;
+    polls = 0;
+    collision_result r;
+    char err[128];
+    assert_int_equal(collision_run(&sp, &r, err, sizeof err), COLLISION_STOPPED);
+    assert_int_equal(polls, 3);
+    /* a calibration polls before each trial collision */
+    collision_defaults(&sp, law_find("hertz_kk"));
+    set_param(&sp, "restitution", 0.123456);
+    sp.calibrate = true;
+    sp.poll = stop_at_third;
+    polls = 0;
+    assert_int_equal(collision_run(&sp, &r, err, sizeof err), COLLISION_STOPPED);
+    assert_int_equal(polls, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -260,6 +357,9 @@ int main(void)
         cmocka_unit_test(frictionless_oblique_keeps_energy_and_turns_nothing),
         cmocka_unit_test(friction_conserves_momenta_and_caps_the_force),
         cmocka_unit_test(spin_is_passed_on),
+        cmocka_unit_test(slow_impacts_start_close_and_keep_the_closed_forms),
+        cmocka_unit_test(unresolvable_collisions_are_refused),
+        cmocka_unit_test(the_poll_stops_a_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,8 +12,11 @@ neighbour rebuilds, so no view of its memory would keep its meaning across a ste
 Errors raise dempact.Error with the engine's message (the case file's line and key); an
 argument of the wrong type raises a dempact.Error that is also a TypeError.
 """
+import collections.abc
 import math
+import numbers
 import os
+import reprlib
 
 import numpy as np
 
@@ -39,26 +42,42 @@ def _integer(what, value):
 
 
 def _number(what, value):
-    """A finite real number: int, float or a numpy number (not a bool)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (int, float, np.integer, np.floating)):
-        raise _WrongType(f"{what}: a number, not {value!r} ({type(value).__name__})")
+    """A real number as a float: an int, a float or a numpy number (not a bool, not a
+    string); whether it is finite is for the caller's rules."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise _WrongType(f"{what}: a number, not {reprlib.repr(value)} ({type(value).__name__})")
     try:
-        x = float(value)
+        return float(value)
     except OverflowError:
-        x = math.inf
+        return math.inf if value > 0 else -math.inf
+
+
+def _finite(what, value):
+    """A finite real number."""
+    x = _number(what, value)
     if not math.isfinite(x):
-        raise Error(f"{what}: {value!r} is not a finite number")
+        raise Error(f"{what}: {reprlib.repr(value)} is not a finite number")
     return x
 
 
-def _vector(what, v):
-    """Three finite numbers."""
+def _optional_number(what, value):
+    return None if value is None else _number(what, value)
+
+
+def _vector(what, v, component=_finite):
+    """Three numbers (each through `component`), from a sequence of three."""
     if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or not hasattr(v, "__iter__"):
-        raise _WrongType(f"{what}: three numbers (vx, vy, vz), not {v!r}")
+        raise _WrongType(f"{what}: three numbers (x, y, z), not {reprlib.repr(v)}")
     if len(v) != 3:
-        raise Error(f"{what}: three components (vx, vy, vz), not {len(v)}")
-    return tuple(_number(f"{what}[{k}]", c) for k, c in enumerate(v))
+        raise Error(f"{what}: three components (x, y, z), not {len(v)}")
+    return tuple(component(f"{what}[{k}]", c) for k, c in enumerate(v))
+
+
+def _flag(what, value):
+    """True or False (numpy's too), nothing that merely converts to one ('no' is no flag)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise _WrongType(f"{what}: True or False, not {reprlib.repr(value)}")
+    return bool(value)
 
 
 def _path(what, value):
@@ -135,7 +154,7 @@ class Simulation:
         time.timeseries_interval grids, the state at the start first if the output holds
         no snapshot of this step, and the last step's always. Returns the path of
         NAME.h5, or None without output."""
-        until = self.end_time if until is None else _number("run: until", until)
+        until = self.end_time if until is None else _finite("run: until", until)
         folder = None if output is None else _path("run: output", output)
         return self._run.run_to(until, folder)
 
@@ -260,6 +279,25 @@ def friction_laws():
     return _core.friction_laws()
 
 
+def _params(params):
+    """params as (name, float or str) pairs: a number, or the name of a choice."""
+    if params is None:
+        return []
+    if not isinstance(params, collections.abc.Mapping):
+        raise Error(f"params: {reprlib.repr(params)} is not a dict of parameter names and values")
+    pairs = []
+    for key, value in params.items():
+        if not isinstance(key, str) or not key or "=" in key or "\0" in key:
+            raise Error(f"params: {reprlib.repr(key)} is not a parameter name")
+        if isinstance(value, str):
+            if "\0" in value:
+                raise Error(f"params: {key}: {reprlib.repr(value)} is not a number or a choice's name")
+            pairs.append((key, value))
+        else:
+            pairs.append((key, _number(f"params: {key}", value)))
+    return pairs
+
+
 def collide(law, restitution=None, velocity=1.0, radius=0.01, density=7800.0, young=2e11,
             poisson=0.3, params=None, cohesion_removal=True, dt=0.0, calibrate=False,
             friction=0.0, tangential_restitution=None, angle=None, tangential_velocity=None,
@@ -267,39 +305,21 @@ def collide(law, restitution=None, velocity=1.0, radius=0.01, density=7800.0, yo
     """Two identical spheres collide through the engine, as `dempact collide` runs them;
     returns the dict its JSON output holds. dt: 0 for 1/4000 of the contact time, "auto"
     for the step a run would choose, or a step [s]. params: the law's other parameters
-    by name."""
-    def bad(msg):
-        raise Error(msg)
-
-    if not (velocity > 0 and radius > 0 and density > 0 and young > 0 and -1 < poisson < 0.5):
-        bad("velocity, radius, density, young must be > 0 and poisson in (-1, 0.5)")
-    if dt == "auto":
-        dt = -1.0
-    elif not (isinstance(dt, (int, float)) and dt >= 0):
-        bad(f"dt: a step >= 0 or 'auto', not {dt!r}")
-    if not (friction >= 0 and math.isfinite(friction)):
-        bad(f"friction: a Coulomb coefficient >= 0, not {friction!r}")
-    if tangential_restitution is not None:
-        if not 0 < tangential_restitution <= 1:
-            bad(f"tangential_restitution: in (0, 1], not {tangential_restitution!r}")
-        if not friction > 0:
-            bad("tangential_restitution needs friction > 0")
-    if angle is not None and tangential_velocity is not None:
-        bad("give angle or tangential_velocity, not both")
-    if angle is not None and not 0 <= angle < 90:
-        bad(f"angle: degrees from the line of centres in [0, 90), not {angle!r}")
-    if restitution is not None and not 0 < restitution <= 1:
-        bad(f"restitution: {restitution!r} must be in (0, 1]")
-    vt = velocity * math.tan(math.radians(angle)) if angle is not None else \
-        float(tangential_velocity or 0.0)
-    if not math.isfinite(vt):
-        bad("tangential_velocity must be finite")
-    kv = []
-    for key, value in (params or {}).items():
-        kv.append(f"{key}={value}")
+    by name (a number, or a choice's name). Every number must be an int, a float or a
+    numpy number (not a bool or a string), every flag True or False; the values are
+    checked by the rules of `dempact collide` (the same code): anything it refuses raises
+    dempact.Error naming the argument. The run is bounded (docs/python.md) and Ctrl-C
+    stops it with KeyboardInterrupt."""
+    if not isinstance(law, str) or "\0" in law:
+        raise _WrongType(f"law: {reprlib.repr(law)} is not a law's name (see dempact.laws())")
+    dt_auto = isinstance(dt, str) and dt == "auto"
     return _core.collide(
-        str(law), kv, math.nan if restitution is None else float(restitution), float(velocity),
-        float(radius), float(density), float(young), float(poisson), float(dt),
-        bool(cohesion_removal), bool(calibrate), float(friction),
-        math.nan if tangential_restitution is None else float(tangential_restitution), vt,
-        tuple(float(c) for c in spin1), tuple(float(c) for c in spin2))
+        law, _params(params), _optional_number("restitution", restitution),
+        _number("velocity", velocity), _number("radius", radius), _number("density", density),
+        _number("young", young), _number("poisson", poisson),
+        0.0 if dt_auto else _number("dt", dt), dt_auto,
+        _flag("cohesion_removal", cohesion_removal), _flag("calibrate", calibrate),
+        _number("friction", friction),
+        _optional_number("tangential_restitution", tangential_restitution),
+        _optional_number("angle", angle), _optional_number("tangential_velocity", tangential_velocity),
+        _vector("spin1", spin1, _number), _vector("spin2", spin2, _number))

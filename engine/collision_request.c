@@ -1,0 +1,215 @@
+#include "collision_request.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "friction.h"
+
+void collision_request_defaults(collision_request *rq)
+{
+    memset(rq, 0, sizeof *rq);
+    rq->restitution = NAN;
+    rq->velocity = 1.0;
+    rq->radius = 0.01;
+    rq->density = 7800.0;
+    rq->young = 2e11;
+    rq->poisson = 0.3;
+    rq->cohesion_removal = true;
+    rq->tangential_restitution = NAN;
+    rq->angle = NAN;
+    rq->tangential_velocity = NAN;
+}
+
+static const char *name_of(const collision_request *rq, collision_input k)
+{
+    return rq->names ? rq->names[k] : collision_input_name(k);
+}
+
+/* value must be finite and in (0, COLLISION_MAX_SPEED] (a speed) or > 0 (anything else). */
+static int positive(const collision_request *rq, collision_input k, double value,
+                    const char *unit, char *err, size_t err_len)
+{
+    if (isfinite(value) && value > 0.0) return 0;
+    snprintf(err, err_len, "%s: %g is not a positive finite number [%s]", name_of(rq, k),
+             value, unit);
+    return -1;
+}
+
+static int speed_at_most(const collision_request *rq, collision_input k, double speed,
+                         const char *what, char *err, size_t err_len)
+{
+    if (speed <= COLLISION_MAX_SPEED) return 0;
+    snprintf(err, err_len, "%s: %s %g m/s is above the limit of %g m/s (as every speed of a "
+             "case: a soft-sphere contact is no model of a faster impact)", name_of(rq, k),
+             what, speed, COLLISION_MAX_SPEED);
+    return -1;
+}
+
+/* The key of a "KEY=VALUE" parameter, into key (empty if there is no '='). */
+static void param_key(const char *kv, char *key, size_t key_len)
+{
+    const char *eq = strchr(kv, '=');
+    size_t n = eq ? (size_t)(eq - kv) : 0;
+    if (n >= key_len) n = key_len - 1;
+    memcpy(key, kv, n);
+    key[n] = '\0';
+}
+
+static int check_numbers(const collision_request *rq, char *err, size_t err_len)
+{
+    if (positive(rq, COLLISION_VELOCITY, rq->velocity, "m/s", err, err_len) ||
+        speed_at_most(rq, COLLISION_VELOCITY, rq->velocity, "an approach speed", err, err_len) ||
+        positive(rq, COLLISION_RADIUS, rq->radius, "m", err, err_len) ||
+        positive(rq, COLLISION_DENSITY, rq->density, "kg/m^3", err, err_len) ||
+        positive(rq, COLLISION_YOUNG, rq->young, "Pa", err, err_len))
+        return -1;
+    if (!(rq->poisson > -1.0 && rq->poisson < 0.5)) {
+        snprintf(err, err_len, "%s: %g is not in (-1, 0.5)", name_of(rq, COLLISION_POISSON),
+                 rq->poisson);
+        return -1;
+    }
+    if (!rq->dt_auto && !(isfinite(rq->dt) && rq->dt >= 0.0)) {
+        snprintf(err, err_len, "%s: %g is not a step [s] (a positive finite number, 0 for the "
+                 "default, or auto)", name_of(rq, COLLISION_DT), rq->dt);
+        return -1;
+    }
+    if (!(isfinite(rq->friction) && rq->friction >= 0.0)) {
+        snprintf(err, err_len, "%s: %g is not a Coulomb coefficient (a finite number >= 0)",
+                 name_of(rq, COLLISION_FRICTION), rq->friction);
+        return -1;
+    }
+    if (rq->given[COLLISION_TANGENTIAL_RESTITUTION]) {
+        double et = rq->tangential_restitution;
+        if (!(et > 0.0 && et <= 1.0)) {
+            snprintf(err, err_len, "%s: %g is not a restitution in (0, 1]",
+                     name_of(rq, COLLISION_TANGENTIAL_RESTITUTION), et);
+            return -1;
+        }
+        if (!(rq->friction > 0.0)) {
+            snprintf(err, err_len, "%s needs %s > 0", name_of(rq, COLLISION_TANGENTIAL_RESTITUTION),
+                     name_of(rq, COLLISION_FRICTION));
+            return -1;
+        }
+    }
+    if (rq->given[COLLISION_ANGLE] && rq->given[COLLISION_TANGENTIAL_VELOCITY]) {
+        snprintf(err, err_len, "give %s or %s, not both", name_of(rq, COLLISION_ANGLE),
+                 name_of(rq, COLLISION_TANGENTIAL_VELOCITY));
+        return -1;
+    }
+    if (rq->given[COLLISION_ANGLE]) {
+        if (!(rq->angle >= 0.0 && rq->angle < 90.0)) {
+            snprintf(err, err_len, "%s: %g is not in degrees from the line of centres in [0, 90)",
+                     name_of(rq, COLLISION_ANGLE), rq->angle);
+            return -1;
+        }
+        if (speed_at_most(rq, COLLISION_ANGLE, rq->velocity * tan(rq->angle * M_PI / 180.0),
+                          "the tangential speed V0 tan(angle)", err, err_len))
+            return -1;
+    }
+    if (rq->given[COLLISION_TANGENTIAL_VELOCITY]) {
+        if (!isfinite(rq->tangential_velocity)) {
+            snprintf(err, err_len, "%s: %g is not a finite speed [m/s]",
+                     name_of(rq, COLLISION_TANGENTIAL_VELOCITY), rq->tangential_velocity);
+            return -1;
+        }
+        if (speed_at_most(rq, COLLISION_TANGENTIAL_VELOCITY, fabs(rq->tangential_velocity),
+                          "a tangential speed", err, err_len))
+            return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        collision_input k = i == 0 ? COLLISION_SPIN1 : COLLISION_SPIN2;
+        const double *w = rq->spin[i];
+        if (!(isfinite(w[0]) && isfinite(w[1]) && isfinite(w[2]))) {
+            snprintf(err, err_len, "%s: (%g, %g, %g) is not three finite numbers [rad/s]",
+                     name_of(rq, k), w[0], w[1], w[2]);
+            return -1;
+        }
+        /* the surface's speed |w| R */
+        if (speed_at_most(rq, k, sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * rq->radius,
+                          "the surface speed |w| R", err, err_len))
+            return -1;
+    }
+    return 0;
+}
+
+int collision_request_build(const collision_request *rq, collision_spec *sp, double *e_in,
+                            char *err, size_t err_len)
+{
+    const dem_law *law = rq->law ? law_find(rq->law) : NULL;
+    if (!law) {
+        snprintf(err, err_len, "%s: unknown law '%s' (see dempact laws)",
+                 name_of(rq, COLLISION_LAW), rq->law ? rq->law : "");
+        return -1;
+    }
+    if (check_numbers(rq, err, err_len)) return -1;
+    if (rq->calibrate && !law->calibration) {
+        snprintf(err, err_len, "%s: law %s has no damping coefficient to calibrate",
+                 name_of(rq, COLLISION_CALIBRATE), law->name);
+        return -1;
+    }
+    collision_defaults(sp, law);
+    sp->names = rq->names;
+    int e_index = law_param_index(law, "restitution");
+    for (int k = 0; k < rq->n_params; k++) {
+        char key[64], msg[256];
+        param_key(rq->params[k], key, sizeof key);
+        for (int j = 0; j < k && *key; j++) {
+            char other[64];
+            param_key(rq->params[j], other, sizeof other);
+            if (!strcmp(key, other)) {
+                snprintf(err, err_len, "%s: '%s' is given twice", name_of(rq, COLLISION_PARAMS),
+                         key);
+                return -1;
+            }
+        }
+        int q = law_param_set(law, sp->params, rq->params[k], msg, sizeof msg);
+        if (q < 0) {
+            snprintf(err, err_len, "%s: %s", name_of(rq, COLLISION_PARAMS), msg);
+            return -1;
+        }
+        if (q == e_index && rq->given[COLLISION_RESTITUTION]) {
+            snprintf(err, err_len, "%s %g and %s %s: give the restitution once",
+                     name_of(rq, COLLISION_RESTITUTION), rq->restitution,
+                     name_of(rq, COLLISION_PARAMS), rq->params[k]);
+            return -1;
+        }
+    }
+    if (rq->given[COLLISION_RESTITUTION]) {
+        if (e_index < 0) {
+            snprintf(err, err_len, "%s: law %s has no restitution parameter; set its own "
+                     "parameters with %s (see dempact laws %s)",
+                     name_of(rq, COLLISION_RESTITUTION), law->name,
+                     name_of(rq, COLLISION_PARAMS), law->name);
+            return -1;
+        }
+        /* the law's own range, as for its parameter given by name; a target is > 0 */
+        const law_param *lp = &law->params[e_index];
+        double lo = fmax(lp->min_value, 0.0);
+        if (!(rq->restitution > 0.0 && rq->restitution >= lo && rq->restitution <= lp->max_value)) {
+            snprintf(err, err_len, "%s: %g is not in %s%g, %g]", name_of(rq, COLLISION_RESTITUTION),
+                     rq->restitution, lo > 0.0 ? "[" : "(", lo, lp->max_value);
+            return -1;
+        }
+        sp->params[e_index] = rq->restitution;
+    }
+    *e_in = e_index >= 0 && sp->params[e_index] > 0 ? sp->params[e_index] : NAN; /* 0: unused */
+
+    sp->velocity = rq->velocity;
+    sp->radius = rq->radius;
+    sp->density = rq->density;
+    sp->young = rq->young;
+    sp->poisson = rq->poisson;
+    sp->dt = rq->dt_auto ? -1.0 : rq->dt;
+    sp->cohesion_removal = rq->cohesion_removal;
+    sp->calibrate = rq->calibrate;
+    sp->tangential_velocity = rq->given[COLLISION_ANGLE]
+                                  ? rq->velocity * tan(rq->angle * M_PI / 180.0)
+                              : rq->given[COLLISION_TANGENTIAL_VELOCITY] ? rq->tangential_velocity
+                                                                          : 0.0;
+    memcpy(sp->spin, rq->spin, sizeof sp->spin);
+    sp->friction.mu = rq->friction;
+    if (rq->given[COLLISION_TANGENTIAL_RESTITUTION])
+        friction_set_tangential_param(&sp->friction, "restitution", rq->tangential_restitution);
+    return 0;
+}
