@@ -43,13 +43,13 @@ static double sphere_mass(const material *m, double r)
     return m->density * 4.0 / 3.0 * M_PI * r * r * r;
 }
 
-double timestep_contact_time(const sim *s, double v)
+int timestep_each_smallest_pair(const sim *s, timestep_pair_visit visit, void *ctx)
 {
-    double *r = smallest_radius_per_material(s), t = HUGE_VAL;
-    if (!r) return NAN;
+    double *r = smallest_radius_per_material(s);
+    if (!r) return -1;
     int n = s->n_materials;
     char *is_wall = calloc((size_t)n, 1);
-    if (!is_wall) { free(r); return NAN; }
+    if (!is_wall) { free(r); return -1; }
     for (size_t w = 0; w < s->walls.n; w++) is_wall[s->walls.walls[w].material] = 1;
     for (int a = 0; a < n; a++) {
         if (r[a] == HUGE_VAL) continue;
@@ -57,17 +57,31 @@ double timestep_contact_time(const sim *s, double v)
         for (int b = 0; b < n; b++) {
             const law_instance *li = &s->laws[a * n + b];
             if (!li->law) continue;
-            if (r[b] != HUGE_VAL) { /* sphere-sphere */
-                double mb = sphere_mass(&s->cfg.materials[b], r[b]);
-                t = fmin(t, li->law->contact_time(&li->coeffs, r[a] * r[b] / (r[a] + r[b]),
-                                                  ma * mb / (ma + mb), v));
-            }
-            if (is_wall[b]) t = fmin(t, li->law->contact_time(&li->coeffs, r[a], ma, v));
+            if (r[b] != HUGE_VAL) visit(li, r[a], ma, r[b], sphere_mass(&s->cfg.materials[b], r[b]), ctx);
+            if (is_wall[b]) visit(li, r[a], ma, 0.0, 0.0, ctx);
         }
     }
     free(is_wall);
     free(r);
-    return t;
+    return 0;
+}
+
+typedef struct shortest_contact {
+    double v, t;
+} shortest_contact;
+
+static void contact_time_of(const law_instance *li, double ra, double ma, double rb, double mb, void *ctx)
+{
+    shortest_contact *c = ctx;
+    double t = rb > 0.0 ? li->law->contact_time(&li->coeffs, ra * rb / (ra + rb), ma * mb / (ma + mb), c->v)
+                        : li->law->contact_time(&li->coeffs, ra, ma, c->v); /* against a wall */
+    c->t = fmin(c->t, t);
+}
+
+double timestep_contact_time(const sim *s, double v)
+{
+    shortest_contact c = {.v = v, .t = HUGE_VAL};
+    return timestep_each_smallest_pair(s, contact_time_of, &c) == 0 ? c.t : NAN;
 }
 
 double timestep_wall_speed(const sim_config *cfg, const wall_spec *w)

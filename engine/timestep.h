@@ -31,6 +31,14 @@ struct sim_config;
  * least over the materials; NaN when out of memory. */
 double timestep_rayleigh(const struct sim *s);
 double timestep_contact_time(const struct sim *s, double impact_speed);
+/* The pairs the step is sized for: visit(li, r_a, m_a, r_b, m_b, ctx) for the smallest
+ * sphere of each material a (particles and what the inlets insert) against the smallest
+ * of each material b, and against a wall of material b (r_b = m_b = 0), wherever a law
+ * binds the two materials. Returns 0, or -1 when out of memory. */
+struct law_instance;
+typedef void (*timestep_pair_visit)(const struct law_instance *li, double r_a, double m_a, double r_b,
+                                    double m_b, void *ctx);
+int timestep_each_smallest_pair(const struct sim *s, timestep_pair_visit visit, void *ctx);
 double timestep_impact_speed(const struct sim *s);
 /* A bound on the speed of any material point of wall w inside the domain: |v| (a motion
  * schedule: its fastest segment) + |w| times the farthest corner of the domain from the

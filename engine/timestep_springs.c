@@ -57,11 +57,6 @@ static int dashpot_sets(double k, double c, double m)
     return c * c > 4.0 * k * m;
 }
 
-static double sphere_mass(const material *m, double r)
-{
-    return m->density * 4.0 / 3.0 * M_PI * r * r * r;
-}
-
 /* One pair's two modes against the best so far. */
 static void consider(timestep_spring *best, double dt, int binding, int rolling, double k,
                      double c, double m, double d, int against_wall)
@@ -106,40 +101,22 @@ static void pair_modes(timestep_spring *best, const law_instance *li, double ra,
     }
 }
 
+typedef struct stiffest_spring {
+    timestep_spring *best;
+    double v;
+} stiffest_spring;
+
+static void spring_modes_of(const law_instance *li, double ra, double ma, double rb, double mb, void *ctx)
+{
+    const stiffest_spring *c = ctx;
+    if (li->friction.active) pair_modes(c->best, li, ra, ma, rb, mb, c->v);
+}
+
 double timestep_springs(const sim *s, double v, timestep_spring *out)
 {
     *out = (timestep_spring){.dt = HUGE_VAL, .binding = -1};
-    int n = s->n_materials;
-    double *r = malloc((size_t)n * sizeof *r);
-    char *is_wall = calloc((size_t)n, 1);
-    if (!r || !is_wall) {
-        free(r);
-        free(is_wall);
-        return NAN;
-    }
-    /* the smallest radius of each material, as timestep_contact_time takes it */
-    for (int m = 0; m < n; m++) r[m] = HUGE_VAL;
-    for (size_t i = 0; i < s->p.n_local; i++)
-        r[s->p.type[i]] = fmin(r[s->p.type[i]], s->p.radius[i]);
-    for (int k = 0; k < s->cfg.n_inlets; k++) {
-        const inlet_spec *in = &s->cfg.inlets[k];
-        r[in->material] = fmin(r[in->material], in->radius_min);
-    }
-    for (size_t w = 0; w < s->walls.n; w++) is_wall[s->walls.walls[w].material] = 1;
-    for (int a = 0; a < n; a++) {
-        if (r[a] == HUGE_VAL) continue;
-        double ma = sphere_mass(&s->cfg.materials[a], r[a]);
-        for (int b = 0; b < n; b++) {
-            const law_instance *li = &s->laws[a * n + b];
-            if (!li->law || !li->friction.active) continue;
-            if (r[b] != HUGE_VAL)
-                pair_modes(out, li, r[a], ma, r[b], sphere_mass(&s->cfg.materials[b], r[b]), v);
-            if (is_wall[b]) pair_modes(out, li, r[a], ma, 0.0, 0.0, v);
-        }
-    }
-    free(r);
-    free(is_wall);
-    return out->dt;
+    stiffest_spring c = {.best = out, .v = v};
+    return timestep_each_smallest_pair(s, spring_modes_of, &c) == 0 ? out->dt : NAN;
 }
 
 /* The key of contacts[k]'s friction or rolling that sets sp, and its value where the

@@ -20,6 +20,16 @@ static void steel_pair(const collision_spec *sp, double *r_eff, double *m_eff, d
     *e_eff = sp->young / (2 * (1 - sp->poisson * sp->poisson));
 }
 
+/* Hertz's elastic impact of the pair sp: the largest overlap (5 m* v^2 / (4 (4/3) E*
+ * sqrt(R*)))^(2/5) and the contact time 2 x 1.4716 d_max / v. */
+static void hertz_closed_form(const collision_spec *sp, double *d_max, double *t_hertz)
+{
+    double r_eff, m_eff, e_eff;
+    steel_pair(sp, &r_eff, &m_eff, &e_eff);
+    *d_max = pow(5 * m_eff * sp->velocity * sp->velocity / (4 * 4.0 / 3.0 * e_eff * sqrt(r_eff)), 0.4);
+    *t_hertz = 2 * 1.4716 * *d_max / sp->velocity;
+}
+
 static void undamped_hertz_conserves_energy_and_lasts_hertz_time(void **state)
 {
     const double speeds[] = {0.1, 1.0, 5.0};
@@ -28,11 +38,8 @@ static void undamped_hertz_conserves_energy_and_lasts_hertz_time(void **state)
         collision_defaults(&sp, law_find("hertz"));
         sp.velocity = speeds[k];
         collision_result r = collide(&sp);
-        double r_eff, m_eff, e_eff;
-        steel_pair(&sp, &r_eff, &m_eff, &e_eff);
-        double d_max = pow(5 * m_eff * sp.velocity * sp.velocity /
-                           (4 * 4.0 / 3.0 * e_eff * sqrt(r_eff)), 0.4);
-        double t_hertz = 2 * 1.4716 * d_max / sp.velocity;
+        double d_max, t_hertz;
+        hertz_closed_form(&sp, &d_max, &t_hertz);
         print_message("v0 %g: e_out %.9f  t %.6e (Hertz %.6e)  d %.6e (Hertz %.6e)\n",
                       sp.velocity, r.restitution_out, r.contact_time, t_hertz, r.max_overlap, d_max);
         /* kinetic energy after / before = e_out^2 */
@@ -259,11 +266,8 @@ static void slow_impacts_start_close_and_keep_the_closed_forms(void **state)
         collision_defaults(&sp, law_find("hertz"));
         sp.velocity = speeds[k];
         collision_result r = collide(&sp);
-        double r_eff, m_eff, e_eff;
-        steel_pair(&sp, &r_eff, &m_eff, &e_eff);
-        double d_max = pow(5 * m_eff * sp.velocity * sp.velocity /
-                           (4 * 4.0 / 3.0 * e_eff * sqrt(r_eff)), 0.4);
-        double t_hertz = 2 * 1.4716 * d_max / sp.velocity;
+        double d_max, t_hertz;
+        hertz_closed_form(&sp, &d_max, &t_hertz);
         double gap = r.position_in[1][0] - r.position_in[0][0] - 2 * sp.radius;
         print_message("v0 %g: gap %.3e (0.01 R = %.1e), steps %ld, e %.9f, t %.6e (Hertz %.6e)\n",
                       sp.velocity, gap, 0.01 * sp.radius, r.steps, r.restitution_out,

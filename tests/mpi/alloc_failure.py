@@ -151,12 +151,13 @@ def check(dempact, r, out, name, ref):
     if r is None:
         return f"still running after {TIMEOUT} s (a rank waits for another)"
     # (mpirun adds its own banner when the ranks exit non-zero: the program's lines come first)
-    said = r.stderr.split("-----")[0].strip()[-400:]
+    told = r.stderr.split("-----")[0].strip()
+    said = told[-400:]
     if "MPI_ABORT" in r.stderr:
         return "MPI abort: " + said
     if r.returncode not in (0, EXIT_OUT_OF_MEMORY):
         return f"exit {r.returncode}: {said}"
-    if r.returncode == EXIT_OUT_OF_MEMORY and "out of memory" not in said:
+    if r.returncode == EXIT_OUT_OF_MEMORY and "out of memory" not in told:
         return f"exit 3 without 'out of memory': {said}"
     if r.returncode == 0:  # a fallback may change nothing but the speed
         return same_output(out, ref, name)
