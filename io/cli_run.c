@@ -203,6 +203,17 @@ static void print_continue(const char *case_path, const char *out_dir, const cha
     fputc('\n', stderr);
 }
 
+/* A run that could not go on: what its output keeps, and how to go on from there. */
+static void print_kept(const snapshot_file *out, int64_t step, const char *case_path, const char *out_dir,
+                       double end_time)
+{
+    if (snapshot_count(out) <= 0) return;
+    fprintf(stderr, "dempact run: stopped at step %lld; %s keeps its %d complete snapshots, up to "
+                    "step %lld, each readable as it is; ",
+            (long long)step, snapshot_h5_path(out), snapshot_count(out), (long long)snapshot_last_step(out));
+    print_continue(case_path, out_dir, snapshot_h5_path(out), end_time);
+}
+
 int cli_run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
@@ -436,6 +447,7 @@ int cli_run(int argc, char **argv)
         break;
     case RUN_NO_MEMORY:
         status = cli_no_memory(&s);
+        print_kept(out, s.step, case_path, out_dir, end_time);
         goto done;
     case RUN_WATCHDOG:
         fprintf(stderr, "dempact run: stopped; the last snapshot (step %lld) is in %s\n",
@@ -461,13 +473,7 @@ int cli_run(int argc, char **argv)
 write_failed:
     if (!quiet && isatty(STDERR_FILENO)) fputc('\n', stderr);
     fprintf(stderr, "dempact run: %s\n", err);
-    if (snapshot_count(out) > 0) {
-        fprintf(stderr, "dempact run: stopped at step %lld; %s keeps its %d complete snapshots, up to "
-                        "step %lld, each readable as it is; ",
-                (long long)s.step, snapshot_h5_path(out), snapshot_count(out),
-                (long long)snapshot_last_step(out));
-        print_continue(case_path, out_dir, snapshot_h5_path(out), end_time);
-    }
+    print_kept(out, s.step, case_path, out_dir, end_time);
     /* (every rank comes here together; out of memory on any is what they all report) */
     status = ranks_worst(strstr(err, "out of memory") ? EXIT_NO_MEMORY : EXIT_RUN_FAILED);
 done:
