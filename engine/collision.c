@@ -13,7 +13,7 @@ void collision_defaults(collision_spec *spec, const dem_law *law)
 {
     memset(spec, 0, sizeof *spec);
     spec->law = law;
-    for (int k = 0; k < law->n_params; k++) spec->params[k] = law->params[k].default_value;
+    for (int k = 0; law && k < law->n_params; k++) spec->params[k] = law->params[k].default_value;
     spec->cohesion_removal = true;
     spec->radius = 0.01;
     spec->density = 7800.0;

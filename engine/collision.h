@@ -96,8 +96,8 @@ typedef struct collision_result {
                                  law->calibration->coefficient); NAN otherwise */
 } collision_result;
 
-/* Fills spec with the defaults: R = 0.01 m, steel (7800 kg/m^3, 2e11 Pa, 0.3), the law's
- * parameter defaults, cohesion removal on. */
+/* Fills spec with the defaults: R = 0.01 m, steel (7800 kg/m^3, 2e11 Pa, 0.3), 1 m/s,
+ * the law's parameter defaults (law NULL: none yet), cohesion removal on. */
 void collision_defaults(collision_spec *spec, const dem_law *law);
 
 /* Runs the collision. Returns 0, -1 with a message, or COLLISION_STOPPED (spec->poll

@@ -8,14 +8,16 @@
 
 void collision_request_defaults(collision_request *rq)
 {
+    collision_spec d; /* collide's defaults, said once (collision_defaults) */
+    collision_defaults(&d, NULL);
     memset(rq, 0, sizeof *rq);
     rq->restitution = NAN;
-    rq->velocity = 1.0;
-    rq->radius = 0.01;
-    rq->density = 7800.0;
-    rq->young = 2e11;
-    rq->poisson = 0.3;
-    rq->cohesion_removal = true;
+    rq->velocity = d.velocity;
+    rq->radius = d.radius;
+    rq->density = d.density;
+    rq->young = d.young;
+    rq->poisson = d.poisson;
+    rq->cohesion_removal = d.cohesion_removal;
     rq->tangential_restitution = NAN;
     rq->angle = NAN;
     rq->tangential_velocity = NAN;

@@ -159,16 +159,24 @@ double timestep_output_grid(const sim_config *cfg)
     return ts > 0.0 ? ts : 0.0;
 }
 
+int timestep_estimate(const sim *s, timestep_estimates *e)
+{
+    double v = timestep_impact_speed(s);
+    e->rayleigh = timestep_rayleigh(s);
+    e->contact = timestep_contact_time(s, v);
+    e->springs = timestep_springs(s, v, &e->spring);
+    return isnan(e->rayleigh) || isnan(e->contact) || isnan(e->springs) ? -1 : 0;
+}
+
 int choose_timestep(sim *s, char *err, size_t err_len)
 {
-    double v = timestep_impact_speed(s), t_r = timestep_rayleigh(s);
-    double t_c = timestep_contact_time(s, v);
-    timestep_spring spring;
-    double t_s = timestep_springs(s, v, &spring);
-    if (isnan(t_r) || isnan(t_c) || isnan(t_s)) {
+    timestep_estimates e;
+    if (timestep_estimate(s, &e) != 0) {
         snprintf(err, err_len, "out of memory");
         return -1;
     }
+    const double t_r = e.rayleigh, t_c = e.contact, t_s = e.springs;
+    const timestep_spring spring = e.spring;
     double normal = fmin(t_r, t_c / 5.0);
     s->dt_limit = fmin(normal, t_s);
     if (!(s->dt_limit > 0.0) || !isfinite(s->dt_limit)) {

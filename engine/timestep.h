@@ -69,6 +69,14 @@ double timestep_spring_dashpot_step(double k, double c, double m);
  * ..., c ... on the contact point's mass ...) is stable for a step up to ... s". */
 void timestep_spring_describe(const struct sim *s, const timestep_spring *sp, char *buf,
                               size_t len);
+/* The three bounds on the step at the case's impact speed: the Rayleigh time, the
+ * shortest contact time and the springs' stable step (with what sets it). Returns 0, or
+ * -1 when out of memory. The stable limit is min(rayleigh, contact / 5, springs). */
+typedef struct timestep_estimates {
+    double rayleigh, contact, springs;
+    timestep_spring spring;
+} timestep_estimates;
+int timestep_estimate(const struct sim *s, timestep_estimates *e);
 /* What sets s->dt_limit, for `dempact check`: "the Rayleigh time", "a fifth of the
  * contact time", or "the tangential spring of contacts[0].friction.stiffness = 1e+12". */
 void timestep_limit_source(const struct sim *s, char *buf, size_t len);

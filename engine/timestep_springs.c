@@ -178,19 +178,16 @@ void timestep_spring_describe(const sim *s, const timestep_spring *sp, char *buf
 
 void timestep_limit_source(const sim *s, char *buf, size_t len)
 {
-    double v = timestep_impact_speed(s), t_r = timestep_rayleigh(s);
-    double t_c = timestep_contact_time(s, v);
-    timestep_spring sp;
-    double t_s = timestep_springs(s, v, &sp);
-    if (isnan(t_r) || isnan(t_c) || isnan(t_s)) {
+    timestep_estimates e;
+    if (timestep_estimate(s, &e) != 0) {
         snprintf(buf, len, "out of memory");
         return;
     }
-    if (t_s < fmin(t_r, t_c / 5.0)) {
+    if (e.springs < fmin(e.rayleigh, e.contact / 5.0)) {
         char key[256];
-        spring_key(s, &sp, key, sizeof key);
-        snprintf(buf, len, "the %s of %s", spring_name(&sp), key);
+        spring_key(s, &e.spring, key, sizeof key);
+        snprintf(buf, len, "the %s of %s", spring_name(&e.spring), key);
     } else {
-        snprintf(buf, len, t_r <= t_c / 5.0 ? "the Rayleigh time" : "a fifth of the contact time");
+        snprintf(buf, len, e.rayleigh <= e.contact / 5.0 ? "the Rayleigh time" : "a fifth of the contact time");
     }
 }
