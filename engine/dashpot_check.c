@@ -3,13 +3,14 @@
 #include "contacts.h"
 
 /* c dt / m* of touching contact k of list c, or -1 when its law has no dashpot to check
- * (plastic, or no law). */
+ * (no law, or one that does not declare its force linear in the overlap rate,
+ * LAW_CAP_LINEAR_IN_RATE: a plastic law is rate independent). */
 static double dashpot_ratio(const sim *s, const contact_list *c, size_t k, double d,
                             const law_instance **li_out, double *r_eff_out)
 {
     double r_eff, m_eff;
     const law_instance *li = sim_contact_law(s, c, k, &r_eff, &m_eff);
-    if (!li->law || !li->law->force || li->law->plastic) return -1.0;
+    if (!li->law || !law_has(&li->law->plugin, LAW_CAP_LINEAR_IN_RATE)) return -1.0;
     /* the contact twice, at rest and approaching at 1 m/s, on copies of its history */
     double v0 = c->impact_velocity ? c->impact_velocity[k] : 0.0;
     double overlap[2] = {d, d}, rate[2] = {0.0, 1.0}, impact[2] = {v0, v0};
@@ -18,7 +19,7 @@ static double dashpot_ratio(const sim *s, const contact_list *c, size_t k, doubl
     law_batch b = {.n = 2, .overlap = overlap, .overlap_rate = rate, .impact_velocity = impact,
                    .r_eff = radii, .m_eff = masses, .force = force};
     for (int h = 0; h < LAW_MAX_HISTORY; h++) {
-        double value = h < li->law->n_history && c->history[h] ? c->history[h][k] : 0.0;
+        double value = h < li->law->n_state && c->history[h] ? c->history[h][k] : 0.0;
         history[h][0] = history[h][1] = value;
         b.history[h] = history[h];
     }

@@ -23,9 +23,10 @@ typedef struct dashpot_check {
     double worst_overlap;           /* its overlap over R* */
 } dashpot_check;
 
-/* Scans every touching contact of a law that is not plastic (plastic laws are rate
- * independent): c = F(d, d' = 1 m/s) - F(d, d' = 0), every dashpot law being linear in
- * d'. Reads the simulation only. */
+/* Scans every touching contact of a law that declares its force linear in the overlap
+ * rate (LAW_CAP_LINEAR_IN_RATE, models/plugin.h): its dashpot is c = F(d, d' = 1 m/s) -
+ * F(d, d' = 0). A law without the flag (kostek, rate independent) is not checked.
+ * Reads the simulation only. */
 void dashpot_check_run(const sim *s, dashpot_check *out);
 
 #endif

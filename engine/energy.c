@@ -51,11 +51,12 @@ void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
             for (int a = 0; a < 3 && c->tangential[0]; a++) xi[a] = c->tangential[a][k];
             for (int a = 0; a < 3 && c->rolling[0]; a++) theta[a] = c->rolling[a][k];
             for (int q = 0; q < CONTACT_SLIP_HISTORY && c->slip[0]; q++) slip[q] = c->slip[q][k];
-            double e = li->law->elastic_energy
+            const law_plugin *lp = &li->law->plugin;
+            double e = law_has(lp, LAW_CAP_ENERGY)
                            ? li->law->elastic_energy(&li->coeffs, d, r_eff, h) : 0.0;
-            tally_add(&sums[li->law->conservative ? SIM_STORED_CONSERVATIVE
-                            : li->law->plastic    ? SIM_WORK_PLASTIC
-                                                  : SIM_WORK_NORMAL], e);
+            tally_add(&sums[law_has(lp, LAW_CAP_CONSERVATIVE) ? SIM_STORED_CONSERVATIVE
+                            : law_has(lp, LAW_CAP_PLASTIC)    ? SIM_WORK_PLASTIC
+                                                              : SIM_WORK_NORMAL], e);
             friction_spring_energy(&li->friction, d, r_eff, xi, theta, slip, springs);
             tally_add(&sums[SIM_WORK_TANGENTIAL], springs[0]);
             tally_add(&sums[SIM_WORK_ROLLING], springs[1]);

@@ -405,7 +405,7 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
     for (int L = 0; L < n_laws && done < cs->n; L++) {
         if (cs->one_law >= 0 && L != cs->one_law) continue;
         const law_instance *li = &s->laws[L];
-        int nh = li->law ? li->law->n_history : 0;
+        int nh = li->law ? li->law->n_state : 0;
         size_t n = 0;
         law_batch batch = {.force = bs->f};
         if (cs->one_law >= 0) { /* the whole chunk: the law reads the chunk's arrays */
@@ -447,9 +447,10 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
         if (s->spring_span > 0.0) contact_ends(s, c, li, L, cs, bs, &batch, nh);
         result_context rc = {.nh = nh, .dt = s->dt, .work = work, .exact = exact,
                              .own = s->p.n_local,
-                             .work_kind = li->law->conservative ? -1
-                                          : li->law->plastic  ? SIM_WORK_PLASTIC
-                                                              : SIM_WORK_NORMAL};
+                             .work_kind = law_has(&li->law->plugin, LAW_CAP_CONSERVATIVE) ? -1
+                                          : law_has(&li->law->plugin, LAW_CAP_PLASTIC)
+                                              ? SIM_WORK_PLASTIC
+                                              : SIM_WORK_NORMAL};
         const int rolling = friction && friction_has_rolling_torque(&li->friction);
         if (sums && cs->one_law >= 0) {
             deliver_one_law(c, cs, bs, sums, &rc, friction, rolling);

@@ -25,21 +25,36 @@ int friction_set_tangential_param(contact_friction *spec, const char *name, doub
     return 0;
 }
 
-void friction_setup(const contact_friction *spec, double young_eff, double shear_eff,
-                    double law_restitution, friction_coeffs *fc)
+int friction_check(const contact_friction *spec, int rolling, law_error *err)
+{
+    friction_coeffs fc = {.mu = spec->mu, .mu_r = spec->mu_rolling, .young_eff = NAN,
+                          .shear_eff = NAN};
+    const friction_pair pair = {.young_eff = NAN, .shear_eff = NAN, .density_a = NAN,
+                                .density_b = NAN, .law_restitution = NAN};
+    if (!rolling) {
+        const tangential_law *t = friction_tangential_law(spec);
+        return t->setup(spec->tangential_params, &pair, &fc, err);
+    }
+    return spec->rolling ? spec->rolling->setup(spec->rolling_params, &pair, &fc, err) : 0;
+}
+
+int friction_setup(const contact_friction *spec, double young_eff, double shear_eff,
+                   double law_restitution, friction_coeffs *fc, law_error *err)
 {
     *fc = (friction_coeffs){.mu = spec->mu, .mu_r = spec->mu_rolling,
                             .young_eff = young_eff, .shear_eff = shear_eff};
-    const friction_pair pair = {young_eff, shear_eff, law_restitution};
+    const friction_pair pair = {.young_eff = young_eff, .shear_eff = shear_eff,
+                                .law_restitution = law_restitution};
     if (fc->mu > 0.0) {
         fc->tangential = friction_tangential_law(spec);
-        fc->tangential->setup(spec->tangential_params, &pair, fc);
+        if (fc->tangential->setup(spec->tangential_params, &pair, fc, err) != 0) return -1;
     }
     if (spec->rolling && fc->mu_r > 0.0) {
         fc->rolling = spec->rolling;
-        fc->rolling->setup(spec->rolling_params, &pair, fc);
+        if (fc->rolling->setup(spec->rolling_params, &pair, fc, err) != 0) return -2;
     }
     fc->active = fc->tangential || fc->rolling;
+    return 0;
 }
 
 int friction_batchable(const friction_coeffs *fc)
@@ -93,6 +108,8 @@ void friction_spring_energy(const friction_coeffs *fc, double d, double r_eff,
 {
     const tangential_law *t = fc->tangential;
     const rolling_law *r = fc->rolling;
-    energy[0] = t && t->spring_energy ? t->spring_energy(fc, d, r_eff, xi, slip) : 0.0;
-    energy[1] = r && r->spring_energy ? r->spring_energy(fc, d, r_eff, theta) : 0.0;
+    energy[0] = t && law_has(&t->plugin, LAW_CAP_ENERGY) ? t->spring_energy(fc, d, r_eff, xi, slip)
+                                                          : 0.0;
+    energy[1] = r && law_has(&r->plugin, LAW_CAP_ENERGY) ? r->spring_energy(fc, d, r_eff, theta)
+                                                          : 0.0;
 }

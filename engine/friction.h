@@ -24,9 +24,16 @@
 #include "config.h"
 
 /* Fills fc from the pair's friction settings, its moduli and the normal law's
- * restitution (NAN if the law has none). */
-void friction_setup(const contact_friction *spec, double young_eff, double shear_eff,
-                    double law_restitution, friction_coeffs *fc);
+ * restitution (NAN if the law has none), through its laws' setups. Returns 0, or -1 (the
+ * tangential law) or -2 (the rolling law) with the law's refusal in err. */
+int friction_setup(const contact_friction *spec, double young_eff, double shear_eff,
+                   double law_restitution, friction_coeffs *fc, law_error *err);
+
+/* Runs the setup of spec's tangential law (rolling = 0) or rolling law (rolling = 1,
+ * none: 0) with the moduli unknown (NAN), to check its keys against each other and the
+ * coefficient before anything is built (the case reader names the key at fault from
+ * err->param). Returns 0, or -1 with err. */
+int friction_check(const contact_friction *spec, int rolling, law_error *err);
 
 /* The tangential law a contact_friction names (its default when it names none). */
 const tangential_law *friction_tangential_law(const contact_friction *spec);
@@ -57,7 +64,7 @@ static inline int friction_has_rolling_torque(const friction_coeffs *fc)
  * their reduced rolling inertia (contact_kinematics.turn, inertia_r). */
 static inline int friction_uses_turn(const friction_coeffs *fc)
 {
-    return fc->rolling && fc->rolling->uses_turn;
+    return fc->rolling && law_has(&fc->rolling->plugin, LAW_CAP_USES_TURN);
 }
 
 /* 1 if the pair type's tangential law keeps per-contact state beyond its spring. */

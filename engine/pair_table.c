@@ -91,18 +91,22 @@ int pair_table_setup(sim *s, char *err, size_t err_len)
             if (params[floor] == 0.0) params[floor] = timestep_velocity_floor(s);
             li.v_floor = params[floor];
         }
-        law_pair_props pp;
+        law_pair_props pp = {.law_restitution = NAN};
         effective_moduli(&s->cfg.materials[b->material_a], &s->cfg.materials[b->material_b], &pp);
         li.coeffs.young_eff = pp.young_eff;
         li.coeffs.cohesion_removal = b->cohesion_removal;
         char msg[256] = "";
+        law_error why = {.param = -1};
         /* calibrate: true, or by default where the law's mapping is a published fit */
         bool calibrate = b->calibrate || law_calibrates_by_default(b->law, params);
         const char *where = b->calibrate ? "calibrate" : "params.restitution";
         if (law_check_calibration(b->law, b->params, calibrate, msg, sizeof msg) != 0)
             goto fail;
         where = "params";
-        if (b->law->setup(params, &pp, &li.coeffs, msg, sizeof msg) != 0) goto fail;
+        if (b->law->setup(params, &pp, &li.coeffs, &why) != 0) {
+            snprintf(msg, sizeof msg, "%s", why.msg);
+            goto fail;
+        }
         li.reference = calibration_reference(s, b, &li.against_wall);
         if (calibrate) {
             where = b->calibrate ? "calibrate" : "params.fit";
@@ -112,8 +116,18 @@ int pair_table_setup(sim *s, char *err, size_t err_len)
                 goto fail;
             li.continuous = li.coeffs.c[b->law->calibration->coeff];
         }
-        friction_setup(&b->friction, pp.young_eff, pp.shear_eff,
-                       law_target_restitution(b->law, b->params), &li.friction);
+        int refused = friction_setup(&b->friction, pp.young_eff, pp.shear_eff,
+                                     law_target_restitution(b->law, b->params), &li.friction,
+                                     &why);
+        if (refused) { /* the reader checks it first (friction_check): not reached by a case */
+            const contact_friction *f = &b->friction;
+            const law_plugin *lp = refused == -1 ? &friction_tangential_law(f)->plugin
+                                                 : &f->rolling->plugin;
+            const char *key = why.param >= 0 ? lp->params[why.param].name : "model";
+            snprintf(err, err_len, "contacts[%d].%s.%s: %s %s", k,
+                     refused == -1 ? "friction" : "rolling", key, lp->name, why.msg);
+            return -1;
+        }
         *law_for(s, b->material_a, b->material_b) = li;
         *law_for(s, b->material_b, b->material_a) = li;
         continue;
@@ -135,8 +149,8 @@ void pair_table_configure_lists(sim *s)
     for (int k = 0; k < s->n_materials * s->n_materials; k++) {
         const law_instance *li = &s->laws[k];
         if (!li->law) continue;
-        if (li->law->n_history > n_history) n_history = li->law->n_history;
-        impact |= li->law->uses_impact_velocity;
+        if (li->law->n_state > n_history) n_history = li->law->n_state;
+        impact |= law_has(&li->law->plugin, LAW_CAP_IMPACT_VELOCITY);
         friction |= li->friction.active;
         rolling |= friction_has_rolling_torque(&li->friction);
         slip |= friction_keeps_state(&li->friction);

@@ -1,6 +1,7 @@
 /* The contacts: per pair of materials, a law (models/) with its parameters, and the
  * friction and rolling resistance it applies. */
 #include "case_internal.h"
+#include "engine/friction.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -180,16 +181,16 @@ static int read_law_keys(const case_reader *c, const char *path, const key_slots
     return 0;
 }
 
-/* A law's check of its values against the Coulomb coefficient (friction_law.h). */
-static int check_law_keys(const case_reader *c, const char *path,
-                          int (*check)(const double *, double, char *, size_t),
-                          const law_param *params, const double *values, double mu)
+/* The law's own check of its keys against each other and the coefficient: its setup
+ * (engine/friction.h, friction_check), refusing at the key it names. */
+static int check_law_keys(const case_reader *c, const char *path, const contact_friction *f,
+                          int rolling, const law_param *params, const double *values)
 {
-    char why[160] = "";
-    int k = check ? check(values, mu, why, sizeof why) : -1;
-    if (k < 0) return 0;
-    key_path where = case_key("%s.%s", path, params[k].name);
-    return case_fail_at(c, where.s, "%s = %g %s", where.s, values[k], why);
+    law_error why = {.param = -1};
+    if (friction_check(f, rolling, &why) == 0) return 0;
+    if (why.param < 0) return case_fail_at(c, path, "%s: %s", path, why.msg);
+    key_path where = case_key("%s.%s", path, params[why.param].name);
+    return case_fail_at(c, where.s, "%s = %g %s", where.s, values[why.param], why.msg);
 }
 
 /* A coefficient at `path` in [0, max] (friction_law.h says why each max). */
@@ -220,7 +221,7 @@ static int read_friction(case_reader *c, const char *at, const raw_friction *r,
     if (read_law_keys(c, path.s, &c->schema->friction, r->keys, law->name, law->params,
                       law->n_params, f->tangential_params) != 0)
         return -1;
-    return check_law_keys(c, path.s, law->check, law->params, f->tangential_params, f->mu);
+    return check_law_keys(c, path.s, f, 0, law->params, f->tangential_params);
 }
 
 /* rolling: {model (a rolling law), coefficient, and the law's own keys} */
@@ -237,8 +238,10 @@ static int read_rolling(case_reader *c, const char *at, const raw_rolling *r,
                          "mu_r R* is the lever arm of the resisting torque, which cannot lie "
                          "outside the sphere (typical values 0.001 to 0.3)", &f->mu_rolling) != 0)
         return -1;
-    return read_law_keys(c, path.s, &c->schema->rolling, r->keys, law->name, law->params,
-                         law->n_params, f->rolling_params);
+    if (read_law_keys(c, path.s, &c->schema->rolling, r->keys, law->name, law->params,
+                      law->n_params, f->rolling_params) != 0)
+        return -1;
+    return check_law_keys(c, path.s, f, 1, law->params, f->rolling_params);
 }
 
 static int read_contact(case_reader *c, int i, law_binding *b)

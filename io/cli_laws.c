@@ -49,6 +49,48 @@ static void print_params(const law_param *params, int n)
     }
 }
 
+/* What a law is composed of (models/normal_parts.h). */
+static void print_parts(const dem_law *law)
+{
+    if (law->elastic)
+        printf("  parts: elastic %s + damping %s (law: {elastic: %s, damping: %s})\n",
+               law->elastic, law->damping, law->elastic, law->damping);
+    else
+        printf("  parts: none (one piece)\n");
+}
+
+/* dempact laws --parts: the elastic and damping parts and the laws that combine them */
+static int print_law_parts(void)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        printf("%s parts:\n", kind ? "damping" : "elastic");
+        for (int k = 0; law_part_at(kind, k); k++) {
+            const char *part = law_part_at(kind, k);
+            printf("  %-26s in", part);
+            const char *sep = " ";
+            for (int L = 0; L < law_count(); L++) {
+                const dem_law *law = law_at(L);
+                const char *mine = kind ? law->damping : law->elastic;
+                if (mine && strcmp(mine, part) == 0) {
+                    printf("%s%s", sep, law->name);
+                    sep = ", ";
+                }
+            }
+            printf("\n");
+        }
+        printf("\n");
+    }
+    printf("laws of one piece:");
+    const char *sep = " ";
+    for (int L = 0; L < law_count(); L++)
+        if (!law_at(L)->elastic) {
+            printf("%s%s", sep, law_at(L)->name);
+            sep = ", ";
+        }
+    printf("\n");
+    return 0;
+}
+
 /* dempact laws --friction: the tangential and rolling laws (models/friction_registry.c) */
 static int print_friction_laws(void)
 {
@@ -60,7 +102,7 @@ static int print_friction_laws(void)
         printf("  coefficient        required [-]; the Coulomb coefficient mu\n");
         print_params(law->params, law->n_params);
         printf("  history per contact: %s", law->spring_energy ? "spring xi" : "none");
-        if (law->n_state) printf(", %d state values", law->n_state);
+        for (int h = 0; h < law->n_state; h++) printf(", %s", law->state_names[h]);
         printf("\n\n");
     }
     for (int k = 0; k < rolling_law_count(); k++) {
@@ -78,6 +120,7 @@ int cli_laws(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
         printf("usage: dempact laws [NAME]\n"
+               "       dempact laws --parts\n"
                "       dempact laws --friction\n\n"
                "Lists every normal-force law (or the one named) with its formula, the papers\n"
                "it comes from (full citations), its parameters, units, defaults and accepted\n"
@@ -85,11 +128,15 @@ int cli_laws(int argc, char **argv)
                "negative normal force is set to 0) and, where it has a damping coefficient,\n"
                "calibrate (default off: solve that coefficient so that a binary collision\n"
                "restitutes exactly `restitution`). docs/laws.md has the same with formulas.\n"
+               "Each law composed of an elastic part and a damping part says which (`parts:`);\n"
+               "a case may name the law, or its two parts (law: {elastic: E, damping: D}).\n"
+               "--parts lists the elastic and damping parts and the laws that combine them.\n"
                "--friction lists the tangential laws (friction.model) and the rolling laws\n"
                "(rolling.model) the same way, with the keys each takes.\n");
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "--friction") == 0) return print_friction_laws();
+    if (argc > 1 && strcmp(argv[1], "--parts") == 0) return print_law_parts();
     const char *only = argc > 1 ? argv[1] : NULL;
     if (only && !law_find(only)) {
         fprintf(stderr, "dempact laws: unknown law '%s'\n", only);
@@ -106,12 +153,15 @@ int cli_laws(int argc, char **argv)
             printf("  calibrate: true solves %s for the restitution\n", law->calibration->coefficient);
         else
             printf("  calibrate: not available (no damping coefficient)\n");
+        const int v0 = law_has(&law->plugin, LAW_CAP_IMPACT_VELOCITY);
         printf("  history per contact:");
         const char *sep = " ";
-        if (law->uses_impact_velocity) { printf(" impact velocity"); sep = ", "; }
-        for (int h = 0; h < law->n_history; h++, sep = ", ") printf("%s%s", sep, law->history_names[h]);
-        if (!law->uses_impact_velocity && law->n_history == 0) printf(" none");
-        printf("\n\n");
+        if (v0) { printf(" impact velocity"); sep = ", "; }
+        for (int h = 0; h < law->n_state; h++, sep = ", ") printf("%s%s", sep, law->state_names[h]);
+        if (!v0 && law->n_state == 0) printf(" none");
+        printf("\n");
+        print_parts(law);
+        printf("\n");
     }
     return 0;
 }

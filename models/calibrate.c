@@ -267,28 +267,21 @@ int law_calibrate(const dem_law *law, law_coeffs *coeffs, const law_reference *r
 
 double law_target_restitution(const dem_law *law, const double *params)
 {
-    int k = law_param_index(law, "restitution");
-    return k < 0 ? NAN : params[k];
+    return law->calibration ? params[law->calibration->target] : NAN;
 }
 
 bool law_calibrates_by_default(const dem_law *law, const double *params)
 {
-    int fit = law_param_index(law, "fit"), damping = law_param_index(law, "damping");
-    double e = law_target_restitution(law, params);
-    return law->calibration && fit >= 0 && params[fit] == LAW_FIT_CALIBRATED && e > 0.0 &&
-           e < 1.0 && (damping < 0 || params[damping] < 0.0);
-}
-
-static bool is_solved_param(const dem_law *law, const char *name)
-{
-    return law->calibration && law->calibration->solved_param &&
-           strcmp(law->calibration->solved_param, name) == 0;
+    const law_calibration *cal = law->calibration;
+    if (!cal || cal->fit < 0 || params[cal->fit] != LAW_FIT_CALIBRATED) return false;
+    double e = params[cal->target];
+    return e > 0.0 && e < 1.0 && (cal->given_damping < 0 || params[cal->given_damping] < 0.0);
 }
 
 bool law_param_required(const dem_law *law, int k, bool calibrate)
 {
     return isnan(law->params[k].default_value) &&
-           !(calibrate && is_solved_param(law, law->params[k].name));
+           !(calibrate && law->calibration && law->calibration->solved_param == k);
 }
 
 int law_check_calibration(const dem_law *law, const double *params, bool calibrate,
@@ -309,10 +302,10 @@ int law_check_calibration(const dem_law *law, const double *params, bool calibra
         return 0;
     }
     /* hertz_kk, hertz_lh, hertz_critical_ratio: restitution is only a calibration target */
-    if (law->calibration && law->calibration->solved_param && e > 0.0) {
+    if (law->calibration && law->calibration->solved_param >= 0 && e > 0.0) {
         snprintf(err, err_len, "restitution = %g is used only to calibrate law %s: add "
                  "calibrate: true, or drop it (%s sets the damping)", e, law->name,
-                 law->calibration->solved_param);
+                 law->params[law->calibration->solved_param].name);
         return -1;
     }
     return 0;

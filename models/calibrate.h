@@ -54,12 +54,13 @@ bool law_param_required(const dem_law *law, int k, bool calibrate);
 int law_check_calibration(const dem_law *law, const double *params, bool calibrate,
                           char *err, size_t err_len);
 
-/* The requested restitution: the law's `restitution` parameter, or NAN. */
+/* The requested restitution: the parameter the law's calibration targets
+ * (law_calibration.target), or NAN for a law without one. */
 double law_target_restitution(const dem_law *law, const double *params);
 
-/* Whether a binding calibrates without calibrate: true: its law has the `fit`
- * parameter (models/law_params.h) at `calibrated`, damping to solve (e in (0, 1); for
- * linear, no given damping). */
+/* Whether a binding calibrates without calibrate: true: its law's calibration declares
+ * the `fit` parameter (models/law_params.h), at `calibrated`, damping to solve (e in
+ * (0, 1)) and no given damping (law_calibration.given_damping). */
 bool law_calibrates_by_default(const dem_law *law, const double *params);
 
 #endif

@@ -4,8 +4,10 @@
  * A contact's friction is a Coulomb coefficient mu (friction.coefficient) and a
  * tangential law (friction.model); its rolling resistance a coefficient mu_r
  * (rolling.coefficient) and a rolling law (rolling.model). Each law is one const struct
- * (models/friction_registry.c) that names itself, cites its source, lists the keys it
- * takes beside coefficient and model (as law_param: name, unit, range, default), and
+ * (models/friction_registry.c) of the plug-in form every law takes (models/plugin.h):
+ * it names itself, cites its source, lists the keys it takes beside coefficient and
+ * model (as law_param: name, unit, range, default; scoped to the law, so two laws may
+ * each take a key of the same name with its own unit), declares its capabilities, and
  * fills in `setup`, called once per pair of material types, and its force or torque,
  * called by the engine for a batch of contacts (or one contact at a time for a law with
  * state the batch form does not carry). The engine never names a friction law.
@@ -21,10 +23,23 @@
 
 #include "law.h"
 
-#define FRICTION_MAX_PARAMS 4  /* keys a law takes beside coefficient and model */
-#define FRICTION_MAX_COEFFS 4  /* constants a law's setup computes per pair type */
-#define FRICTION_SLIP_HISTORY 4 /* per-contact state a tangential law may keep beyond its
-                                   spring (contacts.h: CONTACT_SLIP_HISTORY) */
+/* Capacities (the registry check holds every law to them, friction_registry_check;
+ * tests/test_registry.c):
+ *  - FRICTION_MAX_PARAMS: the keys a law takes beside coefficient and model
+ *    (contact_friction holds that many values per law; the shipped laws take 3 at most);
+ *  - FRICTION_MAX_COEFFS: the constants its setup computes per pair of materials
+ *    (friction_coeffs.t or .r; each law file asserts statically that its own fit);
+ *  - FRICTION_SLIP_HISTORY: the per-contact state a tangential law may keep beyond its
+ *    spring (n_state; the contact lists carry that many arrays, contacts.h:
+ *    CONTACT_SLIP_HISTORY). A rolling law keeps only its spring theta (n_state 0). */
+#define FRICTION_MAX_PARAMS 4
+#define FRICTION_MAX_COEFFS 4
+#define FRICTION_SLIP_HISTORY 4
+
+/* The flags a tangential and a rolling law may declare (plugin.h). */
+#define TANGENTIAL_LAW_CAPS (LAW_CAP_STEP_SPRING | LAW_CAP_ENERGY | LAW_CAP_LINEAR_IN_RATE)
+#define ROLLING_LAW_CAPS                                                                \
+    (LAW_CAP_STEP_SPRING | LAW_CAP_ENERGY | LAW_CAP_LINEAR_IN_RATE | LAW_CAP_USES_TURN)
 
 /* The largest values a case may give (the keys' max_value; the reader checks the two
  * coefficients). None is a bound on physics: each lies far beyond any material and
@@ -54,11 +69,9 @@
 struct tangential_law;
 struct rolling_law;
 
-/* What a pair of material types' friction is set up from. */
-typedef struct friction_pair {
-    double young_eff, shear_eff; /* E*, G* (law_pair_props) */
-    double law_restitution;      /* the normal law's restitution e (NAN if it has none) */
-} friction_pair;
+/* What a pair of material types' friction is set up from: law_pair_props (E*, G*, the
+ * normal law's restitution e). */
+typedef law_pair_props friction_pair;
 
 /* A pair of material types' friction, ready for the force loop. */
 typedef struct friction_coeffs {
@@ -106,64 +119,60 @@ typedef struct friction_batch {
 } friction_batch;
 
 typedef struct tangential_law {
-    const char *name;     /* as users type it under friction.model */
-    const char *summary;  /* one line: the force */
-    const char *source;   /* full citations, one per line (as dem_law.source) */
-    const law_param *params; /* keys beside coefficient and model; a default of 0 where
-                                the range starts above 0 means "not given" (the help
-                                says what the law then takes) */
-    int n_params;
-    int n_state;          /* per-contact values beyond the spring xi (0..FRICTION_SLIP_HISTORY);
-                             a law with state has no batch */
-    /* Fills fc->t from the parameters (in the order of params). */
-    void (*setup)(const double *params, const friction_pair *pair, friction_coeffs *fc);
-    /* Returns the index of a parameter that does not go with mu (with why: "is below
-     * ..."), or -1. NULL: every value in range goes. */
-    int (*check)(const double *params, double mu, char *why, size_t why_len);
+    LAW_PLUGIN_HEAD; /* params: keys beside coefficient and model; a default of 0 where
+                        the range starts above 0 means "not given" (the help says what
+                        the law then takes). n_state: per-contact values beyond the
+                        spring xi (0..FRICTION_SLIP_HISTORY); a law with state has no batch */
+    /* Checks the parameters against each other and the Coulomb coefficient fc->mu (set
+     * before the call) and fills fc->t. Returns 0, or -1 with the parameter at fault and
+     * why ("is below the (dynamic) coefficient 0.5"). The case reader calls it once per
+     * contact entry with the moduli unknown (NAN), so that a refusal names the key's
+     * line; the engine calls it again per pair of materials. */
+    int (*setup)(const double *params, const friction_pair *pair, friction_coeffs *fc,
+                 law_error *err);
     /* The tangential force (b->f_t, b->power[0]) of a batch, updating the springs in
-     * place; NULL for a law that works contact by contact. */
+     * place: a loop over the law's per-contact inline function; NULL for a law that
+     * works contact by contact. */
     void (*batch)(const friction_coeffs *fc, const friction_batch *b);
     /* One contact (laws without a batch): updates xi and the state (in: state at the
      * step start, zeros for a new contact; NULL for a law with n_state 0), sets f_t,
      * returns the power f_t . v_t. */
     double (*one)(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
                   double state[FRICTION_SLIP_HISTORY], double f_t[3]);
-    /* Energy [J] its spring holds (what it gives back unloaded now); NULL: none. */
+    /* LAW_CAP_ENERGY: energy [J] its spring holds (what it gives back unloaded now). */
     double (*spring_energy)(const friction_coeffs *fc, double d, double r_eff,
                             const double xi[3], const double state[FRICTION_SLIP_HISTORY]);
-    /* For the timestep (engine/timestep.c) and `dempact check`: the stiffest spring k
-     * [N/m] and dashpot c [N s/m] the contact puts against the tangential motion of its
-     * contact point at overlap d (a law whose stiffness falls as it slips gives its
-     * no-slip one), 0 where it has none. stiffness_key and damping_key name the keys
-     * (in params) that set them, NULL where the law's own form does (mindlin's 8 G* a):
-     * a refusal names them. */
+    /* LAW_CAP_STEP_SPRING, for the timestep (engine/timestep.c) and `dempact check`: the
+     * stiffest spring k [N/m] and dashpot c [N s/m] the contact puts against the
+     * tangential motion of its contact point at overlap d (a law whose stiffness falls as
+     * it slips gives its no-slip one), 0 where it has none. stiffness_key and damping_key
+     * name the keys (one of params, or "coefficient") that set them, NULL where the law's
+     * own form does (mindlin's 8 G* a): a refusal names them. */
     void (*stiffness)(const friction_coeffs *fc, double d, double r_eff, double m_eff,
                       double *k, double *c);
     const char *stiffness_key, *damping_key;
 } tangential_law;
 
 typedef struct rolling_law {
-    const char *name;     /* as users type it under rolling.model */
-    const char *summary;
-    const char *source;
-    const law_param *params; /* keys beside model and coefficient */
-    int n_params;
-    int uses_turn;        /* reads contact_kinematics.turn and inertia_r (and keeps the
-                             rolling spring theta); the engine computes them only then */
-    void (*setup)(const double *params, const friction_pair *pair, friction_coeffs *fc);
+    LAW_PLUGIN_HEAD; /* params: keys beside model and coefficient; n_state 0;
+                        LAW_CAP_USES_TURN: reads contact_kinematics.turn and inertia_r (and
+                        keeps the rolling spring theta); the engine computes them only then */
+    /* As the tangential law's: checks and fills fc->r. */
+    int (*setup)(const double *params, const friction_pair *pair, friction_coeffs *fc,
+                 law_error *err);
     /* The rolling torque (b->m_r, b->power[1]) of a batch; NULL: contact by contact. */
     void (*batch)(const friction_coeffs *fc, const friction_batch *b);
     /* One contact: updates theta, sets m_r, returns the power -m_r . w_r. */
     double (*one)(const friction_coeffs *fc, const contact_kinematics *k, double theta[3],
                   double m_r[3]);
-    /* Energy [J] its spring holds; NULL: none. */
+    /* LAW_CAP_ENERGY: energy [J] its spring holds. */
     double (*spring_energy)(const friction_coeffs *fc, double d, double r_eff,
                             const double theta[3]);
-    /* As the tangential law's: the rolling spring k [N m/rad] and dashpot c [N m s/rad]
-     * at overlap d, the dashpot for the reduced rolling inertia inertia_r (as the engine
-     * gives contact_kinematics.inertia_r); NULL: neither (a torque that is not a spring
-     * or dashpot: `constant`). The keys that set them, NULL where none does (k_r scales
-     * with the coefficient). */
+    /* LAW_CAP_STEP_SPRING: as the tangential law's, the rolling spring k [N m/rad] and
+     * dashpot c [N m s/rad] at overlap d, the dashpot for the reduced rolling inertia
+     * inertia_r (as the engine gives contact_kinematics.inertia_r); without the flag
+     * neither (a torque that is not a spring or dashpot: `constant`). The keys that set
+     * them, NULL where none does. */
     void (*stiffness)(const friction_coeffs *fc, double d, double r_eff, double inertia_r,
                       double *k, double *c);
     const char *stiffness_key, *damping_key;
@@ -177,6 +186,12 @@ const tangential_law *tangential_law_find(const char *name);
 int rolling_law_count(void);
 const rolling_law *rolling_law_at(int index);
 const rolling_law *rolling_law_find(const char *name);
+
+/* Checks every registered tangential and rolling law against the plug-in form
+ * (plugin.h) and the capacities above: flags that match the functions, finite ranges,
+ * keys that name their parameters, names used once per kind. Returns 0, or -1 with the
+ * first problem in err. */
+int friction_registry_check(char *err, size_t err_len);
 
 /* Index of a key in a friction law's params, or -1. */
 int friction_param_index(const law_param *params, int n_params, const char *name);

@@ -8,12 +8,15 @@
  *   hertz_kk              F_v = eta d^(1/2) d'
  *   hertz_lh              F_v = eta m* d'
  *
- * d^(3/2) and d^(1/4) are written with sqrt so that the loops vectorise. */
+ * Each is the elastic part `hertz` with a damping part (models/normal_parts.h): none,
+ * critical_ratio, tti, kk, lh. d^(3/2) and d^(1/4) are written with sqrt so that the
+ * loops vectorise. */
 #include <math.h>
 #include <stdio.h>
 
 #include "law.h"
 #include "law_params.h"
+#include "normal_parts.h"
 
 static const law_param no_params[] = {{0}};
 
@@ -39,67 +42,47 @@ static const law_param lh_params[] = {
     PARAM_CALIBRATION_TARGET,
 };
 
+/* hertz_kk, hertz_lh, hertz_critical_ratio: the dashpot coefficient as given */
 static int copy_first_param(const double *p, const law_pair_props *pair, law_coeffs *out,
-                            char *err, size_t err_len)
+                            law_error *err)
 {
-    out->c[0] = p ? p[0] : 0.0;
+    out->c[NORMAL_DAMPING_COEFF] = p ? p[0] : 0.0;
     return 0;
 }
 
 /* TTI: keep the e-dependent factor; sqrt(m* K_hz) differs per contact. */
 static int tti_setup(const double *p, const law_pair_props *pair, law_coeffs *out,
-                     char *err, size_t err_len)
+                     law_error *err)
 {
     double ln_e = log(p[0]);
-    out->c[0] = -2.2664 * ln_e / sqrt(ln_e * ln_e + 10.1354);
+    out->c[NORMAL_DAMPING_COEFF] = -2.2664 * ln_e / sqrt(ln_e * ln_e + 10.1354);
     return 0;
 }
 
+/* The Hertz spring with each dashpot (models/normal_parts.h). */
 static void hertz_force(const law_coeffs *c, const law_batch *b)
 {
-    const double e4 = 4.0 / 3.0 * c->young_eff;
-    for (size_t i = 0; i < b->n; i++) {
-        double d = b->overlap[i];
-        b->force[i] = e4 * sqrt(b->r_eff[i]) * d * sqrt(d);
-    }
+    NORMAL_BATCH(hertz_spring, no_dashpot, c, b, 0, 0);
 }
 
 static void critical_ratio_force(const law_coeffs *c, const law_batch *b)
 {
-    const double e4 = 4.0 / 3.0 * c->young_eff, xi = c->c[0];
-    for (size_t i = 0; i < b->n; i++) {
-        double d = b->overlap[i], sr = sqrt(b->r_eff[i]);
-        double eta = xi * sqrt(8.0 * b->m_eff[i] * c->young_eff * sr);
-        b->force[i] = e4 * sr * d * sqrt(d) + eta * sqrt(sqrt(d)) * b->overlap_rate[i];
-    }
+    NORMAL_BATCH(hertz_spring, critical_ratio_dashpot, c, b, 0, 0);
 }
 
 static void tti_force(const law_coeffs *c, const law_batch *b)
 {
-    const double e4 = 4.0 / 3.0 * c->young_eff, factor = c->c[0];
-    for (size_t i = 0; i < b->n; i++) {
-        double d = b->overlap[i], k = e4 * sqrt(b->r_eff[i]);
-        double eta = factor * sqrt(b->m_eff[i] * k);
-        b->force[i] = k * d * sqrt(d) + eta * sqrt(sqrt(d)) * b->overlap_rate[i];
-    }
+    NORMAL_BATCH(hertz_spring, tti_dashpot, c, b, 0, 0);
 }
 
 static void kk_force(const law_coeffs *c, const law_batch *b)
 {
-    const double e4 = 4.0 / 3.0 * c->young_eff, eta = c->c[0];
-    for (size_t i = 0; i < b->n; i++) {
-        double d = b->overlap[i], sd = sqrt(d);
-        b->force[i] = e4 * sqrt(b->r_eff[i]) * d * sd + eta * sd * b->overlap_rate[i];
-    }
+    NORMAL_BATCH(hertz_spring, kk_dashpot, c, b, 0, 0);
 }
 
 static void lh_force(const law_coeffs *c, const law_batch *b)
 {
-    const double e4 = 4.0 / 3.0 * c->young_eff, eta = c->c[0];
-    for (size_t i = 0; i < b->n; i++) {
-        double d = b->overlap[i];
-        b->force[i] = e4 * sqrt(b->r_eff[i]) * d * sqrt(d) + eta * b->m_eff[i] * b->overlap_rate[i];
-    }
+    NORMAL_BATCH(hertz_spring, lh_dashpot, c, b, 0, 0);
 }
 
 /* Damping shortens a contact only slightly; the undamped Hertz time bounds the step. */
@@ -115,9 +98,12 @@ static double hertz_elastic_energy(const law_coeffs *c, double d, double r_eff,
     return 0.4 * hertz_stiffness(c->young_eff, r_eff) * d * d * sqrt(d);
 }
 
-static const law_calibration xi_calibration = {"xi", 0, "xi", 0};
-static const law_calibration tti_calibration = {"eta/sqrt(m* K_hz)", 0, NULL, 0};
-static const law_calibration eta_calibration = {"eta", 0, "eta", 0};
+/* calibrate solves the dashpot coefficient; restitution (parameter 1, or TTI's 0) is
+ * its target, and the given coefficient (parameter 0) what it replaces. */
+static const law_calibration xi_calibration = {"xi", NORMAL_DAMPING_COEFF, 1, 0, -1, -1, 0};
+static const law_calibration tti_calibration = {"eta/sqrt(m* K_hz)", NORMAL_DAMPING_COEFF, 0,
+                                                -1, 1, -1, 0};
+static const law_calibration eta_calibration = {"eta", NORMAL_DAMPING_COEFF, 1, 0, -1, -1, 0};
 
 /* Where each law comes from (`dempact laws` prints it; docs/laws.md cites the same): Hertz
  * for the spring, then the dashpot's paper. DEMLab is the code whose class collects these
@@ -145,31 +131,35 @@ static const law_calibration eta_calibration = {"eta", 0, "eta", 0};
     "molecular dynamics of granular particles, J. Phys. A: Math. Gen. 26(2), 373-383 " \
     "(the dashpot)"
 
-#define HERTZ_LAW(ident, lname, lsummary, lparams, nparams, lsetup, lforce, lcal)      \
+#define HERTZ_LAW(ident, lname, ldamping, lsummary, lparams, nparams, lsetup, lforce, lcal) \
     const dem_law ident = {                                                         \
         .name = lname,                                                              \
         .summary = lsummary,                                                        \
         .source = SOURCE_##ident,                                                   \
         .params = lparams,                                                          \
         .n_params = nparams,                                                        \
+        /* hertz alone: no dashpot, nothing dissipated; the others: a dashpot */    \
+        .caps = LAW_CAP_CONTACT_TIME | LAW_CAP_LINEAR_IN_RATE | LAW_CAP_ENERGY |     \
+                ((lcal) == NULL ? LAW_CAP_CONSERVATIVE : LAW_CAP_CALIBRATES),        \
+        .elastic = "hertz",                                                         \
+        .damping = ldamping,                                                        \
         .setup = lsetup,                                                            \
         .force = lforce,                                                            \
         .contact_time = hertz_law_contact_time,                                     \
         .calibration = lcal,                                                        \
         .elastic_energy = hertz_elastic_energy,                                     \
-        .conservative = (lcal) == NULL, /* hertz alone: no dashpot */               \
     }
 
-HERTZ_LAW(law_hertz, "hertz", "F = K_hz d^(3/2), K_hz = 4/3 E* sqrt(R*) (elastic)",
+HERTZ_LAW(law_hertz, "hertz", "none", "F = K_hz d^(3/2), K_hz = 4/3 E* sqrt(R*) (elastic)",
           no_params, 0, copy_first_param, hertz_force, NULL);
-HERTZ_LAW(law_hertz_critical_ratio, "hertz_critical_ratio",
+HERTZ_LAW(law_hertz_critical_ratio, "hertz_critical_ratio", "critical_ratio",
           "F = K_hz d^(3/2) + xi sqrt(8 m* E* sqrt(R*)) d^(1/4) d'", critical_ratio_params, 2,
           copy_first_param, critical_ratio_force, &xi_calibration);
-HERTZ_LAW(law_hertz_tti, "hertz_tti",
+HERTZ_LAW(law_hertz_tti, "hertz_tti", "tti",
           "F = K_hz d^(3/2) + eta d^(1/4) d', eta = -2.2664 ln(e) sqrt(m* K_hz)/sqrt(ln(e)^2+10.1354) "
           "(Tsuji-Tanaka-Ishida)",
           tti_params, 2, tti_setup, tti_force, &tti_calibration);
-HERTZ_LAW(law_hertz_kk, "hertz_kk", "F = K_hz d^(3/2) + eta d^(1/2) d' (Kuwabara-Kono)",
+HERTZ_LAW(law_hertz_kk, "hertz_kk", "kk", "F = K_hz d^(3/2) + eta d^(1/2) d' (Kuwabara-Kono)",
           kk_params, 2, copy_first_param, kk_force, &eta_calibration);
-HERTZ_LAW(law_hertz_lh, "hertz_lh", "F = K_hz d^(3/2) + eta m* d' (Lee-Herrmann)", lh_params,
+HERTZ_LAW(law_hertz_lh, "hertz_lh", "lh", "F = K_hz d^(3/2) + eta m* d' (Lee-Herrmann)", lh_params,
           2, copy_first_param, lh_force, &eta_calibration);

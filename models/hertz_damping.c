@@ -14,7 +14,9 @@
  *                                                 their integral I = 0.31788)
  *   exact                     the root of chi(1+e) = ln((1+chi)/(1-e chi)) in (0, 1/e)
  *
- * Each law's setup stores chi in c[C_CHI]; one force function serves all eight.
+ * Each is the elastic part `hertz` (K d^n) with its own damping part, named after the law;
+ * each law's setup stores its chi, and one force function serves all eight
+ * (models/normal_parts.h: power_spring, hertzian_dashpot).
  *
  * The equation of motion m* d'' = -K d^n (1 + chi d'/v0) has a first integral
  * (Alaci et al., eq. 10; docs/physics.md): with s = d'/v0,
@@ -33,10 +35,10 @@
 
 #include "law.h"
 #include "law_params.h"
+#include "normal_parts.h"
 #include "restitution.h"
 
 enum { P_RESTITUTION, P_STIFFNESS, P_EXPONENT, P_VFLOOR };
-enum { C_CHI, C_STIFFNESS, C_EXPONENT, C_VFLOOR };
 
 static const law_param hertzian_params[] = {
     PARAM_RESTITUTION(NAN),
@@ -48,35 +50,29 @@ static const law_param hertzian_params[] = {
 #define N_PARAMS ((int)(sizeof hertzian_params / sizeof hertzian_params[0]))
 
 /* What every law's setup shares: all but chi. */
-static int common_setup(const double *p, law_coeffs *out, char *err, size_t err_len)
+static int common_setup(const double *p, law_coeffs *out, law_error *err)
 {
     double e = p[P_RESTITUTION], n = p[P_EXPONENT];
-    if (!(e > 0.0 && e <= 1.0)) {
-        snprintf(err, err_len, "restitution = %g: give a value in (0, 1]", e);
-        return -1;
-    }
-    if (!(n > 0.0 && n <= 10.0)) {
-        snprintf(err, err_len, "exponent = %g: give a value in (0, 10]", n);
-        return -1;
-    }
-    if (!(p[P_STIFFNESS] >= 0.0) || !(p[P_VFLOOR] >= 0.0)) {
-        snprintf(err, err_len, "stiffness = %g, v_floor = %g: give stiffness >= 0, v_floor >= 0",
-                 p[P_STIFFNESS], p[P_VFLOOR]);
-        return -1;
-    }
-    out->c[C_STIFFNESS] = p[P_STIFFNESS];
-    out->c[C_EXPONENT] = n;
-    out->c[C_VFLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
+    if (!(e > 0.0 && e <= 1.0))
+        return law_fail(err, P_RESTITUTION, "restitution = %g: give a value in (0, 1]", e);
+    if (!(n > 0.0 && n <= 10.0))
+        return law_fail(err, P_EXPONENT, "exponent = %g: give a value in (0, 10]", n);
+    if (!(p[P_STIFFNESS] >= 0.0) || !(p[P_VFLOOR] >= 0.0))
+        return law_fail(err, -1, "stiffness = %g, v_floor = %g: give stiffness >= 0, v_floor >= 0",
+                        p[P_STIFFNESS], p[P_VFLOOR]);
+    out->c[NORMAL_STIFFNESS] = p[P_STIFFNESS];
+    out->c[NORMAL_EXPONENT] = n;
+    out->c[NORMAL_V_FLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
     return 0;
 }
 
 #define CHI_SETUP(fname, expr)                                                          \
     static int fname(const double *p, const law_pair_props *pair, law_coeffs *out,      \
-                     char *err, size_t err_len)                                         \
+                     law_error *err)                                                    \
     {                                                                                   \
-        if (common_setup(p, out, err, err_len) != 0) return -1;                         \
+        if (common_setup(p, out, err) != 0) return -1;                                  \
         const double e = p[P_RESTITUTION];                                              \
-        out->c[C_CHI] = (expr);                                                         \
+        out->c[NORMAL_DAMPING_COEFF] = (expr);                                          \
         return 0;                                                                       \
     }
 
@@ -89,31 +85,19 @@ CHI_SETUP(safaeifar_farshidianfar_setup, 5.0 * (1.0 - e) / (4.0 * e))
 CHI_SETUP(sheikhi_azqandi_safaeifar_setup, 200.0 / 159.0 * (1.0 - e) / e)
 CHI_SETUP(exact_setup, hertzian_chi_exact(e))
 
+/* The loop is chosen once per batch: d sqrt(d) for n = 3/2, which vectorises, else pow. */
 static void hertzian_force(const law_coeffs *c, const law_batch *b)
 {
-    const double chi = c->c[C_CHI], n = c->c[C_EXPONENT], v_floor = c->c[C_VFLOOR];
-    /* K = k_given + k_hertz sqrt(R*): one of the two is 0 */
-    const double k_given = c->c[C_STIFFNESS];
-    const double k_hertz = k_given > 0.0 ? 0.0 : 4.0 / 3.0 * c->young_eff;
-    if (n == 1.5) {
-        for (size_t i = 0; i < b->n; i++) {
-            double d = b->overlap[i], v0 = fmax(b->impact_velocity[i], v_floor);
-            double k = k_given + k_hertz * sqrt(b->r_eff[i]);
-            b->force[i] = k * d * sqrt(d) * (1.0 + chi * b->overlap_rate[i] / v0);
-        }
-    } else {
-        for (size_t i = 0; i < b->n; i++) {
-            double d = b->overlap[i], v0 = fmax(b->impact_velocity[i], v_floor);
-            double k = k_given + k_hertz * sqrt(b->r_eff[i]);
-            b->force[i] = k * pow(d, n) * (1.0 + chi * b->overlap_rate[i] / v0);
-        }
-    }
+    if (c->c[NORMAL_EXPONENT] == 1.5)
+        NORMAL_BATCH(power_spring, hertzian_dashpot, c, b, 1, 0);
+    else
+        NORMAL_BATCH(power_spring, hertzian_dashpot, c, b, 1, 0);
 }
 
 /* Damping shortens the compression, so the undamped time bounds the step. */
 static double hertzian_contact_time(const law_coeffs *c, double r_eff, double m_eff, double v0)
 {
-    double k = c->c[C_STIFFNESS], n = c->c[C_EXPONENT];
+    double k = c->c[NORMAL_STIFFNESS], n = c->c[NORMAL_EXPONENT];
     if (k == 0.0 && n == 1.5) return hertz_contact_time(c->young_eff, r_eff, m_eff, v0);
     if (k == 0.0) k = hertz_stiffness(c->young_eff, r_eff);
     return power_law_contact_time(k, n, m_eff, v0);
@@ -123,16 +107,21 @@ static double hertzian_contact_time(const law_coeffs *c, double r_eff, double m_
 static double hertzian_elastic_energy(const law_coeffs *c, double d, double r_eff,
                                       const double *history)
 {
-    double k = c->c[C_STIFFNESS] > 0.0 ? c->c[C_STIFFNESS] : hertz_stiffness(c->young_eff, r_eff);
-    double n = c->c[C_EXPONENT];
+    double k = c->c[NORMAL_STIFFNESS] > 0.0 ? c->c[NORMAL_STIFFNESS]
+                                            : hertz_stiffness(c->young_eff, r_eff);
+    double n = c->c[NORMAL_EXPONENT];
     return k * pow(d, n + 1.0) / (n + 1.0);
 }
 
-static const law_calibration chi_calibration = {"chi", C_CHI, NULL, 0};
+/* calibrate solves chi for the restitution (parameter 0) */
+static const law_calibration chi_calibration = {"chi", NORMAL_DAMPING_COEFF, P_RESTITUTION, -1,
+                                                -1, -1, 0};
 
 #define HERTZIAN_LAW(ident, lname, lsummary, lsource, lsetup)                           \
     const dem_law ident = {                                                             \
         .name = lname,                                                                  \
+        .elastic = "hertz",                                                             \
+        .damping = lname,                                                               \
         .summary = "F = K d^n (1 + chi d'/max(v0, v_floor)), " lsummary                 \
                    "; K = 4/3 E* sqrt(R*), n = 3/2 unless given",                       \
         .source = lsource,                                                              \
@@ -143,7 +132,8 @@ static const law_calibration chi_calibration = {"chi", C_CHI, NULL, 0};
         .contact_time = hertzian_contact_time,                                          \
         .calibration = &chi_calibration,                                                \
         .elastic_energy = hertzian_elastic_energy,                                      \
-        .uses_impact_velocity = 1,                                                      \
+        .caps = LAW_CAP_CONTACT_TIME | LAW_CAP_CALIBRATES | LAW_CAP_LINEAR_IN_RATE |    \
+                LAW_CAP_ENERGY | LAW_CAP_IMPACT_VELOCITY,                               \
     }
 
 HERTZIAN_LAW(law_hunt_crossley, "hunt_crossley", "chi = 3(1-e)/2 (Hunt-Crossley)",

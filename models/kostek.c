@@ -63,22 +63,20 @@ _Static_assert(sizeof kostek_params / sizeof kostek_params[0] == N_PARAMS,
 
 static const char *const kostek_history[] = {"p_max", "d_ep", "p"};
 
+_Static_assert(N_PARAMS <= LAW_MAX_COEFFS, "setup keeps every parameter in law_coeffs.c");
+
 static int kostek_setup(const double *p, const law_pair_props *pair, law_coeffs *out,
-                        char *err, size_t err_len)
+                        law_error *err)
 {
     for (int k = 0; k < N_PARAMS; k++)
-        if (!(p[k] > 0.0 && isfinite(p[k]))) {
-            snprintf(err, err_len, "%s = %g: give a finite value > 0", kostek_params[k].name,
-                     p[k]);
-            return -1;
-        }
-    if (!(p[P_E_EP_UNL] > p[P_E_EP_L])) {
-        snprintf(err, err_len,
-                 "e_ep_unl = %g must exceed e_ep_l = %g: the unloading curve is the stiffer "
-                 "one, else the stick band between the two curves is empty or inverted",
-                 p[P_E_EP_UNL], p[P_E_EP_L]);
-        return -1;
-    }
+        if (!(p[k] > 0.0 && isfinite(p[k])))
+            return law_fail(err, k, "%s = %g: give a finite value > 0", kostek_params[k].name,
+                            p[k]);
+    if (!(p[P_E_EP_UNL] > p[P_E_EP_L]))
+        return law_fail(err, P_E_EP_UNL,
+                        "e_ep_unl = %g must exceed e_ep_l = %g: the unloading curve is the "
+                        "stiffer one, else the stick band between the two curves is empty or "
+                        "inverted", p[P_E_EP_UNL], p[P_E_EP_L]);
     for (int k = 0; k < N_PARAMS; k++) out->c[k] = p[k];
     return 0;
 }
@@ -209,12 +207,13 @@ const dem_law law_kostek = {
               "eqs. 2.1-2.5, Table 1",
     .params = kostek_params,
     .n_params = N_PARAMS,
-    .n_history = 3,
-    .history_names = kostek_history,
+    .n_state = 3,
+    .state_names = kostek_history,
+    /* one piece: no elastic and damping parts (elastic and damping NULL) */
+    .caps = LAW_CAP_CONTACT_TIME | LAW_CAP_ENERGY | LAW_CAP_PLASTIC,
     .setup = kostek_setup,
     .force = kostek_force,
     .contact_time = kostek_contact_time,
     .calibration = NULL,
     .elastic_energy = kostek_elastic_energy,
-    .plastic = 1,
 };

@@ -15,26 +15,33 @@
 
 #include <stddef.h>
 
+#include "plugin.h"
+
+/* Capacities of a normal law (the registry check holds every law to them,
+ * law_registry_check; tests/test_registry.c):
+ *  - LAW_MAX_PARAMS: its parameters (law_binding.params holds that many);
+ *  - LAW_MAX_HISTORY: its per-contact state (n_state; the contact lists carry that many
+ *    arrays, engine/contacts.h);
+ *  - LAW_MAX_COEFFS: the constants its setup computes per pair of materials
+ *    (law_coeffs.c). A composed law keeps its elastic part's in c[0, NORMAL_DAMPING_C0)
+ *    and its damping part's in c[NORMAL_DAMPING_C0, LAW_MAX_COEFFS) (models/normal_parts.h);
+ *    each law file asserts statically that its slots fit. */
 #define LAW_MAX_PARAMS 16
 #define LAW_MAX_HISTORY 4
 #define LAW_MAX_COEFFS 16
 
-/* A parameter as the user sees it in `dempact laws` and in case files. A parameter
- * with `choices` takes one of the listed names; its value is the index in `choices`. */
-typedef struct law_param {
-    const char *name;
-    double default_value;      /* NAN: required (no default) */
-    const char *unit;
-    const char *help;
-    const char *const *choices; /* NULL-terminated, or NULL for a number */
-    double min_value, max_value; /* accepted closed range (checked by the reader) */
-} law_param;
+/* The flags a normal law may declare. */
+#define LAW_NORMAL_CAPS                                                                 \
+    (LAW_CAP_CONTACT_TIME | LAW_CAP_CALIBRATES | LAW_CAP_LINEAR_IN_RATE | LAW_CAP_ENERGY | \
+     LAW_CAP_CONSERVATIVE | LAW_CAP_PLASTIC | LAW_CAP_IMPACT_VELOCITY)
 
-/* Properties of a pair of material types, handed to setup. */
+/* Properties of a pair of material types, handed to every kind's setup. */
 typedef struct law_pair_props {
     double young_eff; /* E*: 1/E* = (1-nu_i^2)/E_i + (1-nu_j^2)/E_j */
     double shear_eff; /* G*: 1/G* = (2-nu_i)/G_i + (2-nu_j)/G_j */
     double density_a, density_b;
+    double law_restitution; /* friction laws: the normal law's restitution e (NAN if it
+                               has none); NAN for a normal law's own setup */
 } law_pair_props;
 
 /* What setup computes once per pair of material types. `c` holds the law's own
@@ -59,59 +66,59 @@ typedef struct law_batch {
     double *force;              /* out: normal force magnitude F [N] */
 } law_batch;
 
-/* What `calibrate` may solve for (models/calibrate.h): the coefficient that scales the
- * law's damping term, stored in law_coeffs.c[coeff] by setup and read by force. */
+/* What `calibrate` may solve for (models/calibrate.h), declared by the law (with
+ * LAW_CAP_CALIBRATES): the coefficient that scales its damping, stored in
+ * law_coeffs.c[coeff] by setup and read by force, and the parameters that steer it, by
+ * their index in the law's params (-1: the law has none). */
 typedef struct law_calibration {
     const char *coefficient; /* its name as papers write it: "chi", "eta", "xi", "alpha" */
     int coeff;               /* index in law_coeffs.c */
-    const char *solved_param; /* a parameter that calibration replaces (so it is not
-                                 required when calibrating), or NULL */
-    int raises_restitution;   /* 1 if a larger value means less damping (alpha), 0 if more */
+    int target;              /* the restitution a calibration makes a collision restitute */
+    int solved_param;        /* a parameter that calibration replaces (so it is not
+                                required when calibrating; a restitution given without
+                                calibrate is refused), or -1 */
+    int fit;                 /* the `fit` parameter (law_params.h: calibrated by default), or -1 */
+    int given_damping;       /* a damping that, given (>= 0), turns the default calibration
+                                off, or -1 */
+    int raises_restitution;  /* 1 if a larger value means less damping (alpha), 0 if more */
 } law_calibration;
 
 typedef struct dem_law {
-    const char *name;        /* as users type it, e.g. "hertz_tti" */
-    const char *summary;     /* one line: the formula */
-    const char *source;      /* full citations of the papers it comes from, one per line
-                                (authors (year), title, journal volume(issue), pages, doi) */
-    const law_param *params;
-    int n_params;
-    int n_history;           /* per-contact state beyond v0, 0..LAW_MAX_HISTORY */
-    const char *const *history_names;
+    LAW_PLUGIN_HEAD; /* n_state: history slots beyond v0, 0..LAW_MAX_HISTORY */
+
+    /* The parts it composes (models/normal_parts.h: an elastic part and a damping part,
+     * by name as `dempact laws` lists them and a case names them), or NULL for a law
+     * that is one piece (kostek). */
+    const char *elastic, *damping;
 
     /* Computes the constants for one pair of material types from the parameter values
-     * (in the order of `params`). Returns 0, or -1 with a message in err. */
+     * (in the order of `params`). Returns 0, or -1 with the reason in err. */
     int (*setup)(const double *params, const law_pair_props *pair, law_coeffs *out,
-                 char *err, size_t err_len);
+                 law_error *err);
 
-    /* Normal force magnitude for every contact in the batch. Must not depend on the
-     * order of contacts within the batch (results are bit-identical for any split). */
+    /* Normal force magnitude for every contact in the batch: a loop over the law's
+     * per-contact inline function. Must not depend on the order of contacts within the
+     * batch (results are bit-identical for any split). */
     void (*force)(const law_coeffs *coeffs, const law_batch *batch);
 
-    /* Estimated duration [s] of a binary contact at impact speed v0 for this pair,
-     * used to choose and check the timestep. */
+    /* LAW_CAP_CONTACT_TIME: estimated duration [s] of a binary contact at impact speed
+     * v0 for this pair, used to choose and check the timestep. */
     double (*contact_time)(const law_coeffs *coeffs, double r_eff, double m_eff, double v0);
 
-    /* The damping coefficient restitution calibration solves for; NULL for a law
-     * without one (elastic or rate-independent laws). */
+    /* LAW_CAP_CALIBRATES: the damping coefficient restitution calibration solves for. */
     const law_calibration *calibration;
 
-    /* Energy [J] the contact would give back if unloaded now, from its overlap d, R*
-     * and its history slots (the law's own; LAW_MAX_HISTORY values). The engine's
-     * energy balance subtracts it from the work done on the contact to get what was
-     * dissipated. */
+    /* LAW_CAP_ENERGY: energy [J] the contact would give back if unloaded now, from its
+     * overlap d, R* and its history slots (LAW_MAX_HISTORY values). The engine's energy
+     * balance subtracts it from the work done on the contact to get what was
+     * dissipated. LAW_CAP_PLASTIC: it dissipates by plastic deformation (kostek), not by
+     * a dashpot; LAW_CAP_CONSERVATIVE: it dissipates nothing (hertz) and the engine
+     * books no work for it: what its contacts hold is stored energy, and whatever the
+     * time integration adds or loses shows in the energy balance's residual.
+     * LAW_CAP_IMPACT_VELOCITY: `force` reads batch.impact_velocity; a run whose laws
+     * all lack it keeps no v0 per pair (8 bytes per candidate pair). */
     double (*elastic_energy)(const law_coeffs *coeffs, double d, double r_eff,
                              const double *history);
-    /* 1 if the law dissipates by plastic deformation (kostek), 0 by a dashpot. */
-    int plastic;
-    /* 1 if the law dissipates nothing (no dashpot, no plasticity: hertz). The engine
-     * books no work for it: what its contacts hold is stored energy, and whatever the
-     * time integration adds or loses shows in the energy balance's residual instead of
-     * being reported as a dashpot's dissipation. */
-    int conservative;
-    /* 1 if `force` reads batch.impact_velocity (v0, stored per contact at first touch);
-     * a run whose laws all have 0 keeps no v0 per pair (8 bytes per candidate pair). */
-    int uses_impact_velocity;
 } dem_law;
 
 /* The registry: every law the build knows (models/registry.c). */
@@ -121,6 +128,20 @@ const dem_law *law_at(int index);
 
 /* Index of a parameter by name, or -1. */
 int law_param_index(const dem_law *law, const char *name);
+
+/* The law that composes the elastic part `elastic` with the damping part `damping`
+ * (dem_law.elastic, .damping), or NULL. */
+const dem_law *law_find_parts(const char *elastic, const char *damping);
+
+/* The parts the registered laws compose, each once, in registry order: the k-th
+ * elastic (damping = 0) or damping (damping = 1) part's name, or NULL past the last. */
+const char *law_part_at(int damping, int k);
+
+/* Checks every registered law against the plug-in form (plugin.h) and the capacities
+ * above: flags that match the functions, a calibration whose indices name its
+ * parameters, names and part combinations used once. Returns 0, or -1 with the first
+ * problem in err. */
+int law_registry_check(char *err, size_t err_len);
 
 /* Sets the parameter named by "KEY=VALUE" in params[] (law->n_params of them): a finite
  * number within the parameter's range, or one of its choices by name. Returns the

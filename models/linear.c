@@ -7,17 +7,18 @@
  *   time:    K = 1.198 (v0 R* E*^2 sqrt(m*))^(2/5) (1 + beta^-2)  lasts Hertz's contact time
  * and eta is given, or eta = sqrt(4 m* K / (1 + beta^2)), which restitutes exactly e in a
  * binary collision (cohesion removal off). K and eta depend on v0, R* and m*, so they are
- * computed at first touch and kept in the contact's history. */
+ * computed at first touch and kept in the contact's history. The law is the elastic part
+ * `linear` with the damping part `linear` (models/normal_parts.h: linear_spring,
+ * linear_dashpot). */
 #include <math.h>
 #include <stdio.h>
 
 #include "law.h"
 #include "law_params.h"
+#include "normal_parts.h"
 
-enum { P_RESTITUTION, P_STIFFNESS, P_FORMULA, P_DAMPING, P_VFLOOR };
+enum { P_RESTITUTION, P_STIFFNESS, P_FORMULA, P_DAMPING, P_VFLOOR, P_FIT };
 enum { FORMULA_ENERGY, FORMULA_OVERLAP, FORMULA_TIME };
-enum { C_INV_BETA, C_STIFFNESS, C_FORMULA, C_DAMPING, C_VFLOOR, C_FORMULA_FACTOR,
-       C_DAMPING_SCALE };
 
 static const char *const formula_names[] = {"energy", "overlap", "time", NULL};
 
@@ -39,7 +40,7 @@ static const char *const linear_history[] = {"stiffness", "damping"};
 static double inverse_beta(double e) { return log(e) / M_PI; }
 
 static int linear_setup(const double *p, const law_pair_props *pair, law_coeffs *out,
-                        char *err, size_t err_len)
+                        law_error *err)
 {
     double ib = inverse_beta(p[P_RESTITUTION]);
     double factor;
@@ -53,53 +54,30 @@ static int linear_setup(const double *p, const law_pair_props *pair, law_coeffs 
     case FORMULA_TIME: factor = 1.198 * (1.0 + ib * ib); break;
     default: factor = 1.053; break;
     }
-    if (p[P_DAMPING] < 0.0 && p[P_DAMPING] != -1.0) {
-        snprintf(err, err_len, "damping = %g: give a value >= 0, or -1 for 'from restitution'",
-                 p[P_DAMPING]);
-        return -1;
-    }
-    out->c[C_INV_BETA] = ib;
-    out->c[C_STIFFNESS] = p[P_STIFFNESS];
-    out->c[C_FORMULA] = p[P_FORMULA];
-    out->c[C_DAMPING] = p[P_DAMPING];
-    out->c[C_VFLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
-    out->c[C_FORMULA_FACTOR] = factor;
-    out->c[C_DAMPING_SCALE] = 1.0; /* what calibration solves for */
+    if (p[P_DAMPING] < 0.0 && p[P_DAMPING] != -1.0)
+        return law_fail(err, P_DAMPING,
+                        "damping = %g: give a value >= 0, or -1 for 'from restitution'",
+                        p[P_DAMPING]);
+    out->c[NORMAL_STIFFNESS] = p[P_STIFFNESS];
+    out->c[NORMAL_K_FACTOR] = factor;
+    out->c[NORMAL_V_FLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
+    out->c[LINEAR_INV_BETA] = ib;
+    out->c[LINEAR_DAMPING] = p[P_DAMPING];
+    out->c[NORMAL_DAMPING_COEFF] = 1.0; /* eta's scale: what calibration solves for */
     return 0;
-}
-
-static double linear_stiffness(const law_coeffs *c, double r_eff, double m_eff, double v0)
-{
-    if (c->c[C_STIFFNESS] > 0.0) return c->c[C_STIFFNESS];
-    double v = fmax(v0, c->c[C_VFLOOR]);
-    double e = c->young_eff;
-    return c->c[C_FORMULA_FACTOR] * pow(v * r_eff * e * e * sqrt(m_eff), 0.4);
-}
-
-static double linear_damping(const law_coeffs *c, double k, double m_eff)
-{
-    if (c->c[C_DAMPING] >= 0.0) return c->c[C_DAMPING_SCALE] * c->c[C_DAMPING];
-    double ib2 = c->c[C_INV_BETA] * c->c[C_INV_BETA];
-    /* = sqrt(4 m K / (1 + beta^2)) */
-    return c->c[C_DAMPING_SCALE] * sqrt(4.0 * m_eff * k * ib2 / (1.0 + ib2));
 }
 
 static void linear_force(const law_coeffs *c, const law_batch *b)
 {
-    double *hk = b->history[0], *heta = b->history[1];
-    for (size_t i = 0; i < b->n; i++) {
-        if (hk[i] == 0.0) { /* first touch */
-            hk[i] = linear_stiffness(c, b->r_eff[i], b->m_eff[i], b->impact_velocity[i]);
-            heta[i] = linear_damping(c, hk[i], b->m_eff[i]);
-        }
-        b->force[i] = hk[i] * b->overlap[i] + heta[i] * b->overlap_rate[i];
-    }
+    NORMAL_BATCH(linear_spring, linear_dashpot, c, b, 1, 2);
 }
 
 static double linear_contact_time(const law_coeffs *c, double r_eff, double m_eff, double v0)
 {
-    double k = linear_stiffness(c, r_eff, m_eff, v0);
-    double eta = linear_damping(c, k, m_eff);
+    const linear_spring spring = linear_spring_of(c);
+    const linear_dashpot dashpot = linear_dashpot_of(c);
+    double k = linear_spring_stiffness(&spring, r_eff, m_eff, v0);
+    double eta = linear_dashpot_eta(&dashpot, k, m_eff);
     double w0 = sqrt(k / m_eff), zeta = eta / (2.0 * sqrt(k * m_eff));
     if (zeta >= 1.0) return M_PI / w0; /* overdamped: the undamped time still bounds dt */
     return M_PI / (w0 * sqrt(1.0 - zeta * zeta));
@@ -113,7 +91,8 @@ static double linear_elastic_energy(const law_coeffs *c, double d, double r_eff,
 }
 
 /* Calibration scales eta (from e, or given) by a factor. */
-static const law_calibration linear_calibration = {"eta_scale", C_DAMPING_SCALE, NULL, 0};
+static const law_calibration linear_calibration = {"eta_scale", NORMAL_DAMPING_COEFF,
+                                                   P_RESTITUTION, -1, P_FIT, P_DAMPING, 0};
 
 const dem_law law_linear = {
     .name = "linear",
@@ -125,12 +104,16 @@ const dem_law law_linear = {
               "overlap and time stiffness formulas, eta from e)",
     .params = linear_params,
     .n_params = sizeof linear_params / sizeof linear_params[0],
-    .n_history = 2,
-    .history_names = linear_history,
+    .n_state = 2,
+    .state_names = linear_history,
+    .elastic = "linear",
+    .damping = "linear",
+    /* the energy, overlap and time stiffness formulas read v0 */
+    .caps = LAW_CAP_CONTACT_TIME | LAW_CAP_CALIBRATES | LAW_CAP_LINEAR_IN_RATE | LAW_CAP_ENERGY |
+            LAW_CAP_IMPACT_VELOCITY,
     .setup = linear_setup,
     .force = linear_force,
     .contact_time = linear_contact_time,
     .calibration = &linear_calibration,
     .elastic_energy = linear_elastic_energy,
-    .uses_impact_velocity = 1, /* the energy, overlap and time stiffness formulas */
 };

@@ -1,4 +1,5 @@
-/* Every normal-force law the build knows. A new law is one file plus one line here. */
+/* Every normal-force law the build knows. A new law is one file plus one line here
+ * (docs/architecture.md, "Adding a normal law"). */
 #include "law.h"
 #include "law_params.h"
 
@@ -53,9 +54,92 @@ const dem_law *law_find(const char *name)
 
 int law_param_index(const dem_law *law, const char *name)
 {
-    for (int k = 0; k < law->n_params; k++)
-        if (strcmp(law->params[k].name, name) == 0) return k;
-    return -1;
+    return law_plugin_param(&law->plugin, name);
+}
+
+static int same(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+const dem_law *law_find_parts(const char *elastic, const char *damping)
+{
+    for (int k = 0; k < law_count(); k++)
+        if (same(registry[k]->elastic, elastic) && same(registry[k]->damping, damping))
+            return registry[k];
+    return NULL;
+}
+
+const char *law_part_at(int damping, int index)
+{
+    int seen = 0;
+    for (int k = 0; k < law_count(); k++) {
+        const char *part = damping ? registry[k]->damping : registry[k]->elastic;
+        if (!part) continue;
+        int earlier = 0;
+        for (int j = 0; j < k && !earlier; j++)
+            earlier = same(damping ? registry[j]->damping : registry[j]->elastic, part);
+        if (!earlier && seen++ == index) return part;
+    }
+    return NULL;
+}
+
+/* A calibration's parameter index: -1, or one of the law's (want_restitution: in [0, 1]). */
+static int bad_index(const dem_law *law, int k, int may_be_absent)
+{
+    return k < (may_be_absent ? -1 : 0) || k >= law->n_params;
+}
+
+static int check_law(const dem_law *law, char *err, size_t err_len)
+{
+    if (law_plugin_check(&law->plugin, LAW_MAX_PARAMS, LAW_MAX_HISTORY, 0, LAW_NORMAL_CAPS, err,
+                         err_len) != 0)
+        return -1;
+    const char *why = NULL;
+    const law_calibration *cal = law->calibration;
+    if (!law->setup || !law->force)
+        why = "needs setup and force";
+    else if (law_has(&law->plugin, LAW_CAP_CONTACT_TIME) != (law->contact_time != NULL))
+        why = "declares LAW_CAP_CONTACT_TIME exactly when it has contact_time";
+    else if (law_has(&law->plugin, LAW_CAP_ENERGY) != (law->elastic_energy != NULL))
+        why = "declares LAW_CAP_ENERGY exactly when it has elastic_energy";
+    else if (law_has(&law->plugin, LAW_CAP_CALIBRATES) != (cal != NULL))
+        why = "declares LAW_CAP_CALIBRATES exactly when it has a calibration";
+    else if (law_has(&law->plugin, LAW_CAP_PLASTIC) &&
+             law_has(&law->plugin, LAW_CAP_CONSERVATIVE | LAW_CAP_LINEAR_IN_RATE))
+        why = "is plastic (rate independent), so neither conservative nor linear in d'";
+    else if (!law->contact_time)
+        why = "needs contact_time: the step is chosen from it";
+    else if ((law->elastic == NULL) != (law->damping == NULL))
+        why = "names both of its parts, or neither (a law of one piece)";
+    else if (cal && (!cal->coefficient || cal->coeff < 0 || cal->coeff >= LAW_MAX_COEFFS ||
+                     bad_index(law, cal->target, 0) || bad_index(law, cal->solved_param, 1) ||
+                     bad_index(law, cal->fit, 1) || bad_index(law, cal->given_damping, 1)))
+        why = "has a calibration whose coefficient or parameter indices are out of range";
+    else if (cal && !(law->params[cal->target].min_value >= 0.0 &&
+                      law->params[cal->target].max_value == 1.0))
+        why = "has a calibration target that is not a restitution in [0, 1]";
+    else if (cal && cal->fit >= 0 && law->params[cal->fit].choices != law_fit_names)
+        why = "has a calibration whose fit is not the shared `fit` parameter (law_params.h)";
+    if (why) {
+        snprintf(err, err_len, "law %s %s", law->name, why);
+        return -1;
+    }
+    for (int k = 0; k < law_count(); k++) {
+        const dem_law *o = registry[k];
+        if (o == law) break;
+        if (same(o->name, law->name) || (law->elastic && same(o->elastic, law->elastic) &&
+                                         same(o->damping, law->damping))) {
+            snprintf(err, err_len, "law %s: law %s has its name or its two parts", law->name,
+                     o->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int law_registry_check(char *err, size_t err_len)
+{
+    for (int k = 0; k < law_count(); k++)
+        if (check_law(registry[k], err, err_len) != 0) return -1;
+    return 0;
 }
 
 int law_param_set(const dem_law *law, double *params, const char *arg, char *err,

@@ -7,9 +7,11 @@
 
 #include <math.h>
 
-static void constant_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
+static int constant_setup(const double *params, const friction_pair *pair, friction_coeffs *fc,
+                          law_error *err)
 {
     (void)params, (void)pair, (void)fc;
+    return 0;
 }
 
 /* no-trapping-math: nothing here reads the floating-point exception flags, and it lets

@@ -18,10 +18,12 @@ static const law_param spring_params[] = {
     {"damping", 0.3, "-", "zeta_r: the dashpot as a fraction of critical, 2 sqrt(I_r k_r)", NULL,
      0.0, ROLLING_MAX_DAMPING}};
 
-static void spring_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
+static int spring_setup(const double *params, const friction_pair *pair, friction_coeffs *fc,
+                        law_error *err)
 {
     (void)pair;
     fc->r[SPRING_ZETA] = params[0];
+    return 0;
 }
 
 static double spring_torque(const friction_coeffs *fc, const contact_kinematics *k,
@@ -75,7 +77,7 @@ const rolling_law rolling_spring = {
               "269-282",
     .params = spring_params,
     .n_params = 1,
-    .uses_turn = 1,
+    .caps = LAW_CAP_USES_TURN | LAW_CAP_STEP_SPRING | LAW_CAP_ENERGY,
     .setup = spring_setup,
     .one = spring_torque,
     .spring_energy = spring_energy,

@@ -20,10 +20,12 @@ static const law_param viscous_params[] = {
     {"damping", NAN, "-", "zeta_r: the damper as a fraction of critical, 2 sqrt(I_r k_r)", NULL,
      0.0, ROLLING_MAX_DAMPING}};
 
-static void viscous_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
+static int viscous_setup(const double *params, const friction_pair *pair, friction_coeffs *fc,
+                         law_error *err)
 {
     (void)pair;
     fc->r[VISCOUS_ZETA] = params[0];
+    return 0;
 }
 
 static double viscous_torque(const friction_coeffs *fc, const contact_kinematics *k,
@@ -58,7 +60,7 @@ const rolling_law rolling_viscous = {
               "269-282",
     .params = viscous_params,
     .n_params = 1,
-    .uses_turn = 1,
+    .caps = LAW_CAP_USES_TURN | LAW_CAP_STEP_SPRING,
     .setup = viscous_setup,
     .one = viscous_torque,
     .stiffness = viscous_stiffness,

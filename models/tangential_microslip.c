@@ -43,10 +43,14 @@ static const law_param microslip_params[] = {
     {"restitution", 0.0, "-", "tangential restitution e_t of the dashpot; 0: the normal law's e",
      NULL, 1e-6, 1.0}};
 
-static void microslip_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
+static const char *const microslip_state[] = {"branch", "t_star", "t_2star", "last_normal_force"};
+
+static int microslip_setup(const double *params, const friction_pair *pair, friction_coeffs *fc,
+                           law_error *err)
 {
     fc->t[MICROSLIP_BETA] =
         friction_damping_factor(friction_restitution(params[0], pair->law_restitution));
+    return 0;
 }
 
 /* theta = (1 - x)^(1/3), clamped to [0, 1] */
@@ -192,6 +196,8 @@ const tangential_law tangential_mindlin_deresiewicz = {
     .params = microslip_params,
     .n_params = 1,
     .n_state = 4,
+    .state_names = microslip_state,
+    .caps = LAW_CAP_STEP_SPRING | LAW_CAP_ENERGY,
     .setup = microslip_setup,
     .one = microslip,
     .spring_energy = microslip_energy,

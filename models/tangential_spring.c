@@ -39,43 +39,31 @@ static const law_param linear_params[] = {
     {"stiffness", NAN, "N/m", "tangential spring k_t", NULL, 0.0, FRICTION_MAX_STIFFNESS},
     PARAM_STATIC, PARAM_TANGENTIAL_RESTITUTION};
 
-static void spring_setup(double mu_static, double k_t, double e_t, const friction_pair *pair,
-                         friction_coeffs *fc)
+_Static_assert(SPRING_BETA < FRICTION_MAX_COEFFS, "the constants fit friction_coeffs.t");
+
+/* mu_static below mu is refused (the parameter at index k_static) */
+static int spring_setup(double mu_static, int k_static, double k_t, double e_t,
+                        const friction_pair *pair, friction_coeffs *fc, law_error *err)
 {
+    if (mu_static > 0.0 && mu_static < fc->mu)
+        return law_fail(err, k_static, "is below the (dynamic) coefficient %g", fc->mu);
     fc->t[SPRING_MU_STATIC] = mu_static > 0.0 ? mu_static : fc->mu;
     fc->t[SPRING_K_T] = k_t;
     fc->t[SPRING_BETA] = friction_damping_factor(friction_restitution(e_t, pair->law_restitution));
+    return 0;
 }
 
-static void mindlin_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
+static int mindlin_setup(const double *params, const friction_pair *pair, friction_coeffs *fc,
+                         law_error *err)
 {
-    spring_setup(params[0], 0.0, params[1], pair, fc);
+    return spring_setup(params[0], 0, 0.0, params[1], pair, fc, err);
 }
 
-static void linear_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
+static int linear_setup(const double *params, const friction_pair *pair, friction_coeffs *fc,
+                        law_error *err)
 {
-    spring_setup(params[1], params[0], params[2], pair, fc);
-}
-
-static int check_static(double mu_static, double mu, char *why, size_t why_len)
-{
-    if (!(mu_static > 0.0) || mu_static >= mu) return 0;
-    snprintf(why, why_len, "is below the (dynamic) coefficient %g", mu);
-    return -1;
-}
-
-static int mindlin_check(const double *params, double mu, char *why, size_t why_len)
-{
-    return check_static(params[0], mu, why, why_len) ? 0 : -1;
-}
-
-static int linear_check(const double *params, double mu, char *why, size_t why_len)
-{
-    if (!(params[0] > 0.0)) {
-        snprintf(why, why_len, "must be above 0");
-        return 0;
-    }
-    return check_static(params[1], mu, why, why_len) ? 1 : -1;
+    if (!(params[0] > 0.0)) return law_fail(err, 0, "must be above 0");
+    return spring_setup(params[1], 1, params[0], params[2], pair, fc, err);
 }
 
 /* The spring-slider of a batch of contacts: per contact, turn xi into the tangent plane
@@ -225,8 +213,8 @@ const tangential_law tangential_mindlin = {
               "259-268",
     .params = mindlin_params,
     .n_params = 2,
+    .caps = LAW_CAP_STEP_SPRING | LAW_CAP_ENERGY,
     .setup = mindlin_setup,
-    .check = mindlin_check,
     .batch = mindlin_batch,
     .spring_energy = mindlin_energy,
     .stiffness = mindlin_stiffness,
@@ -241,8 +229,8 @@ const tangential_law tangential_linear = {
               "assemblies, Geotechnique 29(1), 47-65, doi:10.1680/geot.1979.29.1.47",
     .params = linear_params,
     .n_params = 3,
+    .caps = LAW_CAP_STEP_SPRING | LAW_CAP_ENERGY,
     .setup = linear_setup,
-    .check = linear_check,
     .batch = linear_batch,
     .spring_energy = linear_energy,
     .stiffness = linear_stiffness,

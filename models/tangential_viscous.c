@@ -19,10 +19,12 @@ static const law_param viscous_params[] = {
     {"damping", NAN, "1/s", "gamma_t: the force is gamma_t m* v_t below the Coulomb cap", NULL,
      0.0, FRICTION_MAX_DAMPING_RATE}};
 
-static void viscous_setup(const double *params, const friction_pair *pair, friction_coeffs *fc)
+static int viscous_setup(const double *params, const friction_pair *pair, friction_coeffs *fc,
+                         law_error *err)
 {
     (void)pair;
     fc->t[VISCOUS_GAMMA] = params[0];
+    return 0;
 }
 
 static void viscous_batch(const friction_coeffs *fc, const friction_batch *b)
@@ -62,6 +64,7 @@ const tangential_law tangential_viscous = {
               "of grains, Powder Technol. 48(3), 239-245",
     .params = viscous_params,
     .n_params = 1,
+    .caps = LAW_CAP_STEP_SPRING,
     .setup = viscous_setup,
     .batch = viscous_batch,
     .stiffness = viscous_stiffness,

@@ -15,17 +15,20 @@
  * lambda* = 3(1-e)(m+1)/(4 alpha) (eqs. 42-46), so the restitution depends on (m, n, e,
  * alpha) only; alpha is chosen so that it equals e. That is a calibration of alpha with
  * cohesion removal off (the setting the fits were made with), done by models/calibrate.c
- * on any reference collision and cached per (m, n, e). */
+ * on any reference collision and cached per (m, n, e).
+ *
+ * The law is the elastic part `hertz` (K d^n) with the damping part `zhang`
+ * (models/normal_parts.h: power_spring, zhang_dashpot); alpha is its damping coefficient. */
 #include <math.h>
 #include <stdio.h>
 
 #include "calibrate.h"
 #include "law.h"
 #include "law_params.h"
+#include "normal_parts.h"
 #include "zhang.h"
 
-enum { P_RESTITUTION, P_M, P_N, P_STIFFNESS, P_VFLOOR };
-enum { C_ALPHA, C_M, C_N, C_E, C_STIFFNESS, C_VFLOOR };
+enum { P_RESTITUTION, P_M, P_N, P_STIFFNESS, P_VFLOOR, P_FIT };
 
 static const law_param zhang_params[] = {
     PARAM_RESTITUTION(NAN),
@@ -51,66 +54,49 @@ double zhang_alpha_fit(double m, double e)
 
 static double stiffness_of(const law_coeffs *c, double r_eff)
 {
-    double k = c->c[C_STIFFNESS];
+    double k = c->c[NORMAL_STIFFNESS];
     return k > 0.0 ? k : hertz_stiffness(c->young_eff, r_eff);
 }
 
 static void zhang_force(const law_coeffs *c, const law_batch *b)
 {
-    const double m = c->c[C_M], n = c->c[C_N], e = c->c[C_E], v_floor = c->c[C_VFLOOR];
-    const double prefactor = 0.75 * (m + 1.0) * (1.0 - e) / c->c[C_ALPHA];
-    const double scale_exponent = -(m + 1.0) / (n + 1.0);
-    double *lambda = b->history[0];
-    for (size_t i = 0; i < b->n; i++) {
-        double d = b->overlap[i], k = stiffness_of(c, b->r_eff[i]);
-        if (lambda[i] == 0.0) { /* first touch (or e = 1, where lambda stays 0) */
-            double v0 = fmax(b->impact_velocity[i], v_floor), mass = b->m_eff[i];
-            lambda[i] = prefactor * mass * v0 *
-                        pow(e * mass * (n + 1.0) * v0 * v0 / (2.0 * k), scale_exponent);
-        }
-        double elastic = n == 1.5 ? k * d * sqrt(d) : k * pow(d, n);
-        b->force[i] = elastic + lambda[i] * pow(d, m) * b->overlap_rate[i];
-    }
+    NORMAL_BATCH(power_spring, zhang_dashpot, c, b, 1, 1);
 }
 
 static double zhang_contact_time(const law_coeffs *c, double r_eff, double m_eff, double v0)
 {
-    return power_law_contact_time(stiffness_of(c, r_eff), c->c[C_N], m_eff, v0);
+    return power_law_contact_time(stiffness_of(c, r_eff), c->c[NORMAL_EXPONENT], m_eff, v0);
 }
 
 extern const dem_law law_zhang;
 
 static int zhang_setup(const double *p, const law_pair_props *pair, law_coeffs *out,
-                       char *err, size_t err_len)
+                       law_error *err)
 {
     double e = p[P_RESTITUTION], m = p[P_M], n = p[P_N];
-    if (!(e > 0.0 && e <= 1.0) || !(m >= 0.0) || !(n > 0.0) || !(p[P_STIFFNESS] >= 0.0)) {
-        snprintf(err, err_len, "restitution = %g, m = %g, n = %g, stiffness = %g: give e in "
-                 "(0, 1], m >= 0, n > 0, stiffness >= 0", e, m, n, p[P_STIFFNESS]);
-        return -1;
-    }
-    out->c[C_M] = m;
-    out->c[C_N] = n;
-    out->c[C_E] = e;
-    out->c[C_STIFFNESS] = p[P_STIFFNESS];
-    out->c[C_VFLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
+    if (!(e > 0.0 && e <= 1.0) || !(m >= 0.0) || !(n > 0.0) || !(p[P_STIFFNESS] >= 0.0))
+        return law_fail(err, -1, "restitution = %g, m = %g, n = %g, stiffness = %g: give e in "
+                        "(0, 1], m >= 0, n > 0, stiffness >= 0", e, m, n, p[P_STIFFNESS]);
+    out->c[ZHANG_M] = m;
+    out->c[NORMAL_EXPONENT] = n;
+    out->c[ZHANG_E] = e;
+    out->c[NORMAL_STIFFNESS] = p[P_STIFFNESS];
+    out->c[NORMAL_V_FLOOR] = p[P_VFLOOR] > 0.0 ? p[P_VFLOOR] : LAW_VELOCITY_FLOOR;
     double fit = n == 1.5 ? zhang_alpha_fit(m, e) : NAN;
     if (!isnan(fit) || e == 1.0) { /* at e = 1 lambda is 0 whatever alpha */
-        out->c[C_ALPHA] = isnan(fit) ? 1.0 : fit;
+        out->c[NORMAL_DAMPING_COEFF] = isnan(fit) ? 1.0 : fit;
         return 0;
     }
     /* the paper's procedure, on a reference collision: the result does not depend on it */
     law_coeffs trial = *out;
-    trial.c[C_ALPHA] = zhang_alpha_fit(1.5, e); /* a starting guess of the right size */
+    trial.c[NORMAL_DAMPING_COEFF] = zhang_alpha_fit(1.5, e); /* a starting guess of the right size */
     trial.cohesion_removal = 0;
     law_reference ref = {.r_eff = 1e-3, .m_eff = 1e-3, .v0 = 1.0};
-    if (trial.young_eff <= 0.0 && trial.c[C_STIFFNESS] <= 0.0) trial.young_eff = 1e9;
+    if (trial.young_eff <= 0.0 && trial.c[NORMAL_STIFFNESS] <= 0.0) trial.young_eff = 1e9;
     char msg[200];
-    if (law_calibrate(&law_zhang, &trial, &ref, e, msg, sizeof msg) != 0) {
-        snprintf(err, err_len, "cannot find alpha for m = %g, n = %g, e = %g: %s", m, n, e, msg);
-        return -1;
-    }
-    out->c[C_ALPHA] = trial.c[C_ALPHA];
+    if (law_calibrate(&law_zhang, &trial, &ref, e, msg, sizeof msg) != 0)
+        return law_fail(err, -1, "cannot find alpha for m = %g, n = %g, e = %g: %s", m, n, e, msg);
+    out->c[NORMAL_DAMPING_COEFF] = trial.c[NORMAL_DAMPING_COEFF];
     return 0;
 }
 
@@ -118,11 +104,12 @@ static int zhang_setup(const double *p, const law_pair_props *pair, law_coeffs *
 static double zhang_elastic_energy(const law_coeffs *c, double d, double r_eff,
                                    const double *history)
 {
-    double n = c->c[C_N];
+    double n = c->c[NORMAL_EXPONENT];
     return stiffness_of(c, r_eff) * pow(d, n + 1.0) / (n + 1.0);
 }
 
-static const law_calibration alpha_calibration = {"alpha", C_ALPHA, NULL, 1};
+static const law_calibration alpha_calibration = {"alpha", NORMAL_DAMPING_COEFF, P_RESTITUTION,
+                                                  -1, P_FIT, -1, 1};
 
 const dem_law law_zhang = {
     .name = "zhang",
@@ -134,12 +121,15 @@ const dem_law law_zhang = {
               "Signal Process. 159, 107808, doi:10.1016/j.ymssp.2021.107808, eqs. 42-54",
     .params = zhang_params,
     .n_params = sizeof zhang_params / sizeof zhang_params[0],
-    .n_history = 1,
-    .history_names = zhang_history,
+    .n_state = 1,
+    .state_names = zhang_history,
+    .elastic = "hertz",
+    .damping = "zhang",
+    .caps = LAW_CAP_CONTACT_TIME | LAW_CAP_CALIBRATES | LAW_CAP_LINEAR_IN_RATE | LAW_CAP_ENERGY |
+            LAW_CAP_IMPACT_VELOCITY,
     .setup = zhang_setup,
     .force = zhang_force,
     .contact_time = zhang_contact_time,
     .calibration = &alpha_calibration,
     .elastic_energy = zhang_elastic_energy,
-    .uses_impact_velocity = 1,
 };

@@ -136,7 +136,8 @@ static void md_rig_init(md_rig *r)
     double young_eff = 1.1e11, shear_eff = 3.0e10;
     contact_friction spec = {.mu = 0.3, .tangential = tangential_law_find("mindlin_deresiewicz")};
     friction_set_tangential_param(&spec, "restitution", 1.0); /* e_t = 1: no dashpot */
-    friction_setup(&spec, young_eff, shear_eff, NAN, &r->fc);
+    law_error why;
+    assert_int_equal(friction_setup(&spec, young_eff, shear_eff, NAN, &r->fc, &why), 0);
     r->k = (contact_kinematics){.n = {0, 0, 1}, .d = 1e-6, .r_eff = 0.01, .m_eff = 1e-3,
                                 .f_normal = 10.0};
     r->mu = 0.3;
@@ -306,7 +307,8 @@ static void test_batch_matches_single_contacts(void **state)
     enum { N = 7, SLOTS = 12 };
     friction_coeffs fc;
     contact_friction spec = {.mu = 0.4, .rolling = rolling_law_find("constant"), .mu_rolling = 0.05};
-    friction_setup(&spec, 1e9, 4e8, 0.6, &fc);
+    law_error why;
+    assert_int_equal(friction_setup(&spec, 1e9, 4e8, 0.6, &fc, &why), 0);
     assert_true(friction_batchable(&fc));
     const uint32_t slot[N] = {9, 0, 4, 11, 2, 7, 5};
     double xi[3][SLOTS], d[N], r_eff[N], m_eff[N], fn[N], nrm[3][N], v[3][N], w[3][N];
@@ -483,7 +485,8 @@ static void test_registry_is_consistent(void **state)
         assert_ptr_equal(rolling_law_find(r->name), r);
         assert_true(r->source && *r->source && r->summary && r->setup);
         assert_true((r->batch != NULL) != (r->one != NULL));
-        assert_true(r->batch == NULL || !r->uses_turn); /* a batch has no turn or inertia */
+        /* a batch has no turn or inertia */
+        assert_true(r->batch == NULL || !law_has(&r->plugin, LAW_CAP_USES_TURN));
         check_keys(r->name, r->params, r->n_params);
     }
     assert_null(tangential_law_find("no_such_law"));

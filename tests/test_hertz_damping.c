@@ -132,8 +132,8 @@ static void velocity_floor_for_contacts_born_at_rest(void **state)
     p[law_param_index(law, "v_floor")] = 0.05; /* default 0: from the case (pair_table.c) */
     law_pair_props pair = {.young_eff = 1e11, .density_a = 7800, .density_b = 7800};
     law_coeffs c = {.young_eff = 1e11};
-    char err[256];
-    assert_int_equal(law->setup(p, &pair, &c, err, sizeof err), 0);
+    law_error err;
+    assert_int_equal(law->setup(p, &pair, &c, &err), 0);
     double d = 1e-6, rate = 1e-4, v0 = 0.0, r = 0.005, m = 0.01, f = 0.0;
     law_batch b = {.n = 1, .overlap = &d, .overlap_rate = &rate, .impact_velocity = &v0,
                    .r_eff = &r, .m_eff = &m, .force = &f};
@@ -158,8 +158,8 @@ static double force_with_v0(const dem_law *law, double v0)
     law_pair_props pair = {.young_eff = 1e9, .shear_eff = 4e8, .density_a = 2500,
                            .density_b = 2500};
     law_coeffs c = {.young_eff = 1e9};
-    char err[256];
-    if (law->setup(p, &pair, &c, err, sizeof err) != 0) fail_msg("%s: %s", law->name, err);
+    law_error err;
+    if (law->setup(p, &pair, &c, &err) != 0) fail_msg("%s: %s", law->name, err.msg);
     double d = 2e-6, rate = 0.3, r = 0.005, m = 0.01, f = 0.0, h[LAW_MAX_HISTORY] = {0};
     law_batch b = {.n = 1, .overlap = &d, .overlap_rate = &rate, .impact_velocity = &v0,
                    .r_eff = &r, .m_eff = &m, .force = &f};
@@ -168,7 +168,7 @@ static double force_with_v0(const dem_law *law, double v0)
     return f;
 }
 
-/* A law whose force depends on v0 must say so (dem_law.uses_impact_velocity): a run
+/* A law whose force depends on v0 must say so (LAW_CAP_IMPACT_VELOCITY): a run
  * whose laws do not keeps no v0 per contact, and such a law would see 0 instead. */
 static void laws_that_read_v0_say_so(void **state)
 {
@@ -176,9 +176,9 @@ static void laws_that_read_v0_say_so(void **state)
         const dem_law *law = law_at(L);
         double f1 = force_with_v0(law, 0.5), f2 = force_with_v0(law, 2.0);
         print_message("%-34s F(v0 = 0.5) = %.6g N, F(v0 = 2) = %.6g N, uses v0: %d\n", law->name,
-                      f1, f2, law->uses_impact_velocity);
+                      f1, f2, law_has(&law->plugin, LAW_CAP_IMPACT_VELOCITY));
         assert_true(isfinite(f1) && isfinite(f2));
-        assert_int_equal(f1 != f2, law->uses_impact_velocity);
+        assert_int_equal(f1 != f2, law_has(&law->plugin, LAW_CAP_IMPACT_VELOCITY));
     }
 }
 
@@ -235,8 +235,8 @@ static double law_contact_time(const collision_spec *sp)
     law_pair_props pair = {.young_eff = e_eff, .density_a = sp->density,
                            .density_b = sp->density};
     law_coeffs c = {.young_eff = e_eff};
-    char err[256];
-    assert_int_equal(sp->law->setup(sp->params, &pair, &c, err, sizeof err), 0);
+    law_error err;
+    assert_int_equal(sp->law->setup(sp->params, &pair, &c, &err), 0);
     return sp->law->contact_time(&c, r_eff, m_eff, sp->velocity);
 }
 

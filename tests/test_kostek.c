@@ -86,7 +86,10 @@ static int setup_with(const dem_law *law, const double *params, law_coeffs *c, c
     law_pair_props pp = steel_pair();
     memset(c, 0, sizeof *c);
     c->young_eff = pp.young_eff;
-    return law->setup(params, &pp, c, err, err_len);
+    law_error why = {.param = -1};
+    int rc = law->setup(params, &pp, c, &why);
+    snprintf(err, err_len, "%s", why.msg);
+    return rc;
 }
 
 static driver new_contact(void)
@@ -143,9 +146,9 @@ static void defaults_are_table1_in_si(void **state)
         print_message("%-8s %.17g (Table 1 in SI: %.17g)\n", names[k], got, want[k]);
         assert_true(rel(got, want[k]) <= 1e-15);
     }
-    assert_int_equal(law->n_history, 3);
-    assert_string_equal(law->history_names[0], "p_max");
-    assert_string_equal(law->history_names[1], "d_ep");
+    assert_int_equal(law->n_state, 3);
+    assert_string_equal(law->state_names[0], "p_max");
+    assert_string_equal(law->state_names[1], "d_ep");
     assert_null(law->calibration);
 }
 

@@ -153,17 +153,17 @@ int main(int argc, char **argv)
     memset(&coeffs, 0, sizeof coeffs);
     coeffs.young_eff = pair.young_eff;
     coeffs.cohesion_removal = cohesion_removal;
-    char err[512] = "";
-    if (law->setup(params, &pair, &coeffs, err, sizeof err) != 0) {
-        fprintf(stderr, "hysteresis: law %s: %s\n", law->name, err);
+    law_error err = {.param = -1};
+    if (law->setup(params, &pair, &coeffs, &err) != 0) {
+        fprintf(stderr, "hysteresis: law %s: %s\n", law->name, err.msg);
         return EXIT_BAD_INPUT;
     }
     double r_eff = radius / 2.0, m_eff = rho * 4.0 / 3.0 * M_PI * pow(radius, 3) / 2.0;
     double v0 = fabs(rate), h[LAW_MAX_HISTORY] = {0};
 
     printf("time,overlap,overlap_rate,force");
-    for (int k = 0; k < law->n_history; k++) {
-        if (law->history_names && law->history_names[k]) printf(",%s", law->history_names[k]);
+    for (int k = 0; k < law->n_state; k++) {
+        if (law->state_names && law->state_names[k]) printf(",%s", law->state_names[k]);
         else printf(",history_%d", k);
     }
     printf("\n");
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
                 for (int q = 0; q < LAW_MAX_HISTORY; q++) h[q] = 0.0;
             }
             printf("%.12g,%.12g,%.12g,%.12g", t, d, d_rate, f);
-            for (int q = 0; q < law->n_history; q++) printf(",%.12g", h[q]);
+            for (int q = 0; q < law->n_state; q++) printf(",%.12g", h[q]);
             printf("\n");
         }
     }

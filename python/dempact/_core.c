@@ -375,8 +375,8 @@ static PyObject *law_dict(const dem_law *law)
         if (!d || PyList_Append(params, d) != 0) { Py_XDECREF(d); goto fail; }
         Py_DECREF(d);
     }
-    for (int h = 0; h < law->n_history; h++) {
-        PyObject *s = PyUnicode_FromString(law->history_names[h]);
+    for (int h = 0; h < law->n_state; h++) {
+        PyObject *s = PyUnicode_FromString(law->state_names[h]);
         if (!s || PyList_Append(history, s) != 0) { Py_XDECREF(s); goto fail; }
         Py_DECREF(s);
     }
@@ -384,7 +384,7 @@ static PyObject *law_dict(const dem_law *law)
                          law->summary, "source", law->source, "parameters", params,
                          "calibrates", law->calibration ? law->calibration->coefficient : NULL,
                          "history", history, "impact_velocity",
-                         law->uses_impact_velocity ? Py_True : Py_False);
+                         law_has(&law->plugin, LAW_CAP_IMPACT_VELOCITY) ? Py_True : Py_False);
 fail:
     Py_XDECREF(params);
     Py_XDECREF(history);
