@@ -44,7 +44,8 @@ static int read_law(case_reader *c, const char *at, const char *name, const dem_
     name_list known = {0};
     law_names(&known);
     if (!name || !*name) {
-        case_fail_at(c, where.s, "%s: expected a law name; the laws are: %s", where.s,
+        case_fail_at(c, where.s, "%s: expected a law name (or the law's two parts, elastic "
+                     "and damping); the laws are: %s", where.s,
                      case_join(&known).s);
         case_names_free(&known);
         return -1;
@@ -54,6 +55,35 @@ static int read_law(case_reader *c, const char *at, const char *name, const dem_
     case_fail_at(c, where.s, "%s: unknown law %s%s; the laws are: %s", where.s, case_show(name).s,
                  case_did_you_mean(&known, name ? name : "", tolerance).s, case_join(&known).s);
     case_names_free(&known);
+    return -1;
+}
+
+/* A law named by its two parts (law: {elastic, damping} as two keys beside law, the
+ * composition models/normal_parts.h gives): the registered law that combines them. */
+static int read_law_parts(case_reader *c, const char *at, const raw_contact *r,
+                          const dem_law **out)
+{
+    key_path where = case_key("%s.%s", at, r->elastic ? "damping" : "elastic");
+    if (r->law)
+        return case_fail_at(c, where.s, "%s: give the law by its name (law: %s) or by its two "
+                            "parts (elastic, damping), not both", at, r->law);
+    if (!r->elastic || !r->damping)
+        return case_fail_at(c, where.s, "%s: a law given by its parts needs both elastic and "
+                            "damping (dempact laws --parts lists them)", at);
+    if ((*out = law_find_parts(r->elastic, r->damping))) return 0;
+    name_list known = {0};
+    key_path *pairs = calloc((size_t)law_count(), sizeof *pairs); /* NULL: a shorter message */
+    for (int k = 0; pairs && k < law_count(); k++)
+        if (law_at(k)->elastic) {
+            pairs[k] = case_key("%s+%s", law_at(k)->elastic, law_at(k)->damping);
+            case_names_add(&known, pairs[k].s);
+        }
+    key_path asked = case_key("%s+%s", r->elastic, r->damping);
+    case_fail_at(c, where.s, "%s: no law combines elastic %s with damping %s%s; the "
+                 "combinations are: %s", at, case_show(r->elastic).s, case_show(r->damping).s,
+                 case_did_you_mean(&known, asked.s, TYPO_DISTANCE).s, case_join(&known).s);
+    case_names_free(&known);
+    free(pairs);
     return -1;
 }
 
@@ -264,7 +294,9 @@ static int read_contact(case_reader *c, int i, law_binding *b)
                            r->materials[1], j, yaml_locator_line(&c->loc, other.s));
         }
     }
-    if (read_law(c, at.s, r->law, &b->law) != 0) return -1;
+    if (r->elastic || r->damping ? read_law_parts(c, at.s, r, &b->law) != 0
+                                 : read_law(c, at.s, r->law, &b->law) != 0)
+        return -1;
     b->cohesion_removal = true;
     key_path cr = case_key("%s.cohesion_removal", at.s);
     if (r->cohesion_removal && case_read_bool(c, cr.s, r->cohesion_removal, &b->cohesion_removal))

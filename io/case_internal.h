@@ -59,6 +59,7 @@ typedef struct raw_rolling {
 typedef struct raw_contact {
     char *materials[2];
     char *law;
+    char *elastic, *damping; /* the law's parts, instead of its name */
     char *cohesion_removal;
     char *calibrate;
     raw_friction *friction;
@@ -142,7 +143,7 @@ typedef struct raw_case {
 
 /* The entries of case_schema.c's contact_fields_template and top_fields_template, the
  * end marker included (checked there). */
-#define CONTACT_FIELD_COUNT 8
+#define CONTACT_FIELD_COUNT 10
 #define TOP_FIELD_COUNT 14
 
 /* The keys of a friction or rolling mapping: its two fixed keys, then every key a

@@ -96,7 +96,9 @@ _Static_assert(offsetof(raw_friction, keys) == offsetof(raw_rolling, keys),
 /* The params mapping's fields are made at run time from the law registry. */
 static const cyaml_schema_field_t contact_fields_template[] = {
     MATERIAL_NAMES("materials", REQUIRED, raw_contact, materials, 2),
-    TEXT("law", REQUIRED, raw_contact, law),
+    TEXT("law", OPTIONAL, raw_contact, law), /* or its two parts (case_contacts.c) */
+    TEXT("elastic", OPTIONAL, raw_contact, elastic),
+    TEXT("damping", OPTIONAL, raw_contact, damping),
     TEXT("cohesion_removal", OPTIONAL, raw_contact, cohesion_removal),
     TEXT("calibrate", OPTIONAL, raw_contact, calibrate),
     CYAML_FIELD_MAPPING_PTR("friction", OPTIONAL, raw_contact, friction, NULL),
