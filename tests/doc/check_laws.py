@@ -14,7 +14,9 @@ parameters with unit, default and range. Fails when
   author's surname, its year and its DOI (when it has one);
 - laws.md cites a DOI that no law's citations hold, outside its "Friction" sections;
 - a tangential or rolling law of `dempact laws --friction` is missing from its `model`
-  table, or a key table's "models" column disagrees with the keys each law takes.
+  table, or a key table's "models" column disagrees with the keys each law takes (one
+  row per key and law; a key two laws take in different units has a row for each), or
+  its "unit" column with the law's unit.
 """
 import math
 import os
@@ -63,7 +65,7 @@ def program_laws(dempact):
 
 
 def program_friction_laws(dempact):
-    """{("friction"|"rolling", model): {key: default}} from `dempact laws --friction`."""
+    """{("friction"|"rolling", model): {key: (default, unit)}} from `dempact laws --friction`."""
     out = subprocess.run([dempact, "laws", "--friction"], check=True, capture_output=True,
                          text=True).stdout
     models, keys = {}, None
@@ -72,9 +74,9 @@ def program_friction_laws(dempact):
         if m:
             keys = models.setdefault((m.group(1), m.group(2)), {})
             continue
-        m = re.match(r"^  (\w+)\s+(?:default (\S+)|required)", line)
+        m = re.match(r"^  (\w+)\s+(?:default (\S+)|required)(?: \[([^\]]*)\])?", line)
         if m and keys is not None and m.group(1) not in ("source", "history"):
-            keys[m.group(1)] = m.group(2) or "required"
+            keys[m.group(1)] = (m.group(2) or "required", m.group(3))
     if not any(kind == "friction" for kind, _ in models) or \
             not any(kind == "rolling" for kind, _ in models):
         sys.exit("FAIL: dempact laws --friction listed no tangential or no rolling laws")
@@ -83,8 +85,10 @@ def program_friction_laws(dempact):
 
 def check_friction_tables(text, models, problems):
     """The Friction and Rolling resistance sections: the `model` table lists every law of
-    its kind, and the key table ("friction key" / "rolling key", with a "models" column)
-    gives every key a law takes that law's name, and no key to a law that lacks it."""
+    its kind, and the key table ("friction key" / "rolling key", with a "models" column and
+    optionally a "unit" column) gives every key a law takes exactly one row naming that
+    law (or "all"), in the law's unit, and no key to a law that lacks it. Keys are the
+    model's own, so a key two laws take with different units has a row for each."""
     for kind in ("friction", "rolling"):
         names = {name for k, name in models if k == kind}
         listed, rows_for = set(), {}
@@ -94,29 +98,39 @@ def check_friction_tables(text, models, problems):
                     listed.update(n for n in mdtables.code_spans(row[0]) if n in names)
             if header and header[0] == f"{kind} key" and "models" in header:
                 col = header.index("models")
+                ucol = header.index("unit") if "unit" in header else None
                 for row in rows:
                     for key in mdtables.code_spans(row[0]):
-                        rows_for[key] = row[col] if col < len(row) else ""
+                        cell = row[col] if col < len(row) else ""
+                        unit = row[ucol] if ucol is not None and ucol < len(row) else None
+                        rows_for.setdefault(key, []).append((cell, unit))
         for name in sorted(names - listed):
             problems.append(f"docs/laws.md: the {kind} model table does not list '{name}'")
         for (k, name), keys in models.items():
             if k != kind:
                 continue
             for key in sorted(set(keys) | {"coefficient"}):
-                cell = rows_for.get(key)
-                if cell is None:
+                rows = [(c, u) for c, u in rows_for.get(key, [])
+                        if plain(c) == "all" or name in mdtables.code_spans(c)]
+                if not rows_for.get(key):
                     problems.append(f"docs/laws.md: the {kind} key table lacks '{key}' ({name})")
-                elif plain(cell) != "all" and name not in mdtables.code_spans(cell):
-                    problems.append(f"docs/laws.md: {kind} key '{key}': its models column "
-                                    f"omits '{name}'")
-        for key, cell in rows_for.items():
-            for name in mdtables.code_spans(cell):
-                if (kind, name) not in models:
-                    problems.append(f"docs/laws.md: {kind} key '{key}' names '{name}', "
-                                    f"which is not a {kind} model")
-                elif key not in models[(kind, name)] and key != "coefficient":
-                    problems.append(f"docs/laws.md: {kind} key '{key}' is given to '{name}', "
-                                    "which does not take it")
+                elif len(rows) != 1:
+                    problems.append(f"docs/laws.md: {kind} key '{key}': {len(rows)} rows name "
+                                    f"'{name}' (one each)")
+                elif rows[0][1] is not None and key in keys and keys[key][1] is not None and \
+                        plain(rows[0][1]) != plain(keys[key][1]):
+                    problems.append(f"docs/laws.md: {kind} key '{key}' of '{name}': unit "
+                                    f"'{rows[0][1]}' in the manual, '{keys[key][1]}' in "
+                                    "dempact laws --friction")
+        for key, cells in rows_for.items():
+            for cell, _ in cells:
+                for name in mdtables.code_spans(cell):
+                    if (kind, name) not in models:
+                        problems.append(f"docs/laws.md: {kind} key '{key}' names '{name}', "
+                                        f"which is not a {kind} model")
+                    elif key not in models[(kind, name)] and key != "coefficient":
+                        problems.append(f"docs/laws.md: {kind} key '{key}' is given to "
+                                        f"'{name}', which does not take it")
 
 
 def table_kind(header, rows, models):
