@@ -26,10 +26,9 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "kostek.h"
 #include "law.h"
 
-enum { P_E_E, P_M_E, P_E_P, P_M_P, P_E_EP_L, P_E_EP_UNL, P_M_EP, P_AREA, N_PARAMS };
-enum { H_P_MAX, H_D_EP, H_P };
 
 /* The paper's Table 1 is in micrometres and MPa: d [um] = e [um MPa^-m] p [MPa]^m. In SI,
  * d [m] = 1e-6 e (1e-6 p [Pa])^m, so e_SI [m Pa^-m] = e x 1e-6 x (1e-6)^m. The literals
@@ -81,74 +80,12 @@ static int kostek_setup(const double *p, const law_pair_props *pair, law_coeffs 
     return 0;
 }
 
-/* d_ep after the pressure p, from d_ep0 at the step start (eq. 2.4). Comparing
- * deflections, not pressures, avoids the 1/m_ep root: p exceeds the loading-curve
- * pressure of d_ep0 exactly when e_ep_l p^m_ep > d_ep0. */
-static double ep_deflection(const double *c, double d_ep0, double p, double *slope)
-{
-    double pm = pow(p, c[P_M_EP]);
-    double loading = c[P_E_EP_L] * pm, unloading = c[P_E_EP_UNL] * pm;
-    if (loading > d_ep0) { *slope = c[P_M_EP] * loading / p; return loading; }
-    if (unloading < d_ep0) { *slope = c[P_M_EP] * unloading / p; return unloading; }
-    *slope = 0.0; /* stick */
-    return d_ep0;
-}
-
-/* Deflection d(p) for the state (p_max, d_ep0) and its slope dd/dp, for p > 0. */
-static double deflection(const double *c, double p_max, double d_ep0, double p, double *slope)
-{
-    double d_e = c[P_E_E] * pow(p, c[P_M_E]);
-    double s_ep, d_ep = ep_deflection(c, d_ep0, p, &s_ep);
-    *slope = c[P_M_E] * d_e / p + s_ep;
-    if (p > p_max) {
-        double d_p = c[P_E_P] * pow(p, c[P_M_P]);
-        *slope += c[P_M_P] * d_p / p;
-        return d_e + d_p + d_ep;
-    }
-    return d_e + c[P_E_P] * pow(p_max, c[P_M_P]) + d_ep;
-}
-
-/* The pressure at overlap d for the state (p_max, d_ep0): the root of d(p) = d, by Newton
- * steps kept inside a shrinking bracket, with bisection whenever a step would leave it or
- * would not halve the previous step (the kinks where d_ep changes stage). */
-static double kostek_pressure(const double *c, double p_max, double d_ep0, double d,
-                              double guess)
-{
-    if (!(d > c[P_E_P] * pow(p_max, c[P_M_P]))) return 0.0; /* within the plastic set */
-    double lo = 0.0, hi = pow(d / c[P_E_E], 1.0 / c[P_M_E]); /* d(hi) >= d_e(hi) = d */
-    double x = guess > lo && guess < hi ? guess : 0.5 * hi;
-    double step_old = hi - lo, step = step_old;
-    for (int it = 0; it < 200; it++) {
-        double slope, f = deflection(c, p_max, d_ep0, x, &slope) - d;
-        if (f == 0.0) return x;
-        if (f > 0.0) hi = x; else lo = x;
-        double next = x - f / slope;
-        if (!(next > lo && next < hi) || fabs(2.0 * f) > fabs(step_old * slope)) {
-            step_old = step;
-            step = 0.5 * (hi - lo);
-            next = lo + step;
-        } else {
-            step_old = step;
-            step = x - next;
-        }
-        if (fabs(next - x) <= 1e-15 * next || hi - lo <= 1e-15 * hi) return next;
-        x = next;
-    }
-    return x;
-}
-
 static void kostek_force(const law_coeffs *coeffs, const law_batch *b)
 {
-    const double *c = coeffs->c;
     double *h_pmax = b->history[H_P_MAX], *h_dep = b->history[H_D_EP], *h_p = b->history[H_P];
-    for (size_t i = 0; i < b->n; i++) {
-        double p = kostek_pressure(c, h_pmax[i], h_dep[i], b->overlap[i], h_p[i]);
-        double unused;
-        h_dep[i] = p > 0.0 ? ep_deflection(c, h_dep[i], p, &unused) : 0.0;
-        h_pmax[i] = fmax(h_pmax[i], p);
-        h_p[i] = p;
-        b->force[i] = p * c[P_AREA];
-    }
+    for (size_t i = 0; i < b->n; i++)
+        b->force[i] = kostek_contact_force(coeffs->c, b->overlap[i], &h_pmax[i], &h_dep[i],
+                                           &h_p[i]);
 }
 
 /* Work per unit area along the virgin loading curve up to the pressure p:

@@ -20,6 +20,7 @@
  * the dashpot takes the predicted end-of-step velocity. */
 #include "friction_law.h"
 #include "friction_kernels.h"
+#include "tangential_spring.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -97,11 +98,9 @@ static inline __attribute__((always_inline)) void spring_batch(const friction_co
     double restore[TANGENTIAL_BLOCK];
     for (size_t lo = 0; lo < b->n; lo += TANGENTIAL_BLOCK) {
         const size_t hi = lo + TANGENTIAL_BLOCK < b->n ? lo + TANGENTIAL_BLOCK : b->n;
-        for (size_t q = lo; q < hi; q++) {
-            double k_t = linear ? k_linear : g8 * sqrt(r_eff[q] * d[q]);
-            stiffness[q - lo] = k_t;
-            damping[q - lo] = eta_factor * sqrt(k_t * m_eff[q]);
-        }
+        for (size_t q = lo; q < hi; q++)
+            tangential_spring_constants(linear, k_linear, g8, eta_factor, r_eff[q], d[q],
+                                        m_eff[q], &stiffness[q - lo], &damping[q - lo]);
         /* turn_into_plane's halves (plane_part, then the rescaling in a loop that
          * vectorises); now2 = 0 marks a spring left as plane_part left it */
         for (size_t q = lo; q < hi; q++) {
@@ -115,50 +114,25 @@ static inline __attribute__((always_inline)) void spring_batch(const friction_co
             restore[e] = sqrt(len2[e] / w2);
         }
         for (size_t q = lo; q < hi; q++) {
-            double vn = u0[q] * n0[q] + u1[q] * n1[q] + u2[q] * n2[q];
-            double t0 = u0[q] - vn * n0[q], t1 = u1[q] - vn * n1[q], t2 = u2[q] - vn * n2[q];
-            double pn = p0[q] * n0[q] + p1[q] * n1[q] + p2[q] * n2[q];
             uint32_t k = slot[q];
-            double s0 = turned[0][q - lo], s1 = turned[1][q - lo], s2 = turned[2][q - lo];
+            double sp[3] = {turned[0][q - lo], turned[1][q - lo], turned[2][q - lo]};
             if (now2[q - lo] > 0.0) {
                 double f = restore[q - lo];
-                s0 *= f;
-                s1 *= f;
-                s2 *= f;
+                sp[0] *= f;
+                sp[1] *= f;
+                sp[2] *= f;
             }
-            s0 += p0[q] - pn * n0[q];
-            s1 += p1[q] - pn * n1[q];
-            s2 += p2[q] - pn * n2[q];
-            double k_t = stiffness[q - lo], eta_t = damping[q - lo];
-            double g0 = k_t * s0 + eta_t * t0, g1 = k_t * s1 + eta_t * t1,
-                   g2 = k_t * s2 + eta_t * t2;
-            double g_2 = g0 * g0 + g1 * g1 + g2 * g2;
-            double limit = mu_static * f_normal[q];
-            if (g_2 > limit * limit) {
-                /* sliding: the dynamic coefficient caps the force and the spring is reset
-                 * to hold all of it, xi = F / k_t. Resetting it to (F - eta_t v_t) / k_t
-                 * stores the dashpot's share as elastic displacement: when eta_t v_t >
-                 * mu F_n the spring points against the force, and as k_t and eta_t grow
-                 * with the overlap the next trial force falls below mu F_n while the
-                 * surfaces still slip. A contact sliding throughout then passed 4 % less
-                 * than mu times the normal impulse (Chung & Ooi test 6, e = 0.5) and
-                 * released the stored energy as a recoil when it stuck. */
-                double scale = mu * f_normal[q] / capped_length(g_2, g0, g1, g2);
-                g0 *= scale;
-                g1 *= scale;
-                g2 *= scale;
-                double compliance = k_t > 0.0 ? 1.0 / k_t : 0.0; /* one division, not three */
-                s0 = g0 * compliance;
-                s1 = g1 * compliance;
-                s2 = g2 * compliance;
-            }
-            x0[k] = s0;
-            x1[k] = s1;
-            x2[k] = s2;
-            f0[q] = g0;
-            f1[q] = g1;
-            f2[q] = g2;
-            power[q] = g0 * t0 + g1 * t1 + g2 * t2;
+            const double n[3] = {n0[q], n1[q], n2[q]}, u[3] = {u0[q], u1[q], u2[q]},
+                         p[3] = {p0[q], p1[q], p2[q]};
+            double g[3];
+            power[q] = tangential_spring_force(n, u, p, sp, stiffness[q - lo], damping[q - lo],
+                                               mu, mu_static, f_normal[q], g);
+            x0[k] = sp[0];
+            x1[k] = sp[1];
+            x2[k] = sp[2];
+            f0[q] = g[0];
+            f1[q] = g[1];
+            f2[q] = g[2];
         }
     }
 }

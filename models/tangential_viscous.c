@@ -9,6 +9,7 @@
  * gamma_t for a sphere sliding on a wall). Nothing is stored, and the force has no
  * energy to give back: all its work is dissipated. */
 #include "friction_law.h"
+#include "tangential_viscous.h"
 
 #include <math.h>
 
@@ -32,19 +33,9 @@ static void viscous_batch(const friction_coeffs *fc, const friction_batch *b)
     const double gamma = fc->t[VISCOUS_GAMMA], mu = fc->mu;
     for (size_t q = 0; q < b->n; q++) {
         double n[3] = {b->normal[0][q], b->normal[1][q], b->normal[2][q]};
-        double u[3] = {b->v_rel[0][q], b->v_rel[1][q], b->v_rel[2][q]};
-        double un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
-        double v_t[3] = {u[0] - un * n[0], u[1] - un * n[1], u[2] - un * n[2]};
-        double eta = gamma * b->m_eff[q], limit = mu * b->f_normal[q];
-        double speed = sqrt(v_t[0] * v_t[0] + v_t[1] * v_t[1] + v_t[2] * v_t[2]);
-        /* sliding: the cap; one division either way */
-        double per = eta * speed > limit ? limit / speed : eta;
-        double p = 0.0;
-        for (int a = 0; a < 3; a++) {
-            b->f_t[a][q] = per * v_t[a];
-            p += b->f_t[a][q] * v_t[a];
-        }
-        b->power[0][q] = p;
+        double u[3] = {b->v_rel[0][q], b->v_rel[1][q], b->v_rel[2][q]}, f[3];
+        b->power[0][q] = tangential_viscous_force(gamma, mu, n, u, b->m_eff[q], b->f_normal[q], f);
+        for (int a = 0; a < 3; a++) b->f_t[a][q] = f[a];
     }
 }
 

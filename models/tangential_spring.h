@@ -1,0 +1,73 @@
+/* The per-contact force of the tangential laws `mindlin` and `linear`
+ * (models/tangential_spring.c): a Cundall-Strack spring with a dashpot and a Coulomb
+ * slider, `static inline` so that the laws' batch and a fused kernel can call it. The
+ * batch runs it in blocks whose stiffness and spring turning come first, in loops of
+ * their own that vectorise (tangential_spring.c). */
+#ifndef DEMPACT_TANGENTIAL_SPRING_H
+#define DEMPACT_TANGENTIAL_SPRING_H
+
+#include <math.h>
+
+#include "friction_kernels.h"
+
+#define TS_INLINE static inline __attribute__((always_inline))
+
+/* The spring k_t and dashpot eta_t of a contact at overlap d: mindlin's 8 G* sqrt(R* d)
+ * (g8 = 8 G*), or the given k_linear; eta_t = eta_factor sqrt(k_t m*). */
+TS_INLINE void tangential_spring_constants(const int linear, double k_linear, double g8,
+                                           double eta_factor, double r_eff, double d,
+                                           double m_eff, double *k_t, double *eta_t)
+{
+    double k = linear ? k_linear : g8 * sqrt(r_eff * d);
+    *k_t = k;
+    *eta_t = eta_factor * sqrt(k * m_eff);
+}
+
+/* One contact: s is its spring already turned into the tangent plane of n (length
+ * kept); it grows by the tangential part of the step's displacement p, the trial force
+ * on i is F = k_t s + eta_t v_t (v_t: the tangential part of the velocity u), and above
+ * mu_s F_n the contact slides: F = mu F_n F/|F| and s = F / k_t, the spring holding the
+ * whole sliding force (not the dashpot's share), so that a contact slides, passing
+ * exactly mu F_n, for as long as its surfaces slip. Sets f and s, returns the power
+ * F . v_t. */
+TS_INLINE double tangential_spring_force(const double n[3], const double u[3],
+                                         const double p[3], double s[3], double k_t,
+                                         double eta_t, double mu, double mu_static,
+                                         double f_normal, double f[3])
+{
+    double vn = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
+    double t0 = u[0] - vn * n[0], t1 = u[1] - vn * n[1], t2 = u[2] - vn * n[2];
+    double pn = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
+    double s0 = s[0] + (p[0] - pn * n[0]);
+    double s1 = s[1] + (p[1] - pn * n[1]);
+    double s2 = s[2] + (p[2] - pn * n[2]);
+    double g0 = k_t * s0 + eta_t * t0, g1 = k_t * s1 + eta_t * t1, g2 = k_t * s2 + eta_t * t2;
+    double g_2 = g0 * g0 + g1 * g1 + g2 * g2;
+    double limit = mu_static * f_normal;
+    if (g_2 > limit * limit) {
+        /* sliding: the dynamic coefficient caps the force and the spring is reset to hold
+         * all of it, xi = F / k_t. Resetting it to (F - eta_t v_t) / k_t stores the
+         * dashpot's share as elastic displacement: when eta_t v_t > mu F_n the spring
+         * points against the force, and as k_t and eta_t grow with the overlap the next
+         * trial force falls below mu F_n while the surfaces still slip. A contact sliding
+         * throughout then passed 4 % less than mu times the normal impulse (Chung & Ooi
+         * test 6, e = 0.5) and released the stored energy as a recoil when it stuck. */
+        double scale = mu * f_normal / capped_length(g_2, g0, g1, g2);
+        g0 *= scale;
+        g1 *= scale;
+        g2 *= scale;
+        double compliance = k_t > 0.0 ? 1.0 / k_t : 0.0; /* one division, not three */
+        s0 = g0 * compliance;
+        s1 = g1 * compliance;
+        s2 = g2 * compliance;
+    }
+    s[0] = s0;
+    s[1] = s1;
+    s[2] = s2;
+    f[0] = g0;
+    f[1] = g1;
+    f[2] = g2;
+    return g0 * t0 + g1 * t1 + g2 * t2;
+}
+
+#endif
