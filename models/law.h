@@ -1,9 +1,11 @@
-/* The normal-force law interface.
+/* The normal-force law interface: a plug-in of the form every law takes (plugin.h).
  *
  * A law is one const struct (see models/registry.c) that names itself, lists its
- * parameters and fills in two functions: `setup`, called once per pair of material
- * types, and `force`, called by the engine once per batch of contacts so that its loop
- * can vectorise. The engine never names a law; it only sees this struct.
+ * parameters, declares its capabilities and fills in two functions: `setup`, called once
+ * per pair of material types, and `force`, called by the engine once per batch of
+ * contacts so that its loop can vectorise. Most laws are an elastic part composed with a
+ * damping part (models/normal_parts.h), whose names they give in `elastic` and `damping`.
+ * The engine never names a law; it only sees this struct.
  *
  * Sign conventions (docs/physics.md): overlap d > 0 in contact, overlap rate
  * d' > 0 while the particles approach, v0 the impact velocity stored at first touch.

@@ -13,6 +13,7 @@
 
 /* fc->r */
 enum { SPRING_ZETA };
+_Static_assert(SPRING_ZETA < FRICTION_MAX_COEFFS, "the constants fit friction_coeffs.r");
 
 static const law_param spring_params[] = {
     {"damping", 0.3, "-", "zeta_r: the dashpot as a fraction of critical, 2 sqrt(I_r k_r)", NULL,

@@ -15,6 +15,7 @@
 
 /* fc->r */
 enum { VISCOUS_ZETA };
+_Static_assert(VISCOUS_ZETA < FRICTION_MAX_COEFFS, "the constants fit friction_coeffs.r");
 
 static const law_param viscous_params[] = {
     {"damping", NAN, "-", "zeta_r: the damper as a fraction of critical, 2 sqrt(I_r k_r)", NULL,

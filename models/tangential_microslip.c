@@ -33,6 +33,7 @@
 
 /* fc->t */
 enum { MICROSLIP_BETA };
+_Static_assert(MICROSLIP_BETA < FRICTION_MAX_COEFFS, "the constants fit friction_coeffs.t");
 
 /* the state: branch, T*, T**, the last step's normal force */
 enum { MD_BRANCH, MD_T_STAR, MD_T_2STAR, MD_LAST_N };

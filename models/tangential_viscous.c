@@ -15,6 +15,7 @@
 
 /* fc->t */
 enum { VISCOUS_GAMMA };
+_Static_assert(VISCOUS_GAMMA < FRICTION_MAX_COEFFS, "the constants fit friction_coeffs.t");
 
 static const law_param viscous_params[] = {
     {"damping", NAN, "1/s", "gamma_t: the force is gamma_t m* v_t below the Coulomb cap", NULL,

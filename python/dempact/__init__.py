@@ -266,7 +266,9 @@ class Simulation:
 def laws():
     """Every contact law the build knows, as `dempact laws` lists them: a list of dicts
     with name, summary, source, parameters (each: name, default, unit, help, choices,
-    min, max), calibrates (the coefficient calibration solves, or None), history."""
+    min, max), calibrates (the coefficient calibration solves, or None), history, and
+    elastic and damping: the two parts it composes (None for a law of one piece), the names
+    a case may give instead of the law's."""
     return _core.laws()
 
 

@@ -380,11 +380,12 @@ static PyObject *law_dict(const dem_law *law)
         if (!s || PyList_Append(history, s) != 0) { Py_XDECREF(s); goto fail; }
         Py_DECREF(s);
     }
-    return Py_BuildValue("{s:s,s:s,s:s,s:N,s:z,s:N,s:O}", "name", law->name, "summary",
+    return Py_BuildValue("{s:s,s:s,s:s,s:N,s:z,s:N,s:O,s:z,s:z}", "name", law->name, "summary",
                          law->summary, "source", law->source, "parameters", params,
                          "calibrates", law->calibration ? law->calibration->coefficient : NULL,
                          "history", history, "impact_velocity",
-                         law_has(&law->plugin, LAW_CAP_IMPACT_VELOCITY) ? Py_True : Py_False);
+                         law_has(&law->plugin, LAW_CAP_IMPACT_VELOCITY) ? Py_True : Py_False,
+                         "elastic", law->elastic, "damping", law->damping);
 fail:
     Py_XDECREF(params);
     Py_XDECREF(history);

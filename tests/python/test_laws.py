@@ -54,6 +54,12 @@ def test_laws_agree_with_the_program(program):
             assert calibrate == f"true solves {law['calibrates']} for the restitution"
         else:
             assert calibrate.startswith("not available")
+        parts = re.search(r"^%s\n(?:.*\n)*?  parts: (.*)$" % re.escape(law["name"]), text,
+                          re.M)[1]
+        if law["elastic"]:
+            assert parts.startswith(f"elastic {law['elastic']} + damping {law['damping']} ")
+        else:
+            assert parts.startswith("none") and law["damping"] is None
 
 
 def test_friction_laws_agree_with_the_program(program):
