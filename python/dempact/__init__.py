@@ -187,7 +187,8 @@ class Simulation:
 
     @property
     def forces(self):
-        """Forces of the last force evaluation [N], (N, 3): contacts and gravity."""
+        """Forces of the last force evaluation [N], (N, 3): contacts, gravity and the
+        external loads."""
         return self._vectors("force")
 
     @property
@@ -241,6 +242,49 @@ class Simulation:
         if not 0 <= index <= _INT64_MAX:
             raise Error(f"wall index {index}: the case has {len(self.wall_names)} walls")
         self._run.set_wall_velocity(index, v)
+
+    # ---- external loads (a fluid solver coupling by forces)
+    def set_external_loads(self, force, torque=None):
+        """Applies force [N] (and torque [N m]) to every particle from now on, in every
+        step until changed or cleared: (N, 3) arrays of numbers in id order (as
+        positions). Each call replaces the last; torque None sets none (and drops any
+        set before). The loads act on top of gravity and the contacts, and their work
+        is booked in the energy balance (external_work). Refused, with nothing changed:
+        a shape other than (N, 3), a value that is not finite, and a load that alone
+        would move a particle more than half its radius per step within one step
+        (|F| dt^2 / m, or turn it more than half a radian: |T| dt^2 / I). A particle
+        an inlet inserts later carries none until the next call; the loads follow the
+        particles through the engine's reordering and removals. The run counts as
+        driven from outside (driven, docs/python.md)."""
+        force = self._loads("force", force)
+        torque = None if torque is None else self._loads("torque", torque)
+        self._run.set_external_loads(force, torque)
+
+    def clear_external_loads(self):
+        """Removes the external loads from now on (the work they did stays booked)."""
+        self._run.clear_external_loads()
+
+    @property
+    def external_work(self):
+        """Work the external loads have done on the particles since t = 0 [J]: each
+        step's load times the step's displacement (and turn), as gravity's potential
+        energy counts it; the output's energy_residual subtracts it."""
+        return self._run.external_work()
+
+    @staticmethod
+    def _loads(what, a):
+        """An array of numbers as C-ordered float64 (its shape and values are checked
+        in C: python/dempact/_forces.c and engine/external_loads.c)."""
+        if isinstance(a, (str, bytes)):
+            raise _WrongType(f"set_external_loads: {what}: an (N, 3) array of numbers, not {a!r}")
+        kind = getattr(getattr(a, "dtype", None), "kind", "f")
+        if kind not in "fiu":
+            raise _WrongType(f"set_external_loads: {what}: an (N, 3) array of real numbers, "
+                             f"not of dtype {a.dtype}")
+        try:
+            return np.ascontiguousarray(a, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise _WrongType(f"set_external_loads: {what}: an (N, 3) array of numbers ({e})") from None
 
     # ---- output
     def write_snapshot(self, folder):

@@ -16,6 +16,7 @@
 #include "io/dempact_api.h"
 #include "models/friction_law.h"
 #include "models/law.h"
+#include "_forces.h"
 
 static PyObject *Error;
 
@@ -308,6 +309,20 @@ static PyObject *Run_info(Run *self, PyObject *unused)
                          "walls", walls, "driven", self->run.driven ? Py_True : Py_False);
 }
 
+/* the external loads (_forces.c) */
+static PyObject *Run_set_external_loads(Run *self, PyObject *args)
+{
+    return check_open(self) ? NULL : forces_set(&self->run, Error, args);
+}
+static PyObject *Run_clear_external_loads(Run *self, PyObject *unused)
+{
+    return check_open(self) ? NULL : forces_clear(&self->run);
+}
+static PyObject *Run_external_work(Run *self, PyObject *unused)
+{
+    return check_open(self) ? NULL : forces_work(&self->run);
+}
+
 static PyMethodDef Run_methods[] = {
     {"step", (PyCFunction)Run_step, METH_VARARGS, "step(n=1): n steps under the watchdog"},
     {"field", (PyCFunction)Run_field, METH_VARARGS, "field(name) -> bytes, in id order"},
@@ -322,6 +337,11 @@ static PyMethodDef Run_methods[] = {
     {"write_snapshot", (PyCFunction)Run_write_snapshot, METH_VARARGS,
      "write_snapshot(dir) -> path of NAME.h5"},
     {"info", (PyCFunction)Run_info, METH_NOARGS, "time, dt, step, n, end_time, name, walls, driven"},
+    {"set_external_loads", (PyCFunction)Run_set_external_loads, METH_VARARGS,
+     "set_external_loads(force, torque or None): (N, 3) float64, in id order"},
+    {"clear_external_loads", (PyCFunction)Run_clear_external_loads, METH_NOARGS,
+     "clear_external_loads()"},
+    {"external_work", (PyCFunction)Run_external_work, METH_NOARGS, "external_work() -> J"},
     {"close", (PyCFunction)Run_close, METH_NOARGS, "frees the simulation"},
     {NULL, NULL, 0, NULL}};
 
