@@ -138,7 +138,8 @@ class Simulation:
 
     @property
     def driven(self):
-        """Whether velocities or walls were set from outside (the outputs say so)."""
+        """Whether velocities, walls or external loads were set from outside (the
+        outputs say so)."""
         return self._run.info()["driven"]
 
     def step(self, n=1):
