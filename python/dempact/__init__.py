@@ -293,8 +293,8 @@ class Simulation:
         docs/output.md; NAME the case's name). This simulation's first write to a folder
         starts the output there, replacing an earlier output of the same case; later
         writes append to it, also after writes to other folders. A second write of the
-        same step leaves the output as it is, or raises dempact.Error when velocities
-        or walls were set since the first. Returns the path of NAME.h5."""
+        same step leaves the output as it is, or raises dempact.Error when velocities,
+        walls or external loads were set since the first. Returns the path of NAME.h5."""
         return self._run.write_snapshot(_path("write_snapshot: folder", folder))
 
     def close(self):
