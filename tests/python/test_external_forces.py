@@ -229,3 +229,81 @@ def test_wrong_types_refused(tmp_path, value):
     assert isinstance(e.value, TypeError) and "set_external_loads: force" in str(e.value), e.value
     with pytest.raises(TypeError):
         sim.set_external_loads(np.zeros((1, 3)), value if value is not None else "x")
+
+
+# ---- random call sequences with hostile arrays (hypothesis)
+from hypothesis import HealthCheck, event, given, settings, strategies as st  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+
+TINY = __import__("pathlib").Path(__file__).resolve().parent / "tiny.yaml"  # 1 sphere, dt 1 us
+EXAMPLES = 40  # sequences per run
+
+numbers = st.one_of(st.floats(-1e7, 1e7), st.floats(allow_nan=True, allow_infinity=True),
+                    st.sampled_from([0.0, 1e-3, -5e6, 3.2e6, 1e300]))
+good = st.tuples(*[st.floats(-0.1, 0.1)] * 3).map(lambda row: np.array([row]))  # (1, 3)
+arrays = st.one_of(
+    good, good,
+    st.lists(st.tuples(numbers, numbers, numbers), max_size=3).map(
+        lambda rows: np.array(rows, dtype=np.float64).reshape(-1, 3)),
+    st.sampled_from(["x", None, np.zeros(3), np.zeros((1, 4)), [[1, 2, 3]],
+                     np.zeros((1, 3), dtype=np.float32), np.zeros((1, 3), dtype=complex),
+                     np.full((1, 3), np.nan), np.zeros((3, 1))]))
+calls = st.one_of(st.tuples(st.just("set"), arrays, st.one_of(st.none(), arrays)),
+                  st.tuples(st.just("clear")), st.tuples(st.just("step"), st.integers(0, 60)),
+                  st.tuples(st.just("snapshot")))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(calls, min_size=1, max_size=6))
+def test_hostile_load_sequences(program, sequence):
+    """Every call sets what it says (the forces become the weight plus the load) or raises
+    dempact.Error and changes nothing; a step with a load too strong for the domain is
+    stopped by the watchdog; every output written restarts with `dempact run --restart`
+    (exit 0, or 4 where the watchdog had stopped the run: it stops it again)."""
+    sim = dempact.Simulation(TINY)
+    weight = sim.masses[0] * np.array([0.0, 0.0, -G])
+    load = np.zeros(3)
+    stopped = wrote = False
+    with tempfile.TemporaryDirectory() as tmp:
+        out = __import__("pathlib").Path(tmp) / "out"
+        for op in sequence:
+            before = sim.forces.copy()
+            try:
+                if op[0] == "set":
+                    sim.set_external_loads(op[1], op[2])
+                    event("set accepted")
+                    load = np.asarray(op[1], dtype=np.float64)[0]
+                elif op[0] == "clear":
+                    sim.clear_external_loads()
+                    load = np.zeros(3)
+                elif op[0] == "step":
+                    sim.step(op[1])
+                elif op[0] == "snapshot":
+                    sim.write_snapshot(out)
+                    wrote = True
+            except dempact.Error as e:
+                event(f"{op[0]} refused")
+                if op[0] == "set":
+                    assert str(e).startswith("set_external_loads: "), e
+                    assert np.array_equal(sim.forces, before, equal_nan=True)
+                elif "watchdog" in str(e) or "stopped" in str(e):
+                    stopped = True
+                elif op[0] == "snapshot":  # the same step again, after a change
+                    assert "take a step before writing again" in str(e), e
+                else:
+                    raise
+            if not stopped and op[0] in ("set", "clear"):
+                scale = 1e-12 * (np.abs(weight).sum() + np.abs(before).sum() + np.abs(load).sum())
+                assert np.all(np.abs(sim.forces[0] - (weight + load)) <= scale), (sim.forces, load)
+        sim.close()
+        if wrote:
+            path = out / "tiny.h5"
+            last = dempact.read(path)
+            done = subprocess.run([str(program), "run", str(TINY), "--restart", str(path),
+                                   "--end-time", repr((last["step"] + 5) * 1e-6), "--output",
+                                   str(out.parent / "restarted"), "--quiet"],
+                                  capture_output=True, text=True, timeout=60)
+            event("an output restarted")
+            assert done.returncode in ((0, 4) if stopped else (0,)), done.stderr
