@@ -23,9 +23,9 @@
  *        series, k_AA = k_A / 2, so the unlike one is k_AB = 1 / (1/k_A + 1/k_B) =
  *        2 k_AA k_BB / (k_AA + k_BB): the rule E* itself follows from the materials
  *        (1/E*_AB = (1/E*_AA + 1/E*_BB) / 2, whatever the Poisson ratios). LAMMPS mixes
- *        a given hooke stiffness geometrically instead; against a rigid body (k_BB
- *        huge) a soft A deforms alone, and the pair's spring is 2 k_AA, which the
- *        harmonic mean gives and the geometric one does not.
+ *        a given hooke stiffness geometrically instead; against a nearly rigid body
+ *        (k_BB huge) a soft A deforms alone, and the pair's spring is 2 k_AA, which the
+ *        harmonic mean gives and the geometric one (sqrt(k_AA k_BB), huge) does not.
  *    Every other key has no rule (an exponent, v_floor, fit, stiffness_formula, Kostek's
  *    compliances and area): different values leave the pair to an entry of its own.
  *  - A mean mixes two positive values only: 0 (or linear's damping -1) stands for the
