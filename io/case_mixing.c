@@ -350,3 +350,18 @@ void case_mixing_print(FILE *out, const sim_config *cfg)
     }
     yaml_locator_free(&loc);
 }
+
+void case_mixing_note(const sim_config *cfg, const char *message, char *out, size_t len)
+{
+    int k, used = 0;
+    out[0] = '\0';
+    if (sscanf(message, "contacts[%d]%n", &k, &used) != 1 || used == 0 || k < 0 ||
+        k >= cfg->n_bindings || !cfg->bindings[k].mixed)
+        return;
+    const law_binding *b = &cfg->bindings[k];
+    const char *na = cfg->materials[b->material_a].name;
+    const char *nb = cfg->materials[b->material_b].name;
+    snprintf(out, len, " (contacts[%d] is the pair [%s, %s], mixed from contacts[%d] and "
+             "contacts[%d]: change those, or give the pair an entry of its own)", k, na, nb,
+             b->mixed_from[0], b->mixed_from[1]);
+}

@@ -13,4 +13,9 @@
  * (`dempact check`). Prints nothing when no pair was mixed. */
 void case_mixing_print(FILE *out, const sim_config *cfg);
 
+/* For a message that starts with the key path of a mixed pair ("contacts[2].friction...":
+ * the engine names a pair by its index in bindings), a note saying which pair that is
+ * and what it was mixed from, to append to it; "" for any other message. */
+void case_mixing_note(const sim_config *cfg, const char *message, char *out, size_t len);
+
 #endif

@@ -20,6 +20,7 @@
 #include "engine/pair_restitution.h"
 #include "engine/sim.h"
 #include "io/case.h"
+#include "io/case_errors.h"
 
 /* The case: glass and steel beads on a steel floor. contacts: is line 8, the glass entry
  * line 9, the steel entry line 14; each field is one line (a comment where absent), so
@@ -274,6 +275,26 @@ static void test_explicit_entry_wins(void **state)
     sim_config_free(&cfg);
 }
 
+/* A message the engine words about the mixed pair names it by its index in the bindings,
+ * which no entry of the file has: the located message says which pair that is. */
+static void test_engine_message_names_pair(void **state)
+{
+    (void)state;
+    entry glass = {"hertz_tti", "{restitution: 0.5}", "# no friction", "# no rolling"};
+    entry steel = {"hertz_tti", "{restitution: 0.9}", "# no friction", "# no rolling"};
+    sim_config cfg;
+    load_ok(&glass, &steel, NULL, &cfg);
+    char out[1024], want[256];
+    case_locate_error(&cfg, "contacts[2].params: something", out, sizeof out);
+    snprintf(want, sizeof want, "%s:8: contacts[2].params: something (contacts[2] is the pair "
+             "[glass, steel], mixed from contacts[0] and contacts[1]", case_path);
+    if (!strstr(out, want)) fail_msg("'%s' lacks '%s'", out, want);
+    case_locate_error(&cfg, "contacts[1].params: something", out, sizeof out);
+    snprintf(want, sizeof want, "%s:16: contacts[1].params: something", case_path);
+    if (strcmp(out, want)) fail_msg("'%s' is not '%s'", out, want);
+    sim_config_free(&cfg);
+}
+
 /* Entries that do not mix: the message names the file and the contacts line, both
  * entries with their lines, and why. */
 static void test_unmixable(void **state)
@@ -385,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_mixed_closed_form),
         cmocka_unit_test(test_mixed_stiffness),
         cmocka_unit_test(test_explicit_entry_wins),
+        cmocka_unit_test(test_engine_message_names_pair),
         cmocka_unit_test(test_unmixable),
         cmocka_unit_test(test_shipped_cases_mix_nothing),
     };
