@@ -57,15 +57,29 @@ static const char *calibrated_name(const collision_spec *sp)
     return sp->calibrate ? sp->law->calibration->coefficient : "";
 }
 
-static void print_row(FILE *out, int csv, const collision_spec *sp, double e_in,
-                      const collision_result *r, int first, int last, int many)
+/* The tangential and rolling laws a row names: only those given by name, so that a row
+ * without them is what it is without these options. */
+static void print_models(FILE *out, int csv, const collision_request *rq,
+                         const collision_spec *sp)
+{
+    if (rq->friction_model)
+        fprintf(out, csv ? ",%s" : ", \"friction_model\": \"%s\"", rq->friction_model);
+    if (rq->rolling_model)
+        fprintf(out, csv ? ",%s,%.17g" : ", \"rolling_model\": \"%s\", \"rolling\": %.17g",
+                rq->rolling_model, sp->friction.mu_rolling);
+}
+
+static void print_row(FILE *out, int csv, const collision_request *rq, const collision_spec *sp,
+                      double e_in, const collision_result *r, int first, int last, int many)
 {
     if (csv) {
         if (first)
             fprintf(out, "law,velocity,restitution_in,restitution_out,contact_time,peak_force,"
                          "max_overlap,dt,steps,calibrated_coefficient,calibrated_value,"
                          "tangential_velocity,friction,peak_normal_force,peak_tangential_force,"
-                         "sliding_fraction,vx1,vy1,vz1,vx2,vy2,vz2,wx1,wy1,wz1,wx2,wy2,wz2\n");
+                         "sliding_fraction,vx1,vy1,vz1,vx2,vy2,vz2,wx1,wy1,wz1,wx2,wy2,wz2%s%s\n",
+                    rq->friction_model ? ",friction_model" : "",
+                    rq->rolling_model ? ",rolling_model,rolling" : "");
         fprintf(out, "%s,%.17g,%.12g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%s,%.17g,%.17g,%.17g,"
                      "%.17g,%.17g,%.17g",
                 sp->law->name, sp->velocity, e_in, r->restitution_out, r->contact_time,
@@ -76,6 +90,7 @@ static void print_row(FILE *out, int csv, const collision_spec *sp, double e_in,
             for (int a = 0; a < 3; a++) fprintf(out, ",%.17g", r->velocity_out[i][a]);
         for (int i = 0; i < 2; i++)
             for (int a = 0; a < 3; a++) fprintf(out, ",%.17g", r->spin_out[i][a]);
+        print_models(out, csv, rq, sp);
         fprintf(out, "\n");
         return;
     }
@@ -104,6 +119,7 @@ static void print_row(FILE *out, int csv, const collision_spec *sp, double e_in,
         fprintf(out, ", \"%s\": [[%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g]]", names[q],
                 v[0][0], v[0][1], v[0][2], v[1][0], v[1][1], v[1][2]);
     }
+    print_models(out, csv, rq, sp);
     fprintf(out, "}%s\n", many && !last ? "," : "");
     if (last && many) fprintf(out, "]\n");
 }
@@ -138,11 +154,16 @@ static const char *const option_names[COLLISION_N_INPUTS] = {
     [COLLISION_CALIBRATE] = "--calibrate", [COLLISION_FRICTION] = "--friction",
     [COLLISION_TANGENTIAL_RESTITUTION] = "--tangential-restitution",
     [COLLISION_ANGLE] = "--angle", [COLLISION_TANGENTIAL_VELOCITY] = "--tangential-velocity",
-    [COLLISION_SPIN1] = "--spin1", [COLLISION_SPIN2] = "--spin2"};
+    [COLLISION_SPIN1] = "--spin1", [COLLISION_SPIN2] = "--spin2",
+    [COLLISION_FRICTION_MODEL] = "--friction-model",
+    [COLLISION_FRICTION_PARAMS] = "--friction-param", [COLLISION_ROLLING] = "--rolling",
+    [COLLISION_ROLLING_MODEL] = "--rolling-model",
+    [COLLISION_ROLLING_PARAMS] = "--rolling-param"};
 
 /* Parses the options into rq (text to numbers only: every rule on the values is
  * collision_request_build's, shared with dempact.collide()). Returns 0 or an exit status. */
 static int parse_options(int argc, char **argv, collision_request *rq, const char **params,
+                         const char **friction_params, const char **rolling_params,
                          const char **format, const char **sweep)
 {
     enum { O_FORMAT = COLLISION_N_INPUTS + 1, O_SWEEP };
@@ -165,6 +186,11 @@ static int parse_options(int argc, char **argv, collision_request *rq, const cha
         {"tangential-velocity", required_argument, 0, COLLISION_TANGENTIAL_VELOCITY},
         {"spin1", required_argument, 0, COLLISION_SPIN1},
         {"spin2", required_argument, 0, COLLISION_SPIN2},
+        {"friction-model", required_argument, 0, COLLISION_FRICTION_MODEL},
+        {"friction-param", required_argument, 0, COLLISION_FRICTION_PARAMS},
+        {"rolling", required_argument, 0, COLLISION_ROLLING},
+        {"rolling-model", required_argument, 0, COLLISION_ROLLING_MODEL},
+        {"rolling-param", required_argument, 0, COLLISION_ROLLING_PARAMS},
         {0, 0, 0, 0}};
     int c, li = 0;
     optind = 1;
@@ -188,6 +214,19 @@ static int parse_options(int argc, char **argv, collision_request *rq, const cha
             if (rq->n_params == LAW_MAX_PARAMS * 2) return bad("too many --param", optarg);
             params[rq->n_params++] = optarg;
             continue;
+        case COLLISION_FRICTION_MODEL: rq->friction_model = optarg; continue;
+        case COLLISION_ROLLING_MODEL: rq->rolling_model = optarg; continue;
+        case COLLISION_FRICTION_PARAMS:
+            if (rq->n_friction_params == FRICTION_MAX_PARAMS * 2)
+                return bad("too many --friction-param", optarg);
+            friction_params[rq->n_friction_params++] = optarg;
+            continue;
+        case COLLISION_ROLLING_PARAMS:
+            if (rq->n_rolling_params == FRICTION_MAX_PARAMS * 2)
+                return bad("too many --rolling-param", optarg);
+            rolling_params[rq->n_rolling_params++] = optarg;
+            continue;
+        case COLLISION_ROLLING: target = &rq->rolling; break;
         case COLLISION_COHESION_REMOVAL: {
             int on;
             if (cli_parse_switch(optarg, &on))
@@ -243,12 +282,16 @@ int cli_collide(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
     const char *params[LAW_MAX_PARAMS * 2];
+    const char *friction_params[FRICTION_MAX_PARAMS * 2], *rolling_params[FRICTION_MAX_PARAMS * 2];
     const char *format = "json", *sweep = NULL;
     collision_request rq;
     collision_request_defaults(&rq);
     rq.names = option_names;
     rq.params = params;
-    int status = parse_options(argc, argv, &rq, params, &format, &sweep);
+    rq.friction_params = friction_params;
+    rq.rolling_params = rolling_params;
+    int status = parse_options(argc, argv, &rq, params, friction_params, rolling_params,
+                               &format, &sweep);
     if (status) return status;
 
     /* --sweep E1:E2:N gives the restitution N times: with --restitution or a --param
@@ -283,7 +326,7 @@ int cli_collide(int argc, char **argv)
         tuning_from_env(&sp.tuning);
         collision_result r;
         if (collision_run(&sp, &r, err, sizeof err) != 0) return refused(err);
-        print_row(stdout, csv, &sp, e_in, &r, k == 0, k == n_runs - 1, sweep != NULL);
+        print_row(stdout, csv, &rq, &sp, e_in, &r, k == 0, k == n_runs - 1, sweep != NULL);
     }
     return 0;
 }
