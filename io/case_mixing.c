@@ -99,11 +99,14 @@ static int mix_values(mix_rule rule, double a, double b, double mu_a, double mu_
         m->coefficient = !(a > 0.0 && b > 0.0);
     }
     bool zero_ok = rule == MIX_COEFFICIENT || rule == MIX_STATIC;
-    if (isnan(a) || isnan(b) || !(zero_ok ? a >= 0.0 && b >= 0.0 : a > 0.0 && b > 0.0)) {
-        snprintf(why, why_len, "is %g and %g: a %s mixes given values (> 0) only, not %s",
-                 a, b, rule_words(rule), isnan(a) || isnan(b)
-                                             ? "a value left to calibration"
-                                             : "0 or less, which stands for the law's own choice");
+    if (isnan(a) || isnan(b)) {
+        snprintf(why, why_len, "is left to calibration in one entry and %g in the other",
+                 isnan(a) ? b : a);
+        return -1;
+    }
+    if (!(zero_ok ? a >= 0.0 && b >= 0.0 : a > 0.0 && b > 0.0)) {
+        snprintf(why, why_len, "is %g and %g: a %s mixes given values (> 0) only, not 0 or "
+                 "less, which stands for the law's own choice", a, b, rule_words(rule));
         return -1;
     }
     m->value = rule == MIX_HARMONIC ? 2.0 / (1.0 / m->a + 1.0 / m->b) : sqrt(m->a) * sqrt(m->b);
@@ -138,7 +141,8 @@ static void print_value(const mixer *mx, const char *key, const law_param *p, co
 {
     if (!mx->print) return;
     fprintf(mx->print, "%s%s ", first ? "" : ", ", key);
-    if (p && p->choices && m->value >= 0 && m->value == floor(m->value))
+    if (isnan(m->value)) fprintf(mx->print, "solved by calibration");
+    else if (p && p->choices && m->value >= 0 && m->value == floor(m->value))
         fprintf(mx->print, "%s", p->choices[(int)m->value]);
     else fprintf(mx->print, "%.9g", m->value);
     if (m->same) fprintf(mx->print, " (same in both)");

@@ -333,6 +333,9 @@ static void test_unmixable(void **state)
         {glass, {"hertz_tti", "{restitution: 0.9}",
                  "friction: {coefficient: 0.3, model: mindlin, restitution: 0.5}", glass.rolling},
          NULL, "friction.restitution is 0 and 0.5: a geometric mean mixes given values"},
+        {{"hertz_kk", "{restitution: 0.5}", "calibrate: true", "# no rolling"},
+         {"hertz_kk", "{restitution: 0.9, eta: 1000}", "calibrate: true", "# no rolling"}, NULL,
+         "params.eta is left to calibration in one entry and 1000 in the other"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         sim_config cfg;
