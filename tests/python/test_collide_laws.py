@@ -102,3 +102,23 @@ def test_model_types():
     with pytest.raises(dempact.Error, match="friction_params: damping"):
         dempact.collide("hertz", friction=0.3, friction_model="viscous",
                         friction_params={"damping": "x"})
+
+
+@pytest.mark.parametrize("kw", [
+    dict(rolling_model="constant", rolling=math.nan),
+    dict(rolling_model="constant", rolling=math.inf),
+    dict(rolling_model="constant", rolling=-0.1),
+    dict(rolling_model="spring", rolling=0.1, rolling_params={"damping": -1}),
+    dict(rolling_model="spring", rolling=0.1, rolling_params={"damping": math.nan}),
+    dict(friction_model="viscous", friction_params={"damping": math.nan}),
+    dict(friction_model="viscous", friction_params={"damping": math.inf}),
+    dict(friction_model="viscous", friction_params={"damping": 1e300}),
+    dict(friction_model="linear", friction_params={"stiffness": 0.0, "static": math.nan}),
+    dict(friction_model="", friction_params={}),
+    dict(friction_params={"": 1.0}),
+    dict(friction_params=[("damping", 1.0)]),
+])
+def test_hostile_values_refused(kw):
+    """Every value a law's key or coefficient cannot take raises dempact.Error."""
+    with pytest.raises(dempact.Error):
+        dempact.collide("hertz", friction=0.3, **kw)
