@@ -324,33 +324,45 @@ def friction_laws():
     return _core.friction_laws()
 
 
-def _params(params):
+def _params(params, what="params"):
     """params as (name, float or str) pairs: a number, or the name of a choice."""
     if params is None:
         return []
     if not isinstance(params, collections.abc.Mapping):
-        raise Error(f"params: {reprlib.repr(params)} is not a dict of parameter names and values")
+        raise Error(f"{what}: {reprlib.repr(params)} is not a dict of parameter names and values")
     pairs = []
     for key, value in params.items():
         if not isinstance(key, str) or not key or "=" in key or "\0" in key:
-            raise Error(f"params: {reprlib.repr(key)} is not a parameter name")
+            raise Error(f"{what}: {reprlib.repr(key)} is not a parameter name")
         if isinstance(value, str):
             if "\0" in value:
-                raise Error(f"params: {key}: {reprlib.repr(value)} is not a number or a choice's name")
+                raise Error(f"{what}: {key}: {reprlib.repr(value)} is not a number or a choice's name")
             pairs.append((key, value))
         else:
-            pairs.append((key, _number(f"params: {key}", value)))
+            pairs.append((key, _number(f"{what}: {key}", value)))
     return pairs
+
+
+def _model(what, name):
+    """A tangential or rolling law's name, or None."""
+    if name is not None and (not isinstance(name, str) or "\0" in name):
+        raise _WrongType(f"{what}: {reprlib.repr(name)} is not a law's name "
+                         "(see dempact.friction_laws())")
+    return name
 
 
 def collide(law, restitution=None, velocity=1.0, radius=0.01, density=7800.0, young=2e11,
             poisson=0.3, params=None, cohesion_removal=True, dt=0.0, calibrate=False,
             friction=0.0, tangential_restitution=None, angle=None, tangential_velocity=None,
-            spin1=(0.0, 0.0, 0.0), spin2=(0.0, 0.0, 0.0)):
+            spin1=(0.0, 0.0, 0.0), spin2=(0.0, 0.0, 0.0), friction_model=None,
+            friction_params=None, rolling=None, rolling_model=None, rolling_params=None):
     """Two identical spheres collide through the engine, as `dempact collide` runs them;
     returns the dict its JSON output holds. dt: 0 for 1/4000 of the contact time, "auto"
     for the step a run would choose, or a step [s]. params: the law's other parameters
-    by name (a number, or a choice's name). Every number must be an int, a float or a
+    by name (a number, or a choice's name). friction_model: the tangential law by name
+    (None: mindlin) with its keys in friction_params; rolling_model: a rolling law with
+    its coefficient `rolling` and keys in rolling_params (dempact.friction_laws() lists
+    them), as a case's friction and rolling mappings. Every number must be an int, a float or a
     numpy number (not a bool or a string), every flag True or False; the values are
     checked by the rules of `dempact collide` (the same code): anything it refuses raises
     dempact.Error naming the argument. The run is bounded (docs/python.md) and Ctrl-C
@@ -367,4 +379,7 @@ def collide(law, restitution=None, velocity=1.0, radius=0.01, density=7800.0, yo
         _number("friction", friction),
         _optional_number("tangential_restitution", tangential_restitution),
         _optional_number("angle", angle), _optional_number("tangential_velocity", tangential_velocity),
-        _vector("spin1", spin1, _number), _vector("spin2", spin2, _number))
+        _vector("spin1", spin1, _number), _vector("spin2", spin2, _number),
+        _model("friction_model", friction_model), _params(friction_params, "friction_params"),
+        _optional_number("rolling", rolling), _model("rolling_model", rolling_model),
+        _params(rolling_params, "rolling_params"))
