@@ -47,7 +47,11 @@ const char *collision_input_name(collision_input k)
         [COLLISION_CALIBRATE] = "calibrate", [COLLISION_FRICTION] = "friction",
         [COLLISION_TANGENTIAL_RESTITUTION] = "tangential_restitution",
         [COLLISION_ANGLE] = "angle", [COLLISION_TANGENTIAL_VELOCITY] = "tangential_velocity",
-        [COLLISION_SPIN1] = "spin1", [COLLISION_SPIN2] = "spin2"};
+        [COLLISION_SPIN1] = "spin1", [COLLISION_SPIN2] = "spin2",
+        [COLLISION_FRICTION_MODEL] = "friction_model",
+        [COLLISION_FRICTION_PARAMS] = "friction_params", [COLLISION_ROLLING] = "rolling",
+        [COLLISION_ROLLING_MODEL] = "rolling_model",
+        [COLLISION_ROLLING_PARAMS] = "rolling_params"};
     return k >= 0 && k < COLLISION_N_INPUTS ? names[k] : "?";
 }
 

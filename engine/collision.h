@@ -1,7 +1,8 @@
 /* A collision of two identical spheres, run through the engine itself (the same
  * neighbour search, contact list, law code and integrator as a case), and what it
  * measures: the restitution, contact duration, peak force and largest overlap; with
- * friction and a tangential speed (an oblique impact), also the rebound's velocities
+ * friction (any tangential law of models/friction_registry.c, Mindlin by default; any
+ * rolling law) and a tangential speed (an oblique impact), also the rebound's velocities
  * and spins and the peak normal and tangential forces.
  *
  * Frame: x is the line of centres at first touch (sphere 0 on the -x side), y the
@@ -44,7 +45,8 @@ typedef enum collision_input {
     COLLISION_DENSITY, COLLISION_YOUNG, COLLISION_POISSON, COLLISION_PARAMS,
     COLLISION_COHESION_REMOVAL, COLLISION_DT, COLLISION_CALIBRATE, COLLISION_FRICTION,
     COLLISION_TANGENTIAL_RESTITUTION, COLLISION_ANGLE, COLLISION_TANGENTIAL_VELOCITY,
-    COLLISION_SPIN1, COLLISION_SPIN2, COLLISION_N_INPUTS
+    COLLISION_SPIN1, COLLISION_SPIN2, COLLISION_FRICTION_MODEL, COLLISION_FRICTION_PARAMS,
+    COLLISION_ROLLING, COLLISION_ROLLING_MODEL, COLLISION_ROLLING_PARAMS, COLLISION_N_INPUTS
 } collision_input;
 
 /* The neutral name of an input ("velocity", "tangential_velocity", "params", ...), the
@@ -60,7 +62,8 @@ typedef struct collision_spec {
     double velocity;   /* relative normal approach speed V0 [m/s] */
     double tangential_velocity; /* relative tangential speed VT at impact [m/s] */
     double spin[2][3]; /* initial angular velocities of spheres 0 and 1 [rad/s] */
-    contact_friction friction; /* all zero: frictionless */
+    contact_friction friction; /* all zero: frictionless; tangential NULL: Mindlin;
+                                  rolling NULL: no rolling resistance */
     double dt;         /* 0: contact time / steps_per_contact; < 0: the step `run` would
                           choose for these spheres (engine/timestep.h) */
     double steps_per_contact; /* 0: 4000 */

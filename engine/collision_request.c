@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "friction.h"
+#include "../models/friction_law.h"
 
 void collision_request_defaults(collision_request *rq)
 {
@@ -135,6 +136,190 @@ static int check_numbers(const collision_request *rq, char *err, size_t err_len)
     return 0;
 }
 
+/* ------------------------------------------------------------------------------------
+ * The tangential and rolling laws by name with their keys, as a case's friction and
+ * rolling mappings take them (io/case_contacts.c): the registries' names and keys.
+ * ---------------------------------------------------------------------------------- */
+
+static const char *tangential_name(int k) { return tangential_law_at(k)->name; }
+static const char *rolling_name(int k) { return rolling_law_at(k)->name; }
+
+/* "a, b, c": the names of a registry's n laws. */
+static void law_names(char *out, size_t len, const char *(*name_at)(int), int n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < n && used < len; k++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", k ? ", " : "", name_at(k));
+}
+
+/* "its keys are: a, b" or "it takes no keys", for the n keys params[]. */
+static void key_names(char *out, size_t len, const law_param *params, int n)
+{
+    size_t used = (size_t)snprintf(out, len, n ? "its keys are: " : "it takes no keys");
+    for (int k = 0; k < n && used < len; k++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", k ? ", " : "", params[k].name);
+}
+
+/* One "KEY=VALUE" of `option` for the law `model` (its keys params[n]) into values[]:
+ * 0, or -1 with a message. given[k] marks the keys set (a second time is refused). */
+static int set_key(const collision_request *rq, collision_input option, const char *model,
+                   const law_param *params, int n, double *values, bool *given,
+                   const char *kv, char *err, size_t err_len)
+{
+    char key[64], keys[256], msg[256];
+    param_key(kv, key, sizeof key);
+    int k = *key ? friction_param_index(params, n, key) : -1;
+    if (!*key) {
+        snprintf(err, err_len, "%s takes KEY=VALUE: '%s'", name_of(rq, option), kv);
+        return -1;
+    }
+    if (k < 0) {
+        key_names(keys, sizeof keys, params, n);
+        snprintf(err, err_len, "%s: model %s takes no key '%s'; %s (see dempact laws --friction)",
+                 name_of(rq, option), model, key, keys);
+        return -1;
+    }
+    if (given[k]) {
+        snprintf(err, err_len, "%s: '%s' is given twice", name_of(rq, option), key);
+        return -1;
+    }
+    /* the value read as --param reads a normal law's (law_param_set reads only the name
+     * and the parameters of the law it is given) */
+    const dem_law as_law = {.name = model, .params = params, .n_params = n};
+    if (law_param_set(&as_law, values, kv, msg, sizeof msg) < 0) {
+        snprintf(err, err_len, "%s: %s", name_of(rq, option), msg);
+        return -1;
+    }
+    given[k] = true;
+    return 0;
+}
+
+/* Every key the law requires (a NAN default) given: 0, or -1 naming the first missing. */
+static int required_keys(const collision_request *rq, collision_input model_option,
+                         collision_input keys_option, const char *model,
+                         const law_param *params, int n, const double *values, char *err,
+                         size_t err_len)
+{
+    for (int k = 0; k < n; k++)
+        if (isnan(values[k])) {
+            snprintf(err, err_len, "%s %s needs %s %s=VALUE (%s [%s])",
+                     name_of(rq, model_option), model, name_of(rq, keys_option),
+                     params[k].name, params[k].help, params[k].unit);
+            return -1;
+        }
+    return 0;
+}
+
+/* friction (mu), the tangential law (Mindlin unless named) and its keys into *f. */
+static int build_friction(const collision_request *rq, contact_friction *f, char *err,
+                          size_t err_len)
+{
+    const bool named = rq->friction_model != NULL;
+    f->mu = rq->friction;
+    if ((named || rq->n_friction_params > 0) && !(rq->friction > 0.0)) {
+        snprintf(err, err_len, "%s needs %s > 0",
+                 name_of(rq, named ? COLLISION_FRICTION_MODEL : COLLISION_FRICTION_PARAMS),
+                 name_of(rq, COLLISION_FRICTION));
+        return -1;
+    }
+    if (!named && rq->n_friction_params == 0) { /* Mindlin, as a case without model */
+        if (rq->given[COLLISION_TANGENTIAL_RESTITUTION])
+            friction_set_tangential_param(f, "restitution", rq->tangential_restitution);
+        return 0;
+    }
+    const tangential_law *law =
+        named ? tangential_law_find(rq->friction_model) : tangential_law_at(0);
+    if (!law) {
+        char known[256];
+        law_names(known, sizeof known, tangential_name, tangential_law_count());
+        snprintf(err, err_len, "%s: unknown tangential law '%s'; the tangential laws are: %s",
+                 name_of(rq, COLLISION_FRICTION_MODEL), rq->friction_model, known);
+        return -1;
+    }
+    f->tangential = law;
+    friction_param_defaults(law->params, law->n_params, f->tangential_params);
+    bool given[FRICTION_MAX_PARAMS] = {false};
+    for (int q = 0; q < rq->n_friction_params; q++)
+        if (set_key(rq, COLLISION_FRICTION_PARAMS, law->name, law->params, law->n_params,
+                    f->tangential_params, given, rq->friction_params[q], err, err_len))
+            return -1;
+    if (rq->given[COLLISION_TANGENTIAL_RESTITUTION]) {
+        int k = friction_param_index(law->params, law->n_params, "restitution");
+        char keys[256];
+        key_names(keys, sizeof keys, law->params, law->n_params);
+        if (k < 0) {
+            snprintf(err, err_len, "%s: model %s has no tangential restitution; %s",
+                     name_of(rq, COLLISION_TANGENTIAL_RESTITUTION), law->name, keys);
+            return -1;
+        }
+        if (given[k]) {
+            snprintf(err, err_len, "%s and %s restitution=: give the tangential restitution once",
+                     name_of(rq, COLLISION_TANGENTIAL_RESTITUTION),
+                     name_of(rq, COLLISION_FRICTION_PARAMS));
+            return -1;
+        }
+        f->tangential_params[k] = rq->tangential_restitution;
+    }
+    if (required_keys(rq, COLLISION_FRICTION_MODEL, COLLISION_FRICTION_PARAMS, law->name,
+                      law->params, law->n_params, f->tangential_params, err, err_len))
+        return -1;
+    char why[160] = "";
+    int k = law->check ? law->check(f->tangential_params, f->mu, why, sizeof why) : -1;
+    if (k >= 0) {
+        snprintf(err, err_len, "%s: %s = %g %s", name_of(rq, COLLISION_FRICTION_PARAMS),
+                 law->params[k].name, f->tangential_params[k], why);
+        return -1;
+    }
+    return 0;
+}
+
+/* The rolling law (none unless named), its coefficient and keys into *f. */
+static int build_rolling(const collision_request *rq, contact_friction *f, char *err,
+                         size_t err_len)
+{
+    const char *model = name_of(rq, COLLISION_ROLLING_MODEL);
+    char known[256];
+    law_names(known, sizeof known, rolling_name, rolling_law_count());
+    if (!rq->rolling_model) {
+        if (rq->given[COLLISION_ROLLING] || rq->n_rolling_params > 0) {
+            snprintf(err, err_len, "%s needs %s NAME (one of: %s)",
+                     name_of(rq, rq->given[COLLISION_ROLLING] ? COLLISION_ROLLING
+                                                              : COLLISION_ROLLING_PARAMS),
+                     model, known);
+            return -1;
+        }
+        return 0;
+    }
+    const rolling_law *law = rolling_law_find(rq->rolling_model);
+    if (!law) {
+        snprintf(err, err_len, "%s: unknown rolling law '%s'; the rolling laws are: %s", model,
+                 rq->rolling_model, known);
+        return -1;
+    }
+    if (!rq->given[COLLISION_ROLLING]) {
+        snprintf(err, err_len, "%s needs %s MU_R (the rolling resistance coefficient, in [0, %g])",
+                 model, name_of(rq, COLLISION_ROLLING), ROLLING_MAX_COEFFICIENT);
+        return -1;
+    }
+    if (!(rq->rolling >= 0.0 && rq->rolling <= ROLLING_MAX_COEFFICIENT)) {
+        snprintf(err, err_len, "%s: %g is not a rolling resistance coefficient in [0, %g] (mu_r "
+                 "R* is the lever arm of the resisting torque, which cannot lie outside the "
+                 "sphere)", name_of(rq, COLLISION_ROLLING), rq->rolling, ROLLING_MAX_COEFFICIENT);
+        return -1;
+    }
+    f->rolling = law;
+    f->mu_rolling = rq->rolling;
+    friction_param_defaults(law->params, law->n_params, f->rolling_params);
+    bool given[FRICTION_MAX_PARAMS] = {false};
+    for (int q = 0; q < rq->n_rolling_params; q++)
+        if (set_key(rq, COLLISION_ROLLING_PARAMS, law->name, law->params, law->n_params,
+                    f->rolling_params, given, rq->rolling_params[q], err, err_len))
+            return -1;
+    return required_keys(rq, COLLISION_ROLLING_MODEL, COLLISION_ROLLING_PARAMS, law->name,
+                         law->params, law->n_params, f->rolling_params, err, err_len);
+}
+
 int collision_request_build(const collision_request *rq, collision_spec *sp, double *e_in,
                             char *err, size_t err_len)
 {
@@ -210,8 +395,8 @@ int collision_request_build(const collision_request *rq, collision_spec *sp, dou
                               : rq->given[COLLISION_TANGENTIAL_VELOCITY] ? rq->tangential_velocity
                                                                           : 0.0;
     memcpy(sp->spin, rq->spin, sizeof sp->spin);
-    sp->friction.mu = rq->friction;
-    if (rq->given[COLLISION_TANGENTIAL_RESTITUTION])
-        friction_set_tangential_param(&sp->friction, "restitution", rq->tangential_restitution);
+    if (build_friction(rq, &sp->friction, err, err_len) ||
+        build_rolling(rq, &sp->friction, err, err_len))
+        return -1;
     return 0;
 }

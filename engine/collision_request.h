@@ -28,12 +28,23 @@ typedef struct collision_request {
     bool dt_auto;
     double friction, tangential_restitution, angle, tangential_velocity;
     double spin[2][3];
+    /* The tangential law by name (NULL: Mindlin) and its keys as "KEY=VALUE", as a case's
+     * friction.model and its keys; the rolling law (NULL: none) with its coefficient
+     * `rolling` and keys, as a case's rolling mapping. */
+    const char *friction_model;
+    const char *const *friction_params;
+    int n_friction_params;
+    double rolling;
+    const char *rolling_model;
+    const char *const *rolling_params;
+    int n_rolling_params;
     bool given[COLLISION_N_INPUTS];     /* which of the optional inputs were given */
     const char *const *names;           /* the entrance's names (NULL: collision_input_name) */
 } collision_request;
 
 /* The defaults of `dempact collide`: R = 0.01 m, steel, V0 = 1 m/s, head on, no spin,
- * frictionless, cohesion removal on, the default step; nothing given. */
+ * frictionless (Mindlin when a friction coefficient is given), no rolling resistance,
+ * cohesion removal on, the default step; nothing given. */
 void collision_request_defaults(collision_request *rq);
 
 /* Checks rq and fills *sp (and *e_in: the restitution the law is asked for, NAN if it

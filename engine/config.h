@@ -42,6 +42,10 @@ typedef struct law_binding {
     bool cohesion_removal;
     bool calibrate; /* solve the damping coefficient so that restitution is exact */
     contact_friction friction;
+    /* A pair the case gives no entry, mixed from its two materials' entries with
+     * themselves (io/case_mixing.c): mixed_from holds their indices in bindings. */
+    bool mixed;
+    int mixed_from[2];
 } law_binding;
 
 typedef enum wall_kind {

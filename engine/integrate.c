@@ -1,6 +1,8 @@
 /* Velocity Verlet over the particles (integrate.h). */
 #include "integrate.h"
 
+#include "external_loads.h"
+
 /* Each local particle's force starts as its weight, its torque as zero; the pair
  * list's blocks then add to them (force_loop_run). Within a step
  * integrate_advance_positions does this in its own pass over the particles; this is for
@@ -59,11 +61,14 @@ enum { CROSS_AHEAD = 16 };
  * pairs, then its wall contacts, in list order. Within a step (`correct`), the
  * particle's force is then final, and the same pass, block by block, corrects its
  * predicted velocity (integrate_advance_positions): v += dt/2 (a(n+1) - a(n)).
- * Without friction nothing exerts a torque (sim_spin_free): torques and spins are
- * left as they are. */
+ * Without friction no contact exerts a torque (sim_spin_free): torques and spins are
+ * left as they are, unless an external torque turns them. The external loads
+ * (external_loads.h), where set, end each block's sums, and the step's work they did is
+ * booked. */
 void integrate_add_stored_forces(sim *s, const int correct)
 {
-    const int torques = !sim_spin_free(s);
+    const int torques = !sim_spin_free(s), external = external_loads_set(s),
+              spins = torques || external_loads_turn(s);
     particle_store *p = &s->p;
     const contact_list *c = &s->pairs, *w = &s->wall_pairs;
     const double h = 0.5 * s->dt;
@@ -96,10 +101,12 @@ void integrate_add_stored_forces(sim *s, const int correct)
             p->fx[i] = f[0]; p->fy[i] = f[1]; p->fz[i] = f[2];
             if (torques) { p->tx[i] = t[0]; p->ty[i] = t[1]; p->tz[i] = t[2]; }
         }
+        if (external) external_loads_add(p, lo, hi);
         /* the block's forces are final: its velocities are corrected while in cache
          * (ghosts follow at the next ghost update) */
-        if (correct) correct_block(p, h, lo, hi, torques);
+        if (correct) correct_block(p, h, lo, hi, spins);
     }
+    if (correct && external) external_loads_book(s);
 }
 
 /* integrate_advance_positions for particles [lo, hi): the kick, drift and prediction in
@@ -170,7 +177,7 @@ advance_block(const sim *s, particle_store *p, double dt, size_t lo, size_t hi,
  * rebuild's reordering carries the started sums with their particles. */
 double integrate_advance_positions(const sim *s, particle_store *p, double dt)
 {
-    const int spins = !sim_spin_free(s);
+    const int spins = !sim_spin_free(s) || external_loads_turn(s);
     double worst = 0.0;
     const size_t n_blocks = (p->n_local + PARTICLE_BLOCK - 1) / PARTICLE_BLOCK;
     #pragma omp parallel for reduction(max : worst) schedule(static) if (p->n_local > s->parallel_min)

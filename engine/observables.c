@@ -43,14 +43,16 @@ void sim_observe(const sim *s, sim_observables *o)
     o->dissipated_plasticity = work[SIM_WORK_PLASTIC] - stored[SIM_WORK_PLASTIC];
     o->dissipated_friction = work[SIM_WORK_TANGENTIAL] - stored[SIM_WORK_TANGENTIAL];
     o->dissipated_rolling = work[SIM_WORK_ROLLING] - stored[SIM_WORK_ROLLING];
-    /* E(t) + dissipated + stored - E(0) - the moving walls' work on the particles */
+    /* E(t) + dissipated + stored - E(0) - the moving walls' and the external loads'
+     * work on the particles */
     double wall_work = 0.0;
     for (size_t w = 0; w < s->walls.n && s->walls.work; w++) wall_work += s->walls.work[w];
     o->energy_residual = s->cfg.n_inlets > 0 || s->cfg.n_outlets > 0
                              ? NAN
                              : ek + er + eg + o->elastic_energy + o->dissipated_damping +
                                    o->dissipated_plasticity + o->dissipated_friction +
-                                   o->dissipated_rolling - s->initial_energy - wall_work;
+                                   o->dissipated_rolling - s->initial_energy - wall_work -
+                                   s->external_work;
 
     /* a rank counts the pairs whose first particle it owns (in one process: all) */
     double worst = 0.0;

@@ -26,8 +26,8 @@ typedef struct sim_observables {
     double dissipated_plasticity; /* by plastic laws (kostek) */
     double energy_residual;     /* the balance's residual, what the time integration made
                                    or lost: kinetic + gravitational + stored + dissipated
-                                   - the start's (sim.initial_energy) - the walls' work on
-                                   the particles; NAN for an open system (inlets or
+                                   - the start's (sim.initial_energy) - the walls' and the
+                                   external loads' work on the particles; NAN for an open system (inlets or
                                    outlets: what enters and leaves is not booked) */
     int64_t n_contacts;         /* touching particle-particle pairs */
     int64_t n_wall_contacts;    /* touching particle-wall pairs */

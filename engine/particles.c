@@ -23,6 +23,9 @@
         p->field = q;                                                              \
     } while (0);
 
+/* The external loads' arrays resize with the others where they are set. */
+#define EXTERNAL_RESIZE(HOW, k) if (p->external[k]) HOW(external[k], double)
+
 /* (a failed shrink leaves that array larger than needed, which is no harm) */
 #define SHRINK(field, type)                                                        \
     do {                                                                           \
@@ -34,6 +37,7 @@ int particles_reserve(particle_store *p, size_t capacity)
 {
     if (capacity <= p->capacity) return 0;
     PARTICLE_FIELDS(GROW)
+    for (int k = 0; k < 6; k++) EXTERNAL_RESIZE(GROW, k)
     p->capacity = capacity;
     return 0;
 }
@@ -43,6 +47,7 @@ void particles_shrink(particle_store *p)
     size_t capacity = p->n_total + p->n_total / 8 + 16;
     if (capacity >= p->capacity) return;
     PARTICLE_FIELDS(SHRINK)
+    for (int k = 0; k < 6; k++) EXTERNAL_RESIZE(SHRINK, k)
     p->capacity = capacity;
 }
 
@@ -69,6 +74,7 @@ int particles_init(particle_store *p, size_t capacity)
 void particles_free(particle_store *p)
 {
     PARTICLE_FIELDS(FREE)
+    for (int k = 0; k < 6; k++) field_free(p->external[k]);
     field_free(p->ghost_owner);
     field_free(p->ghost_shift);
     memset(p, 0, sizeof *p);
@@ -99,6 +105,8 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
     p->tx0[i] = p->ty0[i] = p->tz0[i] = 0.0;
     p->vhx[i] = p->vx[i]; p->vhy[i] = p->vy[i]; p->vhz[i] = p->vz[i];
     p->whx[i] = p->why[i] = p->whz[i] = 0.0;
+    for (int k = 0; k < 6; k++)
+        if (p->external[k]) p->external[k][i] = 0.0; /* no load until one is set */
     return (long)i;
 }
 
@@ -116,6 +124,8 @@ size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_i
             MOVE(tx); MOVE(ty); MOVE(tz); MOVE(fx0); MOVE(fy0); MOVE(fz0);
             MOVE(tx0); MOVE(ty0); MOVE(tz0); MOVE(vhx); MOVE(vhy); MOVE(vhz);
             MOVE(whx); MOVE(why); MOVE(whz);
+            for (int k = 0; k < 6; k++)
+                if (p->external[k]) MOVE(external[k]);
 #undef MOVE
         }
         kept++;
@@ -159,6 +169,8 @@ int particles_permute(particle_store *p, const size_t *from)
     void *array[PARTICLE_ARRAYS];
     size_t size[PARTICLE_ARRAYS], n_arrays = particles_arrays(p, array, size);
     for (size_t k = 0; k < n_arrays; k++) permute_array(array[k], size[k], from, n, scratch);
+    for (int k = 0; k < 6; k++)
+        if (p->external[k]) permute_array(p->external[k], sizeof(double), from, n, scratch);
     free(scratch);
     return 0;
 }

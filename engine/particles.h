@@ -29,6 +29,12 @@ typedef struct particle_store {
      * positions (local particles and remote ghosts; a periodic ghost reads its owner's):
      * the springs' increments */
     double *vhx, *vhy, *vhz, *whx, *why, *whz;
+    /* the external loads set from outside the engine (engine/external_loads.h), by
+     * component: force x, y, z [N], then torque x, y, z [N m], per local particle; NULL
+     * where none is set (the torques may be NULL alone). Moved with their particles by
+     * particles_remove and particles_permute, 0 for a particle particles_add appends; not
+     * among particles_arrays' (a split run takes none) */
+    double *external[6];
     /* ghosts only (ghost g is entry n_local + g): the local particle it copies and the
      * periodic shift added to that particle's position; particles_owner() */
     size_t *ghost_owner;  /* ghost_capacity */

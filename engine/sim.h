@@ -109,6 +109,8 @@ typedef struct sim {
     double *chunk_work;       /* per-chunk partial sums, combined in chunk order */
     struct exact_sum *chunk_exact; /* the same summed exactly (cfg.reproducible) */
     size_t chunk_work_capacity;
+    double external_work;     /* done on the particles by the external loads since t = 0
+                                 [J] (engine/external_loads.h) */
 
     double initial_energy;    /* kinetic, gravitational and stored energy of the state the
                               case creates (a restart makes the same state first): the

@@ -1,6 +1,7 @@
 /* The checks across the sections, once all are read: the walls hold the particles
  * (against gravity, and every source on the inner side of every plane), and every
- * pair of materials that can touch has a contact entry. */
+ * pair of materials that can touch has a contact entry, or one mixed from its
+ * materials' own entries (case_mixing.c). */
 #include "case_internal.h"
 
 #include <math.h>
@@ -198,7 +199,8 @@ int case_check_walls_reach(case_reader *c)
 }
 
 /* ------------------------------------------------------------------------------------
- * Every pair of materials that can touch needs a contact entry.
+ * Every pair of materials that can touch needs a contact entry, or one mixed from the
+ * entries of its two materials with themselves.
  * ---------------------------------------------------------------------------------- */
 
 static bool has_binding(const sim_config *cfg, int a, int b)
@@ -234,6 +236,15 @@ int case_check_contact_pairs(case_reader *c)
                          (in_particles[a] && in_walls[b]) || (in_walls[a] && in_particles[b]);
             if (!touch || has_binding(cfg, a, b)) continue;
             bool wall = !(in_particles[a] && in_particles[b]);
+            int mixed = a != b ? case_mix_pair(c, a, b, wall ? "particles on a wall"
+                                                             : "particles on particles")
+                               : 0;
+            if (mixed < 0) {
+                free(in_particles);
+                free(in_walls);
+                return -1;
+            }
+            if (mixed) continue;
             if (used < sizeof missing) {
                 int w = snprintf(missing + used, sizeof missing - used, "%s[%s, %s] (%s)",
                                  n_missing ? ", " : "", cfg->materials[a].name,
@@ -248,5 +259,6 @@ int case_check_contact_pairs(case_reader *c)
     if (n_missing == 0) return 0;
     return case_fail_at(c, "contacts",
                         "contacts: no entry for %s; every pair of materials that can touch needs "
-                        "one ('- materials: [a, b]' with a law)", missing);
+                        "one ('- materials: [a, b]' with a law), or, for two materials a and b, "
+                        "entries [a, a] and [b, b] to mix it from", missing);
 }

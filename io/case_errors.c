@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "case_mixing.h"
 #include "yaml_locator.h"
 
 /* Length of the key path at the start of message ("contacts[2].params"), or 0. */
@@ -35,6 +36,8 @@ void case_locate_error(const sim_config *cfg, const char *message, char *out, si
             line = yaml_locator_line(&loc, path);
         yaml_locator_free(&loc);
     }
-    if (line > 0) snprintf(out, out_len, "%s:%d: %s", file, line, message);
-    else snprintf(out, out_len, "%s: %s", file, message);
+    char note[256];
+    case_mixing_note(cfg, message, note, sizeof note);
+    if (line > 0) snprintf(out, out_len, "%s:%d: %s%s", file, line, message, note);
+    else snprintf(out, out_len, "%s: %s%s", file, message, note);
 }

@@ -301,6 +301,12 @@ int case_check_walls_hold(case_reader *c);
 int case_check_walls_reach(case_reader *c);
 int case_check_contact_pairs(case_reader *c);
 
+/* The pair [a, b] (a != b), which can touch (`touch`: how, for the message) and has no
+ * entry, mixed from the entries [a, a] and [b, b] and appended to cfg->bindings
+ * (case_mixing.c): 1; 0 if either entry is missing; -1 with a message naming both
+ * entries and their lines if they do not mix. */
+int case_mix_pair(case_reader *c, int a, int b, const char *touch);
+
 /* Every speed at most CASE_MAX_SPEED (case_speeds.c). */
 int case_check_speeds(case_reader *c);
 

@@ -10,6 +10,7 @@
 #include "tuning_env.h"
 #include "case.h"
 #include "case_errors.h"
+#include "case_mixing.h"
 #include "engine/pair_restitution.h"
 #include "output_schedule.h"
 #include "engine/sim.h"
@@ -178,6 +179,7 @@ static void summary(const sim_config *cfg, const sim *s)
                cfg->materials[b->material_b].name, b->law->name,
                b->calibrate ? " (calibrated)" : "");
     }
+    case_mixing_print(stdout, cfg);
     double end = cfg->end_time;
     run_schedule plan; /* sim_create checked it */
     char err[512];

@@ -17,7 +17,9 @@ static void usage(FILE *out)
             "         [--radius R] [--density RHO] [--young Y] [--poisson NU]\n"
             "         [--param KEY=VALUE ...] [--cohesion-removal on|off] [--dt DT|auto]\n"
             "         [--calibrate] [--sweep E1:E2:N] [--format json|csv]\n"
-            "         [--friction MU [--tangential-restitution ET]]\n"
+            "         [--friction MU [--tangential-restitution ET] [--friction-model NAME]\n"
+            "          [--friction-param KEY=VALUE ...]]\n"
+            "         [--rolling-model NAME --rolling MU_R [--rolling-param KEY=VALUE ...]]\n"
             "         [--angle DEG | --tangential-velocity VT] [--spin1 WX,WY,WZ] [--spin2 WX,WY,WZ]\n\n"
             "Runs two identical spheres at relative normal speed V0 through the engine (same\n"
             "neighbour search, contact list, law code and integrator as `run`) and prints the\n"
@@ -26,30 +28,40 @@ static void usage(FILE *out)
             "evenly spaced from E1 to E2. --calibrate solves the law's damping coefficient\n"
             "(chi, eta, xi or alpha) so that the collision restitutes exactly E, and prints it.\n\n"
             "Oblique impact with friction: --friction MU turns on Coulomb friction with the\n"
-            "Mindlin tangential spring (models/tangential_spring.c), its dashpot set by ET\n"
-            "(default: the law's restitution). --tangential-velocity VT gives the spheres a relative\n"
-            "tangential speed VT at impact (x: line of centres at first touch, sphere 1 moves\n"
-            "at +V0/2 along x and +VT/2 along y, sphere 2 the opposite); --angle DEG is the\n"
-            "same with VT = V0 tan(DEG), DEG measured from the line of centres. --spin1 and\n"
-            "--spin2 set initial angular velocities [rad/s]. The output also holds both\n"
-            "spheres' velocities and angular velocities after the rebound, the peak normal\n"
-            "and tangential forces, and the fraction of the contact's steps at which it slid.\n\n"
+            "tangential law --friction-model NAME (default mindlin, the Mindlin no-slip spring\n"
+            "whose dashpot ET sets, by default the law's restitution) and its keys, each\n"
+            "--friction-param KEY=VALUE, as a case's friction.model and its keys (dempact laws\n"
+            "--friction lists them). --rolling-model NAME --rolling MU_R adds a rolling law\n"
+            "with its coefficient and keys, each --rolling-param KEY=VALUE, as a case's rolling\n"
+            "mapping. A law named appears in the output (friction_model; rolling_model and\n"
+            "rolling). --tangential-velocity VT gives the spheres a relative tangential speed\n"
+            "VT at impact (x: line of centres at first touch, sphere 1 moves at +V0/2 along x\n"
+            "and +VT/2 along y, sphere 2 the opposite); --angle DEG is the same with VT = V0\n"
+            "tan(DEG), DEG measured from the line of centres. --spin1 and --spin2 set initial\n"
+            "angular velocities [rad/s]. The output also holds both spheres' velocities and\n"
+            "angular velocities after the rebound, the peak normal and tangential forces, and\n"
+            "the fraction of the contact's steps at which it slid.\n\n"
             "defaults: R = 0.01 m, steel (7800 kg/m^3, 2e11 Pa, 0.3), V0 = 1 m/s, head on,\n"
             "no spin, frictionless, cohesion removal on, DT = 1/4000 of the law's contact-time\n"
             "estimate (--dt auto: the step `dempact run` would choose for these spheres,\n"
             "min(0.2 x Rayleigh time, contact time / 50)), format json.\n\n"
-            "Limits (the same for dempact.collide() in Python, checked by the same code):\n"
-            "every number finite; speeds (V0, VT, a surface's |w| R) at most 1e4 m/s;\n"
-            "--restitution within the law's range and not with --param restitution= or\n"
-            "--sweep; --angle or --tangential-velocity, not both. The work is bounded: the\n"
+            "Limits (the same for dempact.collide() in Python, checked by the same code): every\n"
+            "number finite; speeds (V0, VT, a surface's |w| R) at most 1e4 m/s; --restitution\n"
+            "within the law's range and not with --param restitution= or --sweep; --angle or\n"
+            "--tangential-velocity, not both; a tangential or rolling law known by name, each\n"
+            "of its keys its own, in range and given once, every key it requires given\n"
+            "(--friction-model linear: stiffness; viscous: damping), the tangential restitution\n"
+            "once (ET or restitution=) and only for a law that has one; --friction-model and\n"
+            "--friction-param only with MU > 0; --rolling in [0, 1], and --rolling,\n"
+            "--rolling-model and --rolling-param only together. The work is bounded: the\n"
             "spheres start at most 100,000 steps of approach apart (0.01 R, less for a slow\n"
             "impact or a small step; the impact is at V0 whatever the gap); a DT that would\n"
             "resolve the contact by more than 200,000 steps is refused (give a larger --dt or\n"
             "--velocity), as is a V0 at which the spheres close by less than 1e-9 R over the\n"
             "contact; a contact that never separates gives up after 2,000,000 steps, a\n"
             "calibration after 1e8 integration steps. A run whose overlap passes half the\n"
-            "radius, whose dashpot the step cannot integrate (c dt / m* > 1) or whose\n"
-            "results are not finite fails with the reason. Exit status 2 for all of these.\n");
+            "radius, whose dashpot the step cannot integrate (c dt / m* > 1) or whose results\n"
+            "are not finite fails with the reason. Exit status 2 for all of these.\n");
 }
 
 static const char *calibrated_name(const collision_spec *sp)
@@ -57,15 +69,29 @@ static const char *calibrated_name(const collision_spec *sp)
     return sp->calibrate ? sp->law->calibration->coefficient : "";
 }
 
-static void print_row(FILE *out, int csv, const collision_spec *sp, double e_in,
-                      const collision_result *r, int first, int last, int many)
+/* The tangential and rolling laws a row names: only those given by name, so that a row
+ * without them is what it is without these options. */
+static void print_models(FILE *out, int csv, const collision_request *rq,
+                         const collision_spec *sp)
+{
+    if (rq->friction_model)
+        fprintf(out, csv ? ",%s" : ", \"friction_model\": \"%s\"", rq->friction_model);
+    if (rq->rolling_model)
+        fprintf(out, csv ? ",%s,%.17g" : ", \"rolling_model\": \"%s\", \"rolling\": %.17g",
+                rq->rolling_model, sp->friction.mu_rolling);
+}
+
+static void print_row(FILE *out, int csv, const collision_request *rq, const collision_spec *sp,
+                      double e_in, const collision_result *r, int first, int last, int many)
 {
     if (csv) {
         if (first)
             fprintf(out, "law,velocity,restitution_in,restitution_out,contact_time,peak_force,"
                          "max_overlap,dt,steps,calibrated_coefficient,calibrated_value,"
                          "tangential_velocity,friction,peak_normal_force,peak_tangential_force,"
-                         "sliding_fraction,vx1,vy1,vz1,vx2,vy2,vz2,wx1,wy1,wz1,wx2,wy2,wz2\n");
+                         "sliding_fraction,vx1,vy1,vz1,vx2,vy2,vz2,wx1,wy1,wz1,wx2,wy2,wz2%s%s\n",
+                    rq->friction_model ? ",friction_model" : "",
+                    rq->rolling_model ? ",rolling_model,rolling" : "");
         fprintf(out, "%s,%.17g,%.12g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%s,%.17g,%.17g,%.17g,"
                      "%.17g,%.17g,%.17g",
                 sp->law->name, sp->velocity, e_in, r->restitution_out, r->contact_time,
@@ -76,6 +102,7 @@ static void print_row(FILE *out, int csv, const collision_spec *sp, double e_in,
             for (int a = 0; a < 3; a++) fprintf(out, ",%.17g", r->velocity_out[i][a]);
         for (int i = 0; i < 2; i++)
             for (int a = 0; a < 3; a++) fprintf(out, ",%.17g", r->spin_out[i][a]);
+        print_models(out, csv, rq, sp);
         fprintf(out, "\n");
         return;
     }
@@ -104,6 +131,7 @@ static void print_row(FILE *out, int csv, const collision_spec *sp, double e_in,
         fprintf(out, ", \"%s\": [[%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g]]", names[q],
                 v[0][0], v[0][1], v[0][2], v[1][0], v[1][1], v[1][2]);
     }
+    print_models(out, csv, rq, sp);
     fprintf(out, "}%s\n", many && !last ? "," : "");
     if (last && many) fprintf(out, "]\n");
 }
@@ -138,11 +166,16 @@ static const char *const option_names[COLLISION_N_INPUTS] = {
     [COLLISION_CALIBRATE] = "--calibrate", [COLLISION_FRICTION] = "--friction",
     [COLLISION_TANGENTIAL_RESTITUTION] = "--tangential-restitution",
     [COLLISION_ANGLE] = "--angle", [COLLISION_TANGENTIAL_VELOCITY] = "--tangential-velocity",
-    [COLLISION_SPIN1] = "--spin1", [COLLISION_SPIN2] = "--spin2"};
+    [COLLISION_SPIN1] = "--spin1", [COLLISION_SPIN2] = "--spin2",
+    [COLLISION_FRICTION_MODEL] = "--friction-model",
+    [COLLISION_FRICTION_PARAMS] = "--friction-param", [COLLISION_ROLLING] = "--rolling",
+    [COLLISION_ROLLING_MODEL] = "--rolling-model",
+    [COLLISION_ROLLING_PARAMS] = "--rolling-param"};
 
 /* Parses the options into rq (text to numbers only: every rule on the values is
  * collision_request_build's, shared with dempact.collide()). Returns 0 or an exit status. */
 static int parse_options(int argc, char **argv, collision_request *rq, const char **params,
+                         const char **friction_params, const char **rolling_params,
                          const char **format, const char **sweep)
 {
     enum { O_FORMAT = COLLISION_N_INPUTS + 1, O_SWEEP };
@@ -165,6 +198,11 @@ static int parse_options(int argc, char **argv, collision_request *rq, const cha
         {"tangential-velocity", required_argument, 0, COLLISION_TANGENTIAL_VELOCITY},
         {"spin1", required_argument, 0, COLLISION_SPIN1},
         {"spin2", required_argument, 0, COLLISION_SPIN2},
+        {"friction-model", required_argument, 0, COLLISION_FRICTION_MODEL},
+        {"friction-param", required_argument, 0, COLLISION_FRICTION_PARAMS},
+        {"rolling", required_argument, 0, COLLISION_ROLLING},
+        {"rolling-model", required_argument, 0, COLLISION_ROLLING_MODEL},
+        {"rolling-param", required_argument, 0, COLLISION_ROLLING_PARAMS},
         {0, 0, 0, 0}};
     int c, li = 0;
     optind = 1;
@@ -188,6 +226,19 @@ static int parse_options(int argc, char **argv, collision_request *rq, const cha
             if (rq->n_params == LAW_MAX_PARAMS * 2) return bad("too many --param", optarg);
             params[rq->n_params++] = optarg;
             continue;
+        case COLLISION_FRICTION_MODEL: rq->friction_model = optarg; continue;
+        case COLLISION_ROLLING_MODEL: rq->rolling_model = optarg; continue;
+        case COLLISION_FRICTION_PARAMS:
+            if (rq->n_friction_params == FRICTION_MAX_PARAMS * 2)
+                return bad("too many --friction-param", optarg);
+            friction_params[rq->n_friction_params++] = optarg;
+            continue;
+        case COLLISION_ROLLING_PARAMS:
+            if (rq->n_rolling_params == FRICTION_MAX_PARAMS * 2)
+                return bad("too many --rolling-param", optarg);
+            rolling_params[rq->n_rolling_params++] = optarg;
+            continue;
+        case COLLISION_ROLLING: target = &rq->rolling; break;
         case COLLISION_COHESION_REMOVAL: {
             int on;
             if (cli_parse_switch(optarg, &on))
@@ -243,12 +294,16 @@ int cli_collide(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
     const char *params[LAW_MAX_PARAMS * 2];
+    const char *friction_params[FRICTION_MAX_PARAMS * 2], *rolling_params[FRICTION_MAX_PARAMS * 2];
     const char *format = "json", *sweep = NULL;
     collision_request rq;
     collision_request_defaults(&rq);
     rq.names = option_names;
     rq.params = params;
-    int status = parse_options(argc, argv, &rq, params, &format, &sweep);
+    rq.friction_params = friction_params;
+    rq.rolling_params = rolling_params;
+    int status = parse_options(argc, argv, &rq, params, friction_params, rolling_params,
+                               &format, &sweep);
     if (status) return status;
 
     /* --sweep E1:E2:N gives the restitution N times: with --restitution or a --param
@@ -283,7 +338,7 @@ int cli_collide(int argc, char **argv)
         tuning_from_env(&sp.tuning);
         collision_result r;
         if (collision_run(&sp, &r, err, sizeof err) != 0) return refused(err);
-        print_row(stdout, csv, &sp, e_in, &r, k == 0, k == n_runs - 1, sweep != NULL);
+        print_row(stdout, csv, &rq, &sp, e_in, &r, k == 0, k == n_runs - 1, sweep != NULL);
     }
     return 0;
 }

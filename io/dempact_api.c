@@ -296,7 +296,8 @@ int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t er
     if (snapshot_last_step(o->file) == s->step) {
         if (o->changes == r->changes) return 0; /* it holds this very state */
         snprintf(err, err_len, "write_snapshot: %s holds a snapshot of step %lld already, written "
-                 "before velocities or walls were set; take a step before writing again",
+                 "before velocities, walls or external loads were set; take a step before "
+                 "writing again",
                  snapshot_h5_path(o->file), (long long)s->step);
         return -1;
     }

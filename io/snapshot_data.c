@@ -23,7 +23,7 @@ static const field_doc particle_docs[] = {
     {"position", "m", "centre"},
     {"velocity", "m/s", "velocity"},
     {"angular_velocity", "rad/s", "angular velocity"},
-    {"force", "N", "total force (contacts and gravity)"},
+    {"force", "N", "total force (contacts, gravity and external loads)"},
     {"torque", "N m", "total torque about the centre"},
     {"n_contacts", "", "how many particles and walls it touches"},
     {"kinetic_energy", "J", "1/2 m v^2"},

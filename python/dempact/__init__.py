@@ -138,7 +138,8 @@ class Simulation:
 
     @property
     def driven(self):
-        """Whether velocities or walls were set from outside (the outputs say so)."""
+        """Whether velocities, walls or external loads were set from outside (the
+        outputs say so)."""
         return self._run.info()["driven"]
 
     def step(self, n=1):
@@ -187,7 +188,8 @@ class Simulation:
 
     @property
     def forces(self):
-        """Forces of the last force evaluation [N], (N, 3): contacts and gravity."""
+        """Forces of the last force evaluation [N], (N, 3): contacts, gravity and the
+        external loads."""
         return self._vectors("force")
 
     @property
@@ -242,14 +244,57 @@ class Simulation:
             raise Error(f"wall index {index}: the case has {len(self.wall_names)} walls")
         self._run.set_wall_velocity(index, v)
 
+    # ---- external loads (a fluid solver coupling by forces)
+    def set_external_loads(self, force, torque=None):
+        """Applies force [N] (and torque [N m]) to every particle from now on, in every
+        step until changed or cleared: (N, 3) arrays of numbers in id order (as
+        positions). Each call replaces the last; torque None sets none (and drops any
+        set before). The loads act on top of gravity and the contacts, and their work
+        is booked in the energy balance (external_work). Refused, with nothing changed:
+        a shape other than (N, 3), a value that is not finite, and a load that alone
+        would move a particle more than half its radius per step within one step
+        (|F| dt^2 / m, or turn it more than half a radian: |T| dt^2 / I). A particle
+        an inlet inserts later carries none until the next call; the loads follow the
+        particles through the engine's reordering and removals. The run counts as
+        driven from outside (driven, docs/python.md)."""
+        force = self._loads("force", force)
+        torque = None if torque is None else self._loads("torque", torque)
+        self._run.set_external_loads(force, torque)
+
+    def clear_external_loads(self):
+        """Removes the external loads from now on (the work they did stays booked)."""
+        self._run.clear_external_loads()
+
+    @property
+    def external_work(self):
+        """Work the external loads have done on the particles since t = 0 [J]: each
+        step's load times the step's displacement (and turn), as gravity's potential
+        energy counts it; the output's energy_residual subtracts it."""
+        return self._run.external_work()
+
+    @staticmethod
+    def _loads(what, a):
+        """An array of numbers as C-ordered float64 (its shape and values are checked
+        in C: python/dempact/_forces.c and engine/external_loads.c)."""
+        if a is None or isinstance(a, (str, bytes)):
+            raise _WrongType(f"set_external_loads: {what}: an (N, 3) array of numbers, not {a!r}")
+        kind = getattr(getattr(a, "dtype", None), "kind", "f")
+        if kind not in "fiu":
+            raise _WrongType(f"set_external_loads: {what}: an (N, 3) array of real numbers, "
+                             f"not of dtype {a.dtype}")
+        try:
+            return np.ascontiguousarray(a, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise _WrongType(f"set_external_loads: {what}: an (N, 3) array of numbers ({e})") from None
+
     # ---- output
     def write_snapshot(self, folder):
         """Appends a snapshot of now to FOLDER/NAME.h5 (the layout of `dempact run`,
         docs/output.md; NAME the case's name). This simulation's first write to a folder
         starts the output there, replacing an earlier output of the same case; later
         writes append to it, also after writes to other folders. A second write of the
-        same step leaves the output as it is, or raises dempact.Error when velocities
-        or walls were set since the first. Returns the path of NAME.h5."""
+        same step leaves the output as it is, or raises dempact.Error when velocities,
+        walls or external loads were set since the first. Returns the path of NAME.h5."""
         return self._run.write_snapshot(_path("write_snapshot: folder", folder))
 
     def close(self):
@@ -281,33 +326,45 @@ def friction_laws():
     return _core.friction_laws()
 
 
-def _params(params):
+def _params(params, what="params"):
     """params as (name, float or str) pairs: a number, or the name of a choice."""
     if params is None:
         return []
     if not isinstance(params, collections.abc.Mapping):
-        raise Error(f"params: {reprlib.repr(params)} is not a dict of parameter names and values")
+        raise Error(f"{what}: {reprlib.repr(params)} is not a dict of parameter names and values")
     pairs = []
     for key, value in params.items():
         if not isinstance(key, str) or not key or "=" in key or "\0" in key:
-            raise Error(f"params: {reprlib.repr(key)} is not a parameter name")
+            raise Error(f"{what}: {reprlib.repr(key)} is not a parameter name")
         if isinstance(value, str):
             if "\0" in value:
-                raise Error(f"params: {key}: {reprlib.repr(value)} is not a number or a choice's name")
+                raise Error(f"{what}: {key}: {reprlib.repr(value)} is not a number or a choice's name")
             pairs.append((key, value))
         else:
-            pairs.append((key, _number(f"params: {key}", value)))
+            pairs.append((key, _number(f"{what}: {key}", value)))
     return pairs
+
+
+def _model(what, name):
+    """A tangential or rolling law's name, or None."""
+    if name is not None and (not isinstance(name, str) or "\0" in name):
+        raise _WrongType(f"{what}: {reprlib.repr(name)} is not a law's name "
+                         "(see dempact.friction_laws())")
+    return name
 
 
 def collide(law, restitution=None, velocity=1.0, radius=0.01, density=7800.0, young=2e11,
             poisson=0.3, params=None, cohesion_removal=True, dt=0.0, calibrate=False,
             friction=0.0, tangential_restitution=None, angle=None, tangential_velocity=None,
-            spin1=(0.0, 0.0, 0.0), spin2=(0.0, 0.0, 0.0)):
+            spin1=(0.0, 0.0, 0.0), spin2=(0.0, 0.0, 0.0), friction_model=None,
+            friction_params=None, rolling=None, rolling_model=None, rolling_params=None):
     """Two identical spheres collide through the engine, as `dempact collide` runs them;
     returns the dict its JSON output holds. dt: 0 for 1/4000 of the contact time, "auto"
     for the step a run would choose, or a step [s]. params: the law's other parameters
-    by name (a number, or a choice's name). Every number must be an int, a float or a
+    by name (a number, or a choice's name). friction_model: the tangential law by name
+    (None: mindlin) with its keys in friction_params; rolling_model: a rolling law with
+    its coefficient `rolling` and keys in rolling_params (dempact.friction_laws() lists
+    them), as a case's friction and rolling mappings. Every number must be an int, a float or a
     numpy number (not a bool or a string), every flag True or False; the values are
     checked by the rules of `dempact collide` (the same code): anything it refuses raises
     dempact.Error naming the argument. The run is bounded (docs/python.md) and Ctrl-C
@@ -324,4 +381,7 @@ def collide(law, restitution=None, velocity=1.0, radius=0.01, density=7800.0, yo
         _number("friction", friction),
         _optional_number("tangential_restitution", tangential_restitution),
         _optional_number("angle", angle), _optional_number("tangential_velocity", tangential_velocity),
-        _vector("spin1", spin1, _number), _vector("spin2", spin2, _number))
+        _vector("spin1", spin1, _number), _vector("spin2", spin2, _number),
+        _model("friction_model", friction_model), _params(friction_params, "friction_params"),
+        _optional_number("rolling", rolling), _model("rolling_model", rolling_model),
+        _params(rolling_params, "rolling_params"))

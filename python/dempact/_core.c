@@ -16,6 +16,7 @@
 #include "io/dempact_api.h"
 #include "models/friction_law.h"
 #include "models/law.h"
+#include "_forces.h"
 
 static PyObject *Error;
 
@@ -308,6 +309,20 @@ static PyObject *Run_info(Run *self, PyObject *unused)
                          "walls", walls, "driven", self->run.driven ? Py_True : Py_False);
 }
 
+/* the external loads (_forces.c) */
+static PyObject *Run_set_external_loads(Run *self, PyObject *args)
+{
+    return check_open(self) ? NULL : forces_set(&self->run, Error, args);
+}
+static PyObject *Run_clear_external_loads(Run *self, PyObject *unused)
+{
+    return check_open(self) ? NULL : forces_clear(&self->run);
+}
+static PyObject *Run_external_work(Run *self, PyObject *unused)
+{
+    return check_open(self) ? NULL : forces_work(&self->run);
+}
+
 static PyMethodDef Run_methods[] = {
     {"step", (PyCFunction)Run_step, METH_VARARGS, "step(n=1): n steps under the watchdog"},
     {"field", (PyCFunction)Run_field, METH_VARARGS, "field(name) -> bytes, in id order"},
@@ -322,6 +337,11 @@ static PyMethodDef Run_methods[] = {
     {"write_snapshot", (PyCFunction)Run_write_snapshot, METH_VARARGS,
      "write_snapshot(dir) -> path of NAME.h5"},
     {"info", (PyCFunction)Run_info, METH_NOARGS, "time, dt, step, n, end_time, name, walls, driven"},
+    {"set_external_loads", (PyCFunction)Run_set_external_loads, METH_VARARGS,
+     "set_external_loads(force, torque or None): (N, 3) float64, in id order"},
+    {"clear_external_loads", (PyCFunction)Run_clear_external_loads, METH_NOARGS,
+     "clear_external_loads()"},
+    {"external_work", (PyCFunction)Run_external_work, METH_NOARGS, "external_work() -> J"},
     {"close", (PyCFunction)Run_close, METH_NOARGS, "frees the simulation"},
     {NULL, NULL, 0, NULL}};
 
@@ -462,15 +482,17 @@ static int optional_number(PyObject *o, collision_input k, double *value, collis
     return 0;
 }
 
-/* params: a list of (key, value) pairs, value a float or a str (the name of a choice),
- * into "KEY=VALUE" texts held by `texts` (a list, kept alive by the caller). */
-static int param_texts(const dem_law *law, PyObject *pairs, PyObject *texts,
-                       const char **params, int *n)
+/* params (what: the argument's name): a list of (key, value) pairs, value a float or a
+ * str (the name of a choice), at most `max`, into "KEY=VALUE" texts held by `texts` (a
+ * list, kept alive by the caller). law: the normal law they are for (NULL: a friction
+ * or rolling law's keys, which are numbers). */
+static int param_texts(const char *what, int max, const dem_law *law, PyObject *pairs,
+                       PyObject *texts, const char **params, int *n)
 {
     Py_ssize_t count = PyList_GET_SIZE(pairs);
-    if (count > LAW_MAX_PARAMS * 2) {
-        PyErr_Format(Error, "params: %zd entries, more than law %s has parameters", count,
-                     law ? law->name : "?");
+    if (count > max) {
+        PyErr_Format(Error, "%s: %zd entries, more than %s%s has parameters", what, count,
+                     law ? "law " : "any model", law ? law->name : "");
         return -1;
     }
     for (Py_ssize_t k = 0; k < count; k++) {
@@ -483,7 +505,8 @@ static int param_texts(const dem_law *law, PyObject *pairs, PyObject *texts,
             if (!text) return -1;
             int q = law ? law_param_index(law, key) : -1;
             if (q >= 0 && !law->params[q].choices) {
-                PyErr_Format(Error, "params: '%s' takes a number, not the text '%s'", key, text);
+                PyErr_Format(Error, "%s: '%s' takes a number, not the text '%s'", what, key,
+                             text);
                 return -1;
             }
             kv = PyUnicode_FromFormat("%s=%s", key, text);
@@ -505,24 +528,31 @@ static int param_texts(const dem_law *law, PyObject *pairs, PyObject *texts,
 
 /* collide(law, params, restitution, velocity, radius, density, young, poisson, dt,
  * dt_auto, cohesion_removal, calibrate, friction, tangential_restitution, angle,
- * tangential_velocity, spin1, spin2): one run of engine/collision.h. The package's
- * __init__.py has made every number a float (None: not given) and every flag a bool;
- * the values are checked here by collision_request_build, the rules of `dempact
- * collide`. params: (key, float or str) pairs. */
+ * tangential_velocity, spin1, spin2, friction_model, friction_params, rolling,
+ * rolling_model, rolling_params): one run of engine/collision.h. The package's
+ * __init__.py has made every number a float (None: not given), every flag a bool and
+ * every model a str or None; the values are checked here by collision_request_build, the
+ * rules of `dempact collide`. params, friction_params, rolling_params: (key, float or
+ * str) pairs. */
 static PyObject *core_collide(PyObject *module, PyObject *args)
 {
     (void)module;
     const char *name;
-    PyObject *pairs, *e_obj, *et_obj, *angle_obj, *vt_obj;
+    PyObject *pairs, *e_obj, *et_obj, *angle_obj, *vt_obj, *fm_obj, *f_pairs, *r_obj, *rm_obj,
+        *r_pairs;
     int dt_auto, cohesion, calibrate;
     collision_request rq;
     collision_request_defaults(&rq);
-    if (!PyArg_ParseTuple(args, "sO!Oddddddpppd" "OOO(ddd)(ddd)", &name, &PyList_Type, &pairs,
-                          &e_obj, &rq.velocity, &rq.radius, &rq.density, &rq.young,
+    if (!PyArg_ParseTuple(args, "sO!Oddddddpppd" "OOO(ddd)(ddd)" "OO!OOO!", &name, &PyList_Type,
+                          &pairs, &e_obj, &rq.velocity, &rq.radius, &rq.density, &rq.young,
                           &rq.poisson, &rq.dt, &dt_auto, &cohesion, &calibrate, &rq.friction,
                           &et_obj, &angle_obj, &vt_obj, &rq.spin[0][0], &rq.spin[0][1],
-                          &rq.spin[0][2], &rq.spin[1][0], &rq.spin[1][1], &rq.spin[1][2]))
+                          &rq.spin[0][2], &rq.spin[1][0], &rq.spin[1][1], &rq.spin[1][2],
+                          &fm_obj, &PyList_Type, &f_pairs, &r_obj, &rm_obj, &PyList_Type,
+                          &r_pairs))
         return NULL;
+    if (fm_obj != Py_None && !(rq.friction_model = PyUnicode_AsUTF8(fm_obj))) return NULL;
+    if (rm_obj != Py_None && !(rq.rolling_model = PyUnicode_AsUTF8(rm_obj))) return NULL;
     rq.law = name;
     rq.dt_auto = dt_auto;
     rq.cohesion_removal = cohesion;
@@ -531,14 +561,22 @@ static PyObject *core_collide(PyObject *module, PyObject *args)
         optional_number(et_obj, COLLISION_TANGENTIAL_RESTITUTION, &rq.tangential_restitution,
                         &rq) ||
         optional_number(angle_obj, COLLISION_ANGLE, &rq.angle, &rq) ||
-        optional_number(vt_obj, COLLISION_TANGENTIAL_VELOCITY, &rq.tangential_velocity, &rq))
+        optional_number(vt_obj, COLLISION_TANGENTIAL_VELOCITY, &rq.tangential_velocity, &rq) ||
+        optional_number(r_obj, COLLISION_ROLLING, &rq.rolling, &rq))
         return NULL;
     const char *params[LAW_MAX_PARAMS * 2];
+    const char *friction_params[FRICTION_MAX_PARAMS * 2], *rolling_params[FRICTION_MAX_PARAMS * 2];
     PyObject *texts = PyList_New(0);
     if (!texts) return NULL;
     rq.params = params;
+    rq.friction_params = friction_params;
+    rq.rolling_params = rolling_params;
     const dem_law *law = law_find(name);
-    if (param_texts(law, pairs, texts, params, &rq.n_params) != 0) {
+    if (param_texts("params", LAW_MAX_PARAMS * 2, law, pairs, texts, params, &rq.n_params) ||
+        param_texts("friction_params", FRICTION_MAX_PARAMS * 2, NULL, f_pairs, texts,
+                    friction_params, &rq.n_friction_params) ||
+        param_texts("rolling_params", FRICTION_MAX_PARAMS * 2, NULL, r_pairs, texts,
+                    rolling_params, &rq.n_rolling_params)) {
         Py_DECREF(texts);
         return NULL;
     }
@@ -546,7 +584,8 @@ static PyObject *core_collide(PyObject *module, PyObject *args)
     double e_in;
     char err[512];
     int rc = collision_request_build(&rq, &sp, &e_in, err, sizeof err);
-    Py_DECREF(texts); /* law_param_set has read the texts */
+    Py_DECREF(texts); /* law_param_set has read the texts (the models' names are the
+                         caller's strings, alive through the call) */
     if (rc != 0) return PyErr_Format(Error, "%s", err);
     law = sp.law;
     sp.poll = python_poll;
@@ -567,6 +606,21 @@ static PyObject *core_collide(PyObject *module, PyObject *args)
         "peak_normal_force", r.peak_normal_force, "peak_tangential_force",
         r.peak_tangential_force, "sliding_fraction", r.sliding_fraction, "velocity_out",
         vec2(r.velocity_out), "spin_out", vec2(r.spin_out));
+    /* the laws named, as the program's JSON names them */
+    if (out && rq.friction_model) {
+        PyObject *v = PyUnicode_FromString(rq.friction_model);
+        if (!v || PyDict_SetItemString(out, "friction_model", v) != 0) Py_CLEAR(out);
+        Py_XDECREF(v);
+    }
+    if (out && rq.rolling_model) {
+        PyObject *m = PyUnicode_FromString(rq.rolling_model);
+        PyObject *mu = PyFloat_FromDouble(sp.friction.mu_rolling);
+        if (!m || !mu || PyDict_SetItemString(out, "rolling_model", m) != 0 ||
+            PyDict_SetItemString(out, "rolling", mu) != 0)
+            Py_CLEAR(out);
+        Py_XDECREF(m);
+        Py_XDECREF(mu);
+    }
     if (out && sp.calibrate) {
         PyObject *cal = Py_BuildValue("{s:d}", law->calibration->coefficient, r.calibrated_value);
         if (!cal || PyDict_SetItemString(out, "calibrated", cal) != 0) Py_CLEAR(out);

@@ -1,5 +1,7 @@
-"""python/examples/drag.py runs, and its drag update is the exact relaxation towards the
-fluid's velocity: one sphere in a uniform flow without gravity or contacts."""
+"""python/examples/drag.py runs (its Stokes drag through set_external_loads is checked in
+test_external_forces.py), and a drag applied by changing velocities between steps is the
+exact relaxation towards the fluid's velocity: one sphere in a uniform flow without
+gravity or contacts."""
 import math
 import subprocess
 import sys
