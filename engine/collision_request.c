@@ -264,14 +264,14 @@ static int build_friction(const collision_request *rq, contact_friction *f, char
     if (required_keys(rq, COLLISION_FRICTION_MODEL, COLLISION_FRICTION_PARAMS, law->name,
                       law->params, law->n_params, f->tangential_params, err, err_len))
         return -1;
-    char why[160] = "";
-    int k = law->check ? law->check(f->tangential_params, f->mu, why, sizeof why) : -1;
-    if (k >= 0) {
+    law_error why = {.param = -1};
+    if (friction_check(f, 0, &why) == 0) return 0;
+    if (why.param < 0)
+        snprintf(err, err_len, "%s: %s", name_of(rq, COLLISION_FRICTION_PARAMS), why.msg);
+    else
         snprintf(err, err_len, "%s: %s = %g %s", name_of(rq, COLLISION_FRICTION_PARAMS),
-                 law->params[k].name, f->tangential_params[k], why);
-        return -1;
-    }
-    return 0;
+                 law->params[why.param].name, f->tangential_params[why.param], why.msg);
+    return -1;
 }
 
 /* The rolling law (none unless named), its coefficient and keys into *f. */

@@ -93,7 +93,7 @@ typedef struct contact_list {
     int has_friction;     /* tangential[3] (and torque[3], cross_torque[3]) */
     int has_rolling;      /* rolling[3] */
     int has_slip;         /* slip[CONTACT_SLIP_HISTORY] (the microslip model) */
-    int has_impact;       /* impact_velocity (dem_law.uses_impact_velocity) */
+    int has_impact;       /* impact_velocity (a law with LAW_CAP_IMPACT_VELOCITY) */
     int history_only;     /* a history carrier (contact_list_keep_touching): first_of_i,
                              owner_j, touching and the history arrays, nothing else */
     /* a carrier kept by ids (contact_list_keep_touching with ids): each pair's ends by

@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "case_internal.h"
+#include "engine/friction.h"
 
 typedef enum mix_rule {
     MIX_NONE,        /* equal values only */
@@ -249,11 +250,13 @@ static int mix_friction(const mixer *mx)
                  y->tangential_params, x->mu, y->mu, o->tangential_params, false) != 0)
         return -1;
     if (mx->print) fputc('\n', mx->print);
-    char why[160] = "";
-    int k = law->check ? law->check(o->tangential_params, o->mu, why, sizeof why) : -1;
-    if (k < 0) return 0;
-    snprintf(mx->why, mx->why_len, "friction.%s mixes to %g, which %s", law->params[k].name,
-             o->tangential_params[k], why);
+    law_error why = {.param = -1};
+    if (friction_check(o, 0, &why) == 0) return 0;
+    if (why.param < 0)
+        snprintf(mx->why, mx->why_len, "friction %s: %s", law->name, why.msg);
+    else
+        snprintf(mx->why, mx->why_len, "friction.%s mixes to %g, which %s",
+                 law->params[why.param].name, o->tangential_params[why.param], why.msg);
     return -1;
 }
 
