@@ -115,6 +115,8 @@ static inline __attribute__((always_inline)) void spring_batch(const friction_co
         }
         for (size_t q = lo; q < hi; q++) {
             uint32_t k = slot[q];
+            const double n[3] = {n0[q], n1[q], n2[q]}, u[3] = {u0[q], u1[q], u2[q]},
+                         p[3] = {p0[q], p1[q], p2[q]};
             double sp[3] = {turned[0][q - lo], turned[1][q - lo], turned[2][q - lo]};
             if (now2[q - lo] > 0.0) {
                 double f = restore[q - lo];
@@ -122,17 +124,16 @@ static inline __attribute__((always_inline)) void spring_batch(const friction_co
                 sp[1] *= f;
                 sp[2] *= f;
             }
-            const double n[3] = {n0[q], n1[q], n2[q]}, u[3] = {u0[q], u1[q], u2[q]},
-                         p[3] = {p0[q], p1[q], p2[q]};
             double g[3];
-            power[q] = tangential_spring_force(n, u, p, sp, stiffness[q - lo], damping[q - lo],
-                                               mu, mu_static, f_normal[q], g);
+            double pw = tangential_spring_force(n, u, p, sp, stiffness[q - lo], damping[q - lo],
+                                                mu, mu_static, f_normal[q], g);
             x0[k] = sp[0];
             x1[k] = sp[1];
             x2[k] = sp[2];
             f0[q] = g[0];
             f1[q] = g[1];
             f2[q] = g[2];
+            power[q] = pw;
         }
     }
 }
