@@ -7,13 +7,12 @@
  * about the contact point), which is switched off while the spring is at its cap. */
 #include "friction_law.h"
 #include "friction_kernels.h"
+#include "rolling_spring.h"
 #include "rolling_stiffness.h"
 
 #include <math.h>
 
-/* fc->r */
-enum { SPRING_ZETA };
-_Static_assert(SPRING_ZETA < FRICTION_MAX_COEFFS, "the constants fit friction_coeffs.r");
+_Static_assert(ROLLING_SPRING_ZETA < FRICTION_MAX_COEFFS, "the constants fit friction_coeffs.r");
 
 static const law_param spring_params[] = {
     {"damping", 0.3, "-", "zeta_r: the dashpot as a fraction of critical, 2 sqrt(I_r k_r)", NULL,
@@ -23,36 +22,8 @@ static int spring_setup(const double *params, const friction_pair *pair, frictio
                         law_error *err)
 {
     (void)pair;
-    fc->r[SPRING_ZETA] = params[0];
+    fc->r[ROLLING_SPRING_ZETA] = params[0];
     return 0;
-}
-
-static double spring_torque(const friction_coeffs *fc, const contact_kinematics *k,
-                            double theta[3], double m_r[3])
-{
-    double w_r[3], turn[3];
-    tangent_part(k->w_rel, k->n, w_r);
-    tangent_part(k->turn, k->n, turn);
-    double limit = fc->mu_r * k->r_eff * k->f_normal;
-    turn_into_plane(theta, k->n);
-    for (int a = 0; a < 3; a++) theta[a] += turn[a];
-    double k_r = rolling_stiffness(fc, k->d, k->r_eff);
-    double m2 = 0.0;
-    for (int a = 0; a < 3; a++) {
-        m_r[a] = -k_r * theta[a];
-        m2 += m_r[a] * m_r[a];
-    }
-    if (m2 > limit * limit) { /* fully mobilised: the spring slips, no damping */
-        double scale = limit / capped_length(m2, m_r[0], m_r[1], m_r[2]);
-        for (int a = 0; a < 3; a++) {
-            m_r[a] *= scale;
-            theta[a] = k_r > 0.0 ? -m_r[a] / k_r : 0.0;
-        }
-        return -friction_dot(m_r, w_r);
-    }
-    double eta_r = 2.0 * fc->r[SPRING_ZETA] * sqrt(k->inertia_r * k_r);
-    for (int a = 0; a < 3; a++) m_r[a] -= eta_r * w_r[a];
-    return -friction_dot(m_r, w_r);
 }
 
 static double spring_energy(const friction_coeffs *fc, double d, double r_eff,
@@ -66,7 +37,7 @@ static void spring_stiffness(const friction_coeffs *fc, double d, double r_eff,
                              double inertia_r, double *k, double *c)
 {
     *k = rolling_stiffness(fc, d, r_eff);
-    *c = 2.0 * fc->r[SPRING_ZETA] * sqrt(inertia_r * *k);
+    *c = 2.0 * fc->r[ROLLING_SPRING_ZETA] * sqrt(inertia_r * *k);
 }
 
 const rolling_law rolling_spring = {
@@ -80,7 +51,7 @@ const rolling_law rolling_spring = {
     .n_params = 1,
     .caps = LAW_CAP_USES_TURN | LAW_CAP_STEP_SPRING | LAW_CAP_ENERGY,
     .setup = spring_setup,
-    .one = spring_torque,
+    .one = rolling_spring_torque,
     .spring_energy = spring_energy,
     .stiffness = spring_stiffness,
     .stiffness_key = "coefficient",

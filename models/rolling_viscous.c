@@ -10,12 +10,11 @@
 #include "friction_law.h"
 #include "friction_kernels.h"
 #include "rolling_stiffness.h"
+#include "rolling_viscous.h"
 
 #include <math.h>
 
-/* fc->r */
-enum { VISCOUS_ZETA };
-_Static_assert(VISCOUS_ZETA < FRICTION_MAX_COEFFS, "the constants fit friction_coeffs.r");
+_Static_assert(ROLLING_VISCOUS_ZETA < FRICTION_MAX_COEFFS, "the constants fit friction_coeffs.r");
 
 static const law_param viscous_params[] = {
     {"damping", NAN, "-", "zeta_r: the damper as a fraction of critical, 2 sqrt(I_r k_r)", NULL,
@@ -25,23 +24,8 @@ static int viscous_setup(const double *params, const friction_pair *pair, fricti
                          law_error *err)
 {
     (void)pair;
-    fc->r[VISCOUS_ZETA] = params[0];
+    fc->r[ROLLING_VISCOUS_ZETA] = params[0];
     return 0;
-}
-
-static double viscous_torque(const friction_coeffs *fc, const contact_kinematics *k,
-                             double theta[3], double m_r[3])
-{
-    (void)theta;
-    double w_r[3];
-    tangent_part(k->w_rel, k->n, w_r);
-    double k_r = rolling_stiffness(fc, k->d, k->r_eff);
-    double eta_r = 2.0 * fc->r[VISCOUS_ZETA] * sqrt(k->inertia_r * k_r);
-    double limit = fc->mu_r * k->r_eff * k->f_normal;
-    double speed = sqrt(friction_dot(w_r, w_r));
-    double per = eta_r * speed > limit ? limit / speed : eta_r; /* at the cap: mu_r R* F_n */
-    for (int a = 0; a < 3; a++) m_r[a] = -per * w_r[a];
-    return -friction_dot(m_r, w_r);
 }
 
 /* No spring; the damper eta_r, for the step. */
@@ -49,7 +33,7 @@ static void viscous_stiffness(const friction_coeffs *fc, double d, double r_eff,
                               double inertia_r, double *k, double *c)
 {
     *k = 0.0;
-    *c = 2.0 * fc->r[VISCOUS_ZETA] * sqrt(inertia_r * rolling_stiffness(fc, d, r_eff));
+    *c = 2.0 * fc->r[ROLLING_VISCOUS_ZETA] * sqrt(inertia_r * rolling_stiffness(fc, d, r_eff));
 }
 
 const rolling_law rolling_viscous = {
@@ -63,7 +47,7 @@ const rolling_law rolling_viscous = {
     .n_params = 1,
     .caps = LAW_CAP_USES_TURN | LAW_CAP_STEP_SPRING,
     .setup = viscous_setup,
-    .one = viscous_torque,
+    .one = rolling_viscous_torque,
     .stiffness = viscous_stiffness,
     .damping_key = "damping",
 };
