@@ -4,6 +4,7 @@
  *   M = -mu_r R* F_n w_r / |w_r|
  * It chatters by tiny amounts once rolling stops, as this model does in every code. */
 #include "friction_law.h"
+#include "rolling_constant.h"
 
 #include <math.h>
 
@@ -14,8 +15,7 @@ static int constant_setup(const double *params, const friction_pair *pair, frict
     return 0;
 }
 
-/* no-trapping-math: nothing here reads the floating-point exception flags, and it lets
- * GCC evaluate both sides of a select (the same results, bit for bit). */
+/* no-trapping-math, as rolling_constant_torque's (rolling_constant.h) */
 __attribute__((optimize("no-trapping-math")))
 static void constant_batch(const friction_coeffs *fc, const friction_batch *b)
 {
@@ -29,21 +29,13 @@ static void constant_batch(const friction_coeffs *fc, const friction_batch *b)
     const double mu_r = fc->mu_r;
     #pragma GCC ivdep /* GCC does not read restrict on locals: each array is its own */
     for (size_t q = 0; q < b->n; q++) {
-        double wn = w0[q] * n0[q] + w1[q] * n1[q] + w2[q] * n2[q];
-        double r0 = w0[q] - wn * n0[q], r1 = w1[q] - wn * n1[q], r2 = w2[q] - wn * n2[q];
+        const double n[3] = {n0[q], n1[q], n2[q]}, w[3] = {w0[q], w1[q], w2[q]};
+        double m[3];
         double limit = mu_r * r_eff[q] * f_normal[q];
-        double w = sqrt(r0 * r0 + r1 * r1 + r2 * r2);
-        /* every lane divides (by 1 where w is 0, the result then not taken), so that the
-         * loop has selects instead of branches and vectorises; one division per contact */
-        int turning = w > 0.0;
-        double by = turning ? w : 1.0;
-        double per = -limit / by;
-        double q0 = per * r0, q1 = per * r1, q2 = per * r2;
-        double a0 = turning ? q0 : 0.0, a1 = turning ? q1 : 0.0, a2 = turning ? q2 : 0.0;
-        m0[q] = a0;
-        m1[q] = a1;
-        m2[q] = a2;
-        power[q] = -(a0 * r0 + a1 * r1 + a2 * r2);
+        power[q] = rolling_constant_torque(limit, n, w, m);
+        m0[q] = m[0];
+        m1[q] = m[1];
+        m2[q] = m[2];
     }
 }
 
