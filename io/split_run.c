@@ -233,7 +233,7 @@ static int start_split(sim *s, char *err, size_t err_len)
 static int agree_restart(int failed, char *msg, size_t len, void *ctx)
 {
     (void)ctx;
-    return ranks_agree(failed != 0, msg, len);
+    return ranks_agree(failed, msg, len);
 }
 
 static int split_restart(sim *s, const int64_t *id, const double *x, size_t n, void *ctx, char *err,
