@@ -140,6 +140,7 @@ int session_open(session *ss, const session_request *rq, dem_error *e)
     e->status = 0;
     e->msg[0] = '\0';
     ss->ranks = rq->ranks && rq->ranks->count > 1 ? rq->ranks : NULL;
+    ss->who = rq->who;
     /* a run split over ranks sums by id (sim_split), and so does the restart of a run
      * that summed so, to go on bit for bit */
     const int file_by_id = rq->restart ? restart_sums_by_id(rq->restart) : 0;
@@ -180,6 +181,15 @@ int session_open(session *ss, const session_request *rq, dem_error *e)
     return 0;
 }
 
+/* e's status and message, the message started with the session's `who`. */
+static int prefixed(const session *ss, dem_error *e, int status, const char *what)
+{
+    char text[sizeof e->msg];
+    snprintf(text, sizeof text, "%s", what);
+    if (ss->who) return dem_fail(e, status, "%s: %s", ss->who, text);
+    return dem_fail(e, status, "%s", text);
+}
+
 int session_output(session *ss, const char *dir, int overwrite, dem_error *e)
 {
     sim *s = &ss->s;
@@ -188,7 +198,7 @@ int session_output(session *ss, const char *dir, int overwrite, dem_error *e)
     ss->wall_load = calloc(6 * (s->walls.n ? s->walls.n : 1), sizeof *ss->wall_load);
     int status = ss->wall_load ? 0 : STATUS_NO_MEMORY;
     if (ss->ranks) status = ss->ranks->worst(status);
-    if (status) return dem_fail(e, status, "out of memory");
+    if (status) return prefixed(ss, e, status, "out of memory");
     snapshot_run_info info = {.case_name = cfg->name, .case_text = cfg->case_text,
                               .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s->dt,
                               .walls = &s->walls, .overwrite = overwrite,
@@ -199,15 +209,16 @@ int session_output(session *ss, const char *dir, int overwrite, dem_error *e)
     int rc = 0;
     if (self == 0 &&
         ((rc = snapshot_check_output(dir, cfg->name, &info, ss->restart, e->msg, sizeof e->msg)) != 0 ||
-         !(ss->out = snapshot_create(dir, cfg->name, &info, ss->restart ? &ss->rp.carry : NULL, e->msg,
-                                     sizeof e->msg))))
-        status = rc == FAIL_NO_MEMORY ? STATUS_NO_MEMORY : STATUS_BAD_INPUT;
+         (rc = snapshot_open(dir, cfg->name, &info, ss->restart ? &ss->rp.carry : NULL, &ss->out, e->msg,
+                             sizeof e->msg)) != 0))
+        status = status_of_fail(rc, STATUS_BAD_INPUT);
     if (ss->ranks) status = ss->ranks->worst(status);
-    if (status || ss->restart) return e->status = status;
+    if (status) return prefixed(ss, e, status, e->msg);
+    if (ss->restart) return 0;
     /* the first sample and snapshot of a run from the start (split: every rank writes) */
     run_driver d = {.s = s, .out = ss->out, .wall_load = ss->wall_load,
                     .ranks = ss->ranks ? ss->ranks->driver : NULL};
-    if (run_driver_begin(&d, e->msg, sizeof e->msg) != 0) return e->status = d.failure;
+    if (run_driver_begin(&d, e->msg, sizeof e->msg) != 0) return prefixed(ss, e, d.failure, e->msg);
     return 0;
 }
 

@@ -64,6 +64,7 @@ typedef struct session {
     sim s;
     int opened;                   /* cfg and s hold allocations */
     const session_ranks *ranks;   /* NULL: one process */
+    const char *who;              /* session_request.who */
     int split_from_start;         /* the ranks split at the start or the restart */
     const char *restart;          /* the file restored from (NULL: none) */
     restart_point rp;             /* its snapshot */
