@@ -143,6 +143,7 @@ static int snapshot_meta_checked(const restart_file *f, int k, snapshot_meta *m,
     char why[512];
     int rc = snapshot_meta_read(g, f->format, m, why, sizeof why);
     restart_close_snapshot(g, file);
+    if (rc == FAIL_NO_MEMORY) return restart_fail_memory(f, err, err_len, "snapshot %d: %s", k, why);
     if (rc < 0) return restart_refuse(f, err, err_len, "snapshot %d: %s", k, why);
     if (!isfinite(m->time) || m->time < 0.0)
         return restart_refuse(f, err, err_len, "snapshot %d: attribute time is %g; it must be a finite "

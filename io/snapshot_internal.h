@@ -128,7 +128,8 @@ typedef struct snapshot_meta {
 
 /* Reads the meta of snapshot group g and checks that its attributes agree with the
  * shapes of every dataset the .xmf files and a restart read (format 3: vertex_index
- * and walls too). Returns 0, or -1 with the first disagreement in why. */
+ * and walls too). Returns 0, or -1 with the first disagreement in why (FAIL_NO_MEMORY
+ * when an allocation failed). */
 int snapshot_meta_read(hid_t g, int format, snapshot_meta *m, char *why, size_t why_len);
 
 /* Rows of dataset `name` of loc, which must have the given rank and, past the first
