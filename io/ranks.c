@@ -105,6 +105,36 @@ void ranks_session_end(void)
     if (count > 1) split_run_session_end();
 }
 
+int ranks_split_whole(sim *s, FILE *log, char *err, size_t err_len)
+{
+    if (count <= 1) return 0;
+    int rc = split_run_session(s->cfg.case_path ? s->cfg.case_path : s->cfg.name, log)->start(s, err, err_len);
+    if (rc == 0 && log) split_run_session_print(log);
+    return rc;
+}
+
+void ranks_split_traffic(double per_step[2], double per_rebuild[2])
+{
+    per_step[0] = per_step[1] = per_rebuild[0] = per_rebuild[1] = 0.0;
+    if (count > 1) split_run_session_traffic(per_step, per_rebuild);
+}
+
+void ranks_sum(double *v, int n)
+{
+    if (count > 1) MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+double ranks_largest(double x)
+{
+    if (count > 1) MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return x;
+}
+
+void ranks_barrier(void)
+{
+    if (count > 1) MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static decomposition plan;
 
 int ranks_plan_split(const sim *s, dem_error *e)
@@ -140,4 +170,27 @@ int ranks_plan_split(const sim *s, dem_error *e)
     return 0;
 }
 void ranks_print_plan(FILE *out) { (void)out; }
+
+int ranks_split_whole(sim *s, FILE *log, char *err, size_t err_len)
+{
+    (void)s;
+    (void)log;
+    (void)err;
+    (void)err_len;
+    return 0;
+}
+
+void ranks_split_traffic(double per_step[2], double per_rebuild[2])
+{
+    per_step[0] = per_step[1] = per_rebuild[0] = per_rebuild[1] = 0.0;
+}
+
+void ranks_sum(double *v, int n)
+{
+    (void)v;
+    (void)n;
+}
+
+double ranks_largest(double x) { return x; }
+void ranks_barrier(void) {}
 #endif

@@ -39,6 +39,20 @@ void ranks_print_split(FILE *out);
 /* Frees the split (after session_close). */
 void ranks_session_end(void);
 
+/* A simulation every rank built whole (the bench's bed), split over the ranks with the
+ * session's split (its decomposition on log, rank 0's, or NULL): 0, or a failure value
+ * (engine/fail.h) with a message. 0 in one process. */
+int ranks_split_whole(struct sim *s, FILE *log, char *err, size_t err_len);
+/* The bytes a rank sends per step and per rebuild (the mean over the ranks and the
+ * largest) of that split; zeros in one process. */
+void ranks_split_traffic(double per_step[2], double per_rebuild[2]);
+
+/* Collectives that are nothing in one process: v[0 .. n-1] summed over the ranks in
+ * place, the largest x over them, a barrier. */
+void ranks_sum(double *v, int n);
+double ranks_largest(double x);
+void ranks_barrier(void);
+
 /* `dempact check` on several ranks: how the particles of s would be split over them, and
  * whether that split can run. 0 (also in one process), or STATUS_BAD_INPUT with the
  * reason in e (every rank finds the same). */

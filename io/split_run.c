@@ -273,6 +273,11 @@ void split_run_session_print(FILE *out)
     split_run_print_start(&one.split, out);
 }
 
+void split_run_session_traffic(double per_step[2], double per_rebuild[2])
+{
+    split_run_traffic(&one.split, per_step, per_rebuild);
+}
+
 void split_run_session_end(void)
 {
     split_run_free(&one.split); /* (nothing to free when it never started) */

@@ -69,6 +69,7 @@ void split_run_driver(split_run *r, run_ranks *out);
 const session_ranks *split_run_session(const char *case_path, FILE *log);
 /* The split it made, and the one by contacts to come if any. */
 void split_run_session_print(FILE *out);
+void split_run_session_traffic(double per_step[2], double per_rebuild[2]);
 void split_run_session_end(void);
 
 #endif
