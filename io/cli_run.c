@@ -1,7 +1,5 @@
 /* dempact run: reads a case, checks everything, then steps and writes snapshots. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
@@ -9,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,15 +202,17 @@ static void print_kept(const snapshot_file *out, int64_t step, const char *case_
     print_continue(case_path, out_dir, snapshot_h5_path(out), end_time);
 }
 
-int cli_run(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct run_options {
+    const char *case_path, *out_dir, *restart_path;
+    int threads, quiet, overwrite;
+    double end_time;   /* 0: the case's */
+    int64_t from_step; /* -1: the last snapshot */
+} run_options;
+
+/* The command line into *o: 0, or the exit status of a bad one (said on stderr). */
+static int parse_options(int argc, char **argv, run_options *o)
 {
-    if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
-    /* on several ranks each reads and builds the same case; rank 0 speaks for all */
-    const int n_ranks = ranks_count();
-    if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
-    /* HDF5 1.10 leaks internal objects when a write fails (a full disk), and its clean-up
-     * at exit then loops or crashes. Every file is closed explicitly; skip that clean-up. */
-    H5dont_atexit();
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"threads", required_argument, 0, 't'},
                                          {"quiet", no_argument, 0, 'q'},
@@ -222,19 +221,17 @@ int cli_run(int argc, char **argv)
                                          {"from-step", required_argument, 0, 'f'},
                                          {"overwrite", no_argument, 0, 'w'},
                                          {0, 0, 0, 0}};
-    const char *out_dir = "output", *restart_path = NULL;
-    int threads = 0, quiet = 0, overwrite = 0, c;
-    double end_time = 0.0;
-    int64_t from_step = -1;
+    *o = (run_options){.out_dir = "output", .from_step = -1};
+    int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         double v;
         switch (c) {
-        case 'o': out_dir = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'w': overwrite = 1; break;
-        case 'r': restart_path = optarg; break;
+        case 'o': o->out_dir = optarg; break;
+        case 'q': o->quiet = 1; break;
+        case 'w': o->overwrite = 1; break;
+        case 'r': o->restart_path = optarg; break;
         case 'f':
             if (cli_parse_double(optarg, &v) || v < 0 || v != floor(v) || v > 9e18) {
                 fprintf(stderr, "dempact run: --from-step takes the step of one of the file's snapshots, a whole number from 0 to 9e18 (dempact info FILE lists them), not '%s'\n", optarg);
@@ -245,10 +242,10 @@ int cli_run(int argc, char **argv)
                                 "have (2^53 = 9007199254740992)\n", optarg);
                 return EXIT_BAD_INPUT;
             }
-            from_step = (int64_t)v;
+            o->from_step = (int64_t)v;
             break;
         case 'e':
-            if (cli_parse_double(optarg, &end_time) || !(end_time > 0.0) || !isfinite(end_time)) {
+            if (cli_parse_double(optarg, &o->end_time) || !(o->end_time > 0.0) || !isfinite(o->end_time)) {
                 fprintf(stderr, "dempact run: --end-time takes a time > 0 in s, not '%s'\n", optarg);
                 return EXIT_BAD_INPUT;
             }
@@ -258,7 +255,7 @@ int cli_run(int argc, char **argv)
                 fprintf(stderr, "dempact run: --threads takes a whole number >= 1, not '%s'\n", optarg);
                 return EXIT_BAD_INPUT;
             }
-            threads = (int)v;
+            o->threads = (int)v;
             break;
         default:
             fprintf(stderr, "dempact run: unknown or incomplete option '%s'\n\n", argv[optind - 1]);
@@ -267,26 +264,43 @@ int cli_run(int argc, char **argv)
         }
     }
     if (optind != argc - 1) { usage(stderr); return EXIT_BAD_INPUT; }
-    if (from_step >= 0 && !restart_path) {
+    if (o->from_step >= 0 && !o->restart_path) {
         fprintf(stderr, "dempact run: --from-step needs --restart FILE.h5\n");
         return EXIT_BAD_INPUT;
     }
-    if (threads > 0) omp_set_num_threads(threads);
+    o->case_path = argv[optind];
+    return 0;
+}
 
-    const char *case_path = argv[optind];
+int cli_run(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
+    /* on several ranks each reads and builds the same case; rank 0 speaks for all */
+    const int n_ranks = ranks_count();
+    if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
+    /* HDF5 1.10 leaks internal objects when a write fails (a full disk), and its clean-up
+     * at exit then loops or crashes. Every file is closed explicitly; skip that clean-up. */
+    H5dont_atexit();
+    run_options o;
+    int bad = parse_options(argc, argv, &o);
+    if (bad) return bad;
+    if (o.threads > 0) omp_set_num_threads(o.threads);
+    const char *case_path = o.case_path, *out_dir = o.out_dir, *restart_path = o.restart_path;
+    const int quiet = o.quiet;
+    const double end_time = o.end_time;
     catch_stop_signals(); /* the reader and the fills poll the flag too */
     /* everything is checked before anything in the output folder is touched: the case,
      * the restart file, the length of the run (session_open), the folder */
     session ss;
     dem_error e;
     const session_request rq = {.case_path = case_path, .stop = &stop_signal, .restart = restart_path,
-                                .from_step = from_step, .end_time = end_time,
+                                .from_step = o.from_step, .end_time = end_time,
                                 .ranks = ranks_session(case_path, quiet ? NULL : stderr),
                                 .log = stderr, /* drops are announced even when quiet */
                                 .who = "dempact run"};
     int status = session_open(&ss, &rq, &e);
     if (status == 0 && !quiet) print_start(&ss, restart_path, n_ranks);
-    if (status == 0) status = session_output(&ss, out_dir, overwrite, &e);
+    if (status == 0) status = session_output(&ss, out_dir, o.overwrite, &e);
     if (status != 0) {
         fprintf(stderr, "%s\n", e.msg);
         return finish(&ss, status);
