@@ -5,7 +5,6 @@
 #ifndef DEMPACT_CLI_H
 #define DEMPACT_CLI_H
 
-#include <signal.h>
 #include <stdio.h>
 
 #include "status.h"
@@ -31,7 +30,6 @@ void cli_print_restitutions(FILE *out, const struct sim_config *cfg, const struc
 
 /* The engine ran out of memory during a step (SIM_FAULT_NO_MEMORY): says where on stderr
  * and returns the exit status, 3. */
-struct sim;
 int cli_no_memory(const struct sim *s);
 
 /* Writes arg to out as one shell word: as it is when it holds only characters no shell

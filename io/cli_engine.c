@@ -3,7 +3,6 @@
 #include "cli.h"
 
 #include <stdio.h>
-#include <string.h>
 #include <stdlib.h>
 
 #include "engine/sim.h"
