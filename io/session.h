@@ -46,7 +46,7 @@ typedef struct session_ranks {
 typedef struct session_request {
     const char *case_path;
     volatile sig_atomic_t *stop;  /* a signal handler's flag (NULL: none), polled by the
-                                     reader, the fills and the run */
+                                     reader and the fills (the run: session_run's) */
     const sim_tuning *tuning;     /* NULL: the environment's (tuning_env.h) */
     const char *restart;          /* a snapshot file to restore from (NULL: the case's start) */
     int64_t from_step;            /* its snapshot at this step (< 0: the last) */
@@ -83,7 +83,7 @@ typedef struct session {
 int session_open(session *ss, const session_request *rq, dem_error *e);
 
 /* Opens DIR/NAME.h5 for the run (rank 0's; snapshot_check_output, then
- * snapshot_create: a restart's output carries the file's snapshots up to its point) and
+ * snapshot_open: a restart's output carries the file's snapshots up to its point) and
  * writes the first sample and snapshot of a run from the start. Returns 0 or e->status. */
 int session_output(session *ss, const char *dir, int overwrite, dem_error *e);
 
@@ -91,7 +91,7 @@ int session_output(session *ss, const char *dir, int overwrite, dem_error *e);
  * steps alone) on the grids ss->snapshots and ss->samples, under the watchdog, with
  * how's stop, poll, log, who, progress and written (the rest is the session's). Every
  * entrance steps through here. Returns the outcome; e->status
- * is its status (0 finished, 128 + N stopped by signal N, STATUS_WATCHDOG,
+ * is its status (0 finished, 128 + N stopped by signal N (a poll's stop: 128), STATUS_WATCHDOG,
  * STATUS_NO_MEMORY, STATUS_RUN_FAILED for a write that failed otherwise) and e->msg
  * what went wrong. */
 run_outcome session_run(session *ss, const run_driver *how, dem_error *e);
