@@ -1,4 +1,5 @@
 #include "collision.h"
+#include "fail.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -105,7 +106,8 @@ static int place(sim *s, collision_setup *u, const collision_spec *spec, double 
                           .tuning = spec->tuning};
     snprintf(u->cfg.name, sizeof u->cfg.name, "collide");
     for (int a = 0; a < 3; a++) { u->cfg.domain_min[a] = -20 * R; u->cfg.domain_max[a] = 20 * R; }
-    if (sim_create(s, &u->cfg, err, err_len) != 0) { sim_free(s); return -1; }
+    int rc = sim_create(s, &u->cfg, err, err_len);
+    if (rc != 0) { sim_free(s); return fail_value(rc); }
     return 0;
 }
 
@@ -167,8 +169,8 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     double gap = 0.01 * R;
     sim s;
     poll_memory polled = {.spec = spec};
-    if (place_polled(&s, &setup, spec, gap, &polled, err, err_len) != 0)
-        return polled.fired ? stopped(err, err_len) : -1;
+    int placed = place_polled(&s, &setup, spec, gap, &polled, err, err_len);
+    if (placed != 0) return polled.fired ? stopped(err, err_len) : fail_value(placed);
     if (spec->poll && spec->poll(spec->poll_ctx)) {
         sim_free(&s);
         return stopped(err, err_len);
@@ -185,7 +187,7 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     if (isnan(t_c)) { /* only a failed allocation: fmin passes a law's NaN over */
         snprintf(err, err_len, "out of memory");
         sim_free(&s);
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     if (!(t_c > 0.0) || !isfinite(t_c)) {
         snprintf(err, err_len, "law %s: the contact time of these spheres at %s %g m/s is %g s, "
@@ -284,7 +286,7 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
         if (s.fault == SIM_FAULT_NO_MEMORY) {
             snprintf(err, err_len, "out of memory at step %ld of the collision", n);
             sim_free(&s);
-            return -1;
+            return FAIL_NO_MEMORY;
         }
         double d = overlap_now(&s);
         if (!(d <= d_limit)) { /* past the watchdog's limit, or not a number */

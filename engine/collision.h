@@ -77,7 +77,7 @@ typedef struct collision_spec {
 } collision_spec;
 
 #define COLLISION_POLL_STEPS 1024
-#define COLLISION_STOPPED (-2)
+#define COLLISION_STOPPED (-3) /* (apart from engine/fail.h's values) */
 
 typedef struct collision_result {
     double restitution_out; /* normal (x) separation speed / V0 */
@@ -103,8 +103,8 @@ typedef struct collision_result {
  * the law's parameter defaults (law NULL: none yet), cohesion removal on. */
 void collision_defaults(collision_spec *spec, const dem_law *law);
 
-/* Runs the collision. Returns 0, -1 with a message, or COLLISION_STOPPED (spec->poll
- * asked to stop; err says so). */
+/* Runs the collision. Returns 0, -1 with a message (FAIL_NO_MEMORY, engine/fail.h, for a
+ * failed allocation), or COLLISION_STOPPED (spec->poll asked to stop; err says so). */
 int collision_run(const collision_spec *spec, collision_result *out, char *err, size_t err_len);
 
 #endif

@@ -1,4 +1,5 @@
 #include "fill.h"
+#include "fail.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -76,7 +77,7 @@ static int fill_lattice(particle_store *p, const particle_source *src, const mat
                 if (particles_add(p, src->material, draw_radius(&r, src), mat->density, pos,
                                   src->velocity) < 0) {
                     snprintf(err, err_len, "particles[%d]: out of memory", index);
-                    return -1;
+                    return FAIL_NO_MEMORY;
                 }
                 placed++;
             }
@@ -168,6 +169,7 @@ static int fill_random(particle_store *p, const particle_source *src, const mate
     int rc = -1;
     if (!g.head || !g.next || particles_reserve(p, final_n) != 0) {
         snprintf(err, err_len, "particles[%d]: out of memory", index);
+        rc = FAIL_NO_MEMORY;
         goto done;
     }
     for (long c = 0; c < total; c++) g.head[c] = -1;
@@ -207,7 +209,7 @@ static int fill_list(particle_store *p, const particle_source *src, const materi
 {
     if (particles_reserve(p, p->n_local + (size_t)src->n_list) != 0) {
         snprintf(err, err_len, "particles[%d]: out of memory", index);
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     for (long k = 0; k < src->n_list; k++) {
         const double *v = src->list_velocity ? src->list_velocity + 3 * k : src->velocity;
@@ -215,7 +217,7 @@ static int fill_list(particle_store *p, const particle_source *src, const materi
                                src->list_position + 3 * k, v);
         if (i < 0) {
             snprintf(err, err_len, "particles[%d]: out of memory", index);
-            return -1;
+            return FAIL_NO_MEMORY;
         }
         if (src->list_angular_velocity) { /* initial spin, rad/s */
             const double *w = src->list_angular_velocity + 3 * k;

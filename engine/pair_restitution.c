@@ -1,4 +1,5 @@
 #include "pair_restitution.h"
+#include "fail.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -130,9 +131,10 @@ static int collide_once(const sim *s, int binding, double coefficient, double ph
     cfg.sources = sources;
     cfg.n_sources = !out->against_wall && !same ? 2 : 1;
     sim t;
-    if (sim_create(&t, &cfg, err, err_len) != 0) {
+    int rc = sim_create(&t, &cfg, err, err_len);
+    if (rc != 0) {
         sim_free(&t);
-        return -1;
+        return fail_value(rc);
     }
     /* the coefficient: the case's (solved at the step or not), or the trial one */
     const law_calibration *cal = b->law->calibration;
@@ -147,7 +149,7 @@ static int collide_once(const sim *s, int binding, double coefficient, double ph
     if (isnan(t_c)) {
         snprintf(err, err_len, "out of memory");
         sim_free(&t);
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     long max_steps = (long)((gap / v0 + 200.0 * t_c) / dt) + 1000;
     int touched = 0, apart = 0;
@@ -189,9 +191,8 @@ int pair_restitution_with(const sim *s, int binding, double coefficient, pair_re
     }
     double sum = 0.0;
     for (int k = 0; k < PHASES; k++) {
-        if (collide_once(s, binding, coefficient, (k + 0.5) / PHASES, KEEP_ALL, out, err,
-                         err_len) != 0)
-            return -1;
+        int rc = collide_once(s, binding, coefficient, (k + 0.5) / PHASES, KEEP_ALL, out, err, err_len);
+        if (rc != 0) return fail_value(rc);
         sum += out->actual;
     }
     out->actual = sum / PHASES;
@@ -221,7 +222,8 @@ int pair_restitution_calibrate(sim *s, char *err, size_t err_len)
          * coefficient and no root exist: the closest value found is kept */
         pair_restitution pr;
         double u0 = log(li->continuous), f0, u1, f1;
-        if (pair_restitution_with(s, bi, exp(u0), &pr, err, err_len) != 0) return -1;
+        int rc = pair_restitution_with(s, bi, exp(u0), &pr, err, err_len);
+        if (rc != 0) return fail_value(rc);
         f0 = pr.actual - target;
         double best_u = u0, best_f = f0;
         /* restitution falls as damping grows (alpha: rises), e ~ exp(-c k) */
@@ -229,7 +231,7 @@ int pair_restitution_calibrate(sim *s, char *err, size_t err_len)
         u1 = u0 - f0 / (slope * fmax(target, 0.05));
         for (int it = 0; it < 12 && fabs(best_f) > 1e-6 * target; it++) {
             if (!isfinite(u1)) break;
-            if (pair_restitution_with(s, bi, exp(u1), &pr, err, err_len) != 0) return -1;
+            if ((rc = pair_restitution_with(s, bi, exp(u1), &pr, err, err_len)) != 0) return fail_value(rc);
             f1 = pr.actual - target;
             if (fabs(f1) < fabs(best_f)) { best_u = u1; best_f = f1; }
             if (f1 == f0) break;

@@ -1,6 +1,7 @@
 /* The pair table (pair_table.h): each pair of materials' law, calibrated for the
  * binary collision of its typical particles. */
 #include "pair_table.h"
+#include "fail.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -78,7 +79,7 @@ int pair_table_setup(sim *s, char *err, size_t err_len)
     int n = s->cfg.n_materials;
     s->n_materials = n;
     s->laws = calloc((size_t)n * n, sizeof *s->laws);
-    if (!s->laws) { snprintf(err, err_len, "out of memory"); return -1; }
+    if (!s->laws) { snprintf(err, err_len, "out of memory"); return FAIL_NO_MEMORY; }
     for (int k = 0; k < n * n; k++) s->laws[k].binding = -1;
     for (int k = 0; k < s->cfg.n_bindings; k++) {
         const law_binding *b = &s->cfg.bindings[k];
@@ -167,7 +168,7 @@ int pair_table_check_cover(const sim *s, char *err, size_t err_len)
     int n = s->n_materials;
     char *used = calloc((size_t)n, 1), *walls = calloc((size_t)n, 1);
     int rc = 0;
-    if (!used || !walls) { free(used); free(walls); snprintf(err, err_len, "out of memory"); return -1; }
+    if (!used || !walls) { free(used); free(walls); snprintf(err, err_len, "out of memory"); return FAIL_NO_MEMORY; }
     for (size_t i = 0; i < s->p.n_local; i++) used[s->p.type[i]] = 1;
     for (size_t w = 0; w < s->walls.n; w++) walls[s->walls.walls[w].material] = 1;
     for (int a = 0; a < n && rc == 0; a++)

@@ -1,4 +1,5 @@
 #include "population.h"
+#include "fail.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ int population_init(sim *s, char *err, size_t err_len)
     s->outlet_step = calloc(2 * (size_t)cfg->n_outlets + 1, sizeof *s->outlet_step);
     if (!s->inlets || !s->outlets || !s->outlet_step) {
         snprintf(err, err_len, "out of memory");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     for (int k = 0; k < cfg->n_inlets; k++) {
         const inlet_spec *in = &cfg->inlets[k];

@@ -2,6 +2,7 @@
  * it, puts the particles back where they were and restores each touching pair's
  * history. io/restart.c reads a snapshot into the sim_restart_state. */
 #include "sim.h"
+#include "fail.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -136,13 +137,14 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
     goto done;
 oom_done:
     snprintf(err, err_len, "out of memory");
+    rc = FAIL_NO_MEMORY;
 done:
     if (rc != 0) particles_free(&q);
     particles_free(&made);
     return rc;
 oom:
     snprintf(err, err_len, "out of memory");
-    return -1;
+    return FAIL_NO_MEMORY;
 }
 
 /* by_place: the list is the run's own (replayed), find each pair at its saved place;
@@ -243,12 +245,12 @@ static int restore_state(sim *s, const sim_restart_state *st, size_t *bad, char 
     *bad = SIZE_MAX;
     if (!fresh) {
         snprintf(err, err_len, "out of memory");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     int rc = restore_particles(s, st, fresh, bad, err, err_len);
     free(fresh);
     if (rc == 0) rc = restore_engine(s, st, err, err_len);
-    if (rc != 0) return -1;
+    if (rc != 0) return fail_value(rc);
     s->dt = st->dt;
     s->step = st->step;
     s->time = st->time;
@@ -299,7 +301,7 @@ static int replay_lists(sim *s, const sim_restart_state *st, size_t *bad, char *
     s->list_stale = stale;
     if (rc != 0) {
         snprintf(err, err_len, rc == REBUILD_REFUSED ? "the neighbour rebuild was refused" : "out of memory");
-        return -1;
+        return rc == REBUILD_REFUSED ? FAIL_REFUSED : FAIL_NO_MEMORY;
     }
     /* where the particles are now: st's row of each (a split kept only its own, in
      * st's order, but looks them up by id) */
@@ -308,7 +310,7 @@ static int replay_lists(sim *s, const sim_restart_state *st, size_t *bad, char *
     if (sim_failed_anywhere(s, s->ghost_hooks && !rows)) {
         free(rows);
         snprintf(err, err_len, "out of memory");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     for (size_t i = 0; i < p->n_local; i++) {
         size_t r = rows ? id_find(rows, st->n, p->id[i]) : i;
@@ -320,7 +322,7 @@ static int replay_lists(sim *s, const sim_restart_state *st, size_t *bad, char *
     if (s->ghost_hooks) {
         if (s->ghost_hooks->update(s, s->ghost_hooks->ctx) != 0) {
             snprintf(err, err_len, "out of memory");
-            return -1;
+            return FAIL_NO_MEMORY;
         }
     } else {
         ghosts_update(s, p);
@@ -329,7 +331,7 @@ static int replay_lists(sim *s, const sim_restart_state *st, size_t *bad, char *
     id_row *listed = listed_index(p, &n_listed);
     if (!listed) {
         snprintf(err, err_len, "out of memory");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     rc = restore_history(s, st, listed, n_listed, !stale, bad, err, err_len);
     free(listed);
@@ -352,31 +354,34 @@ int sim_restore(sim *s, const sim_restart_state *st, char *err, size_t err_len)
     free(rows);
     if (!rows) {
         snprintf(err, err_len, "out of memory");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     if (dup >= 0) {
         snprintf(err, err_len, "particle id %lld appears twice in the snapshot", (long long)dup);
         return -1;
     }
     size_t bad;
-    if (restore_state(s, st, &bad, err, err_len) != 0) return -1;
-    return replay_lists(s, st, &bad, err, err_len);
+    int rc = restore_state(s, st, &bad, err, err_len);
+    return rc != 0 ? rc : replay_lists(s, st, &bad, err, err_len);
 }
 
 /* A refusal on ranks: the one that names the earliest row of the file (`row`, this
- * rank's: -1 out of memory, which comes first; INT64_MAX none) on every rank, as one
- * process names it. Returns 0 when no rank refused. */
+ * rank's: -2 out of memory, which comes first, -1 a refusal that names no row;
+ * INT64_MAX none) on every rank, as one process names it. Returns 0 when no rank
+ * refused, else the failure value (engine/fail.h). */
 static int first_refusal(const sim *s, int64_t row, char *err, size_t err_len)
 {
     double first = -sim_reduce_largest(s, -(double)row);
     if (first == (double)INT64_MAX) return 0;
     s->ghost_hooks->share(err, err_len, (double)row == first, s->ghost_hooks->ctx);
-    return -1;
+    return first == -2.0 ? FAIL_NO_MEMORY : FAIL_REFUSED;
 }
 
-static int64_t row_of(const int64_t *rows, size_t bad, int failed)
+/* rc: a failure value, or 0 */
+static int64_t row_of(const int64_t *rows, size_t bad, int rc)
 {
-    if (!failed) return INT64_MAX;
+    if (rc == 0) return INT64_MAX;
+    if (rc == FAIL_NO_MEMORY) return -2;
     return bad == SIZE_MAX ? -1 : rows[bad];
 }
 
@@ -385,9 +390,9 @@ int sim_restore_share(sim *s, const sim_restart_state *st, const sim_ghost_hooks
 {
     s->ghost_hooks = hooks;
     size_t bad = SIZE_MAX;
-    int failed = restore_state(s, st, &bad, err, err_len) != 0;
-    if (first_refusal(s, row_of(st->row, bad, failed), err, err_len) != 0) return -1;
+    int rc = restore_state(s, st, &bad, err, err_len);
+    if ((rc = first_refusal(s, row_of(st->row, bad, rc), err, err_len)) != 0) return rc;
     /* the replay is collective to its end: a refusal of the history is agreed after it */
-    failed = replay_lists(s, st, &bad, err, err_len) != 0;
-    return first_refusal(s, row_of(st->contact_row, bad, failed), err, err_len);
+    rc = replay_lists(s, st, &bad, err, err_len);
+    return first_refusal(s, row_of(st->contact_row, bad, rc), err, err_len);
 }

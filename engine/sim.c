@@ -4,6 +4,7 @@
  * pair_geometry.h and contact_ends.h), integrate.c, wall_loads.c; energy.c and
  * restore.c implement the energy books and the restart of sim.h. */
 #include "sim.h"
+#include "fail.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -163,7 +164,8 @@ static double largest_radius(const particle_store *p)
 
 int sim_create(sim *s, const sim_config *cfg, char *err, size_t err_len)
 {
-    return sim_place(s, cfg, err, err_len) != 0 ? -1 : sim_start(s, err, err_len);
+    int rc = sim_place(s, cfg, err, err_len);
+    return rc != 0 ? rc : sim_start(s, err, err_len);
 }
 
 int sim_place(sim *s, const sim_config *cfg, char *err, size_t err_len)
@@ -177,11 +179,12 @@ int sim_place(sim *s, const sim_config *cfg, char *err, size_t err_len)
     s->reorder = 1;
     s->reorder_min = t->set_reorder_min ? t->reorder_min : REORDER_MIN;
     if (particles_init(&s->p, 1024) != 0) goto oom;
+    int rc;
     for (int k = 0; k < cfg->n_sources; k++) {
         const particle_source *src = &cfg->sources[k];
-        if (fill_source(&s->p, src, &cfg->materials[src->material], k, cfg->stop, err,
-                        err_len) != 0)
-            return -1;
+        if ((rc = fill_source(&s->p, src, &cfg->materials[src->material], k, cfg->stop, err,
+                              err_len)) != 0)
+            return rc;
     }
     if (cfg->sources_copied) cfg->sources_copied(cfg->sources_copied_ctx);
     if (s->p.n_local == 0 && cfg->n_inlets == 0) {
@@ -189,24 +192,23 @@ int sim_place(sim *s, const sim_config *cfg, char *err, size_t err_len)
         return -1;
     }
     if (s->p.n_local > UINT32_MAX / 2) { snprintf(err, err_len, "particles: too many particles"); return -1; }
-    if (walls_init(&s->walls, cfg->walls, (size_t)cfg->n_walls, err, err_len) != 0 ||
-        walls_check_particles(&s->walls, &s->p, err, err_len) != 0)
-        return -1;
+    if ((rc = walls_init(&s->walls, cfg->walls, (size_t)cfg->n_walls, err, err_len)) != 0 ||
+        (rc = walls_check_particles(&s->walls, &s->p, err, err_len)) != 0)
+        return fail_value(rc);
     /* the loads' exact sums (wall_loads.c), made now: split over ranks, a step allocates
      * nothing between its collectives */
     if (cfg->reproducible && s->walls.n > 0 &&
-        !(s->walls.exact = malloc(6 * s->walls.n * sizeof *s->walls.exact))) {
-        snprintf(err, err_len, "out of memory");
-        return -1;
-    }
-    if (pair_table_setup(s, err, err_len) != 0 || pair_table_check_cover(s, err, err_len) != 0)
-        return -1;
+        !(s->walls.exact = malloc(6 * s->walls.n * sizeof *s->walls.exact)))
+        goto oom;
+    if ((rc = pair_table_setup(s, err, err_len)) != 0 ||
+        (rc = pair_table_check_cover(s, err, err_len)) != 0)
+        return fail_value(rc);
     pair_table_configure_lists(s);
 
     double r_max = largest_radius(&s->p);
     for (int k = 0; k < cfg->n_inlets; k++) r_max = fmax(r_max, cfg->inlets[k].radius_max);
     s->largest_radius = r_max;
-    if (population_init(s, err, err_len) != 0) return -1;
+    if ((rc = population_init(s, err, err_len)) != 0) return fail_value(rc);
     s->skin = cfg->skin > 0.0 ? cfg->skin : 0.1 * 2.0 * r_max;
     s->cutoff = 2.0 * r_max + s->skin;
     for (int a = 0; a < 3; a++) {
@@ -219,12 +221,12 @@ int sim_place(sim *s, const sim_config *cfg, char *err, size_t err_len)
             return -1;
         }
     }
-    if (choose_timestep(s, err, err_len) != 0 || population_check(s, err, err_len) != 0)
-        return -1;
+    if ((rc = choose_timestep(s, err, err_len)) != 0 || (rc = population_check(s, err, err_len)) != 0)
+        return fail_value(rc);
     return pair_restitution_calibrate(s, err, err_len);
 oom:
     snprintf(err, err_len, "out of memory");
-    return -1;
+    return FAIL_NO_MEMORY;
 }
 
 int sim_start(sim *s, char *err, size_t err_len)
@@ -246,7 +248,7 @@ int sim_start(sim *s, char *err, size_t err_len)
     }
     if (built != 0 || sim_failed_anywhere(s, compute_forces(s, 0) != 0)) {
         snprintf(err, err_len, "out of memory");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     sim_observables start = {0};
     s->initial_energy = 0.0;
@@ -327,7 +329,7 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
         free(now);
         free(walls);
         snprintf(err, err_len, "out of memory");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     for (size_t i = 0; i < n; i++) {
         now[i] = (id_place){p->id[i], {p->x[i], p->y[i], p->z[i]}};
@@ -355,7 +357,7 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
     if (rc == 0 && hooks->update(s, hooks->ctx) != 0) rc = -1;
     if (rc != 0) snprintf(err, err_len, rc == REBUILD_REFUSED ? "the neighbour rebuild was refused"
                                                               : "out of memory");
-    return rc == 0 ? 0 : -1;
+    return rc == 0 ? 0 : rc == REBUILD_REFUSED ? FAIL_REFUSED : FAIL_NO_MEMORY;
 }
 
 void sim_reduce_exact(const sim *s, struct exact_sum *sums, int n)

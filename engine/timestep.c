@@ -1,4 +1,5 @@
 #include "timestep.h"
+#include "fail.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -173,7 +174,7 @@ int choose_timestep(sim *s, char *err, size_t err_len)
     timestep_estimates e;
     if (timestep_estimate(s, &e) != 0) {
         snprintf(err, err_len, "out of memory");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     const double t_r = e.rayleigh, t_c = e.contact, t_s = e.springs;
     const timestep_spring spring = e.spring;

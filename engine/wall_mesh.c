@@ -296,8 +296,9 @@ static int build_grid(wall_mesh *m)
     return 0;
 }
 
-wall_mesh *wall_mesh_build(const double *tri, long n, char *err, size_t err_len)
+wall_mesh *wall_mesh_build(const double *tri, long n, int *no_memory, char *err, size_t err_len)
 {
+    *no_memory = 0;
     if (n <= 0) {
         snprintf(err, err_len, "the surface has no triangles");
         return NULL;
@@ -325,6 +326,7 @@ wall_mesh *wall_mesh_build(const double *tri, long n, char *err, size_t err_len)
 oom:
     wall_mesh_free(m);
     snprintf(err, err_len, "out of memory");
+    *no_memory = 1;
     return NULL;
 }
 

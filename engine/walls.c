@@ -16,6 +16,7 @@
  * sliding in itself) have V = 0 and never force a rebuild: a rotating drum costs
  * nothing extra. */
 #include "walls.h"
+#include "fail.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -211,6 +212,7 @@ int walls_init(wall_set *ws, wall_spec *walls, size_t n, char *err, size_t err_l
     memset(ws, 0, sizeof *ws);
     ws->walls = walls;
     ws->n = n;
+    int rc = FAIL_REFUSED;
     if (n == 0) return 0;
     ws->state = calloc(n, sizeof *ws->state);
     ws->force = calloc(3 * n, sizeof *ws->force);
@@ -221,7 +223,7 @@ int walls_init(wall_set *ws, wall_spec *walls, size_t n, char *err, size_t err_l
     if (!ws->state || !ws->force || !ws->torque || !ws->ref_point || !ws->work || !ws->work_sum) {
         snprintf(err, err_len, "out of memory");
         walls_free(ws);
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     for (size_t k = 0; k < n; k++) {
         const wall_spec *w = &walls[k];
@@ -229,10 +231,12 @@ int walls_init(wall_set *ws, wall_spec *walls, size_t n, char *err, size_t err_l
         if (check_shape(w, k, err, err_len) != 0) goto fail;
         if (w->kind == WALL_STL) {
             char msg[256];
-            st->mesh = wall_mesh_build(w->mesh, w->n_triangles, msg, sizeof msg);
+            int no_memory;
+            st->mesh = wall_mesh_build(w->mesh, w->n_triangles, &no_memory, msg, sizeof msg);
             if (!st->mesh) {
                 snprintf(err, err_len, "walls[%zu]: %s (%s '%s')", k, msg, kind_name(w->kind),
                          w->name);
+                rc = no_memory ? FAIL_NO_MEMORY : FAIL_REFUSED;
                 goto fail;
             }
         }
@@ -244,7 +248,7 @@ int walls_init(wall_set *ws, wall_spec *walls, size_t n, char *err, size_t err_l
     return 0;
 fail:
     walls_free(ws);
-    return -1;
+    return rc;
 }
 
 void walls_free(wall_set *ws)

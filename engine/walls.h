@@ -134,8 +134,9 @@ int walls_check_particles(const wall_set *ws, const particle_store *p, char *err
 /* ---- engine/wall_mesh.c ---- */
 /* Builds a mesh from n triangles (9 doubles each): vertices welded where their
  * coordinates are equal, edge and vertex adjacency, a uniform search grid. Triangles
- * of zero area are dropped. Returns NULL with a message in err. */
-wall_mesh *wall_mesh_build(const double *tri, long n, char *err, size_t err_len);
+ * of zero area are dropped. Returns NULL with a message in err, and *no_memory 1 when
+ * an allocation failed. */
+wall_mesh *wall_mesh_build(const double *tri, long n, int *no_memory, char *err, size_t err_len);
 void wall_mesh_free(wall_mesh *m);
 /* Largest distance of a vertex from the line through c along unit u. */
 double wall_mesh_reach(const wall_mesh *m, const double c[3], const double u[3]);

@@ -50,6 +50,7 @@ static int read_case_file(case_reader *c)
     fclose(f);
     if (problem) {
         snprintf(c->err, c->err_len, "%s: cannot read: %s", c->path, problem);
+        if (!c->text) *c->failure = FAIL_NO_MEMORY;
         return -1;
     }
     c->text[c->len] = '\0';
@@ -68,8 +69,11 @@ static int locate(case_reader *c)
 {
     char problem[512];
     int line = 1;
-    if (yaml_locator_parse(&c->loc, c->text, c->len, &line, problem, sizeof problem) != 0)
+    int rc = yaml_locator_parse(&c->loc, c->text, c->len, &line, problem, sizeof problem);
+    if (rc != 0) {
+        if (rc == FAIL_NO_MEMORY) *c->failure = FAIL_NO_MEMORY;
         return case_fail_line(c, line, "%s", problem);
+    }
     const yaml_located *root = yaml_locator_find(&c->loc, "");
     if (!root)
         return case_fail_line(c, 1, "the file is empty: a case needs at least domain, time, "
@@ -83,7 +87,7 @@ static int locate(case_reader *c)
 
 static int load_raw(case_reader *c)
 {
-    if (!(c->schema = case_schema_build())) return case_fail_line(c, 1, "out of memory");
+    if (!(c->schema = case_schema_build())) return case_fail_memory(c, NULL, "out of memory");
     if (case_check_shape(c) != 0) return -1;
     /* no log: the check has said all there is to say about the file */
     cyaml_config_t config = {
@@ -111,7 +115,7 @@ static void free_raw(case_reader *c)
 static int keep_source_text(case_reader *c)
 {
     size_t n = strlen(c->path);
-    if (!(c->cfg->case_path = malloc(n + 1))) return case_fail_line(c, 1, "out of memory");
+    if (!(c->cfg->case_path = malloc(n + 1))) return case_fail_memory(c, NULL, "out of memory");
     memcpy(c->cfg->case_path, c->path, n + 1);
     c->cfg->case_text = c->text; /* NUL-terminated by read_case_file */
     c->text = NULL;
@@ -139,7 +143,8 @@ int case_load_stoppable(const char *path, sim_config *cfg, volatile sig_atomic_t
     }
     memset(cfg, 0, sizeof *cfg);
     cfg->stop = stop;
-    case_reader c = {.path = path, .cfg = cfg, .err = err, .err_len = err_len};
+    int failure = 0;
+    case_reader c = {.path = path, .cfg = cfg, .err = err, .err_len = err_len, .failure = &failure};
     int rc = read_case_file(&c);
     if (rc == 0) rc = locate(&c);
     if (rc == 0) rc = load_raw(&c);
@@ -161,5 +166,5 @@ int case_load_stoppable(const char *path, sim_config *cfg, volatile sig_atomic_t
     free_raw(&c);
     free(c.text);
     if (rc != 0) sim_config_free(cfg);
-    return rc;
+    return rc == 0 ? 0 : failure == FAIL_NO_MEMORY ? FAIL_NO_MEMORY : FAIL_REFUSED;
 }

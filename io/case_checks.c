@@ -223,7 +223,7 @@ int case_check_contact_pairs(case_reader *c)
     if (!in_particles || !in_walls) {
         free(in_particles);
         free(in_walls);
-        return case_fail_line(c, 1, "out of memory");
+        return case_fail_memory(c, NULL, "out of memory");
     }
     for (int k = 0; k < cfg->n_sources; k++) in_particles[cfg->sources[k].material] = true;
     for (int k = 0; k < cfg->n_walls; k++) in_walls[cfg->walls[k].material] = true;

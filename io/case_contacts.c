@@ -313,7 +313,7 @@ int case_read_contacts(case_reader *c)
     sim_config *cfg = c->cfg;
     int n = (int)c->raw->contacts_count;
     if (!(cfg->bindings = calloc((size_t)n, sizeof *cfg->bindings)))
-        return case_fail_line(c, 1, "out of memory");
+        return case_fail_memory(c, NULL, "out of memory");
     for (int i = 0; i < n; i++) {
         cfg->n_bindings = i + 1;
         if (read_contact(c, i, &cfg->bindings[i]) != 0) return -1;

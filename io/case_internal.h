@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "case.h"
+#include "engine/fail.h"
 #include "models/calibrate.h"
 #include "yaml_locator.h"
 
@@ -215,6 +216,7 @@ typedef struct case_reader {
     sim_config *cfg;
     char *err;
     size_t err_len;
+    int *failure;      /* FAIL_NO_MEMORY once an allocation failed (case_fail_memory) */
 } case_reader;
 
 typedef struct key_path {
@@ -230,6 +232,9 @@ typedef struct shown {
 key_path case_key(const char *fmt, ...);
 int case_fail_line(const case_reader *c, int line, const char *fmt, ...);
 int case_fail_at(const case_reader *c, const char *path, const char *fmt, ...);
+/* An allocation failed: the message at the line of `path` (NULL: the file's first line),
+ * and case_load returns FAIL_NO_MEMORY. Returns FAIL_NO_MEMORY. */
+int case_fail_memory(const case_reader *c, const char *path, const char *fmt, ...);
 shown case_show(const char *text);
 shown case_show_key(const char *text);
 

@@ -209,7 +209,7 @@ static int check_list_overlaps(const case_reader *c, const char *file_key, const
     int rc = overlap_check(s->list_position, s->list_radius, (size_t)s->n_list, limit,
                            c->cfg->stop, &o);
     if (rc == 0) return 0;
-    if (rc == -1) return case_fail_at(c, file_key, "%s: out of memory", file_key);
+    if (rc == -1) return case_fail_memory(c, file_key, "%s: out of memory", file_key);
     if (rc == -2) return case_fail_at(c, file_key, "%s: stopped by a signal", file_key);
     const double *a = s->list_position + 3 * o.first, *b = s->list_position + 3 * o.second;
     return case_fail_at(c, file_key, "%s: particle %zu of %s at (%g, %g, %g) overlaps particle "
@@ -233,15 +233,17 @@ static int read_file_source(case_reader *c, const char *at, const raw_source *r,
         return case_fail_at(c, at, "%s: a file source needs 'file' (a CSV with columns x, y, z, "
                               "radius and optionally vx, vy, vz)", at);
     char *path = case_csv_path(c->path, r->file);
-    if (!path) return case_fail_at(c, file_key.s, "out of memory");
+    if (!path) return case_fail_memory(c, file_key.s, "out of memory");
     if (case_check_regular_file(c, file_key.s, path) != 0) {
         free(path);
         return -1;
     }
     char csv_err[512];
     int rc = particle_csv_read_stoppable(path, s, c->cfg->stop, csv_err, sizeof csv_err);
-    if (rc == -2)
+    if (rc == PARTICLE_CSV_UNREADABLE)
         case_fail_at(c, file_key.s, "%s: %s", file_key.s, csv_err);
+    else if (rc == FAIL_NO_MEMORY)
+        case_fail_memory(c, file_key.s, "%s: %s", file_key.s, csv_err);
     else if (rc != 0)
         snprintf(c->err, c->err_len, "%s\n  (read for %s at %s:%d)", csv_err, file_key.s,
                  c->path, yaml_locator_line(&c->loc, file_key.s));
@@ -299,7 +301,7 @@ int case_read_sources(case_reader *c)
     sim_config *cfg = c->cfg;
     int n = (int)c->raw->particles_count;
     if (!(cfg->sources = calloc((size_t)n + 1, sizeof *cfg->sources)))
-        return case_fail_line(c, 1, "out of memory");
+        return case_fail_memory(c, NULL, "out of memory");
     cfg->n_sources = n;
     for (int i = 0; i < n; i++)
         if (read_source(c, i, &cfg->sources[i]) != 0) return -1;
@@ -385,7 +387,7 @@ int case_read_population(case_reader *c)
                                "inlets:");
     cfg->inlets = calloc((size_t)n_in + 1, sizeof *cfg->inlets);
     cfg->outlets = calloc((size_t)n_out + 1, sizeof *cfg->outlets);
-    if (!cfg->inlets || !cfg->outlets) return case_fail_line(c, 1, "out of memory");
+    if (!cfg->inlets || !cfg->outlets) return case_fail_memory(c, NULL, "out of memory");
     for (int i = 0; i < n_in; i++) {
         cfg->n_inlets = i + 1;
         if (read_inlet(c, i, &cfg->inlets[i]) != 0) return -1;

@@ -2,6 +2,7 @@
  * shows them, and the scalars (numbers, vectors, flags, counts, seeds, names) parsed
  * strictly from the text libcyaml loads. */
 #include "case_internal.h"
+#include "engine/fail.h"
 
 #include <errno.h>
 #include <math.h>
@@ -48,6 +49,16 @@ int case_fail_at(const case_reader *c, const char *path, const char *fmt, ...)
     vfail_line(c, yaml_locator_line(&c->loc, path), fmt, ap);
     va_end(ap);
     return -1;
+}
+
+int case_fail_memory(const case_reader *c, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_line(c, path ? yaml_locator_line(&c->loc, path) : 1, fmt, ap);
+    va_end(ap);
+    if (c->failure) *c->failure = FAIL_NO_MEMORY;
+    return FAIL_NO_MEMORY;
 }
 
 /* Text as one line: control characters escaped (\n, \t, \xNN); more than `max`

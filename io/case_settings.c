@@ -249,7 +249,7 @@ int case_read_materials(case_reader *c)
     sim_config *cfg = c->cfg;
     int n = (int)c->raw->materials_count;
     if (!(cfg->materials = calloc((size_t)n, sizeof *cfg->materials)))
-        return case_fail_line(c, 1, "out of memory");
+        return case_fail_memory(c, NULL, "out of memory");
     for (int i = 0; i < n; i++) {
         cfg->n_materials = i; /* names seen so far, for the duplicate check */
         if (read_material(c, i, &cfg->materials[i]) != 0) return -1;

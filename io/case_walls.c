@@ -181,7 +181,7 @@ static int read_stl(case_reader *c, const char *at, const raw_wall *r, wall_spec
     }
     if (!r->file[0]) return case_fail_at(c, file.s, "%s: must not be empty", file.s);
     char *path = case_csv_path(c->path, r->file);
-    if (!path) return case_fail_at(c, file.s, "out of memory");
+    if (!path) return case_fail_memory(c, file.s, "out of memory");
     if (case_check_regular_file(c, file.s, path) != 0) {
         free(path);
         return -1;
@@ -191,6 +191,7 @@ static int read_stl(case_reader *c, const char *at, const raw_wall *r, wall_spec
     long n = 0;
     int rc = stl_read_stoppable(path, &tri, &n, c->cfg->stop, stl_err, sizeof stl_err);
     free(path);
+    if (rc == FAIL_NO_MEMORY) return case_fail_memory(c, file.s, "%s: %s", file.s, stl_err);
     if (rc != 0) return case_fail_at(c, file.s, "%s: %s", file.s, stl_err);
     for (long k = 0; k < 9 * n; k++) {
         tri[k] = scale * tri[k] + shift[k % 3];
@@ -308,7 +309,7 @@ int case_read_walls(case_reader *c)
     int n = (int)c->raw->walls_count;
     if (n == 0) return 0;
     if (!(cfg->walls = calloc((size_t)n, sizeof *cfg->walls)))
-        return case_fail_line(c, 1, "out of memory");
+        return case_fail_memory(c, NULL, "out of memory");
     cfg->n_walls = n;
     for (int i = 0; i < n; i++)
         if (read_wall(c, i, &cfg->walls[i]) != 0) return -1;

@@ -22,10 +22,6 @@
 #include "engine/sim.h"
 #include "engine/watchdog.h"
 #include "models/calibrate.h"
-#ifdef DEMPACT_MPI
-#include <mpi.h>
-#include "split_run.h"
-#endif
 
 /* Defaults: glass beads of 2 mm, as in cases/pour.yaml. */
 #define D_PARTICLES 100000
@@ -161,25 +157,17 @@ static contact_count count_contacts(const sim *s, int over_ranks)
     for (size_t k = 0; k < s->pairs.n; k++)
         c.pairs += s->pairs.i[k] < s->p.n_local && contact_overlap(&s->pairs, &s->p, k) > 0.0;
     for (size_t k = 0; k < s->wall_pairs.n; k++) c.walls += s->wall_pairs.overlap[k] > 0.0;
-#ifdef DEMPACT_MPI
-    if (over_ranks && ranks_count() > 1) {
-        unsigned long long n[2] = {c.pairs, c.walls};
-        MPI_Allreduce(MPI_IN_PLACE, n, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-        c.pairs = n[0];
-        c.walls = n[1];
+    if (over_ranks) { /* (counts: exact as doubles) */
+        double n[2] = {(double)c.pairs, (double)c.walls};
+        ranks_sum(n, 2);
+        c.pairs = (size_t)n[0];
+        c.walls = (size_t)n[1];
     }
-#endif
     return c;
 }
 
 /* The largest value over the ranks (this rank's in one process). */
-static double largest(double x)
-{
-#ifdef DEMPACT_MPI
-    if (ranks_count() > 1) MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-#endif
-    return x;
-}
+static double largest(double x) { return ranks_largest(x); }
 
 static double fastest(const sim *s)
 {
@@ -426,30 +414,24 @@ int cli_bench(int argc, char **argv)
     double solid_fraction = volume / ((box_hi[0] - box_lo[0]) * (box_hi[1] - box_lo[1]) * (top - box_lo[2]));
     int n_threads = omp_get_max_threads();
     long n_steps = (long)steps;
-#ifdef DEMPACT_MPI
-    split_run split;
-    if (n_ranks > 1) { /* every rank built the whole bed: each keeps its part */
-        if (split_run_start(&s, &split, quiet ? NULL : stderr, err, sizeof err) != 0) {
-            fprintf(stderr, "dempact bench: %s\n", err);
-            sim_free(&s);
-            return EXIT_BAD_INPUT;
-        }
+    /* on ranks every rank built the whole bed: each keeps its part */
+    int split = ranks_split_whole(&s, quiet ? NULL : stderr, err, sizeof err);
+    if (split != 0) {
+        fprintf(stderr, "dempact bench: %s\n", err);
+        sim_free(&s);
+        ranks_session_end();
+        return status_of_fail(split, EXIT_BAD_INPUT);
     }
-#endif
     int64_t rebuilds0 = s.n_rebuilds;
     if (!quiet && n_steps > 0)
         fprintf(stderr, "bench: %zu spheres, %.3g contacts each, %ld steps on %d threads\n", n,
                 (2.0 * c0.pairs + c0.walls) / n, n_steps, n_threads);
-#ifdef DEMPACT_MPI
-    if (n_ranks > 1) MPI_Barrier(MPI_COMM_WORLD);
-#endif
+    ranks_barrier();
     double t0 = omp_get_wtime();
     for (long k = 0; k < n_steps && !s.fault; k++) sim_step(&s);
     double elapsed = largest(omp_get_wtime() - t0); /* the slowest rank's */
-    double traffic_step[2] = {0.0, 0.0}, traffic_rebuild[2] = {0.0, 0.0};
-#ifdef DEMPACT_MPI
-    if (n_ranks > 1) split_run_traffic(&split, traffic_step, traffic_rebuild);
-#endif
+    double traffic_step[2], traffic_rebuild[2];
+    ranks_split_traffic(traffic_step, traffic_rebuild);
     if (s.fault == SIM_FAULT_NO_MEMORY) {
         int status = cli_no_memory(&s);
         sim_free(&s);
@@ -470,11 +452,9 @@ int cli_bench(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double peak_bytes = (double)ru.ru_maxrss * 1024.0;
-#ifdef DEMPACT_MPI
     /* every rank's (each holds the whole bed while it is built) */
-    if (n_ranks > 1) MPI_Allreduce(MPI_IN_PLACE, &peak_bytes, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    if (n_ranks > 1) split_run_free(&split);
-#endif
+    ranks_sum(&peak_bytes, 1);
+    ranks_session_end();
 
     double per_step = n_steps > 0 ? elapsed / n_steps : NAN;
     double rate = n_steps > 0 && elapsed > 0 ? (double)n * n_steps / elapsed : NAN;

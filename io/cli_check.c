@@ -7,19 +7,13 @@
 
 #include "cli.h"
 #include "ranks.h"
-#include "tuning_env.h"
-#include "case.h"
-#include "case_errors.h"
+#include "session.h"
 #include "case_mixing.h"
 #include "engine/pair_restitution.h"
 #include "output_schedule.h"
 #include "engine/sim.h"
 #include "engine/timestep.h"
 #include "engine/watchdog.h"
-#ifdef DEMPACT_MPI
-#include <mpi.h>
-#include "decompose.h"
-#endif
 
 static void usage(FILE *out)
 {
@@ -34,94 +28,6 @@ static void usage(FILE *out)
             "writes nothing.\n\n"
             "exit status: 0 the case is good, 2 it is not (the message names file, line\n"
             "and key), 3 out of memory.\n");
-}
-
-/* A signal's flag set while reading or building: the loops gave up on it. */
-static int stopped_by(volatile sig_atomic_t *stop, const char *case_path, char *msg, size_t len)
-{
-    if (!stop || !*stop) return 0;
-    int sig = *stop;
-    snprintf(msg, len, "%s: stopped by %s before the first step; nothing was written", case_path,
-             sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
-    return 128 + sig;
-}
-
-/* A failed building or check: its message pointed at the case's line (bad input), or
- * out of memory. */
-static int refused(const sim_config *cfg, const char *err, char *msg, size_t len)
-{
-    int status = cli_refusal_status(err);
-    if (status == EXIT_NO_MEMORY)
-        snprintf(msg, len, "%s: %s", cfg->case_path ? cfg->case_path : cfg->name, err);
-    else
-        case_locate_error(cfg, err, msg, len);
-    return status;
-}
-
-/* The case read and placed (sim_place), its starting speeds and its schedule checked. */
-static int check_placed(const char *case_path, sim_config *cfg, sim *s, volatile sig_atomic_t *stop,
-                        int by_id, char *msg, size_t msg_len)
-{
-    char err[4096];
-    memset(s, 0, sizeof *s);
-    int status;
-    if (case_load_stoppable(case_path, cfg, stop, err, sizeof err) != 0) {
-        if ((status = stopped_by(stop, case_path, msg, msg_len)) != 0) return status;
-        snprintf(msg, msg_len, "%s", err);
-        return cli_refusal_status(err);
-    }
-    tuning_from_env(&cfg->tuning);
-    if (by_id) cfg->reproducible = true;
-    if (sim_place(s, cfg, err, sizeof err) != 0) {
-        if ((status = stopped_by(stop, case_path, msg, msg_len)) != 0) return status;
-        return refused(cfg, err, msg, msg_len);
-    }
-    if ((status = stopped_by(stop, case_path, msg, msg_len)) != 0) return status;
-    run_schedule plan;
-    if (timestep_check_speeds(s, err, sizeof err) != 0 ||
-        timestep_schedule(s, &plan, err, sizeof err) != 0)
-        return refused(cfg, err, msg, msg_len);
-    return 0;
-}
-
-/* The first list and forces (sim_start), and the state they start from; split over
- * ranks, then the split by their contacts. */
-static int check_started(const sim_config *cfg, sim *s, const cli_split *split, char *msg,
-                         size_t msg_len)
-{
-    char err[4096] = "";
-    if (sim_start(s, err, sizeof err) != 0) return refused(cfg, err, msg, msg_len);
-    watchdog_report r;
-    int problem = watchdog_check_start(s, &r) != WATCHDOG_OK;
-    int anywhere = sim_failed_anywhere(s, problem);
-    if (problem) {
-        watchdog_format(&r, s, err, sizeof err);
-        return refused(cfg, err, msg, msg_len);
-    }
-    if (anywhere) return 0; /* another rank's problem, which it reports (ranks_agree) */
-    if (split && split->weigh(s, split->ctx, err, sizeof err) != 0)
-        return refused(cfg, err, msg, msg_len);
-    return 0;
-}
-
-int cli_check_case(const char *case_path, sim_config *cfg, sim *s, volatile sig_atomic_t *stop,
-                   int by_id, const cli_split *split, char *msg, size_t msg_len)
-{
-    int status = check_placed(case_path, cfg, s, stop, by_id, msg, msg_len);
-    if (split) {
-        /* from here on the ranks call collectives: all go on, or none */
-        if ((status = ranks_agree(status, msg, msg_len)) != 0) return status;
-        if (!split->begin) return stopped_by(stop, case_path, msg, msg_len);
-        char err[4096] = "";
-        if (split->begin(s, split->ctx, err, sizeof err) != 0) {
-            snprintf(msg, msg_len, "%s: %s", case_path, err);
-            return cli_refusal_status(err);
-        }
-    }
-    if (status == 0) status = check_started(cfg, s, split, msg, msg_len);
-    /* (on ranks, a signal one saw alone is agreed by the caller, after the collectives) */
-    if (status == 0) status = stopped_by(stop, case_path, msg, msg_len);
-    return status;
 }
 
 void cli_print_restitutions(FILE *out, const sim_config *cfg, const sim *s)
@@ -214,22 +120,6 @@ static void summary(const sim_config *cfg, const sim *s)
            w.on_error == WATCHDOG_ACTION_DROP_PARTICLE ? "drop the particle" : "stop");
 }
 
-#ifdef DEMPACT_MPI
-/* On several ranks: how the particles would be split over them, into *d, and whether the
- * split can run: 0, or EXIT_BAD_INPUT with the reason on stderr (every rank finds the
- * same). Decided before anything is printed, so that a case is called good only when it
- * runs on these ranks. */
-static int check_split(const sim_config *cfg, const sim *s, decomposition *d)
-{
-    char err[1024];
-    if (decompose(s, d, err, sizeof err) != 0 || decompose_check(s, d, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", cfg->case_path ? cfg->case_path : cfg->name, err);
-        return EXIT_BAD_INPUT;
-    }
-    return 0;
-}
-#endif
-
 int cli_check(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
@@ -240,24 +130,19 @@ int cli_check(int argc, char **argv)
         usage(stderr);
         return EXIT_BAD_INPUT;
     }
-    /* on several ranks each builds the same case; rank 0 speaks for all */
+    /* on several ranks each builds the same case, summing by id as a run on them does;
+     * rank 0 speaks for all */
     if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
-    sim_config cfg = {0};
-    sim s;
-    char msg[4608] = "";
-    int status = ranks_agree(cli_check_case(argv[1], &cfg, &s, NULL, ranks_count() > 1, NULL, msg, sizeof msg),
-                             msg, sizeof msg);
-    if (status != 0) fprintf(stderr, "%s\n", msg);
-#ifdef DEMPACT_MPI
-    decomposition d = {0};
-    if (status == 0 && ranks_count() > 1) status = check_split(&cfg, &s, &d);
-    if (status == 0) summary(&cfg, &s);
-    if (status == 0 && ranks_count() > 1) decompose_print(stdout, &d);
-    if (ranks_count() > 1) decompose_free(&d);
-#else
-    if (status == 0) summary(&cfg, &s);
-#endif
-    sim_free(&s);
-    sim_config_free(&cfg);
+    session ss;
+    dem_error e;
+    const session_request rq = {.case_path = argv[1], .sums_by_id = ranks_count() > 1};
+    int status = ranks_agree(session_open(&ss, &rq, &e), e.msg, sizeof e.msg);
+    /* and how the particles would be split over the ranks, decided before anything is
+     * printed, so that a case is called good only when it runs on these ranks */
+    if (status == 0) status = ranks_plan_split(&ss.s, &e);
+    if (status != 0) fprintf(stderr, "%s\n", e.msg);
+    if (status == 0) summary(&ss.cfg, &ss.s);
+    ranks_print_plan(status == 0 ? stdout : NULL);
+    session_close(&ss);
     return status;
 }

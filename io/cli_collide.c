@@ -283,11 +283,11 @@ static int parse_options(int argc, char **argv, collision_request *rq, const cha
     return 0;
 }
 
-/* A collision's refusal: exit 2, or 3 when it ran out of memory. */
-static int refused(const char *err)
+/* A collision's refusal (rc a failure value): exit 2, or 3 when it ran out of memory. */
+static int refused(int rc, const char *err)
 {
     fprintf(stderr, "dempact collide: %s\n", err);
-    return cli_refusal_status(err);
+    return status_of_fail(rc, EXIT_BAD_INPUT);
 }
 
 int cli_collide(int argc, char **argv)
@@ -334,10 +334,11 @@ int cli_collide(int argc, char **argv)
         collision_spec sp;
         double e_in;
         char err[512];
-        if (collision_request_build(&rq, &sp, &e_in, err, sizeof err) != 0) return refused(err);
+        int rc = collision_request_build(&rq, &sp, &e_in, err, sizeof err);
+        if (rc != 0) return refused(rc, err);
         tuning_from_env(&sp.tuning);
         collision_result r;
-        if (collision_run(&sp, &r, err, sizeof err) != 0) return refused(err);
+        if ((rc = collision_run(&sp, &r, err, sizeof err)) != 0) return refused(rc, err);
         print_row(stdout, csv, &rq, &sp, e_in, &r, k == 0, k == n_runs - 1, sweep != NULL);
     }
     return 0;

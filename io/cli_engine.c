@@ -3,15 +3,9 @@
 #include "cli.h"
 
 #include <stdio.h>
-#include <string.h>
 #include <stdlib.h>
 
 #include "engine/sim.h"
-
-int cli_refusal_status(const char *err)
-{
-    return strstr(err, "out of memory") ? EXIT_NO_MEMORY : EXIT_BAD_INPUT;
-}
 
 int cli_no_memory(const sim *s)
 {

@@ -1,7 +1,5 @@
 /* dempact run: reads a case, checks everything, then steps and writes snapshots. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
@@ -9,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,18 +14,7 @@
 
 #include "cli.h"
 #include "ranks.h"
-#include "case.h"
-#include "case_errors.h"
-#include "engine/sim.h"
-#include "engine/timestep.h"
-#include "engine/watchdog.h"
-#include "restart.h"
-#include "run_driver.h"
-#include "output_schedule.h"
-#include "snapshot.h"
-#ifdef DEMPACT_MPI
-#include "split_run.h"
-#endif
+#include "session.h"
 
 static void usage(FILE *out)
 {
@@ -138,46 +124,48 @@ static void print_calibrations(const sim *s)
     }
 }
 
-#ifdef DEMPACT_MPI
-/* The split from the start (cli_check_case): split_run.h's two steps. */
-static int begin_split(sim *s, void *ctx, char *err, size_t err_len)
+/* What the run starts from: the case's size and step, the restart point, the
+ * calibrations and restitutions, inexact output grids, the split over the ranks. */
+static void print_start(const session *ss, const char *restart_path, int n_ranks)
 {
-    return split_run_begin(s, ctx, err, err_len);
+    const sim_config *cfg = &ss->cfg;
+    const sim *s = &ss->s;
+    const restart_point *rp = &ss->rp;
+    fprintf(stderr, "%s: %zu particles, %d walls, dt = %.4g s (stable limit %.4g s), %lld steps, "
+                    "%d threads%s\n", cfg->name, sim_particles_everywhere(s), cfg->n_walls, s->dt, s->dt_limit,
+            (long long)ss->total_steps, omp_get_max_threads(), n_ranks > 1 ? " per rank" : "");
+    if (restart_path) {
+        fprintf(stderr, "restarting from snapshot %d of %d in %s: step %lld, t = %.6g s\n", rp->index,
+                rp->count, restart_path, (long long)rp->step, rp->time);
+        if (rp->case_dt != rp->dt)
+            fprintf(stderr, "note: the file's timestep %.17g s is kept (the case now gives %.17g s)\n",
+                    rp->dt, rp->case_dt);
+    }
+    print_calibrations(s);
+    if (!restart_path) cli_print_restitutions(stderr, cfg, s);
+    if (output_grid_inexact(&ss->snapshots) || output_grid_inexact(&ss->samples))
+        fprintf(stderr, "dempact run: note: the %s interval is not a whole number of steps (dt = "
+                        "%.17g s): each %s goes to the step nearest its time (at most dt/2 off)\n",
+                output_grid_inexact(&ss->snapshots) ? "output" : "time-series", s->dt,
+                output_grid_inexact(&ss->snapshots) ? "snapshot" : "sample");
+    if (n_ranks > 1) {
+        fprintf(stderr, "dempact run: on %d ranks, each particle's contact forces summed in the "
+                        "order of the partners' ids (parallel.reproducible: on), so the run "
+                        "ends as it would on one; split:\n", n_ranks);
+        ranks_print_split(stderr);
+    }
 }
 
-static int weigh_split(sim *s, void *ctx, char *err, size_t err_len)
+/* The session closed (its output too: a close that fails fails the run) and the split
+ * freed: the exit status. */
+static int finish(session *ss, int status)
 {
-    return split_run_weigh(s, ctx, err, err_len);
+    if (snapshot_close(ss->out) != 0 && status == 0) status = EXIT_RUN_FAILED;
+    ss->out = NULL;
+    session_close(ss);
+    ranks_session_end();
+    return status;
 }
-
-/* A restart on ranks, each keeping its share of the snapshot (restart_share). */
-typedef struct restart_ranks {
-    split_run *split;
-    const char *case_path;
-} restart_ranks;
-
-static int agree_restart(int failed, char *msg, size_t len, void *ctx)
-{
-    (void)ctx;
-    return ranks_agree(failed != 0, msg, len);
-}
-
-static int split_restart(sim *s, const int64_t *id, const double *x, size_t n, void *ctx, char *err,
-                         size_t err_len)
-{
-    const restart_ranks *r = ctx;
-    char why[1024] = "";
-    if (split_run_rows(s, r->split, id, x, n, why, sizeof why) == 0) return 0;
-    snprintf(err, err_len, "%s: %s", r->case_path, why);
-    return -1;
-}
-
-static int owns_restart(const double x[3], void *ctx)
-{
-    const halo *h = &((const restart_ranks *)ctx)->split->h;
-    return halo_owner(h, x) == h->self;
-}
-#endif
 
 /* The command that continues a stopped run in its own output, with the options that
  * chose the output and its end (the case's time.end otherwise): it runs as printed. */
@@ -214,15 +202,17 @@ static void print_kept(const snapshot_file *out, int64_t step, const char *case_
     print_continue(case_path, out_dir, snapshot_h5_path(out), end_time);
 }
 
-int cli_run(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct run_options {
+    const char *case_path, *out_dir, *restart_path;
+    int threads, quiet, overwrite;
+    double end_time;   /* 0: the case's */
+    int64_t from_step; /* -1: the last snapshot */
+} run_options;
+
+/* The command line into *o: 0, or the exit status of a bad one (said on stderr). */
+static int parse_options(int argc, char **argv, run_options *o)
 {
-    if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
-    /* on several ranks each reads and builds the same case; rank 0 speaks for all */
-    const int n_ranks = ranks_count();
-    if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
-    /* HDF5 1.10 leaks internal objects when a write fails (a full disk), and its clean-up
-     * at exit then loops or crashes. Every file is closed explicitly; skip that clean-up. */
-    H5dont_atexit();
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"threads", required_argument, 0, 't'},
                                          {"quiet", no_argument, 0, 'q'},
@@ -231,19 +221,17 @@ int cli_run(int argc, char **argv)
                                          {"from-step", required_argument, 0, 'f'},
                                          {"overwrite", no_argument, 0, 'w'},
                                          {0, 0, 0, 0}};
-    const char *out_dir = "output", *restart_path = NULL;
-    int threads = 0, quiet = 0, overwrite = 0, c;
-    double end_time = 0.0;
-    int64_t from_step = -1;
+    *o = (run_options){.out_dir = "output", .from_step = -1};
+    int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         double v;
         switch (c) {
-        case 'o': out_dir = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'w': overwrite = 1; break;
-        case 'r': restart_path = optarg; break;
+        case 'o': o->out_dir = optarg; break;
+        case 'q': o->quiet = 1; break;
+        case 'w': o->overwrite = 1; break;
+        case 'r': o->restart_path = optarg; break;
         case 'f':
             if (cli_parse_double(optarg, &v) || v < 0 || v != floor(v) || v > 9e18) {
                 fprintf(stderr, "dempact run: --from-step takes the step of one of the file's snapshots, a whole number from 0 to 9e18 (dempact info FILE lists them), not '%s'\n", optarg);
@@ -254,10 +242,10 @@ int cli_run(int argc, char **argv)
                                 "have (2^53 = 9007199254740992)\n", optarg);
                 return EXIT_BAD_INPUT;
             }
-            from_step = (int64_t)v;
+            o->from_step = (int64_t)v;
             break;
         case 'e':
-            if (cli_parse_double(optarg, &end_time) || !(end_time > 0.0) || !isfinite(end_time)) {
+            if (cli_parse_double(optarg, &o->end_time) || !(o->end_time > 0.0) || !isfinite(o->end_time)) {
                 fprintf(stderr, "dempact run: --end-time takes a time > 0 in s, not '%s'\n", optarg);
                 return EXIT_BAD_INPUT;
             }
@@ -267,7 +255,7 @@ int cli_run(int argc, char **argv)
                 fprintf(stderr, "dempact run: --threads takes a whole number >= 1, not '%s'\n", optarg);
                 return EXIT_BAD_INPUT;
             }
-            threads = (int)v;
+            o->threads = (int)v;
             break;
         default:
             fprintf(stderr, "dempact run: unknown or incomplete option '%s'\n\n", argv[optind - 1]);
@@ -276,214 +264,80 @@ int cli_run(int argc, char **argv)
         }
     }
     if (optind != argc - 1) { usage(stderr); return EXIT_BAD_INPUT; }
-    if (from_step >= 0 && !restart_path) {
+    if (o->from_step >= 0 && !o->restart_path) {
         fprintf(stderr, "dempact run: --from-step needs --restart FILE.h5\n");
         return EXIT_BAD_INPUT;
     }
-    if (threads > 0) omp_set_num_threads(threads);
+    o->case_path = argv[optind];
+    return 0;
+}
 
-    const char *case_path = argv[optind];
-    sim_config cfg = {0};
-    char err[4096];
-    sim s;
+int cli_run(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
+    /* on several ranks each reads and builds the same case; rank 0 speaks for all */
+    const int n_ranks = ranks_count();
+    if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
+    /* HDF5 1.10 leaks internal objects when a write fails (a full disk), and its clean-up
+     * at exit then loops or crashes. Every file is closed explicitly; skip that clean-up. */
+    H5dont_atexit();
+    run_options o;
+    int bad = parse_options(argc, argv, &o);
+    if (bad) return bad;
+    if (o.threads > 0) omp_set_num_threads(o.threads);
+    const char *case_path = o.case_path, *out_dir = o.out_dir, *restart_path = o.restart_path;
+    const int quiet = o.quiet;
+    const double end_time = o.end_time;
     catch_stop_signals(); /* the reader and the fills poll the flag too */
-    /* a run split over ranks sums by id (sim_split), and so does the restart of a run
-     * that summed so, to go on bit for bit */
-    int file_by_id = restart_path ? restart_sums_by_id(restart_path) : 0;
-    /* a restart from a file that holds the energy its run started with needs no start of
-     * the case (its lists and forces): the case is placed, the snapshot replaces it */
-    const int file_energy = restart_path && restart_has_initial_energy(restart_path) == 1;
-    const cli_split placed_only = {0};
-    const cli_split *from_start = file_energy ? &placed_only : NULL;
-    const restart_share *share = NULL;
-#ifdef DEMPACT_MPI
-    split_run split;
-    memset(&split, 0, sizeof split);
-    run_ranks over_ranks;
-    /* on ranks each rank places the whole case, then keeps its own particles before the
-     * first neighbour list; a restart keeps its share of the snapshot (from an older
-     * file: splits once the whole snapshot is restored) */
-    const cli_split early = {.begin = begin_split, .weigh = weigh_split, .ctx = &split};
-    restart_ranks shared_ctx = {.split = &split, .case_path = case_path};
-    const restart_share shared = {.rank = ranks_self(), .ranks = n_ranks, .agree = agree_restart,
-                                  .split = split_restart, .owns = owns_restart, .hooks = &split.hooks,
-                                  .ctx = &shared_ctx};
-    if (n_ranks > 1 && !restart_path) from_start = &early;
-    if (n_ranks > 1 && file_energy && file_by_id == 1) share = &shared;
-#endif
-    /* as `dempact check`; on ranks, one that ran out of memory stops them all */
-    char msg[4608] = "";
-    int checked = cli_check_case(case_path, &cfg, &s, &stop_signal, n_ranks > 1 || file_by_id == 1,
-                                 from_start, msg, sizeof msg);
-    if ((checked = ranks_agree(checked, msg, sizeof msg)) != 0) {
-        fprintf(stderr, "%s\n", msg);
-#ifdef DEMPACT_MPI
-        split_run_free(&split);
-#endif
-        sim_free(&s);
-        sim_config_free(&cfg);
-        return checked;
+    /* everything is checked before anything in the output folder is touched: the case,
+     * the restart file, the length of the run (session_open), the folder */
+    session ss;
+    dem_error e;
+    const session_request rq = {.case_path = case_path, .stop = &stop_signal, .restart = restart_path,
+                                .from_step = o.from_step, .end_time = end_time,
+                                .ranks = ranks_session(case_path, quiet ? NULL : stderr),
+                                .log = stderr, /* drops are announced even when quiet */
+                                .who = "dempact run"};
+    int status = session_open(&ss, &rq, &e);
+    if (status == 0 && !quiet) print_start(&ss, restart_path, n_ranks);
+    if (status == 0) status = session_output(&ss, out_dir, o.overwrite, &e);
+    if (status != 0) {
+        fprintf(stderr, "%s\n", e.msg);
+        return finish(&ss, status);
     }
-    if (end_time > 0.0) cfg.end_time = s.cfg.end_time = end_time;
-    restart_point rp = {0};
-    int status = 0;
-    snapshot_file *out = NULL;
-    double *wall_load = NULL;
-    /* everything is checked before anything in the output folder is touched: the case
-     * (above), the restart file, the length of the run, the folder */
-    if (restart_path && n_ranks > 1 && file_by_id == 0) {
-        /* its pairs were listed by index: a list by id holds many of them the other way
-         * round, their springs pointing the other way */
-        fprintf(stderr, "dempact run: --restart %s: the run that wrote it did not sum by id, as a "
-                        "run on several ranks does, and its contacts' history cannot be taken over; "
-                        "continue it on one process (without mpirun), or run the case with "
-                        "parallel: {reproducible: true}, whose output continues on any number of "
-                        "ranks\n", restart_path);
-        status = EXIT_BAD_INPUT;
-        goto done;
-    }
-    if (restart_path &&
-        restart_from_file_shared(restart_path, from_step, cfg.case_text, share, &s, &rp, err, sizeof err) != 0)
-        status = cli_refusal_status(err);
-#ifdef DEMPACT_MPI
-    /* a share restored: the split by its contacts, as after a run's start */
-    if (share && status == 0 && split_run_weigh(&s, &split, err, sizeof err) != 0) status = EXIT_NO_MEMORY;
-#endif
-    if ((status = ranks_agree(status, err, sizeof err)) != 0) {
-        fprintf(stderr, "dempact run: %s\n", err);
-        goto done;
-    }
-    /* steps, snapshots and time-series samples (by default ten per snapshot interval, a
-     * hundred over the run when there are only the first and last snapshots), checked
-     * again with --end-time and the restart's step */
-    run_schedule plan;
-    if (timestep_schedule(&s, &plan, err, sizeof err) != 0) {
-        fprintf(stderr, "dempact run: %s%s\n", err, end_time > 0.0 ? " (with --end-time)" : "");
-        status = EXIT_BAD_INPUT;
-        goto done;
-    }
-    int64_t total_steps = plan.steps;
-    output_grid snap_grid, sample_grid;
-    output_grids(&cfg, s.dt, total_steps, &snap_grid, &sample_grid);
-    if (!quiet)
-        fprintf(stderr, "%s: %zu particles, %d walls, dt = %.4g s (stable limit %.4g s), %lld steps, "
-                        "%d threads%s\n", cfg.name, sim_particles_everywhere(&s), cfg.n_walls, s.dt, s.dt_limit,
-                (long long)total_steps, omp_get_max_threads(), n_ranks > 1 ? " per rank" : "");
-    if (!quiet && restart_path) {
-        fprintf(stderr, "restarting from snapshot %d of %d in %s: step %lld, t = %.6g s\n", rp.index,
-                rp.count, restart_path, (long long)rp.step, rp.time);
-        if (rp.case_dt != rp.dt)
-            fprintf(stderr, "note: the file's timestep %.17g s is kept (the case now gives %.17g s)\n",
-                    rp.dt, rp.case_dt);
-    }
-    if (!quiet) print_calibrations(&s);
-    if (!quiet && !restart_path) cli_print_restitutions(stderr, &cfg, &s);
-    if (!quiet && (output_grid_inexact(&snap_grid) || output_grid_inexact(&sample_grid)))
-        fprintf(stderr, "dempact run: note: the %s interval is not a whole number of steps (dt = "
-                        "%.17g s): each %s goes to the step nearest its time (at most dt/2 off)\n",
-                output_grid_inexact(&snap_grid) ? "output" : "time-series", s.dt,
-                output_grid_inexact(&snap_grid) ? "snapshot" : "sample");
-
-    snapshot_run_info info = {.case_name = cfg.name, .case_text = cfg.case_text,
-                              .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE, .dt = s.dt,
-                              .walls = &s.walls, .overwrite = overwrite,
-                              .sums_by_id = cfg.reproducible, .initial_energy = s.initial_energy};
-    memcpy(info.domain_min, cfg.domain_min, sizeof info.domain_min);
-    memcpy(info.domain_max, cfg.domain_max, sizeof info.domain_max);
-    wall_load = calloc(6 * (s.walls.n ? s.walls.n : 1), sizeof *wall_load);
-    if (ranks_worst(!wall_load)) {
-        fprintf(stderr, "dempact run: out of memory\n");
-        status = EXIT_NO_MEMORY;
-        goto done;
-    }
-#ifdef DEMPACT_MPI
-    if (n_ranks > 1) {
-        if (!quiet)
-            fprintf(stderr, "dempact run: on %d ranks, each particle's contact forces summed in the "
-                            "order of the partners' ids (parallel.reproducible: on), so the run "
-                            "ends as it would on one; split:\n", n_ranks);
-        if (from_start == &early || share) { /* split at the start already */
-            split.log = quiet ? NULL : stderr;
-            if (!quiet) split_run_print_start(&split, stderr);
-        } else {
-            int started = split_run_start(&s, &split, quiet ? NULL : stderr, err, sizeof err) == 0;
-            if ((status = ranks_agree(started ? 0 : cli_refusal_status(err), err, sizeof err)) != 0) {
-                fprintf(stderr, "dempact run: %s: %s\n", case_path, err);
-                goto done;
-            }
-        }
-        split_run_driver(&split, &over_ranks);
-    }
-#endif
-    /* rank 0 writes the output (split_output.h) */
-    if (ranks_self() == 0 &&
-        (snapshot_check_output(out_dir, cfg.name, &info, restart_path, err, sizeof err) != 0 ||
-         !(out = snapshot_create(out_dir, cfg.name, &info, restart_path ? &rp.carry : NULL, err, sizeof err)))) {
-        fprintf(stderr, "dempact run: %s\n", err);
-        status = cli_refusal_status(err);
-    }
-    if ((status = ranks_worst(status)) != 0) goto done;
-    run_driver drive = {.s = &s, .out = out, .total_steps = total_steps, .snapshots = snap_grid,
-                        .samples = sample_grid, .wall_load = wall_load,
-                        .stop = &stop_signal, .log = stderr, .who = "dempact run",
-                        .progress = quiet ? NULL : report_progress,
-                        .written = restart_path ? 1 : 0};
-#ifdef DEMPACT_MPI
-    if (n_ranks > 1) drive.ranks = &over_ranks;
-#endif
-    if (!restart_path && run_driver_begin(&drive, err, sizeof err) != 0) goto write_failed;
-    progress pr = {.started = wall_seconds(), .first_step = s.step, .total_steps = total_steps,
+    progress pr = {.started = wall_seconds(), .first_step = ss.s.step, .total_steps = ss.total_steps,
                    .on_terminal = isatty(STDERR_FILENO)};
-    watchdog_state wd;
-    watchdog_start(&wd, &s, stderr); /* drops are announced even when quiet */
-    drive.wd = &wd;
-    drive.progress_ctx = &pr;
-    int stopped_by = 0; /* the signal that stopped the run (split: on any rank) */
-    switch (run_driver_loop(&drive, err, sizeof err)) {
+    const run_driver how = {.stop = &stop_signal, .log = stderr, .who = "dempact run",
+                            .progress = quiet ? NULL : report_progress, .progress_ctx = &pr,
+                            .written = restart_path ? 1 : 0};
+    const sim *s = &ss.s;
+    const char *h5 = snapshot_h5_path(ss.out);
+    switch (session_run(&ss, &how, &e)) {
     case RUN_FINISHED:
+        if (!quiet)
+            fprintf(stderr, "wrote %d snapshots to %s and %s\n", snapshot_count(ss.out), h5,
+                    snapshot_xmf_path(ss.out));
         break;
     case RUN_STOPPED:
-        stopped_by = drive.stopped_by;
-        break;
-    case RUN_NO_MEMORY:
-        status = cli_no_memory(&s);
-        print_kept(out, s.step, case_path, out_dir, end_time);
-        goto done;
-    case RUN_WATCHDOG:
-        fprintf(stderr, "dempact run: stopped; the last snapshot (step %lld) is in %s\n",
-                (long long)s.step, snapshot_h5_path(out));
-        status = EXIT_WATCHDOG;
-        goto done;
-    case RUN_WRITE_FAILED:
-        goto write_failed;
-    }
-    if (stopped_by) {
         if (!quiet && pr.on_terminal) fputc('\n', stderr);
         fprintf(stderr, "dempact run: stopped by %s at step %lld (t = %.6g s); the last snapshot is "
-                        "in %s; ", stopped_by == SIGINT ? "SIGINT" : "SIGTERM", (long long)s.step,
-                s.time, snapshot_h5_path(out));
-        print_continue(case_path, out_dir, snapshot_h5_path(out), end_time);
-        status = 128 + stopped_by;
-        goto done;
+                        "in %s; ", e.status == STATUS_SIGNAL + SIGINT ? "SIGINT" : "SIGTERM",
+                (long long)s->step, s->time, h5);
+        print_continue(case_path, out_dir, h5, end_time);
+        break;
+    case RUN_NO_MEMORY:
+        cli_no_memory(s);
+        print_kept(ss.out, s->step, case_path, out_dir, end_time);
+        break;
+    case RUN_WATCHDOG:
+        fprintf(stderr, "dempact run: stopped; the last snapshot (step %lld) is in %s\n",
+                (long long)s->step, h5);
+        break;
+    case RUN_WRITE_FAILED:
+        if (!quiet && isatty(STDERR_FILENO)) fputc('\n', stderr);
+        fprintf(stderr, "dempact run: %s\n", e.msg);
+        print_kept(ss.out, s->step, case_path, out_dir, end_time);
+        break;
     }
-    if (!quiet)
-        fprintf(stderr, "wrote %d snapshots to %s and %s\n", snapshot_count(out),
-                snapshot_h5_path(out), snapshot_xmf_path(out));
-    goto done;
-write_failed:
-    if (!quiet && isatty(STDERR_FILENO)) fputc('\n', stderr);
-    fprintf(stderr, "dempact run: %s\n", err);
-    print_kept(out, s.step, case_path, out_dir, end_time);
-    /* (every rank comes here together; out of memory on any is what they all report) */
-    status = ranks_worst(strstr(err, "out of memory") ? EXIT_NO_MEMORY : EXIT_RUN_FAILED);
-done:
-#ifdef DEMPACT_MPI
-    split_run_free(&split); /* (nothing to free when it never started) */
-#endif
-    if (snapshot_close(out) != 0 && status == 0) status = EXIT_RUN_FAILED;
-    restart_point_free(&rp);
-    free(wall_load);
-    sim_free(&s);
-    sim_config_free(&cfg);
-    return status;
+    return finish(&ss, e.status);
 }

@@ -1,5 +1,6 @@
 /* The split of the particles over the ranks (decompose.h), through Zoltan. */
 #include "decompose.h"
+#include "engine/fail.h"
 
 #include <float.h>
 #include <math.h>
@@ -170,7 +171,7 @@ static int split(const sim *s, decomposition *d, int own_only, char *err, size_t
         free(d->share);
         d->share = NULL;
         snprintf(err, err_len, "out of memory");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     const size_t first = own_only ? 0 : (size_t)self, stride = own_only ? 1 : (size_t)n_ranks;
     for (size_t i = first; i < p->n_local; i += stride) in.index[in.n++] = i;

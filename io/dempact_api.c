@@ -40,43 +40,27 @@ static double surface_translation_speed(const wall_spec *w)
 int dempact_open(dempact_run *r, const char *case_path, char *err, size_t err_len)
 {
     memset(r, 0, sizeof *r);
-    char msg[4096], located[4096 + 512];
-    if (case_load(case_path, &r->cfg, err, err_len) != 0) return -1;
-    r->opened = 1;
-    if (sim_create(&r->s, &r->cfg, msg, sizeof msg) != 0) {
-        case_locate_error(&r->cfg, msg, located, sizeof located);
-        goto fail;
+    dem_error e;
+    const session_request rq = {.case_path = case_path};
+    if (session_open(&r->ss, &rq, &e) != 0) {
+        snprintf(err, err_len, "%s", e.msg);
+        dempact_close(r);
+        return -1;
     }
-    run_schedule plan;
-    if (timestep_check_speeds(&r->s, msg, sizeof msg) != 0 ||
-        timestep_schedule(&r->s, &plan, msg, sizeof msg) != 0) {
-        case_locate_error(&r->cfg, msg, located, sizeof located);
-        goto fail;
-    }
-    watchdog_report wr;
-    if (watchdog_check_start(&r->s, &wr) != WATCHDOG_OK) {
-        watchdog_format(&wr, &r->s, msg, sizeof msg);
-        case_locate_error(&r->cfg, msg, located, sizeof located);
-        goto fail;
-    }
-    size_t nw = r->s.walls.n ? r->s.walls.n : 1;
+    const sim *s = &r->ss.s;
+    size_t nw = s->walls.n ? s->walls.n : 1;
     r->shift_free_speed = calloc(nw, sizeof *r->shift_free_speed);
-    r->wall_load = calloc(6 * nw, sizeof *r->wall_load);
-    if (!r->shift_free_speed || !r->wall_load) {
-        snprintf(located, sizeof located, "out of memory");
-        goto fail;
+    r->ss.wall_load = calloc(6 * nw, sizeof *r->ss.wall_load);
+    if (!r->shift_free_speed || !r->ss.wall_load) {
+        snprintf(err, err_len, "%s: out of memory", case_path);
+        dempact_close(r);
+        return -1;
     }
-    for (size_t w = 0; w < r->s.walls.n; w++) {
-        double rest = r->s.walls.state[w].surface_speed -
-                      surface_translation_speed(&r->s.walls.walls[w]);
+    for (size_t w = 0; w < s->walls.n; w++) {
+        double rest = s->walls.state[w].surface_speed - surface_translation_speed(&s->walls.walls[w]);
         r->shift_free_speed[w] = rest > 0.0 ? rest : 0.0;
     }
-    watchdog_start(&r->wd, &r->s, NULL);
     return 0;
-fail:
-    snprintf(err, err_len, "%s", located);
-    dempact_close(r);
-    return -1;
 }
 
 void dempact_close(dempact_run *r)
@@ -86,53 +70,71 @@ void dempact_close(dempact_run *r)
         free(r->outs[k].dir);
     }
     free(r->outs);
-    free(r->wall_load);
     free(r->shift_free_speed);
-    if (r->opened) {
-        sim_free(&r->s);
-        sim_config_free(&r->cfg);
-    }
+    r->ss.out = NULL; /* (one of the outputs above) */
+    session_close(&r->ss);
     memset(r, 0, sizeof *r);
+}
+
+/* The steps to `end` through the session's loop (session_run) into o's file (NULL: the
+ * steps alone), polled between steps: 0, DEMPACT_STOPPED, or -1 with a message. A
+ * watchdog's stop or memory running out is final (r->stopped). */
+static int run_until(dempact_run *r, int64_t end, dempact_output *o, char *err, size_t err_len)
+{
+    session *ss = &r->ss;
+    sim *s = &ss->s;
+    ss->out = o ? o->file : NULL;
+    ss->total_steps = end;
+    if (o) output_grids(&ss->cfg, s->dt, end, &ss->snapshots, &ss->samples);
+    run_driver how = {.poll = r->poll, .poll_ctx = r->poll_ctx, .log = o ? stderr : NULL,
+                      .who = "dempact", .written = o ? snapshot_count(o->file) : 0};
+    dem_error e;
+    run_outcome outcome = session_run(ss, &how, &e);
+    ss->out = NULL;
+    if (o) o->changes = r->changes;
+    switch (outcome) {
+    case RUN_FINISHED:
+        return 0;
+    case RUN_STOPPED:
+        return DEMPACT_STOPPED;
+    case RUN_WATCHDOG:
+        snprintf(r->stopped, sizeof r->stopped, "%s", e.msg);
+        break;
+    case RUN_NO_MEMORY:
+        snprintf(r->stopped, sizeof r->stopped, "out of memory in step %lld", (long long)s->step + 1);
+        break;
+    case RUN_WRITE_FAILED:
+        snprintf(err, err_len, "%s", e.msg);
+        return -1;
+    }
+    snprintf(err, err_len, "%s", r->stopped);
+    return -1;
 }
 
 int dempact_step(dempact_run *r, int64_t n, char *err, size_t err_len)
 {
+    const sim *s = &r->ss.s;
     if (n < 0) {
         snprintf(err, err_len, "step: n = %lld: a number of steps, at least 0", (long long)n);
         return -1;
     }
-    if (n > (int64_t)TIMESTEP_MAX_STEPS - r->s.step) {
+    if (n > (int64_t)TIMESTEP_MAX_STEPS - s->step) {
         snprintf(err, err_len, "step: n = %lld steps from step %lld go past step %.0f (2^53), the "
                  "most a run can count exactly (time = step x dt)", (long long)n,
-                 (long long)r->s.step, TIMESTEP_MAX_STEPS);
+                 (long long)s->step, TIMESTEP_MAX_STEPS);
         return -1;
     }
-    for (int64_t k = 0; k < n; k++) {
-        if (r->poll && r->poll(r->poll_ctx)) return DEMPACT_STOPPED;
-        if (r->stopped[0]) {
-            snprintf(err, err_len, "the run was stopped: %s", r->stopped);
-            return -1;
-        }
-        sim_step(&r->s);
-        if (r->s.fault == SIM_FAULT_NO_MEMORY) {
-            snprintf(r->stopped, sizeof r->stopped, "out of memory in step %lld",
-                     (long long)r->s.step + 1);
-            snprintf(err, err_len, "%s", r->stopped);
-            return -1;
-        }
-        watchdog_report wr;
-        if (watchdog_guard(&r->s, &r->wd, &wr) != WATCHDOG_OK) {
-            watchdog_format(&wr, &r->s, r->stopped, sizeof r->stopped);
-            snprintf(err, err_len, "%s", r->stopped);
-            return -1;
-        }
+    if (n == 0) return 0;
+    if (r->stopped[0]) {
+        snprintf(err, err_len, "the run was stopped: %s", r->stopped);
+        return -1;
     }
-    return 0;
+    return run_until(r, s->step + n, NULL, err, err_len);
 }
 
 long dempact_find(const dempact_run *r, int64_t id)
 {
-    const particle_store *p = &r->s.p;
+    const particle_store *p = &r->ss.s.p;
     for (size_t i = 0; i < p->n_local; i++)
         if (p->id[i] == id) return (long)i;
     return -1;
@@ -140,7 +142,7 @@ long dempact_find(const dempact_run *r, int64_t id)
 
 void dempact_driven(dempact_run *r)
 {
-    r->wd.energy_budget = NAN;
+    r->ss.wd.energy_budget = NAN;
     r->changes++;
     if (r->driven) return;
     r->driven = 1;
@@ -153,13 +155,13 @@ void dempact_driven(dempact_run *r)
 int dempact_check_velocity(const dempact_run *r, size_t i, const double v[3], const char *who,
                            char *err, size_t err_len)
 {
-    const particle_store *p = &r->s.p;
+    const particle_store *p = &r->ss.s.p;
     if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]) || norm3(v) > CASE_MAX_SPEED) {
         snprintf(err, err_len, "%s: particle %lld: the velocity (%g, %g, %g) m/s must be finite and "
                  "at most %g m/s", who, (long long)p->id[i], v[0], v[1], v[2], CASE_MAX_SPEED);
         return -1;
     }
-    return timestep_check_particle_speed(&r->s, i, v, who, "set to", err, err_len);
+    return timestep_check_particle_speed(&r->ss.s, i, v, who, "set to", err, err_len);
 }
 
 int dempact_set_velocity(dempact_run *r, int64_t id, const double v[3], char *err, size_t err_len)
@@ -170,7 +172,7 @@ int dempact_set_velocity(dempact_run *r, int64_t id, const double v[3], char *er
         return -1;
     }
     if (dempact_check_velocity(r, (size_t)i, v, "set_velocity", err, err_len) != 0) return -1;
-    particle_store *p = &r->s.p;
+    particle_store *p = &r->ss.s.p;
     p->vx[i] = v[0];
     p->vy[i] = v[1];
     p->vz[i] = v[2];
@@ -184,7 +186,7 @@ int dempact_set_velocity(dempact_run *r, int64_t id, const double v[3], char *er
 int dempact_set_wall_velocity(dempact_run *r, size_t w, const double v[3], char *err,
                               size_t err_len)
 {
-    wall_set *ws = &r->s.walls;
+    wall_set *ws = &r->ss.s.walls;
     if (w >= ws->n) {
         snprintf(err, err_len, "wall index %zu: the case has %zu walls", w, ws->n);
         return -1;
@@ -202,8 +204,8 @@ int dempact_set_wall_velocity(dempact_run *r, size_t w, const double v[3], char 
     wall_spec trial = *spec;
     trial.n_motion = 0;
     for (int a = 0; a < 3; a++) trial.velocity[a] = v[a];
-    if (timestep_check_wall_speed(&r->s, (int)w, &trial, err, err_len) != 0) return -1;
-    double t = r->s.time;
+    if (timestep_check_wall_speed(&r->ss.s, (int)w, &trial, err, err_len) != 0) return -1;
+    double t = r->ss.s.time;
     walls_move(ws, t);
     double shift[3] = {st->shift[0], st->shift[1], st->shift[2]};
     int k = 0;
@@ -252,24 +254,24 @@ static dempact_output *output_in(dempact_run *r, const char *dir, const char *wh
             return &r->outs[k];
         }
     free(real);
-    sim *s = &r->s;
+    sim *s = &r->ss.s;
     dempact_output *grown = realloc(r->outs, (r->n_outs + 1) * sizeof *grown);
     if (!grown) {
         snprintf(err, err_len, "out of memory");
         return NULL;
     }
     r->outs = grown;
-    snapshot_run_info info = {.case_name = r->cfg.name, .case_text = r->cfg.case_text,
+    snapshot_run_info info = {.case_name = r->ss.cfg.name, .case_text = r->ss.cfg.case_text,
                               .version = DEMPACT_VERSION, .build = DEMPACT_BUILD_TYPE,
                               .dt = s->dt, .walls = &s->walls,
-                              .sums_by_id = r->cfg.reproducible,
+                              .sums_by_id = r->ss.cfg.reproducible,
                               .initial_energy = s->initial_energy, .driven = r->driven};
-    memcpy(info.domain_min, r->cfg.domain_min, sizeof info.domain_min);
-    memcpy(info.domain_max, r->cfg.domain_max, sizeof info.domain_max);
+    memcpy(info.domain_min, r->ss.cfg.domain_min, sizeof info.domain_min);
+    memcpy(info.domain_max, r->ss.cfg.domain_max, sizeof info.domain_max);
     char msg[4096];
     snapshot_file *f = NULL;
-    if (snapshot_check_output(dir, r->cfg.name, &info, NULL, msg, sizeof msg) != 0 ||
-        !(f = snapshot_create(dir, r->cfg.name, &info, NULL, msg, sizeof msg))) {
+    if (snapshot_check_output(dir, r->ss.cfg.name, &info, NULL, msg, sizeof msg) != 0 ||
+        !(f = snapshot_create(dir, r->ss.cfg.name, &info, NULL, msg, sizeof msg))) {
         snprintf(err, err_len, "%s: %s", who, msg);
         return NULL;
     }
@@ -285,7 +287,7 @@ static dempact_output *output_in(dempact_run *r, const char *dir, const char *wh
 
 int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t err_len)
 {
-    sim *s = &r->s;
+    sim *s = &r->ss.s;
     if (r->stopped[0]) { /* (dempact_run_to wrote the state the watchdog stopped) */
         snprintf(err, err_len, "write_snapshot: the run was stopped: %s", r->stopped);
         return -1;
@@ -307,7 +309,7 @@ int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t er
                  snapshot_count(o->file));
         return -1;
     }
-    if (run_driver_add_sample(o->file, s, r->wall_load, err, err_len) != 0 ||
+    if (run_driver_add_sample(o->file, s, r->ss.wall_load, err, err_len) != 0 ||
         run_driver_write_snapshot(o->file, s, err, err_len) != 0 ||
         snapshot_flush(o->file, err, err_len) != 0)
         return -1;
@@ -315,23 +317,9 @@ int dempact_write_snapshot(dempact_run *r, const char *dir, char *err, size_t er
     return 0;
 }
 
-/* run_driver's progress callback: polls between steps, and asks the driver to stop (a
- * snapshot of the step reached, then out) when the poll says so. */
-typedef struct run_poll {
-    dempact_run *r;
-    volatile sig_atomic_t stop;
-} run_poll;
-
-static void poll_between_steps(void *ctx, const run_driver *d, int last)
-{
-    (void)d;
-    run_poll *rp = ctx;
-    if (!last && !rp->stop && rp->r->poll && rp->r->poll(rp->r->poll_ctx)) rp->stop = 1;
-}
-
 int dempact_run_to(dempact_run *r, double until, const char *dir, char *err, size_t err_len)
 {
-    sim *s = &r->s;
+    sim *s = &r->ss.s;
     if (!isfinite(until)) {
         snprintf(err, err_len, "run: until = %g s: a finite time", until);
         return -1;
@@ -368,33 +356,10 @@ int dempact_run_to(dempact_run *r, double until, const char *dir, char *err, siz
     if (!o) return -1;
     r->out = o->file;
     if (snapshot_last_step(o->file) != s->step) { /* the state it starts from */
-        if (run_driver_add_sample(o->file, s, r->wall_load, err, err_len) != 0 ||
+        if (run_driver_add_sample(o->file, s, r->ss.wall_load, err, err_len) != 0 ||
             run_driver_write_snapshot(o->file, s, err, err_len) != 0)
             return -1;
         o->changes = r->changes;
     }
-    run_poll poll = {.r = r};
-    run_driver d = {.s = s, .out = o->file, .total_steps = end, .wd = &r->wd,
-                    .wall_load = r->wall_load, .log = stderr, .who = "dempact",
-                    .stop = &poll.stop, .progress = poll_between_steps, .progress_ctx = &poll,
-                    .written = snapshot_count(o->file)};
-    output_grids(&r->cfg, s->dt, end, &d.snapshots, &d.samples);
-    run_outcome outcome = run_driver_loop(&d, err, err_len);
-    o->changes = r->changes;
-    switch (outcome) {
-    case RUN_FINISHED:
-        return 0;
-    case RUN_STOPPED:
-        return DEMPACT_STOPPED;
-    case RUN_WATCHDOG:
-        snprintf(r->stopped, sizeof r->stopped, "%s", err);
-        return -1;
-    case RUN_NO_MEMORY:
-        snprintf(r->stopped, sizeof r->stopped, "out of memory in step %lld", (long long)s->step + 1);
-        snprintf(err, err_len, "%s", r->stopped);
-        return -1;
-    case RUN_WRITE_FAILED:
-        return -1;
-    }
-    return -1;
+    return run_until(r, end, o, err, err_len);
 }

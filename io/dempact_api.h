@@ -11,6 +11,7 @@
 #include "../engine/config.h"
 #include "../engine/sim.h"
 #include "../engine/watchdog.h"
+#include "session.h"
 #include "snapshot.h"
 
 /* An output a simulation writes (a folder's NAME.h5): it stays open, and locked, until
@@ -25,15 +26,11 @@ typedef struct dempact_output {
 #define DEMPACT_STOPPED 1
 
 typedef struct dempact_run {
-    sim_config cfg;
-    sim s;
-    watchdog_state wd;
-    int opened;               /* cfg and s hold allocations */
+    session ss;               /* the case, the simulation, the watchdog (session.h) */
     double *shift_free_speed; /* per wall: its surface speed bound beyond translation */
     snapshot_file *out;       /* the output written last, or NULL */
     dempact_output *outs;     /* every output written so far */
     size_t n_outs;
-    double *wall_load;        /* 6 per wall: the time-series sample's wall loads */
     char stopped[1024];       /* why the watchdog stopped the run ("": it did not) */
     int driven;               /* velocities or walls were set from outside */
     uint64_t changes;         /* how many times they were */
@@ -44,12 +41,14 @@ typedef struct dempact_run {
     void *poll_ctx;
 } dempact_run;
 
-/* Reads the case and builds the simulation, with the checks of `dempact check` (the
- * message names file, line and key). On failure r holds nothing to free. */
+/* Opens the case as `dempact run` and `dempact check` do (session_open: read, checked,
+ * tuned from the environment, placed and started; the message names file, line and
+ * key). On failure r holds nothing to free. */
 int dempact_open(dempact_run *r, const char *case_path, char *err, size_t err_len);
 void dempact_close(dempact_run *r);
 
-/* n steps, each followed by the watchdog's check (as `dempact run`). Refused: n < 0,
+/* n steps, each followed by the watchdog's check, through the loop of `dempact run`
+ * (session_run, without output). Refused: n < 0,
  * and a step count past TIMESTEP_MAX_STEPS (2^53, as `dempact run` refuses a time.end
  * beyond it). A step the engine refused or the watchdog stopped: -1 with the watchdog's
  * message, and every further step is refused too. Stopped by poll: DEMPACT_STOPPED,

@@ -644,7 +644,8 @@ void halo_hooks(halo *h, sim_ghost_hooks *hooks)
 
 int halo_rebalance(halo *h, sim *s, decomposition *fresh, char *err, size_t err_len)
 {
-    if (decompose_again(s, fresh, err, err_len) != 0) return -1;
+    int rc = decompose_again(s, fresh, err, err_len);
+    if (rc != 0) return rc; /* (FAIL_NO_MEMORY passed on) */
     h->next = fresh;
     return 0;
 }

@@ -1,4 +1,5 @@
 #include "particle_csv.h"
+#include "engine/fail.h"
 
 #include <errno.h>
 #include <math.h>
@@ -56,7 +57,7 @@ static int read_whole_file(csv_reader *r)
     FILE *f = fopen(r->path, "rb");
     if (!f) {
         snprintf(r->err, r->err_len, "%s: cannot open: %s", r->path, strerror(errno));
-        return -2;
+        return PARTICLE_CSV_UNREADABLE;
     }
     size_t cap = 1 << 16, len = 0;
     char *text = malloc(cap);
@@ -71,8 +72,9 @@ static int read_whole_file(csv_reader *r)
     fclose(f);
     if (problem) {
         snprintf(r->err, r->err_len, "%s: cannot read: %s", r->path, problem);
+        int rc = !text ? FAIL_NO_MEMORY : PARTICLE_CSV_UNREADABLE;
         free(text);
-        return -2;
+        return rc;
     }
     r->text = text;
     r->len = len;
@@ -182,8 +184,10 @@ static int grow(csv_reader *r)
         w = realloc(r->spin, 3 * (size_t)cap * sizeof *w);
         if (w) r->spin = w;
     }
-    if (!p || !rad || (r->has_velocity && !v) || (r->has_spin && !w))
-        return fail(r, "out of memory");
+    if (!p || !rad || (r->has_velocity && !v) || (r->has_spin && !w)) {
+        fail(r, "out of memory");
+        return FAIL_NO_MEMORY;
+    }
     r->cap = cap;
     return 0;
 }
@@ -214,7 +218,8 @@ static int read_row(csv_reader *r, const csv_fields *f)
     if ((r->n & 4095) == 0 && r->stop && *r->stop) return fail(r, "stopped by a signal");
     if (f->n != r->n_fields)
         return fail(r, "expected %d fields as in the header, found %d", r->n_fields, f->n);
-    if (r->n == r->cap && grow(r) != 0) return -1;
+    int rc = r->n == r->cap ? grow(r) : 0;
+    if (rc != 0) return rc;
     double value[N_COLUMNS];
     for (int k = 0; k < f->n; k++)
         if (parse_field(r, f->start[k], f->len[k], r->column_of_field[k],
@@ -234,10 +239,10 @@ static int read_row(csv_reader *r, const csv_fields *f)
 
 static int read_rows(csv_reader *r)
 {
-    int header_line = r->line;
+    int header_line = r->line, rc;
     csv_fields f;
     while (next_line(r, &f))
-        if (read_row(r, &f) != 0) return -1;
+        if ((rc = read_row(r, &f)) != 0) return rc;
     if (r->n == 0) {
         r->line = header_line;
         return fail(r, "no particles after the header");

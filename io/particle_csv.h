@@ -19,8 +19,10 @@
 /* Fills src->n_list, list_position, list_radius, list_velocity (NULL without velocity
  * columns) and list_angular_velocity (NULL without wx, wy, wz) and sets
  * src->kind = SOURCE_LIST; other fields are left alone.
- * Returns 0; -2 when the file cannot be opened (err: "PATH: cannot open: <reason>");
- * -1 for bad content (err: "PATH:LINE: <what>"). On failure src's list fields are NULL. */
+ * Returns 0; PARTICLE_CSV_UNREADABLE when the file cannot be opened or read (err: "PATH:
+ * cannot open: <reason>"); FAIL_NO_MEMORY (engine/fail.h) when an allocation failed; -1
+ * for bad content (err: "PATH:LINE: <what>"). On failure src's list fields are NULL. */
+#define PARTICLE_CSV_UNREADABLE (-3)
 int particle_csv_read(const char *path, particle_source *src, char *err, size_t err_len);
 
 /* The same, giving up (-1, "PATH:LINE: stopped by a signal") when *stop becomes non-zero

@@ -26,6 +26,19 @@ int restart_refuse(const restart_file *f, char *err, size_t err_len, const char 
     return -1;
 }
 
+int restart_fail_memory(const restart_file *f, char *err, size_t err_len, const char *fmt, ...)
+{
+    if (f->no_memory) *f->no_memory = 1;
+    if (!err || err_len == 0) return -1;
+    int n = snprintf(err, err_len, "'%s': ", f->path);
+    if (n < 0 || (size_t)n >= err_len) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 /* ---------------------------------------------------------------- snapshots */
 
 static void snap_name(char *buf, size_t len, int k) { snprintf(buf, len, "/snapshots/%06d", k); }
@@ -47,7 +60,7 @@ static char *link_target(const restart_file *f, int k, char *err, size_t err_len
     char *buf = malloc(li.u.val_size + 1), *path = NULL;
     const char *file = NULL, *obj = NULL;
     if (!buf) {
-        restart_refuse(f, err, err_len, "out of memory");
+        restart_fail_memory(f, err, err_len, "out of memory");
         return NULL;
     }
     if (H5Lget_val(f->file, name, buf, li.u.val_size, H5P_DEFAULT) < 0 ||
@@ -68,7 +81,7 @@ static char *link_target(const restart_file *f, int k, char *err, size_t err_len
     }
     path = snapshot_printf("%s/%s", f->folder, file);
     struct stat st;
-    if (!path) restart_refuse(f, err, err_len, "out of memory");
+    if (!path) restart_fail_memory(f, err, err_len, "out of memory");
     if (path && (stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
         restart_refuse(f, err, err_len, "snapshot %d's file '%s' is missing or not a regular file", k, path);
         free(path);
@@ -130,6 +143,7 @@ static int snapshot_meta_checked(const restart_file *f, int k, snapshot_meta *m,
     char why[512];
     int rc = snapshot_meta_read(g, f->format, m, why, sizeof why);
     restart_close_snapshot(g, file);
+    if (rc == FAIL_NO_MEMORY) return restart_fail_memory(f, err, err_len, "snapshot %d: %s", k, why);
     if (rc < 0) return restart_refuse(f, err, err_len, "snapshot %d: %s", k, why);
     if (!isfinite(m->time) || m->time < 0.0)
         return restart_refuse(f, err, err_len, "snapshot %d: attribute time is %g; it must be a finite "
@@ -183,7 +197,7 @@ static int read_series(const restart_file *f, int64_t upto, size_t n_walls, snap
     col = malloc((n ? n : 1) * 8);
     rows = calloc(n ? n : 1, sizeof *rows);
     if (!col || !rows) {
-        restart_refuse(f, err, err_len, "out of memory for %lld time-series samples", (long long)t);
+        restart_fail_memory(f, err, err_len, "out of memory for %lld time-series samples", (long long)t);
         goto done;
     }
     for (size_t c = 0; c < snapshot_n_ts_columns; c++) {
@@ -201,7 +215,7 @@ static int read_series(const restart_file *f, int64_t upto, size_t n_walls, snap
     for (int k = 0; k < 2 && n_walls > 0; k++) {
         walls[k] = malloc(3 * n_walls * (n ? n : 1) * sizeof(double));
         if (!walls[k]) {
-            restart_refuse(f, err, err_len, "out of memory for the time series");
+            restart_fail_memory(f, err, err_len, "out of memory for the time series");
             goto done;
         }
         if (H5Lexists(g, snapshot_wall_series[k].name, H5P_DEFAULT) <= 0) { /* older files */
@@ -257,7 +271,7 @@ static int read_series(const restart_file *f, int64_t upto, size_t n_walls, snap
         o.wall_force = n_walls ? walls[0] + 3 * n_walls * r : NULL;
         o.wall_torque = n_walls ? walls[1] + 3 * n_walls * r : NULL;
         if (snapshot_series_add(s, &o) < 0) {
-            restart_refuse(f, err, err_len, "out of memory for the time series");
+            restart_fail_memory(f, err, err_len, "out of memory for the time series");
             goto done;
         }
     }
@@ -364,7 +378,8 @@ int restart_from_file_shared(const char *h5_path, int64_t from_step, const char 
                              size_t err_len)
 {
     memset(rp, 0, sizeof *rp);
-    restart_file f = {.path = h5_path, .file = -1};
+    int no_memory = 0;
+    restart_file f = {.path = h5_path, .file = -1, .no_memory = &no_memory};
     h5_quiet q;
     h5_quiet_begin(&q);
     int rc = -1, checked = -1;
@@ -409,10 +424,10 @@ int restart_from_file_shared(const char *h5_path, int64_t from_step, const char 
         goto checked;
     }
     /* the case */
-    int no_memory = 0;
-    stored = h5_read_case_text(f.file, f.format == 2, &no_memory);
+    int text_memory = 0;
+    stored = h5_read_case_text(f.file, f.format == 2, &text_memory);
     if (!stored) {
-        if (no_memory) restart_refuse(&f, err, err_len, "out of memory");
+        if (text_memory) restart_fail_memory(&f, err, err_len, "out of memory");
         else restart_refuse(&f, err, err_len, "/case_text, the case it was run with, is missing or "
                             "unreadable (one %sstring; a damaged file?)", f.format == 2 ? "" : "fixed-length ");
         goto checked;
@@ -434,7 +449,7 @@ int restart_from_file_shared(const char *h5_path, int64_t from_step, const char 
     }
     meta = calloc((size_t)count, sizeof *meta);
     if (!meta) {
-        restart_refuse(&f, err, err_len, "out of memory");
+        restart_fail_memory(&f, err, err_len, "out of memory");
         goto checked;
     }
     rp->index = -1;
@@ -466,7 +481,10 @@ int restart_from_file_shared(const char *h5_path, int64_t from_step, const char 
     if (g < 0) goto checked;
     checked = restart_check_state(&f, g, rp, s, share == NULL, &rs, err, err_len);
 checked:
-    if (share && share->agree(checked != 0, err, err_len, share->ctx) != 0) checked = -1;
+    /* (on ranks the failure of the lowest failing rank, on every rank) */
+    if (checked != 0) checked = no_memory ? FAIL_NO_MEMORY : FAIL_REFUSED;
+    if (share) checked = share->agree(checked, err, err_len, share->ctx);
+    no_memory = checked == FAIL_NO_MEMORY;
     if (checked == 0) rc = restart_restore_state(rs, s, share, err, err_len);
     if (rc == 0) {
         if (!isnan(initial_energy)) s->initial_energy = initial_energy;
@@ -475,7 +493,7 @@ checked:
         rp->carry.path = strdup(h5_path);
         rp->carry.format = f.format;
         rp->carry.keep = rp->index + 1;
-        if (!rp->carry.path) rc = restart_refuse(&f, err, err_len, "out of memory");
+        if (!rp->carry.path) rc = restart_fail_memory(&f, err, err_len, "out of memory");
     }
     restart_state_free(rs);
     if (g >= 0) restart_close_snapshot(g, snap_file);
@@ -484,5 +502,5 @@ checked:
     free(f.folder);
     if (f.file >= 0) H5Fclose(f.file);
     h5_quiet_end(&q);
-    return rc;
+    return rc == 0 ? 0 : no_memory ? FAIL_NO_MEMORY : FAIL_REFUSED;
 }

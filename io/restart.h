@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../engine/fail.h"
 #include "../engine/sim.h"
 #include "snapshot.h"
 
@@ -54,8 +55,9 @@ int restart_has_initial_energy(const char *h5_path);
  * them (sim_restore_share with `hooks`). */
 typedef struct restart_share {
     int rank, ranks;
-    /* 0 when no rank failed, else nonzero with the message of the lowest rank that did
-     * in msg (len bytes), on every rank */
+    /* 0 when no rank failed (failed 0 on every rank), else the failure value
+     * (engine/fail.h) and message (msg, len bytes) of the lowest rank that did, on every
+     * rank */
     int (*agree)(int failed, char *msg, size_t len, void *ctx);
     /* splits the particles over the ranks (collective): 0, or -1 with a message */
     int (*split)(sim *s, const int64_t *id, const double *x, size_t n, void *ctx, char *err, size_t err_len);
@@ -68,7 +70,8 @@ typedef struct restart_share {
 /* Finds the snapshot at step from_step (the last one if from_step < 0), checks the file
  * and case_text against the file's, and restores the snapshot into s (made by
  * sim_create from that case; the energy books start from the file's initial_energy
- * where it has one). Reads only. Returns 0, or -1 with a message (a step that
+ * where it has one). Reads only. Returns 0, or -1 (FAIL_NO_MEMORY when an allocation
+ * failed) with a message (a step that
  * has no snapshot lists the steps that have one). Free rp with restart_point_free
  * either way. */
 int restart_from_file(const char *h5_path, int64_t from_step, const char *case_text, sim *s,

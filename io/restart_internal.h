@@ -18,10 +18,14 @@ typedef struct restart_file {
     hid_t file;
     int format;      /* 2 or 3 */
     double dt;
+    int *no_memory;  /* set to 1 once an allocation failed (restart_fail_memory) */
 } restart_file;
 
 /* Writes "'PATH': " and the message to err; returns -1. */
 int restart_refuse(const restart_file *f, char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The same for an allocation that failed: restart_from_file returns FAIL_NO_MEMORY. */
+int restart_fail_memory(const restart_file *f, char *err, size_t err_len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Opens snapshot k: the group /snapshots/NNNNNN (format 2), or the root of the file its

@@ -36,8 +36,8 @@ static void *read_array(const restart_file *f, int k, hid_t g, const char *name,
     int ok = d >= 0 && (rows == 0 || H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
     if (d >= 0) H5Dclose(d);
     if (!ok) {
-        restart_refuse(f, err, err_len, "snapshot %d: %s %s", k, buf ? "cannot read dataset" : "out of memory "
-                       "reading", name);
+        if (buf) restart_refuse(f, err, err_len, "snapshot %d: cannot read dataset %s", k, name);
+        else restart_fail_memory(f, err, err_len, "snapshot %d: out of memory reading %s", k, name);
         free(buf);
         return NULL;
     }
@@ -376,6 +376,17 @@ static snap_arrays shifted(snap_arrays *a, const column *c, int n, size_t first)
 
 /* A snapshot checked whole (restart_check_state), chunk by chunk, open for the rows to
  * be kept (restart_restore_state). */
+/* A failure agreed over the ranks (restart_share): the message and the failure value
+ * of the lowest failing rank, on every rank. Returns whether any rank failed. */
+static int agreed(const restart_file *f, const restart_share *share, int failed, char *err, size_t err_len)
+{
+    int no_memory = f->no_memory && *f->no_memory;
+    int value = !failed ? 0 : no_memory ? FAIL_NO_MEMORY : FAIL_REFUSED;
+    value = share->agree(value, err, err_len, share->ctx);
+    if (value == FAIL_NO_MEMORY && f->no_memory) *f->no_memory = 1;
+    return value != 0;
+}
+
 struct restart_state {
     const restart_file *f;
     hid_t g;
@@ -451,7 +462,7 @@ int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp,
         return restart_refuse(f, err, err_len, "snapshot %d has no %s group (not written by this version of "
                               "dempact?)", k, H5Lexists(g, "contacts", H5P_DEFAULT) <= 0 ? "contacts" : "engine");
     restart_state *rs = calloc(1, sizeof *rs);
-    if (!rs) return restart_refuse(f, err, err_len, "out of memory");
+    if (!rs) return restart_fail_memory(f, err, err_len, "out of memory");
     *rs = (restart_state){.f = f, .g = g, .k = k, .time = rp->time, .dt = rp->dt, .step = rp->step,
                           .n = (size_t)m.n_particles, .mc = (size_t)m.n_contacts, .next_id = -1,
                           .rebuild_wall_time = NAN};
@@ -468,7 +479,7 @@ int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp,
                     reserve_columns(a, rs->cc, rs->n_cc, rs->mc) != 0
               : reserve_columns(&rs->chunk, rs->pc, PARTICLE_COLUMNS, chunk) != 0 ||
                     reserve_columns(&rs->chunk, rs->cc, rs->n_cc, chunk) != 0)) {
-        restart_refuse(f, err, err_len, "out of memory");
+        restart_fail_memory(f, err, err_len, "out of memory");
         goto done;
     }
     if (h5_read_attr(g, "engine", "next_id", H5T_NATIVE_INT64, &rs->next_id) < 0 ||
@@ -507,7 +518,7 @@ int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp,
         READ(wall_work_sum, "engine/wall_work_sum", s->walls.n);
 #undef READ
     if (!(a->inlets = malloc(a->inlets_bytes + 1)) || !(a->outlets = malloc(a->outlets_bytes + 1))) {
-        restart_refuse(f, err, err_len, "out of memory");
+        restart_fail_memory(f, err, err_len, "out of memory");
         goto done;
     }
     if (population_h5_read_inlets(g, "engine/inlets", (inlet_state *)(void *)a->inlets,
@@ -606,7 +617,7 @@ static int restore_share(restart_state *rs, sim *s, const restart_share *share, 
         if (more) x = more;
         if (ids) own_ids = ids;
         if (!keep || !more || !ids) {
-            failed = restart_refuse(f, err, err_len, "out of memory") != 0;
+            failed = restart_fail_memory(f, err, err_len, "out of memory") != 0;
             break;
         }
         failed = read_chunk(f, k, rs->g, rs->pc, PARTICLE_COLUMNS, &rs->chunk, first + done, part, err, err_len) < 0;
@@ -615,12 +626,14 @@ static int restore_share(restart_state *rs, sim *s, const restart_share *share, 
             own_ids[done + q] = rs->chunk.id[q];
         }
     }
-    if (!failed && !keep) failed = restart_refuse(f, err, err_len, "out of memory") != 0;
-    if (share->agree(failed, err, err_len, share->ctx) != 0) goto done;
+    if (!failed && !keep) failed = restart_fail_memory(f, err, err_len, "out of memory") != 0;
+    if (agreed(f, share, failed, err, err_len)) goto done;
     char sub[1024] = "";
     /* (the split's message is its own: it names the case and parallel, not the file) */
-    failed = share->split(s, own_ids, x, count, share->ctx, err, err_len) != 0;
-    if (share->agree(failed, err, err_len, share->ctx) != 0) goto done;
+    int split = share->split(s, own_ids, x, count, share->ctx, err, err_len);
+    if (split == FAIL_NO_MEMORY && f->no_memory) *f->no_memory = 1;
+    failed = split != 0;
+    if (agreed(f, share, failed, err, err_len)) goto done;
     free(x);
     x = NULL;
     free(own_ids);
@@ -635,11 +648,11 @@ static int restore_share(restart_state *rs, sim *s, const restart_share *share, 
             keep[q] = share->owns(p, share->ctx);
         }
         if (!failed && keep_rows(&own, &n_own, &cap, &rows, &rs->chunk, rs->pc, PARTICLE_COLUMNS, keep, at, part) != 0)
-            failed = restart_refuse(f, err, err_len, "out of memory") != 0;
+            failed = restart_fail_memory(f, err, err_len, "out of memory") != 0;
     }
     /* their contacts: those of a pair with one of them, or with a wall */
     if (!failed && !(own_ids = malloc((n_own + 1) * sizeof *own_ids)))
-        failed = restart_refuse(f, err, err_len, "out of memory") != 0;
+        failed = restart_fail_memory(f, err, err_len, "out of memory") != 0;
     if (!failed) {
         memcpy(own_ids, own.id, n_own * sizeof *own_ids);
         qsort(own_ids, n_own, sizeof *own_ids, cmp_i64);
@@ -654,22 +667,24 @@ static int restore_share(restart_state *rs, sim *s, const restart_share *share, 
         }
         if (!failed &&
             keep_rows(&own, &mc_own, &contact_cap, &contact_rows, &rs->chunk, rs->cc, rs->n_cc, keep, at, part) != 0)
-            failed = restart_refuse(f, err, err_len, "out of memory") != 0;
+            failed = restart_fail_memory(f, err, err_len, "out of memory") != 0;
     }
     free_arrays(&rs->chunk); /* (nothing reads the file after this) */
     memset(&rs->chunk, 0, sizeof rs->chunk);
-    if (share->agree(failed, err, err_len, share->ctx) != 0) goto done;
+    if (agreed(f, share, failed, err, err_len)) goto done;
     /* every column exists, also with no row kept */
     if (reserve_columns(&own, rs->pc, PARTICLE_COLUMNS, n_own) != 0 ||
         reserve_columns(&own, rs->cc, rs->n_cc, mc_own) != 0 ||
         (!rows && !(rows = malloc(sizeof *rows))) || (!contact_rows && !(contact_rows = malloc(sizeof *rows))))
-        failed = restart_refuse(f, err, err_len, "out of memory") != 0;
-    if (share->agree(failed, err, err_len, share->ctx) != 0) goto done;
+        failed = restart_fail_memory(f, err, err_len, "out of memory") != 0;
+    if (agreed(f, share, failed, err, err_len)) goto done;
     sim_restart_state st = state_of(rs, &own, n_own, mc_own);
     st.row = rows;
     st.contact_row = contact_rows;
-    if (sim_restore_share(s, &st, share->hooks, sub, sizeof sub) != 0) {
-        restart_refuse(f, err, err_len, "cannot restart from snapshot %d: %s", k, sub);
+    int restored = sim_restore_share(s, &st, share->hooks, sub, sizeof sub);
+    if (restored != 0) {
+        if (restored == FAIL_NO_MEMORY) restart_fail_memory(f, err, err_len, "cannot restart from snapshot %d: %s", k, sub);
+        else restart_refuse(f, err, err_len, "cannot restart from snapshot %d: %s", k, sub);
         goto done;
     }
     rc = 0;
@@ -688,7 +703,10 @@ int restart_restore_state(restart_state *rs, sim *s, const restart_share *share,
     if (!share) {
         sim_restart_state st = state_of(rs, &rs->kept, rs->n, rs->mc);
         char sub[1024];
-        if (sim_restore(s, &st, sub, sizeof sub) != 0)
+        int restored = sim_restore(s, &st, sub, sizeof sub);
+        if (restored == FAIL_NO_MEMORY)
+            return restart_fail_memory(rs->f, err, err_len, "cannot restart from snapshot %d: %s", rs->k, sub);
+        if (restored != 0)
             return restart_refuse(rs->f, err, err_len, "cannot restart from snapshot %d: %s", rs->k, sub);
         return 0;
     }

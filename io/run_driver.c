@@ -75,7 +75,13 @@ typedef struct step_end {
     int problem;       /* the watchdog found a problem (on some rank) */
 } step_end;
 
-static int stop_asked(const run_driver *d) { return d->stop && *d->stop; }
+static int stop_asked(const run_driver *d)
+{
+    return (d->stop && *d->stop) || (d->poll && d->poll(d->poll_ctx));
+}
+
+/* The value of the stop (the signal's number; 0 for a poll's). */
+static int stop_value(const run_driver *d) { return d->stop ? *d->stop : 0; }
 
 /* Agrees on the step's end over the ranks, and counts the particles and contacts. */
 static step_end agree(run_driver *d, int no_memory, int problem)
@@ -84,7 +90,7 @@ static step_end agree(run_driver *d, int no_memory, int problem)
     step_end e = {.stop = stop_asked(d), .no_memory = no_memory, .problem = problem};
     size_t contacts = s->n_contacts;
     if (!d->ranks) {
-        if (e.stop) d->stopped_by = *d->stop;
+        if (e.stop) d->stopped_by = stop_value(d);
         d->particles = s->p.n_local;
         d->contacts = contacts;
         return e;
@@ -99,26 +105,37 @@ static step_end agree(run_driver *d, int no_memory, int problem)
     d->particles = (size_t)v[3];
     d->contacts = (size_t)v[4];
     if (v[0] > 0) { /* which stop: told to every rank (the one a signal reached, or all) */
-        double value = e.stop ? (double)*d->stop : 0.0;
+        double value = e.stop ? (double)stop_value(d) : 0.0;
         d->ranks->largest(&value, 1, d->ranks->ctx);
         d->stopped_by = (int)value;
     }
     return (step_end){.stop = v[0] > 0, .no_memory = v[1] > 0, .problem = v[2] > 0};
 }
 
-static int write_snapshot(run_driver *d, char *err, size_t err_len)
+/* One process without an output: the steps alone. */
+static int steps_only(const run_driver *d) { return !d->out && !d->ranks; }
+
+/* Whether the writing failed on any rank (a time-series sample on the writing one); its
+ * status into d->failure: out of memory on any rank, else a failed write. */
+static int failed(run_driver *d, int rc)
 {
-    if (d->ranks) return d->ranks->write_snapshot(d->ranks->ctx, d->out, d->s, err, err_len);
-    return run_driver_write_snapshot(d->out, d->s, err, err_len);
+    double v = rc == 0 ? 0.0 : rc == FAIL_NO_MEMORY ? STATUS_NO_MEMORY : STATUS_RUN_FAILED;
+    if (d->ranks) d->ranks->largest(&v, 1, d->ranks->ctx);
+    d->failure = (int)v;
+    return v > 0;
 }
 
-/* Whether the writing failed on any rank (a time-series sample on the writing one). */
-static int failed(const run_driver *d, int rc)
+static int write_snapshot(run_driver *d, char *err, size_t err_len)
 {
-    if (!d->ranks) return rc != 0;
-    double v = rc != 0;
-    d->ranks->sum(&v, 1, d->ranks->ctx);
-    return v > 0;
+    if (steps_only(d)) return 0;
+    /* (split: every rank returns the same) */
+    int rc = d->ranks ? d->ranks->write_snapshot(d->ranks->ctx, d->out, d->s, err, err_len)
+                      : run_driver_write_snapshot(d->out, d->s, err, err_len);
+    if (rc == 0) return 0;
+    double v = rc == FAIL_NO_MEMORY ? STATUS_NO_MEMORY : STATUS_RUN_FAILED;
+    if (d->ranks) d->ranks->largest(&v, 1, d->ranks->ctx); /* out of memory on any */
+    d->failure = (int)v;
+    return -1;
 }
 
 int run_driver_begin(run_driver *d, char *err, size_t err_len)
@@ -134,7 +151,7 @@ run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
     int64_t dashpot_every = d->samples.every > 1000 ? d->samples.every : 1000;
     /* a stop asked before the first step (one process: the ranks agree after a step) */
     step_end end = {.stop = !d->ranks && stop_asked(d)};
-    if (end.stop) d->stopped_by = *d->stop;
+    if (end.stop) d->stopped_by = stop_value(d);
     while (s->step < d->total_steps && !end.stop) {
         sim_step(s);
         watchdog_report wr;
@@ -156,7 +173,7 @@ run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
             return RUN_WATCHDOG;
         }
         int last = s->step == d->total_steps;
-        if ((output_grid_due(&d->samples, s->step) || last) &&
+        if (!steps_only(d) && (output_grid_due(&d->samples, s->step) || last) &&
             failed(d, run_driver_add_sample(d->out, s, d->wall_load, err, err_len)))
             return RUN_WRITE_FAILED;
         if (s->step % dashpot_every == 0)

@@ -21,6 +21,7 @@
 #include "../engine/watchdog.h"
 #include "output_schedule.h"
 #include "snapshot.h"
+#include "status.h"
 
 typedef enum run_outcome {
     RUN_FINISHED,     /* total_steps reached: the last sample and snapshot are written */
@@ -28,7 +29,8 @@ typedef enum run_outcome {
     RUN_WATCHDOG,     /* the watchdog stopped the run (err: its message); a last snapshot
                          is written */
     RUN_NO_MEMORY,    /* the step ran out of memory (s->fault, s->fault_memory) */
-    RUN_WRITE_FAILED, /* a snapshot or sample could not be written (err: why) */
+    RUN_WRITE_FAILED, /* a snapshot or sample could not be written (err: why; failure:
+                         STATUS_NO_MEMORY or STATUS_RUN_FAILED) */
 } run_outcome;
 
 /* What a run split over MPI ranks adds (io/split_run.h makes it; NULL in one process).
@@ -56,6 +58,10 @@ typedef struct run_driver {
     watchdog_state *wd;                 /* watchdog_start()ed on s */
     double *wall_load;                  /* room for 6 doubles per wall (samples) */
     const volatile sig_atomic_t *stop;  /* NULL: never stopped from outside */
+    /* called before the first step and after each, or NULL: nonzero stops the run as
+     * *stop does (one process; it must be cheap) */
+    int (*poll)(void *ctx);
+    void *poll_ctx;
     FILE *log;                          /* NULL: no warnings */
     const char *who;                    /* the start of each log line, e.g. "dempact run" */
     const run_ranks *ranks;             /* an MPI run's, or NULL */
@@ -68,6 +74,8 @@ typedef struct run_driver {
     int stopped_by;                     /* RUN_STOPPED: the value of *stop that stopped it
                                            (split: the largest over the ranks that had one) */
     int warned_dashpots;                /* the dashpot warning was given (in and out) */
+    int failure;                        /* RUN_WRITE_FAILED: its status (status.h; split:
+                                           the largest over the ranks) */
 } run_driver;
 
 /* The first time-series sample and snapshot of a run that starts from the case (not a
@@ -75,7 +83,8 @@ typedef struct run_driver {
  * with a message. */
 int run_driver_begin(run_driver *d, char *err, size_t err_len);
 
-/* Steps from s->step to total_steps (or until stopped). */
+/* Steps from s->step to total_steps (or until stopped). out NULL in one process: the
+ * steps alone, no samples or snapshots (dempact_step). */
 run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len);
 
 /* What one snapshot records, from the simulation. */

@@ -285,7 +285,7 @@ static int carry_snapshots(snapshot_file *f, const snapshot_carry *c, char **tmp
     rc = 0;
     goto done;
 oom:
-    snapshot_set_err(err, err_len, "out of memory");
+    snapshot_set_no_memory(err, err_len, "out of memory");
 done:
     if (src >= 0) H5Fclose(src);
     h5_quiet_end(&q);
@@ -332,12 +332,20 @@ static void undo_start(snapshot_file *f, char **tmp, int n_tmp, int made_snapdir
 snapshot_file *snapshot_create(const char *dir, const char *name, const snapshot_run_info *info,
                                const snapshot_carry *carry, char *err, size_t err_len)
 {
+    snapshot_file *f = NULL;
+    snapshot_open(dir, name, info, carry, &f, err, err_len);
+    return f;
+}
+
+static snapshot_file *create(const char *dir, const char *name, const snapshot_run_info *info,
+                             const snapshot_carry *carry, char *err, size_t err_len)
+{
     static const snapshot_run_info none = {0};
     if (!info) info = &none;
     if (snapshot_check_output(dir, name, info, carry ? carry->path : NULL, err, err_len) < 0) return NULL;
     snapshot_file *f = new_file(dir, name, info);
     if (!f) {
-        snapshot_set_err(err, err_len, "out of memory");
+        snapshot_set_no_memory(err, err_len, "out of memory");
         return NULL;
     }
     if (carry && carry->driven) f->info.driven = 1;
@@ -370,7 +378,7 @@ snapshot_file *snapshot_create(const char *dir, const char *name, const snapshot
     if (carry && carry->keep > 0) {
         tmp = calloc((size_t)carry->keep, sizeof *tmp);
         if (!tmp) {
-            snapshot_set_err(err, err_len, "out of memory");
+            snapshot_set_no_memory(err, err_len, "out of memory");
             goto fail;
         }
         n_tmp = carry->keep; /* (undo_start reads tmp[0 .. n_tmp - 1]) */
@@ -402,7 +410,7 @@ snapshot_file *snapshot_create(const char *dir, const char *name, const snapshot
             o.wall_force = carry->series.n_walls ? carry->series.wall[0] + 3 * carry->series.n_walls * r : NULL;
             o.wall_torque = carry->series.n_walls ? carry->series.wall[1] + 3 * carry->series.n_walls * r : NULL;
             if (snapshot_series_add(&f->series, &o) < 0) {
-                snapshot_set_err(err, err_len, "out of memory");
+                snapshot_set_no_memory(err, err_len, "out of memory");
                 goto fail;
             }
         }
@@ -418,6 +426,15 @@ fail:
     free(tmp);
     free_file(f);
     return NULL;
+}
+
+int snapshot_open(const char *dir, const char *name, const snapshot_run_info *info,
+                  const snapshot_carry *carry, snapshot_file **out, char *err, size_t err_len)
+{
+    snapshot_no_memory = 0;
+    *out = create(dir, name, info, carry, err, err_len);
+    /* (snapshot_check_output, which create calls first, clears the mark too) */
+    return *out ? 0 : snapshot_no_memory ? FAIL_NO_MEMORY : -1;
 }
 
 /* ------------------------------------------------------------------ snapshots */
@@ -452,6 +469,17 @@ int snapshot_write(snapshot_file *f, const snapshot_state *st, char *err, size_t
     return snapshot_write_shared(f, st, NULL, err, err_len);
 }
 
+static int write_shared(snapshot_file *f, const snapshot_state *st, const snapshot_share *share, char *err,
+                        size_t err_len);
+
+int snapshot_write_shared(snapshot_file *f, const snapshot_state *st, const snapshot_share *share, char *err,
+                          size_t err_len)
+{
+    snapshot_no_memory = 0;
+    int rc = write_shared(f, st, share, err, err_len);
+    return rc == 0 ? 0 : snapshot_no_memory ? FAIL_NO_MEMORY : -1;
+}
+
 /* Whether a snapshot can be written: on the root, to f (0, or -1 with a message). */
 static int can_write(const snapshot_file *f, const snapshot_state *st, int root, char *err, size_t err_len)
 {
@@ -473,8 +501,8 @@ static int can_write(const snapshot_file *f, const snapshot_state *st, int root,
     return 0;
 }
 
-int snapshot_write_shared(snapshot_file *f, const snapshot_state *st, const snapshot_share *share, char *err,
-                          size_t err_len)
+static int write_shared(snapshot_file *f, const snapshot_state *st, const snapshot_share *share, char *err,
+                        size_t err_len)
 {
     int root = !share || share->root;
     int mine = can_write(f, st, root, err, err_len) == 0;
@@ -488,7 +516,8 @@ int snapshot_write_shared(snapshot_file *f, const snapshot_state *st, const snap
     snapshot_meta m;
     char why[1024] = "";
     ok = !root || (tmp && final && f->count < 999999);
-    if (!ok) snprintf(why, sizeof why, f->count >= 999999 ? "too many snapshots" : "out of memory");
+    if (!ok && root && f->count < 999999) snapshot_set_no_memory(why, sizeof why, "out of memory");
+    else if (!ok) snprintf(why, sizeof why, "too many snapshots");
     if (share) {
         /* every process writes into the root's temporary file */
         char path[4096] = "";
@@ -512,7 +541,7 @@ int snapshot_write_shared(snapshot_file *f, const snapshot_state *st, const snap
     if (ok) fs_sync_dir(f->snapdir);
     if (ok) kill_point("renamed", f->count);
     if (ok && add_meta(f, &m) < 0) {
-        snprintf(why, sizeof why, "out of memory");
+        snapshot_set_no_memory(why, sizeof why, "out of memory");
         unlink(final);
         ok = 0;
     }
@@ -544,7 +573,7 @@ int snapshot_add_sample(snapshot_file *f, const sim_observables *o, char *err, s
 {
     if (snapshot_series_add(&f->series, o) < 0) {
         snapshot_set_err(err, err_len, "out of memory for the time series");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     return 0;
 }
@@ -556,9 +585,10 @@ int snapshot_flush(snapshot_file *f, char *err, size_t err_len)
         return -1;
     }
     if (f->indexed == f->count && f->indexed_rows == f->series.n) return 0;
+    snapshot_no_memory = 0;
     if (catalogue(f, err, err_len) < 0) {
         settle_after_failure(f);
-        return -1;
+        return snapshot_no_memory ? FAIL_NO_MEMORY : -1;
     }
     return 0;
 }

@@ -172,6 +172,11 @@ int snapshot_check_output(const char *dir, const char *name, const snapshot_run_
  * with a message on failure; an output that was not there before is then removed. */
 snapshot_file *snapshot_create(const char *dir, const char *name, const snapshot_run_info *info,
                                const snapshot_carry *carry, char *err, size_t err_len);
+/* The same, returning 0 with the output in *out, or -1 (FAIL_NO_MEMORY, engine/fail.h,
+ * when an allocation failed) with a message and *out NULL. The writer's other calls
+ * that return -1 return FAIL_NO_MEMORY for a failed allocation too. */
+int snapshot_open(const char *dir, const char *name, const snapshot_run_info *info,
+                  const snapshot_carry *carry, snapshot_file **out, char *err, size_t err_len);
 
 /* Writes one snapshot file and (see docs/output.md, "Crash safety") NAME.h5 and the
  * .xmf files naming it, with the samples added so far. Returns 0, or -1 with err: the

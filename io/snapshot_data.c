@@ -210,7 +210,10 @@ static void particle_extras(const snapshot_state *st, int32_t *n_contacts, doubl
 static int all_agree(const snapshot_share *share, int ok)
 {
     int every = share ? share->all_ok(ok, share->ctx) : ok;
-    if (!every) snprintf(sh5_error, sizeof sh5_error, ok ? "another rank is out of memory" : "out of memory");
+    if (!every) {
+        snprintf(sh5_error, sizeof sh5_error, ok ? "another rank is out of memory" : "out of memory");
+        snapshot_no_memory = 1;
+    }
     return every;
 }
 
@@ -425,7 +428,7 @@ int snapshot_data_write(const char *path, const snapshot_state *st, const snapsh
         free(contact_order);
         contact_table_free(&built);
         wall_triangles_free(&w);
-        snapshot_set_err(err, err_len, "out of memory");
+        snapshot_set_no_memory(err, err_len, "out of memory");
         return -1;
     }
     sh5_part particles, contacts;
@@ -556,7 +559,7 @@ int snapshot_data_convert(hid_t src, const char *path, const wall_set *ws, const
     }
     wall_triangles w = {0};
     if (ws && wall_triangles_build(&w, ws, m->time, box_min, box_max) < 0) {
-        snapshot_set_err(err, err_len, "out of memory");
+        snapshot_set_no_memory(err, err_len, "out of memory");
         return -1;
     }
     h5_quiet q;

@@ -24,6 +24,18 @@ void snapshot_set_err(char *err, size_t err_len, const char *fmt, ...)
     va_end(ap);
 }
 
+int snapshot_no_memory;
+
+void snapshot_set_no_memory(char *err, size_t err_len, const char *fmt, ...)
+{
+    snapshot_no_memory = 1;
+    if (!err || err_len == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+}
+
 char *snapshot_printf(const char *fmt, ...)
 {
     va_list ap;
@@ -44,7 +56,7 @@ int fs_make_dirs(const char *dir, char *err, size_t err_len)
     size_t len = strlen(dir);
     char *buf = strdup(dir);
     if (!buf) {
-        snapshot_set_err(err, err_len, "cannot create output folder '%s': out of memory", dir);
+        snapshot_set_no_memory(err, err_len, "cannot create output folder '%s': out of memory", dir);
         return -1;
     }
     int rc = 0;

@@ -100,6 +100,7 @@ static int write_series(hid_t file, const snapshot_series *ts)
     void *col = malloc((n ? n : 1) * 8);
     if (!col) {
         snprintf(sh5_error, sizeof sh5_error, "out of memory");
+        snapshot_no_memory = 1;
         goto done;
     }
     for (size_t c = 0; c < snapshot_n_ts_columns; c++) {
@@ -145,6 +146,7 @@ static int write_header(hid_t file, const snapshot_run_info *info)
         const char **names = malloc(n_walls * sizeof *names);
         if (!names) {
             snprintf(sh5_error, sizeof sh5_error, "out of memory");
+            snapshot_no_memory = 1;
             return -1;
         }
         for (size_t w = 0; w < n_walls; w++) names[w] = info->walls->walls[w].name;

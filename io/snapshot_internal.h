@@ -7,9 +7,18 @@
 #include <stdint.h>
 #include "snapshot.h"
 #include "snapshot_share.h"
+#include "../engine/fail.h"
 #include "../engine/sim.h"
 
 void snapshot_set_err(char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Whether the failure of the public call under way (snapshot.h) was an allocation's:
+ * set where it happens (snapshot_set_no_memory, or directly beside sh5_error), cleared
+ * as each public call starts, and returned by it as FAIL_NO_MEMORY (engine/fail.h). One
+ * call at a time, as the writer is used (the program's main thread). */
+extern int snapshot_no_memory;
+/* snapshot_set_err for a failed allocation: also sets snapshot_no_memory. */
+void snapshot_set_no_memory(char *err, size_t err_len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 char *snapshot_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -119,7 +128,8 @@ typedef struct snapshot_meta {
 
 /* Reads the meta of snapshot group g and checks that its attributes agree with the
  * shapes of every dataset the .xmf files and a restart read (format 3: vertex_index
- * and walls too). Returns 0, or -1 with the first disagreement in why. */
+ * and walls too). Returns 0, or -1 with the first disagreement in why (FAIL_NO_MEMORY
+ * when an allocation failed). */
 int snapshot_meta_read(hid_t g, int format, snapshot_meta *m, char *why, size_t why_len);
 
 /* Rows of dataset `name` of loc, which must have the given rank and, past the first

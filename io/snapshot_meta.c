@@ -187,8 +187,9 @@ int snapshot_meta_read(hid_t g, int format, snapshot_meta *m, char *why, size_t 
     int no_memory = !v;
     free(v);
     if (!vread) {
-        snapshot_set_err(why, why_len, no_memory ? "out of memory" : "dataset vertex_index is unreadable");
-        return -1;
+        if (no_memory) snapshot_set_no_memory(why, why_len, "out of memory");
+        else snapshot_set_err(why, why_len, "dataset vertex_index is unreadable");
+        return no_memory ? FAIL_NO_MEMORY : -1;
     }
     if (bad_at >= 0) {
         snapshot_set_err(why, why_len, "dataset vertex_index[%lld] is not %lld (it is 0, 1, 2, ...)",
@@ -222,7 +223,12 @@ int snapshot_meta_read(hid_t g, int format, snapshot_meta *m, char *why, size_t 
     int read = corners && d >= 0 && (nc == 0 || H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, corners) >= 0);
     if (d >= 0) H5Dclose(d);
     if (!read) {
-        snapshot_set_err(why, why_len, corners ? "walls: dataset triangles is unreadable" : "out of memory");
+        if (corners) {
+            snapshot_set_err(why, why_len, "walls: dataset triangles is unreadable");
+        } else {
+            snapshot_set_no_memory(why, why_len, "out of memory");
+            rc = FAIL_NO_MEMORY;
+        }
         goto done;
     }
     for (size_t k = 0; k < nc; k++)

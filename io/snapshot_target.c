@@ -85,7 +85,7 @@ static int classify_index(const char *path, const char *case_text, char *why, si
     if (f >= 0) h5_read_attr(f, ".", "format", H5T_NATIVE_INT32, &format);
     int no_memory = 0;
     if (f < 0 || H5Aexists(f, "dempact_version") <= 0 || !(text = h5_read_case_text(f, format == 2, &no_memory))) {
-        if (no_memory) snapshot_set_err(why, why_len, "out of memory");
+        if (no_memory) snapshot_set_no_memory(why, why_len, "out of memory");
         else snapshot_set_err(why, why_len, "'%s' exists and is not a dempact output (it is kept)", path);
         goto done;
     }
@@ -116,8 +116,8 @@ static int folder_is_empty(const char *path)
     return empty;
 }
 
-int snapshot_check_output(const char *dir, const char *name, const snapshot_run_info *info,
-                          const char *restart_path, char *err, size_t err_len)
+static int check_output(const char *dir, const char *name, const snapshot_run_info *info,
+                        const char *restart_path, char *err, size_t err_len)
 {
     if (!name || !name[0] || strchr(name, '/') || strchr(name, ':')) {
         snapshot_set_err(err, err_len, "run name '%s' must be non-empty and contain neither '/' nor ':'",
@@ -131,7 +131,7 @@ int snapshot_check_output(const char *dir, const char *name, const snapshot_run_
                     snapshot_printf("%s/%s_walls.xmf", d, name)};
     int rc = -1;
     if (!h5 || !snapdir || !xmf[0] || !xmf[1] || !xmf[2]) {
-        snapshot_set_err(err, err_len, "out of memory");
+        snapshot_set_no_memory(err, err_len, "out of memory");
         goto done;
     }
     struct stat st;
@@ -184,4 +184,12 @@ done:
     free(snapdir);
     for (int k = 0; k < 3; k++) free(xmf[k]);
     return rc;
+}
+
+int snapshot_check_output(const char *dir, const char *name, const snapshot_run_info *info,
+                          const char *restart_path, char *err, size_t err_len)
+{
+    snapshot_no_memory = 0;
+    int rc = check_output(dir, name, info, restart_path, err, err_len);
+    return rc == 0 ? 0 : snapshot_no_memory ? FAIL_NO_MEMORY : -1;
 }

@@ -301,6 +301,7 @@ int split_output_write(snapshot_file *out, const sim *s, char *err, size_t err_l
     if (!every_ok(ok, NULL) || id_places_build(&ip, &s->p) != 0 ||
         make_block(&b, s, &own, counts, &ip, n_ranks) != 0) {
         snprintf(err, err_len, "out of memory sharing a snapshot out");
+        rc = FAIL_NO_MEMORY;
         goto done;
     }
     snapshot_share sh = {.fapl = H5Pcreate(H5P_FILE_ACCESS), .dxpl = H5Pcreate(H5P_DATASET_XFER),
@@ -325,7 +326,8 @@ int split_output_write(snapshot_file *out, const sim *s, char *err, size_t err_l
     }
     if (sh.fapl >= 0) H5Pclose(sh.fapl);
     if (sh.dxpl >= 0) H5Pclose(sh.dxpl);
-    /* rank 0's outcome (it also lists the file, alone), and its message, for every rank */
+    /* rank 0's outcome (it also lists the file, alone; FAIL_NO_MEMORY for an allocation
+     * that failed on any rank), and its message, for every rank */
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rc != 0) {
         char msg[1024] = "";

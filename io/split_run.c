@@ -5,15 +5,21 @@
 
 #include <mpi.h>
 
+#include "engine/fail.h"
+#include "ranks.h"
 #include "split_output.h"
 
 /* The split d[0] made: checked, and the halo over it. */
 static int take_split(sim *s, split_run *r, char *err, size_t err_len)
 {
-    if (decompose_check(s, &r->d[0], err, err_len) != 0 || halo_init(&r->h, &r->d[0]) != 0) {
-        if (!err[0]) snprintf(err, err_len, "out of memory");
+    int rc = decompose_check(s, &r->d[0], err, err_len) != 0 ? FAIL_REFUSED : 0;
+    if (rc == 0 && halo_init(&r->h, &r->d[0]) != 0) {
+        snprintf(err, err_len, "out of memory");
+        rc = FAIL_NO_MEMORY;
+    }
+    if (rc != 0) {
         decompose_free(&r->d[0]);
-        return -1;
+        return rc;
     }
     halo_hooks(&r->h, &r->hooks);
     return 0;
@@ -23,7 +29,9 @@ int split_run_begin(sim *s, split_run *r, char *err, size_t err_len)
 {
     memset(r, 0, sizeof *r);
     /* weighed by the pairs s has: none before sim_start, every particle weighs 1 */
-    if (decompose(s, &r->d[0], err, err_len) != 0 || take_split(s, r, err, err_len) != 0) return -1;
+    int rc = decompose(s, &r->d[0], err, err_len);
+    if (rc == 0) rc = take_split(s, r, err, err_len);
+    if (rc != 0) return fail_value(rc);
     s->ghost_hooks = &r->hooks; /* the next rebuild keeps each rank's own */
     return 0;
 }
@@ -39,7 +47,7 @@ int split_run_rows(sim *s, split_run *r, const int64_t *id, const double *x, siz
     if (!halo_all_ok(made)) {
         if (made) particles_free(&rows);
         snprintf(err, err_len, "out of memory");
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     for (size_t i = 0; i < n; i++) {
         rows.id[i] = id[i];
@@ -52,17 +60,18 @@ int split_run_rows(sim *s, split_run *r, const int64_t *id, const double *x, siz
     int rc = decompose_again(s, &r->d[0], err, err_len);
     s->p = placed;
     particles_free(&rows);
-    return rc != 0 ? -1 : take_split(s, r, err, err_len);
+    return rc != 0 ? fail_value(rc) : take_split(s, r, err, err_len);
 }
 
 int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len)
 {
-    if (split_run_begin(s, r, err, err_len) != 0) return -1;
+    int rc = split_run_begin(s, r, err, err_len);
+    if (rc != 0) return rc;
     r->log = out;
     if (out) decompose_print(out, &r->d[0]);
-    if (sim_split(s, &r->hooks, err, err_len) != 0) {
+    if ((rc = sim_split(s, &r->hooks, err, err_len)) != 0) {
         split_run_free(r);
-        return -1;
+        return fail_value(rc);
     }
     return 0;
 }
@@ -83,15 +92,15 @@ int split_run_weigh(sim *s, split_run *r, char *err, size_t err_len)
      * falls due (as a rebalance's: one made now would change the run's bits). One that
      * cannot run (a sub-domain thinner than the cutoff) leaves the first in place. */
     char why[1024] = "";
-    int made = halo_rebalance(&r->h, s, &r->d[1], why, sizeof why) == 0;
-    if (made && decompose_check(s, &r->d[1], why, sizeof why) == 0 && has_contacts(&r->d[1]))
+    int rc = halo_rebalance(&r->h, s, &r->d[1], why, sizeof why);
+    if (rc == 0 && decompose_check(s, &r->d[1], why, sizeof why) == 0 && has_contacts(&r->d[1]))
         return 0;
     /* none: it cannot run, or there are no contacts (the first split's weights) */
     r->h.next = NULL;
     decompose_free(&r->d[1]);
-    if (made || !strstr(why, "out of memory")) return 0;
+    if (rc != FAIL_NO_MEMORY) return 0;
     snprintf(err, err_len, "%s", why);
-    return -1;
+    return FAIL_NO_MEMORY;
 }
 
 void split_run_print_start(const split_run *r, FILE *out)
@@ -187,4 +196,90 @@ void split_run_driver(split_run *r, run_ranks *out)
 {
     *out = (run_ranks){.sum = sum_over_ranks, .largest = largest_over_ranks, .share = share_message,
                        .write_snapshot = write_split_snapshot, .balance = balance, .ctx = r};
+}
+
+/* ------------------------------------------------ the session's view (session.h) */
+
+/* One run split over the ranks per process: the split, its collectives for the run
+ * driver, its restart by shares. */
+static struct {
+    split_run split;
+    run_ranks driver;
+    restart_share share;
+    session_ranks ranks;
+    const char *case_path;
+    FILE *log;
+} one;
+
+static int begin_split(sim *s, char *err, size_t err_len)
+{
+    int rc = split_run_begin(s, &one.split, err, err_len);
+    one.split.log = one.log;
+    return rc;
+}
+
+static int weigh_split(sim *s, char *err, size_t err_len)
+{
+    return split_run_weigh(s, &one.split, err, err_len);
+}
+
+static int start_split(sim *s, char *err, size_t err_len)
+{
+    int rc = split_run_start(s, &one.split, NULL, err, err_len);
+    one.split.log = one.log;
+    return rc;
+}
+
+static int agree_restart(int failed, char *msg, size_t len, void *ctx)
+{
+    (void)ctx;
+    return ranks_agree(failed, msg, len);
+}
+
+static int split_restart(sim *s, const int64_t *id, const double *x, size_t n, void *ctx, char *err,
+                         size_t err_len)
+{
+    (void)ctx;
+    char why[1024] = "";
+    int rc = split_run_rows(s, &one.split, id, x, n, why, sizeof why);
+    if (rc == 0) return 0;
+    snprintf(err, err_len, "%s: %s", one.case_path, why);
+    return rc;
+}
+
+static int owns_restart(const double x[3], void *ctx)
+{
+    (void)ctx;
+    return halo_owner(&one.split.h, x) == one.split.h.self;
+}
+
+const session_ranks *split_run_session(const char *case_path, FILE *log)
+{
+    memset(&one, 0, sizeof one);
+    one.case_path = case_path;
+    one.log = log;
+    split_run_driver(&one.split, &one.driver);
+    one.share = (restart_share){.rank = ranks_self(), .ranks = ranks_count(), .agree = agree_restart,
+                                .split = split_restart, .owns = owns_restart,
+                                .hooks = &one.split.hooks};
+    one.ranks = (session_ranks){.count = ranks_count(), .self = ranks_self(), .agree = ranks_agree,
+                                .worst = ranks_worst, .begin = begin_split, .weigh = weigh_split,
+                                .start = start_split, .share = &one.share, .driver = &one.driver};
+    return &one.ranks;
+}
+
+void split_run_session_print(FILE *out)
+{
+    split_run_print_start(&one.split, out);
+}
+
+void split_run_session_traffic(double per_step[2], double per_rebuild[2])
+{
+    split_run_traffic(&one.split, per_step, per_rebuild);
+}
+
+void split_run_session_end(void)
+{
+    split_run_free(&one.split); /* (nothing to free when it never started) */
+    memset(&one, 0, sizeof one);
 }

@@ -10,6 +10,7 @@
 #include "decompose.h"
 #include "halo.h"
 #include "run_driver.h"
+#include "session.h"
 
 typedef struct split_run {
     decomposition d[2];   /* the split the halo follows, and the one before or to come */
@@ -25,8 +26,8 @@ typedef struct split_run {
 
 /* Splits s, which every rank has built alike with its lists (a restart's, the bench's),
  * over the ranks (split_run_begin, then sim_split); `out` (rank 0's, or NULL) gets the
- * decomposition, and later each rebalance. Returns 0, or -1 with a message in
- * err (the split cannot run, out of memory). */
+ * decomposition, and later each rebalance. Returns 0, or a failure value (engine/fail.h)
+ * with a message in err (the split cannot run, out of memory). */
 int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len);
 /* The split from a run's start, around sim_start: split_run_begin splits s, which every
  * rank has placed alike (sim_place), by the particles alone (there are no contacts yet)
@@ -34,8 +35,8 @@ int split_run_start(sim *s, split_run *r, FILE *out, char *err, size_t err_len);
  * own; after sim_start, split_run_weigh splits afresh by each particle's contacts, a
  * split the ranks take at the first rebuild that falls due (r->h.next; r->h.d until
  * then). No rank holds the whole case's lists. r->log (NULL after these) takes the
- * rebalances. Each returns 0, or -1 with a message in err (the split cannot run, out of
- * memory); free r after either. */
+ * rebalances. Each returns 0, or a failure value (engine/fail.h) with a message in err
+ * (the split cannot run, out of memory); free r after either. */
 int split_run_begin(sim *s, split_run *r, char *err, size_t err_len);
 int split_run_weigh(sim *s, split_run *r, char *err, size_t err_len);
 /* The split of a restart (restart_share): each rank's block of the snapshot's rows
@@ -61,5 +62,14 @@ void split_run_balance(split_run *r, sim *s);
 /* The run driver's collectives over the ranks (sums, a shared message, the snapshot
  * every rank writes its block of: split_output.h, the balance above). */
 void split_run_driver(split_run *r, run_ranks *out);
+
+/* The session's ranks (session.h) over this process's one split: made by the session
+ * (at the start, or once a restart is restored), its rebalances told on log (rank 0's,
+ * or NULL); the restart's messages start with case_path. */
+const session_ranks *split_run_session(const char *case_path, FILE *log);
+/* The split it made, and the one by contacts to come if any. */
+void split_run_session_print(FILE *out);
+void split_run_session_traffic(double per_step[2], double per_rebuild[2]);
+void split_run_session_end(void);
 
 #endif

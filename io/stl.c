@@ -1,4 +1,5 @@
 #include "stl.h"
+#include "engine/fail.h"
 
 #include <errno.h>
 #include <math.h>
@@ -36,9 +37,10 @@ static int read_all(const char *path, unsigned char **data, size_t *len, char *e
                                                : NULL;
     fclose(f);
     if (problem) {
+        int rc = !buf ? FAIL_NO_MEMORY : FAIL_REFUSED;
         free(buf);
         snprintf(err, err_len, "%s: cannot read: %s", path, problem);
-        return -1;
+        return rc;
     }
     buf[n] = '\0';
     *data = buf;
@@ -86,7 +88,7 @@ static int read_binary(const char *path, const unsigned char *d, size_t len, dou
     double *t = malloc(9 * (size_t)count * sizeof *t);
     if (!t) {
         snprintf(err, err_len, "%s: out of memory for %lu triangles", path, (unsigned long)count);
-        return -1;
+        return FAIL_NO_MEMORY;
     }
     for (uint32_t k = 0; k < count; k++) {
         if (k % STOP_EVERY == 0 && stop && *stop) {
@@ -279,6 +281,8 @@ static int read_ascii(const char *path, const char *text, double **tri, long *n,
     return 0;
 oom:
     snprintf(err, err_len, "%s: out of memory", path);
+    free(t);
+    return FAIL_NO_MEMORY;
 out:
     free(t);
     return -1;
@@ -296,7 +300,8 @@ int stl_read_stoppable(const char *path, double **tri, long *n, const volatile s
     size_t len;
     *tri = NULL;
     *n = 0;
-    if (read_all(path, &d, &len, err, err_len) != 0) return -1;
+    int rc = read_all(path, &d, &len, err, err_len);
+    if (rc != 0) return rc;
     int sized = len >= 84 && 84 + 50 * (uint64_t)le32(d + 80) == len; /* binary, whatever it holds */
     /* a byte-order mark of UTF-16 or UTF-32 is named; other bytes (a truncated binary
      * file's zero header) go to the binary reader, which says what does not match */
@@ -312,7 +317,7 @@ int stl_read_stoppable(const char *path, double **tri, long *n, const volatile s
     const char *text = s;
     while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
     int ascii = !sized && strncmp(s, "solid", 5) == 0 && memchr(d, '\0', len) == NULL;
-    int rc = ascii ? read_ascii(path, text, tri, n, stop, err, err_len)
+    rc = ascii ? read_ascii(path, text, tri, n, stop, err, err_len)
                    : read_binary(path, d, len, tri, n, stop, err, err_len);
     free(d);
     return rc;

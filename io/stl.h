@@ -16,7 +16,8 @@
 #include <stddef.h>
 
 /* Reads the triangles of the file at path into *tri (9 doubles per triangle: three
- * vertices; free() it) and their count into *n. Returns 0, or -1 with a message that
+ * vertices; free() it) and their count into *n. Returns 0, FAIL_NO_MEMORY
+ * (engine/fail.h) when an allocation failed, or -1 with a message that
  * names the file (and, for ASCII, the line) in err: a file that cannot be read, a
  * binary file whose size does not match its triangle count, a syntax error, a number
  * that is not finite, a file without triangles. */

@@ -1,4 +1,5 @@
 #include "yaml_locator.h"
+#include "engine/fail.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -27,6 +28,7 @@ typedef struct walker {
     size_t path_cap;
     int documents;
     int err_line;
+    int no_memory;     /* an allocation failed */
     char *err;
     size_t err_len;
 } walker;
@@ -119,6 +121,7 @@ static int fail(walker *w, int line, const char *fmt, ...)
 
 static int out_of_memory(walker *w, const yaml_mark_t *mark)
 {
+    w->no_memory = 1;
     return fail(w, (int)mark->line + 1, "out of memory");
 }
 
@@ -305,6 +308,7 @@ static void syntax_error(walker *w, const yaml_parser_t *p, const char *text, si
     const char *problem = p->problem ? p->problem : "unreadable YAML";
     switch (p->error) {
     case YAML_MEMORY_ERROR:
+        w->no_memory = 1;
         fail(w, 1, "out of memory while parsing YAML");
         break;
     case YAML_READER_ERROR:
@@ -349,5 +353,5 @@ int yaml_locator_parse(yaml_locator *loc, const char *text, size_t len, int *err
     yaml_parser_delete(&parser);
     free(w.path);
     if (rc != 0) *err_line = w.err_line;
-    return rc;
+    return rc == 0 ? 0 : w.no_memory ? FAIL_NO_MEMORY : -1;
 }

@@ -37,8 +37,9 @@ typedef struct yaml_locator {
     size_t n_slots;
 } yaml_locator;
 
-/* Parses `len` bytes of YAML. Returns 0, or -1 with the 1-based line of the problem in
- * *err_line and a message (without file or line) in err. An empty document (only
+/* Parses `len` bytes of YAML. Returns 0, or -1 (FAIL_NO_MEMORY, engine/fail.h, when an
+ * allocation failed) with the 1-based line of the problem in *err_line and a message
+ * (without file or line) in err. An empty document (only
  * comments or nothing) is not an error: it leaves no entries. The locator must be
  * freed with yaml_locator_free in both cases. */
 int yaml_locator_parse(yaml_locator *loc, const char *text, size_t len, int *err_line,

@@ -33,14 +33,14 @@ flags = hdf5 + pkg_config("--cflags", "--libs", "libcyaml", "yaml-0.1")
 core = Extension(
     "dempact._core",
     sources=[os.path.relpath(os.path.join(HERE, "dempact", name), HERE)
-             for name in ("_core.c", "_forces.c")],
+             for name in ("_core.c", "_laws.c", "_collide.c", "_forces.c")],
     include_dirs=[SOURCE] + [f[2:] for f in flags if f.startswith("-I")],
     # io before the engine: the static libraries are searched in this order
     extra_objects=[os.path.join(BUILD, "libdempact_io.a"), os.path.join(BUILD, "libdempact.a")],
     # relink when the libraries change (setuptools only looks at sources and depends)
     depends=[os.path.join(BUILD, "libdempact_io.a"), os.path.join(BUILD, "libdempact.a"),
-             os.path.join(SOURCE, "io", "dempact_api.h"),
-             os.path.join(HERE, "dempact", "_forces.h")],
+             os.path.join(SOURCE, "io", "dempact_api.h"), os.path.join(SOURCE, "io", "session.h"),
+             os.path.join(HERE, "dempact", "_core.h"), os.path.join(HERE, "dempact", "_forces.h")],
     library_dirs=[f[2:] for f in flags if f.startswith("-L")],
     libraries=[f[2:] for f in flags if f.startswith("-l")] + ["cyaml", "yaml", "gomp", "m"],
     extra_compile_args=["-std=c11", "-D_DEFAULT_SOURCE", "-fopenmp", "-Wno-unused-parameter"],

@@ -1,5 +1,6 @@
 /* dempact._core: the C side of the Python package. A Run wraps io/dempact_api.h (one
- * simulation); laws() and collide() read the law registry and run engine/collision.h.
+ * simulation); laws() and friction_laws() (_laws.c) read the law registries, collide()
+ * (_collide.c) runs engine/collision.h.
  * Arrays cross as bytes (the package's __init__.py makes read-only numpy arrays of
  * them), every per-particle array in the order of the particles' ids. Errors raise
  * dempact.Error with the engine's message. */
@@ -10,15 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/collision.h"
-#include "engine/collision_request.h"
+#include "_core.h"
 #include "engine/friction.h"
 #include "io/dempact_api.h"
-#include "models/friction_law.h"
-#include "models/law.h"
 #include "_forces.h"
 
-static PyObject *Error;
+PyObject *Error;
 
 typedef struct {
     PyObject_HEAD
@@ -134,7 +132,7 @@ static PyObject *Run_field(Run *self, PyObject *args)
 {
     const char *name;
     if (!PyArg_ParseTuple(args, "s", &name) || check_open(self)) return NULL;
-    const particle_store *p = &self->run.s.p;
+    const particle_store *p = &self->run.ss.s.p;
     const double *vec[3] = {NULL, NULL, NULL}, *scalar = NULL;
     int is_id = !strcmp(name, "id");
     if (!strcmp(name, "position")) { vec[0] = p->x; vec[1] = p->y; vec[2] = p->z; }
@@ -187,7 +185,7 @@ static PyObject *Run_set_velocities(Run *self, PyObject *args)
     Py_buffer b;
     if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
     if (check_open(self)) { PyBuffer_Release(&b); return NULL; }
-    particle_store *p = &self->run.s.p;
+    particle_store *p = &self->run.ss.s.p;
     if ((size_t)b.len != 24 * p->n_local) {
         PyErr_Format(Error, "set_velocities: need %zu x 3 velocities", p->n_local);
         PyBuffer_Release(&b);
@@ -238,8 +236,8 @@ static PyObject *Run_set_wall_velocity(Run *self, PyObject *args)
 static PyObject *Run_contacts(Run *self, PyObject *unused)
 {
     if (check_open(self)) return NULL;
-    const contact_list *c = &self->run.s.pairs;
-    const particle_store *p = &self->run.s.p;
+    const contact_list *c = &self->run.ss.s.pairs;
+    const particle_store *p = &self->run.ss.s.p;
     size_t m = 0;
     for (size_t k = 0; k < c->n; k++) m += contact_holds_force(c->touching[k]);
     PyObject *ids = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(16 * m));
@@ -291,7 +289,7 @@ static PyObject *Run_write_snapshot(Run *self, PyObject *args)
 static PyObject *Run_info(Run *self, PyObject *unused)
 {
     if (check_open(self)) return NULL;
-    const sim *s = &self->run.s;
+    const sim *s = &self->run.ss.s;
     PyObject *walls = PyList_New(0);
     if (!walls) return NULL;
     for (size_t w = 0; w < s->walls.n; w++) {
@@ -305,7 +303,7 @@ static PyObject *Run_info(Run *self, PyObject *unused)
     }
     return Py_BuildValue("{s:d,s:d,s:L,s:n,s:d,s:s,s:N,s:O}", "time", s->time, "dt", s->dt,
                          "step", (long long)s->step, "n", (Py_ssize_t)s->p.n_local,
-                         "end_time", self->run.cfg.end_time, "name", self->run.cfg.name,
+                         "end_time", self->run.ss.cfg.end_time, "name", self->run.ss.cfg.name,
                          "walls", walls, "driven", self->run.driven ? Py_True : Py_False);
 }
 
@@ -355,279 +353,6 @@ static PyTypeObject RunType = {
     .tp_methods = Run_methods,
     .tp_doc = "One simulation of a case (io/dempact_api.h).",
 };
-
-/* ------------------------------------------------------------------ laws() */
-
-static PyObject *number_or_none(double v)
-{
-    if (isnan(v)) Py_RETURN_NONE;
-    return PyFloat_FromDouble(v);
-}
-
-static PyObject *param_dict(const law_param *p)
-{
-    PyObject *choices, *def;
-    if (p->choices) {
-        choices = PyList_New(0);
-        for (int c = 0; choices && p->choices[c]; c++) {
-            PyObject *s = PyUnicode_FromString(p->choices[c]);
-            if (!s || PyList_Append(choices, s) != 0) { Py_XDECREF(s); Py_CLEAR(choices); break; }
-            Py_DECREF(s);
-        }
-        def = isnan(p->default_value) ? (Py_INCREF(Py_None), Py_None)
-                                      : PyUnicode_FromString(p->choices[(int)p->default_value]);
-    } else {
-        choices = (Py_INCREF(Py_None), Py_None);
-        def = number_or_none(p->default_value);
-    }
-    if (!choices || !def) { Py_XDECREF(choices); Py_XDECREF(def); return NULL; }
-    return Py_BuildValue("{s:s,s:N,s:s,s:s,s:N,s:d,s:d}", "name", p->name, "default", def,
-                         "unit", p->unit, "help", p->help, "choices", choices, "min",
-                         p->min_value, "max", p->max_value);
-}
-
-static PyObject *law_dict(const dem_law *law)
-{
-    PyObject *params = PyList_New(0), *history = PyList_New(0);
-    if (!params || !history) goto fail;
-    for (int q = 0; q < law->n_params; q++) {
-        PyObject *d = param_dict(&law->params[q]);
-        if (!d || PyList_Append(params, d) != 0) { Py_XDECREF(d); goto fail; }
-        Py_DECREF(d);
-    }
-    for (int h = 0; h < law->n_state; h++) {
-        PyObject *s = PyUnicode_FromString(law->state_names[h]);
-        if (!s || PyList_Append(history, s) != 0) { Py_XDECREF(s); goto fail; }
-        Py_DECREF(s);
-    }
-    return Py_BuildValue("{s:s,s:s,s:s,s:N,s:z,s:N,s:O,s:z,s:z}", "name", law->name, "summary",
-                         law->summary, "source", law->source, "parameters", params,
-                         "calibrates", law->calibration ? law->calibration->coefficient : NULL,
-                         "history", history, "impact_velocity",
-                         law_has(&law->plugin, LAW_CAP_IMPACT_VELOCITY) ? Py_True : Py_False,
-                         "elastic", law->elastic, "damping", law->damping);
-fail:
-    Py_XDECREF(params);
-    Py_XDECREF(history);
-    return NULL;
-}
-
-static PyObject *core_laws(PyObject *module, PyObject *unused)
-{
-    PyObject *out = PyList_New(0);
-    for (int k = 0; out && k < law_count(); k++) {
-        PyObject *d = law_dict(law_at(k));
-        if (!d || PyList_Append(out, d) != 0) { Py_XDECREF(d); Py_CLEAR(out); break; }
-        Py_DECREF(d);
-    }
-    return out;
-}
-
-static PyObject *param_list(const law_param *params, int n)
-{
-    PyObject *out = PyList_New(0);
-    for (int q = 0; out && q < n; q++) {
-        PyObject *d = param_dict(&params[q]);
-        if (!d || PyList_Append(out, d) != 0) { Py_XDECREF(d); Py_CLEAR(out); }
-        Py_XDECREF(d);
-    }
-    return out;
-}
-
-/* the tangential and rolling laws (models/friction_registry.c), as `dempact laws --friction` */
-static PyObject *core_friction_laws(PyObject *module, PyObject *unused)
-{
-    PyObject *out = PyList_New(0);
-    for (int k = 0; out && k < tangential_law_count() + rolling_law_count(); k++) {
-        int tangential = k < tangential_law_count();
-        const tangential_law *t = tangential ? tangential_law_at(k) : NULL;
-        const rolling_law *r = tangential ? NULL : rolling_law_at(k - tangential_law_count());
-        PyObject *keys = tangential ? param_list(t->params, t->n_params)
-                                    : param_list(r->params, r->n_params);
-        PyObject *d = keys ? Py_BuildValue(
-            "{s:s,s:s,s:s,s:s,s:N,s:O,s:O}", "kind", tangential ? "friction" : "rolling",
-            "name", tangential ? t->name : r->name, "summary", tangential ? t->summary : r->summary,
-            "source", tangential ? t->source : r->source, "keys", keys,
-            "default", k == 0 ? Py_True : Py_False,
-            "spring", (tangential ? t->spring_energy != NULL : r->spring_energy != NULL)
-                          ? Py_True : Py_False) : NULL;
-        if (!d || PyList_Append(out, d) != 0) { Py_XDECREF(d); Py_CLEAR(out); break; }
-        Py_DECREF(d);
-    }
-    return out;
-}
-
-/* ---------------------------------------------------------------- collide() */
-
-static PyObject *vec2(const double v[2][3])
-{
-    return Py_BuildValue("[[ddd][ddd]]", v[0][0], v[0][1], v[0][2], v[1][0], v[1][1], v[1][2]);
-}
-
-/* The run's poll (engine/collision.h): Python's signal handlers run here, so Ctrl-C
- * raises KeyboardInterrupt within about a thousand steps. */
-static int python_poll(void *unused)
-{
-    (void)unused;
-    return PyErr_CheckSignals() < 0;
-}
-
-/* An optional number: None is "not given". */
-static int optional_number(PyObject *o, collision_input k, double *value, collision_request *rq)
-{
-    if (o == Py_None) return 0;
-    *value = PyFloat_AsDouble(o);
-    if (*value == -1.0 && PyErr_Occurred()) return -1;
-    rq->given[k] = true;
-    return 0;
-}
-
-/* params (what: the argument's name): a list of (key, value) pairs, value a float or a
- * str (the name of a choice), at most `max`, into "KEY=VALUE" texts held by `texts` (a
- * list, kept alive by the caller). law: the normal law they are for (NULL: a friction
- * or rolling law's keys, which are numbers). */
-static int param_texts(const char *what, int max, const dem_law *law, PyObject *pairs,
-                       PyObject *texts, const char **params, int *n)
-{
-    Py_ssize_t count = PyList_GET_SIZE(pairs);
-    if (count > max) {
-        PyErr_Format(Error, "%s: %zd entries, more than %s%s has parameters", what, count,
-                     law ? "law " : "any model", law ? law->name : "");
-        return -1;
-    }
-    for (Py_ssize_t k = 0; k < count; k++) {
-        const char *key, *text = NULL;
-        PyObject *value;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(pairs, k), "sO", &key, &value)) return -1;
-        PyObject *kv;
-        if (PyUnicode_Check(value)) {
-            text = PyUnicode_AsUTF8(value);
-            if (!text) return -1;
-            int q = law ? law_param_index(law, key) : -1;
-            if (q >= 0 && !law->params[q].choices) {
-                PyErr_Format(Error, "%s: '%s' takes a number, not the text '%s'", what, key,
-                             text);
-                return -1;
-            }
-            kv = PyUnicode_FromFormat("%s=%s", key, text);
-        } else {
-            double v = PyFloat_AsDouble(value);
-            if (v == -1.0 && PyErr_Occurred()) return -1;
-            char buf[64]; /* the shortest text that reads back as v */
-            snprintf(buf, sizeof buf, "%.15g", v);
-            if (strtod(buf, NULL) != v) snprintf(buf, sizeof buf, "%.17g", v);
-            kv = PyUnicode_FromFormat("%s=%s", key, buf);
-        }
-        if (!kv || PyList_Append(texts, kv) != 0) { Py_XDECREF(kv); return -1; }
-        Py_DECREF(kv);
-        params[(*n)++] = PyUnicode_AsUTF8(PyList_GET_ITEM(texts, PyList_GET_SIZE(texts) - 1));
-        if (!params[*n - 1]) return -1;
-    }
-    return 0;
-}
-
-/* collide(law, params, restitution, velocity, radius, density, young, poisson, dt,
- * dt_auto, cohesion_removal, calibrate, friction, tangential_restitution, angle,
- * tangential_velocity, spin1, spin2, friction_model, friction_params, rolling,
- * rolling_model, rolling_params): one run of engine/collision.h. The package's
- * __init__.py has made every number a float (None: not given), every flag a bool and
- * every model a str or None; the values are checked here by collision_request_build, the
- * rules of `dempact collide`. params, friction_params, rolling_params: (key, float or
- * str) pairs. */
-static PyObject *core_collide(PyObject *module, PyObject *args)
-{
-    (void)module;
-    const char *name;
-    PyObject *pairs, *e_obj, *et_obj, *angle_obj, *vt_obj, *fm_obj, *f_pairs, *r_obj, *rm_obj,
-        *r_pairs;
-    int dt_auto, cohesion, calibrate;
-    collision_request rq;
-    collision_request_defaults(&rq);
-    if (!PyArg_ParseTuple(args, "sO!Oddddddpppd" "OOO(ddd)(ddd)" "OO!OOO!", &name, &PyList_Type,
-                          &pairs, &e_obj, &rq.velocity, &rq.radius, &rq.density, &rq.young,
-                          &rq.poisson, &rq.dt, &dt_auto, &cohesion, &calibrate, &rq.friction,
-                          &et_obj, &angle_obj, &vt_obj, &rq.spin[0][0], &rq.spin[0][1],
-                          &rq.spin[0][2], &rq.spin[1][0], &rq.spin[1][1], &rq.spin[1][2],
-                          &fm_obj, &PyList_Type, &f_pairs, &r_obj, &rm_obj, &PyList_Type,
-                          &r_pairs))
-        return NULL;
-    if (fm_obj != Py_None && !(rq.friction_model = PyUnicode_AsUTF8(fm_obj))) return NULL;
-    if (rm_obj != Py_None && !(rq.rolling_model = PyUnicode_AsUTF8(rm_obj))) return NULL;
-    rq.law = name;
-    rq.dt_auto = dt_auto;
-    rq.cohesion_removal = cohesion;
-    rq.calibrate = calibrate;
-    if (optional_number(e_obj, COLLISION_RESTITUTION, &rq.restitution, &rq) ||
-        optional_number(et_obj, COLLISION_TANGENTIAL_RESTITUTION, &rq.tangential_restitution,
-                        &rq) ||
-        optional_number(angle_obj, COLLISION_ANGLE, &rq.angle, &rq) ||
-        optional_number(vt_obj, COLLISION_TANGENTIAL_VELOCITY, &rq.tangential_velocity, &rq) ||
-        optional_number(r_obj, COLLISION_ROLLING, &rq.rolling, &rq))
-        return NULL;
-    const char *params[LAW_MAX_PARAMS * 2];
-    const char *friction_params[FRICTION_MAX_PARAMS * 2], *rolling_params[FRICTION_MAX_PARAMS * 2];
-    PyObject *texts = PyList_New(0);
-    if (!texts) return NULL;
-    rq.params = params;
-    rq.friction_params = friction_params;
-    rq.rolling_params = rolling_params;
-    const dem_law *law = law_find(name);
-    if (param_texts("params", LAW_MAX_PARAMS * 2, law, pairs, texts, params, &rq.n_params) ||
-        param_texts("friction_params", FRICTION_MAX_PARAMS * 2, NULL, f_pairs, texts,
-                    friction_params, &rq.n_friction_params) ||
-        param_texts("rolling_params", FRICTION_MAX_PARAMS * 2, NULL, r_pairs, texts,
-                    rolling_params, &rq.n_rolling_params)) {
-        Py_DECREF(texts);
-        return NULL;
-    }
-    collision_spec sp;
-    double e_in;
-    char err[512];
-    int rc = collision_request_build(&rq, &sp, &e_in, err, sizeof err);
-    Py_DECREF(texts); /* law_param_set has read the texts (the models' names are the
-                         caller's strings, alive through the call) */
-    if (rc != 0) return PyErr_Format(Error, "%s", err);
-    law = sp.law;
-    sp.poll = python_poll;
-    collision_result r;
-    rc = collision_run(&sp, &r, err, sizeof err);
-    if (rc == COLLISION_STOPPED) {
-        if (!PyErr_Occurred()) PyErr_SetString(Error, err);
-        return NULL;
-    }
-    if (rc != 0) return PyErr_Format(Error, "%s", err);
-    PyObject *out = Py_BuildValue(
-        "{s:s,s:d,s:N,s:d,s:d,s:d,s:d,s:d,s:l,s:d,s:d,s:d,s:d,s:d,s:d,s:N,s:N}", "law",
-        law->name, "velocity", sp.velocity, "restitution_in", number_or_none(e_in),
-        "restitution_out", r.restitution_out, "contact_time", r.contact_time, "peak_force",
-        r.peak_force, "max_overlap", r.max_overlap, "dt", r.dt, "steps", r.steps,
-        "tangential_velocity", sp.tangential_velocity, "impact_angle_deg",
-        atan2(sp.tangential_velocity, sp.velocity) * 180.0 / M_PI, "friction", sp.friction.mu,
-        "peak_normal_force", r.peak_normal_force, "peak_tangential_force",
-        r.peak_tangential_force, "sliding_fraction", r.sliding_fraction, "velocity_out",
-        vec2(r.velocity_out), "spin_out", vec2(r.spin_out));
-    /* the laws named, as the program's JSON names them */
-    if (out && rq.friction_model) {
-        PyObject *v = PyUnicode_FromString(rq.friction_model);
-        if (!v || PyDict_SetItemString(out, "friction_model", v) != 0) Py_CLEAR(out);
-        Py_XDECREF(v);
-    }
-    if (out && rq.rolling_model) {
-        PyObject *m = PyUnicode_FromString(rq.rolling_model);
-        PyObject *mu = PyFloat_FromDouble(sp.friction.mu_rolling);
-        if (!m || !mu || PyDict_SetItemString(out, "rolling_model", m) != 0 ||
-            PyDict_SetItemString(out, "rolling", mu) != 0)
-            Py_CLEAR(out);
-        Py_XDECREF(m);
-        Py_XDECREF(mu);
-    }
-    if (out && sp.calibrate) {
-        PyObject *cal = Py_BuildValue("{s:d}", law->calibration->coefficient, r.calibrated_value);
-        if (!cal || PyDict_SetItemString(out, "calibrated", cal) != 0) Py_CLEAR(out);
-        Py_XDECREF(cal);
-    }
-    return out;
-}
 
 static PyMethodDef core_methods[] = {
     {"laws", core_laws, METH_NOARGS, "every law the build knows, as dicts"},

@@ -36,7 +36,7 @@ PyObject *forces_set(dempact_run *run, PyObject *error, PyObject *args)
 {
     PyObject *force_obj, *torque_obj = Py_None;
     if (!PyArg_ParseTuple(args, "O|O", &force_obj, &torque_obj)) return NULL;
-    size_t n = run->s.p.n_local;
+    size_t n = run->ss.s.p.n_local;
     Py_buffer force, torque;
     if (rows_of(force_obj, "force", n, error, &force) != 0) return NULL;
     int has_torque = torque_obj != Py_None;
@@ -45,7 +45,7 @@ PyObject *forces_set(dempact_run *run, PyObject *error, PyObject *args)
         return NULL;
     }
     char err[1024];
-    int rc = sim_set_external_loads(&run->s, force.buf, has_torque ? torque.buf : NULL, n, err,
+    int rc = sim_set_external_loads(&run->ss.s, force.buf, has_torque ? torque.buf : NULL, n, err,
                                     sizeof err);
     PyBuffer_Release(&force);
     if (has_torque) PyBuffer_Release(&torque);
@@ -56,8 +56,8 @@ PyObject *forces_set(dempact_run *run, PyObject *error, PyObject *args)
 
 PyObject *forces_clear(dempact_run *run)
 {
-    if (external_loads_set(&run->s)) {
-        sim_clear_external_loads(&run->s);
+    if (external_loads_set(&run->ss.s)) {
+        sim_clear_external_loads(&run->ss.s);
         dempact_driven(run);
     }
     Py_RETURN_NONE;
@@ -65,5 +65,5 @@ PyObject *forces_clear(dempact_run *run)
 
 PyObject *forces_work(dempact_run *run)
 {
-    return PyFloat_FromDouble(sim_external_work(&run->s));
+    return PyFloat_FromDouble(sim_external_work(&run->ss.s));
 }
