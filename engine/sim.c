@@ -88,21 +88,17 @@ static int change_population(sim *s)
     const int by_id = s->cfg.reproducible;
     int64_t *new_index = NULL;
     failed = by_id && list_keep_touching(s) != 0;
-    if (!failed && leaving > 0) failed = !(new_index = malloc((s->p.n_local + 1) * sizeof *new_index));
+    if (!failed && leaving > 0) failed = !(new_index = malloc(population_removal_room(s) * sizeof *new_index));
     if (sim_failed_anywhere(s, failed)) {
         free(new_index);
         return -1;
     }
+    if (leaving > 0)
+        population_remove(s, s->leaving, s->p.n_local, new_index,
+                          by_id ? POPULATION_LISTS_CARRIED : POPULATION_LISTS_FOLLOW);
+    free(new_index);
     s->p.n_total = s->p.n_local; /* ghosts are remade by the rebuild */
     s->p.n_remote = 0;
-    if (leaving > 0) {
-        particles_remove(&s->p, s->leaving, new_index);
-        if (!by_id) { /* the pairs follow the renumbering */
-            contact_list_remap(&s->pairs, new_index, s->p.n_local, 0);
-            contact_list_remap(&s->wall_pairs, new_index, s->p.n_local, 1);
-        }
-        free(new_index);
-    }
     size_t before = s->p.n_local;
     failed = inserting && population_insert(s) < 0;
     if (!failed && inserting && s->ghost_hooks) failed = s->ghost_hooks->keep_own(s, before, s->ghost_hooks->ctx) != 0;

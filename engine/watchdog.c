@@ -925,22 +925,17 @@ static void out_of_memory(sim *s)
     s->fault_memory = SIM_MEMORY_DROP;
 }
 
-/* Until the next rebuild the lists keep naming the store's entries: a local particle by
- * its new index, a ghost where it stays (particles_remove moves only local entries). On
- * ranks a pair's first particle may be a ghost, so first_of_i keeps its length. */
-static void remap_pairs(sim *s, const int64_t *new_index, size_t n_before)
+/* Removes what `remove` marks among the store's first n_marked entries
+ * (population_remove: the lists follow, the next step rebuilds them). */
+static void remove_marked(sim *s, const uint8_t *remove, size_t n_marked)
 {
-    particle_store *p = &s->p;
-    contact_list_remap(&s->pairs, new_index, s->ghost_hooks ? s->pairs.n_first : p->n_local, 0);
-    contact_list_remap(&s->wall_pairs, new_index, s->ghost_hooks ? s->wall_pairs.n_first : p->n_local, 1);
-    /* A local partner's j must follow the renumbering (owner_j did); a ghost partner's j
-     * keeps pointing at the ghost's entry, which still holds the periodic image's
-     * position, so contact_overlap stays right. The cross pairs follow owner_j. */
-    for (size_t k = 0; k < s->pairs.n; k++)
-        if (s->pairs.j[k] < n_before) s->pairs.j[k] = s->pairs.owner_j[k];
-    if (list_index_cross(s) != 0) out_of_memory(s);
-    /* the neighbour lists are rebuilt at the next step */
-    s->list_stale = 1;
+    int64_t *new_index = malloc(population_removal_room(s) * sizeof *new_index);
+    if (!new_index) {
+        out_of_memory(s);
+        return;
+    }
+    population_remove(s, remove, n_marked, new_index, POPULATION_LISTS_FOLLOW);
+    free(new_index);
 }
 
 /* On ranks, where another rank drops particle `id`: its contacts with this rank's
@@ -950,15 +945,15 @@ static void forget_ghost(sim *s, int64_t id)
 {
     particle_store *p = &s->p;
     release_partners(s, id);
-    size_t entries = p->n_total > p->n_local ? p->n_total : p->n_local;
-    int64_t *new_index = malloc((entries + 1) * sizeof *new_index);
-    if (!new_index) {
+    size_t entries = population_removal_room(s) - 1;
+    uint8_t *ghost = calloc(entries + 1, 1);
+    if (!ghost) {
         out_of_memory(s);
         return;
     }
-    for (size_t g = 0; g < entries; g++) new_index[g] = g >= p->n_local && p->id[g] == id ? -1 : (int64_t)g;
-    remap_pairs(s, new_index, p->n_local);
-    free(new_index);
+    for (size_t g = p->n_local; g < entries; g++) ghost[g] = p->id[g] == id;
+    remove_marked(s, ghost, entries);
+    free(ghost);
 }
 
 void watchdog_drop_particle(sim *s, size_t d)
@@ -966,21 +961,12 @@ void watchdog_drop_particle(sim *s, size_t d)
     particle_store *p = &s->p;
     if (d >= p->n_local) return;
     release_partners(s, p->id[d]);
-    size_t n = p->n_local, entries = p->n_total > n ? p->n_total : n;
-    uint8_t *remove = calloc(n, 1);
-    int64_t *new_index = malloc((entries + 1) * sizeof *new_index);
-    if (!remove || !new_index) {
-        free(remove);
-        free(new_index);
+    uint8_t *remove = calloc(p->n_local + 1, 1);
+    if (!remove) {
         out_of_memory(s);
         return;
     }
     remove[d] = 1;
-    p->n_total = p->n_local; /* the ghosts are made again at the rebuild */
-    p->n_remote = 0;
-    particles_remove(p, remove, new_index);
-    for (size_t g = n; g < entries; g++) new_index[g] = (int64_t)g; /* ghosts stay */
-    remap_pairs(s, new_index, n);
+    remove_marked(s, remove, p->n_local);
     free(remove);
-    free(new_index);
 }
