@@ -9,6 +9,7 @@
 
 #include "engine/exact_sum.h"
 #include "engine/ghosts.h"
+#include "engine/population.h"
 
 /* What an entry carries at each update: position (its particle's, unshifted), velocity,
  * spin, mid-step velocity and mid-step spin. */
@@ -109,17 +110,18 @@ static int exchange_records(halo *h, const int *count, int width, size_t *receiv
     return 0;
 }
 
-int halo_keep_own(halo *h, particle_store *p)
+int halo_keep_own(halo *h, sim *s)
 {
+    particle_store *p = &s->p;
     uint8_t *away = malloc(p->n_local + 1);
-    int64_t *new_index = malloc((p->n_local + 1) * sizeof *new_index);
+    int64_t *new_index = malloc(population_removal_room(s) * sizeof *new_index);
     int ok = away && new_index && p->n_total == p->n_local;
     if (ok) {
         for (size_t i = 0; i < p->n_local; i++) {
             const double x[3] = {p->x[i], p->y[i], p->z[i]};
             away[i] = halo_owner(h, x) != h->self;
         }
-        particles_remove(p, away, new_index);
+        population_remove(s, away, p->n_local, new_index, POPULATION_LISTS_CARRIED);
         particles_shrink(p); /* the others' share of the arrays goes back */
     }
     free(away);
@@ -193,15 +195,16 @@ static int migrate_pairs(halo *h, contact_list *c, const leaver *table, size_t n
     return halo_all_ok(ok) ? 0 : -1;
 }
 
-int halo_migrate(halo *h, particle_store *p, contact_list *const *carriers, int n_carriers)
+int halo_migrate(halo *h, sim *s, contact_list *const *carriers, int n_carriers)
 {
+    particle_store *p = &s->p;
     const size_t n = p->n_local;
     void *array[PARTICLE_ARRAYS];
     size_t size[PARTICLE_ARRAYS];
     const int width = (int)particles_arrays(p, array, size); /* one double per array */
     int *dest = malloc((n + 1) * sizeof *dest), *fill = calloc((size_t)h->n_ranks, sizeof *fill);
     uint8_t *away = malloc(n + 1);
-    int64_t *new_index = malloc((n + 1) * sizeof *new_index);
+    int64_t *new_index = malloc(population_removal_room(s) * sizeof *new_index);
     int ok = dest && fill && away && new_index && p->n_total == p->n_local;
     size_t leaving = 0;
     if (ok) {
@@ -242,7 +245,7 @@ int halo_migrate(halo *h, particle_store *p, contact_list *const *carriers, int 
     for (size_t i = 0; i < n && table; i++)
         if (away[i]) table[n_table++] = (leaver){.id = p->id[i], .rank = dest[i]};
     if (table) qsort(table, n_table, sizeof *table, by_leaver_id);
-    particles_remove(p, away, new_index);
+    population_remove(s, away, n, new_index, POPULATION_LISTS_CARRIED);
     ok = particles_reserve(p, p->n_local + arriving) == 0;
     if (ok) {
         particles_arrays(p, array, size); /* reserve may have moved them */
@@ -498,7 +501,7 @@ static int make_ghosts(sim *s, void *ctx)
     }
     contact_list *carriers[2] = {&s->carry, &s->wall_carry};
     h->bytes_migrate = 0;
-    int kept = h->split ? halo_migrate(h, p, carriers, 2) : halo_keep_own(h, p);
+    int kept = h->split ? halo_migrate(h, s, carriers, 2) : halo_keep_own(h, s);
     h->split = 1;
     if (kept != 0 || halo_exchange(h, s, p) != 0) return -1;
     h->bytes_rebuilds += (double)(h->bytes_migrate + h->bytes_exchange);
@@ -563,7 +566,7 @@ static int keep_own_new(sim *s, size_t first, void *ctx)
     particle_store *p = &s->p;
     size_t n = p->n_local;
     uint8_t *drop = calloc(n + 1, 1);
-    int64_t *new_index = malloc((n + 1) * sizeof *new_index);
+    int64_t *new_index = malloc(population_removal_room(s) * sizeof *new_index);
     if (!drop || !new_index) {
         free(drop);
         free(new_index);
@@ -573,8 +576,9 @@ static int keep_own_new(sim *s, size_t first, void *ctx)
         double x[3] = {p->x[i], p->y[i], p->z[i]};
         drop[i] = halo_owner(h, x) != h->self;
     }
-    /* only new particles go, and they come last: no older one is renumbered */
-    particles_remove(p, drop, new_index);
+    /* only new particles go, and they come last: no older one is renumbered; the
+     * touching pairs wait by id for the rebuild that follows (sim.c) */
+    population_remove(s, drop, n, new_index, POPULATION_LISTS_CARRIED);
     free(drop);
     free(new_index);
     return 0;
