@@ -97,6 +97,13 @@ size_t population_removal_room(const struct sim *s);
 size_t population_remove(struct sim *s, const uint8_t *remove, size_t n_marked,
                          int64_t *new_index, population_lists lists);
 
+/* The population's part of a step (sim_step's first): the particles that entered an
+ * outlet leave (population_remove), the inlets insert what they owe, and the neighbour
+ * lists are rebuilt if anything changed, the contacts' history carried over. Split
+ * over ranks, collective. Returns 0, -1 (out of memory, on every rank) or
+ * REBUILD_REFUSED (list_build.h). */
+int population_change(struct sim *s);
+
 /* Whether an inlet is due to insert now (cheap: called every step). */
 int population_changes_due(const struct sim *s);
 
