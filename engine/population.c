@@ -402,6 +402,8 @@ size_t population_remove(sim *s, const uint8_t *remove, size_t n_marked, int64_t
     size_t removed = particles_remove(p, remove, new_index); /* n_total = n_local */
     for (size_t g = n_before; g < entries; g++)
         new_index[g] = g < n_marked && remove[g] ? -1 : (int64_t)g;
+    /* (an array the engine keeps per particle beside the store, across rebuilds, follows
+     * new_index here, in both modes) */
     if (lists == POPULATION_LISTS_FOLLOW) lists_follow(s, new_index, n_before);
     return removed;
 }
