@@ -62,9 +62,10 @@ void population_count_outgoing(struct sim *s, const uint8_t *remove);
 
 /* ---- removing particles: the one way a particle leaves --------------------------------
  *
- * Every removal goes through population_remove: an outlet's (sim_step), the watchdog's
- * drop_particle and, split over ranks, another rank's drop seen here (watchdog), and the
- * particles a rank hands to or leaves to other ranks (io/halo.c). The rule:
+ * Every removal goes through population_remove: an outlet's (population_change), the
+ * watchdog's drop_particle and, split over ranks, another rank's drop seen here
+ * (watchdog_guard.c), and the particles a rank hands to or leaves to other ranks
+ * (io/halo.c, io/halo_hooks.c). The rule:
  *  - the local particles marked go in one pass; the others keep their order, each moving
  *    to the number of survivors before it (new_index[i], -1 for a removed one), with
  *    every per-particle array of the store (particles_remove); ids stay with their
@@ -84,8 +85,10 @@ void population_count_outgoing(struct sim *s, const uint8_t *remove);
  *    by the ids of their ends for a rebuild that follows (sim_config.reproducible, or
  *    within a rebuild on ranks): the lists and the last rebuild's positions are left to
  *    it.
- * The caller allocates new_index, population_removal_room(s) entries
- * (each entry's new index on return; a ghost entry's is itself, or -1 if marked).
+ * The caller allocates new_index with population_removal_room(s) entries, asked after
+ * the last change of s: every entry of the store the lists may name, ghost entries
+ * out of the count after an earlier removal included (each entry's new index on
+ * return; a ghost entry's is itself, or -1 if marked).
  * remove[] marks the first n_marked entries of the store (n_marked >= n_local); entries
  * from n_marked on stay. Cannot fail; returns how many local particles went. */
 typedef enum population_lists {
