@@ -210,11 +210,15 @@ static void load(sim_config *cfg, sim *s, int by_id, outlet_spec *outlets, int n
     if (case_load(path, cfg, err, sizeof err) != 0) fail_msg("%s", err);
     cfg->tuning = tuning;
     cfg->reproducible = by_id;
-    /* outlets far outside the domain until the test places them on its victims */
-    for (int k = 0; k < n_outlets; k++)
-        outlets[k] = (outlet_spec){.name = "victim", .region_min = {1, 1, 1}, .region_max = {1, 1, 1}};
-    cfg->outlets = outlets;
-    cfg->n_outlets = n_outlets;
+    /* outlets far outside the domain until the test places them on its victims (the
+     * case has none) */
+    if (n_outlets > 0) {
+        for (int k = 0; k < n_outlets; k++)
+            outlets[k] = (outlet_spec){.name = "victim", .region_min = {1, 1, 1}, .region_max = {1, 1, 1}};
+        free(cfg->outlets);
+        cfg->outlets = outlets;
+        cfg->n_outlets = n_outlets;
+    }
     if (sim_create(s, cfg, err, sizeof err) != 0) fail_msg("%s", err);
     while (s->time < SETTLE) sim_step(s);
 }
