@@ -16,6 +16,11 @@
     X(vhx, double) X(vhy, double) X(vhz, double) X(whx, double) X(why, double)           \
     X(whz, double)
 
+/* PARTICLE_ARRAYS (particles.h) counts them */
+#define COUNT(field, type) +1
+_Static_assert(0 PARTICLE_FIELDS(COUNT) == PARTICLE_ARRAYS, "PARTICLE_ARRAYS: one per field");
+#undef COUNT
+
 #define GROW(field, type)                                                          \
     do {                                                                           \
         void *q = field_realloc(p->field, capacity * sizeof(type));                \
@@ -113,23 +118,18 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
 size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_index)
 {
     size_t kept = 0;
+#define MOVE(field, type) p->field[kept] = p->field[i];
     for (size_t i = 0; i < p->n_local; i++) {
         if (remove[i]) { new_index[i] = -1; continue; }
         new_index[i] = (int64_t)kept;
         if (kept != i) {
-#define MOVE(field) p->field[kept] = p->field[i]
-            MOVE(id); MOVE(type); MOVE(radius); MOVE(mass); MOVE(inv_mass); MOVE(inv_inertia);
-            MOVE(x); MOVE(y); MOVE(z); MOVE(vx); MOVE(vy); MOVE(vz);
-            MOVE(wx); MOVE(wy); MOVE(wz); MOVE(fx); MOVE(fy); MOVE(fz);
-            MOVE(tx); MOVE(ty); MOVE(tz); MOVE(fx0); MOVE(fy0); MOVE(fz0);
-            MOVE(tx0); MOVE(ty0); MOVE(tz0); MOVE(vhx); MOVE(vhy); MOVE(vhz);
-            MOVE(whx); MOVE(why); MOVE(whz);
+            PARTICLE_FIELDS(MOVE)
             for (int k = 0; k < 6; k++)
-                if (p->external[k]) MOVE(external[k]);
-#undef MOVE
+                if (p->external[k]) p->external[k][kept] = p->external[k][i];
         }
         kept++;
     }
+#undef MOVE
     size_t removed = p->n_local - kept;
     p->n_local = p->n_total = kept;
     p->n_remote = 0;
@@ -144,21 +144,14 @@ static void permute_array(void *array, size_t size, const size_t *from, size_t n
     memcpy(a, t, n * size);
 }
 
+#define LIST(field, type) array[n] = p->field; size[n++] = sizeof(type);
 size_t particles_arrays(particle_store *p, void **array, size_t *size)
 {
-    void *doubles[] = {p->radius, p->mass, p->inv_mass, p->inv_inertia, p->x, p->y, p->z,
-                       p->vx, p->vy, p->vz, p->wx, p->wy, p->wz, p->fx, p->fy, p->fz,
-                       p->tx, p->ty, p->tz, p->fx0, p->fy0, p->fz0, p->tx0, p->ty0, p->tz0,
-                       p->vhx, p->vhy, p->vhz, p->whx, p->why, p->whz};
     size_t n = 0;
-    array[n] = p->id; size[n++] = sizeof *p->id;
-    array[n] = p->type; size[n++] = sizeof *p->type;
-    for (size_t k = 0; k < sizeof doubles / sizeof doubles[0]; k++) {
-        array[n] = doubles[k];
-        size[n++] = sizeof(double);
-    }
+    PARTICLE_FIELDS(LIST)
     return n;
 }
+#undef LIST
 
 int particles_permute(particle_store *p, const size_t *from)
 {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "exact_sum.h"
+#include "list_build.h"
 #include "sim.h"
 
 /* Mean mass of a sphere with radius uniform in [a, b]: rho 4/3 pi E[r^3]. */
@@ -292,4 +293,118 @@ void population_count_outgoing(sim *s, const uint8_t *remove)
         s->outlets[k].removed += (long)removed;
         s->outlets[k].mass_removed += mass;
     }
+}
+
+/* Inlets and outlets: removes the particles that entered an outlet, inserts what the
+ * inlets owe, and rebuilds the neighbour list if anything changed (contact histories
+ * follow their particles through the renumbering). Returns 0 or -1 (out of memory, on
+ * every rank of a split run). */
+int population_change(sim *s)
+{
+    population_accrue(s);
+    size_t leaving = 0;
+    int failed = 0;
+    if (s->cfg.n_outlets > 0) {
+        uint8_t *flags = realloc(s->leaving, s->p.n_local + 1);
+        if (flags) {
+            s->leaving = flags;
+            leaving = population_mark_outgoing(s, flags);
+        }
+        failed = !flags;
+    }
+    int inserting = population_changes_due(s); /* the same on every rank */
+    int due = failed ? 2 : leaving > 0 || inserting; /* 2: out of memory */
+    if (s->ghost_hooks) due = s->ghost_hooks->any(due, s->ghost_hooks->ctx);
+    if (due == 2) return -1;
+    if (!due) return 0;
+    if (s->cfg.n_outlets > 0) population_count_outgoing(s, s->leaving);
+    /* by id, the touching pairs go through by their ends' ids (the list holds pairs of
+     * other ranks' particles, which no renumbering here knows): kept now, before the
+     * particles are */
+    const int by_id = s->cfg.reproducible;
+    int64_t *new_index = NULL;
+    failed = by_id && list_keep_touching(s) != 0;
+    if (!failed && leaving > 0) failed = !(new_index = malloc(population_removal_room(s) * sizeof *new_index));
+    if (sim_failed_anywhere(s, failed)) {
+        free(new_index);
+        return -1;
+    }
+    if (leaving > 0)
+        population_remove(s, s->leaving, s->p.n_local, new_index,
+                          by_id ? POPULATION_LISTS_CARRIED : POPULATION_LISTS_FOLLOW);
+    free(new_index);
+    s->p.n_total = s->p.n_local; /* ghosts are remade by the rebuild */
+    s->p.n_remote = 0;
+    size_t before = s->p.n_local;
+    failed = inserting && population_insert(s) < 0;
+    if (!failed && inserting && s->ghost_hooks) failed = s->ghost_hooks->keep_own(s, before, s->ghost_hooks->ctx) != 0;
+    if (sim_failed_anywhere(s, failed)) return -1;
+    return by_id ? list_rebuild_carried(s) : list_rebuild(s);
+}
+
+/* ---- removing particles (population.h: the rule) -------------------------------------- */
+
+size_t population_removal_room(const sim *s)
+{
+    const particle_store *p = &s->p;
+    size_t n = p->n_total > p->n_local ? p->n_total : p->n_local;
+    if (s->list_stale) { /* after an earlier removal the lists may name ghost entries
+                            beyond n_total (first particles or partners) */
+        const contact_list *c = &s->pairs;
+        if (c->n_first > n) n = c->n_first;
+        for (size_t k = 0; k < c->n; k++) {
+            if (c->j[k] >= n) n = (size_t)c->j[k] + 1;
+            if (c->owner_j[k] >= n) n = (size_t)c->owner_j[k] + 1;
+        }
+    }
+    return n + 1;
+}
+
+/* Rows of three doubles per local particle moved to their particles' new indices (in
+ * increasing order: a row only moves down). */
+static void compact_rows3(double *rows, const int64_t *new_index, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int64_t to = new_index[i];
+        if (to < 0 || (size_t)to == i) continue;
+        for (int a = 0; a < 3; a++) rows[3 * (size_t)to + a] = rows[3 * i + a];
+    }
+}
+
+/* The first particles a list's first_of_i spans after the removal: the survivors, and
+ * the other ranks' particles listed as first particles (entries from n_before on, which
+ * stay where they are). */
+static size_t first_span(const contact_list *c, size_t n_before, size_t n_after)
+{
+    return c->n_first > n_before ? c->n_first : n_after;
+}
+
+/* The lists follow the renumbering (POPULATION_LISTS_FOLLOW). */
+static void lists_follow(sim *s, const int64_t *new_index, size_t n_before)
+{
+    const size_t n_after = s->p.n_local;
+    contact_list *pairs = &s->pairs, *walls = &s->wall_pairs;
+    contact_list_remap(pairs, new_index, first_span(pairs, n_before, n_after), 0);
+    contact_list_remap(walls, new_index, first_span(walls, n_before, n_after), 1);
+    /* a local partner's j follows its particle (as owner_j did); a ghost partner's j
+     * keeps naming the ghost's entry, which still holds the image's position, so that
+     * contact_overlap stays right until the rebuild */
+    for (size_t k = 0; k < pairs->n; k++)
+        if (pairs->j[k] < n_before) pairs->j[k] = pairs->owner_j[k];
+    if (s->x_at_rebuild) compact_rows3(s->x_at_rebuild, new_index, n_before);
+    s->list_stale = 1;
+}
+
+size_t population_remove(sim *s, const uint8_t *remove, size_t n_marked, int64_t *new_index,
+                         population_lists lists)
+{
+    particle_store *p = &s->p;
+    const size_t n_before = p->n_local, entries = population_removal_room(s) - 1;
+    size_t removed = particles_remove(p, remove, new_index); /* n_total = n_local */
+    for (size_t g = n_before; g < entries; g++)
+        new_index[g] = g < n_marked && remove[g] ? -1 : (int64_t)g;
+    /* (an array the engine keeps per particle beside the store, across rebuilds, follows
+     * new_index here, in both modes) */
+    if (lists == POPULATION_LISTS_FOLLOW) lists_follow(s, new_index, n_before);
+    return removed;
 }

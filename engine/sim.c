@@ -60,62 +60,11 @@ int sim_failed_anywhere(const sim *s, int failed)
     return s->ghost_hooks ? s->ghost_hooks->any(failed != 0, s->ghost_hooks->ctx) : failed != 0;
 }
 
-/* Inlets and outlets: removes the particles that entered an outlet, inserts what the
- * inlets owe, and rebuilds the neighbour list if anything changed (contact histories
- * follow their particles through the renumbering). Returns 0 or -1 (out of memory, on
- * every rank of a split run). */
-static int change_population(sim *s)
-{
-    population_accrue(s);
-    size_t leaving = 0;
-    int failed = 0;
-    if (s->cfg.n_outlets > 0) {
-        uint8_t *flags = realloc(s->leaving, s->p.n_local + 1);
-        if (flags) {
-            s->leaving = flags;
-            leaving = population_mark_outgoing(s, flags);
-        }
-        failed = !flags;
-    }
-    int inserting = population_changes_due(s); /* the same on every rank */
-    int due = failed ? 2 : leaving > 0 || inserting; /* 2: out of memory */
-    if (s->ghost_hooks) due = s->ghost_hooks->any(due, s->ghost_hooks->ctx);
-    if (due == 2) return -1;
-    if (!due) return 0;
-    if (s->cfg.n_outlets > 0) population_count_outgoing(s, s->leaving);
-    /* by id, the touching pairs go through by their ends' ids (the list holds pairs of
-     * other ranks' particles, which no renumbering here knows): kept now, before the
-     * particles are */
-    const int by_id = s->cfg.reproducible;
-    int64_t *new_index = NULL;
-    failed = by_id && list_keep_touching(s) != 0;
-    if (!failed && leaving > 0) failed = !(new_index = malloc((s->p.n_local + 1) * sizeof *new_index));
-    if (sim_failed_anywhere(s, failed)) {
-        free(new_index);
-        return -1;
-    }
-    s->p.n_total = s->p.n_local; /* ghosts are remade by the rebuild */
-    s->p.n_remote = 0;
-    if (leaving > 0) {
-        particles_remove(&s->p, s->leaving, new_index);
-        if (!by_id) { /* the pairs follow the renumbering */
-            contact_list_remap(&s->pairs, new_index, s->p.n_local, 0);
-            contact_list_remap(&s->wall_pairs, new_index, s->p.n_local, 1);
-        }
-        free(new_index);
-    }
-    size_t before = s->p.n_local;
-    failed = inserting && population_insert(s) < 0;
-    if (!failed && inserting && s->ghost_hooks) failed = s->ghost_hooks->keep_own(s, before, s->ghost_hooks->ctx) != 0;
-    if (sim_failed_anywhere(s, failed)) return -1;
-    return by_id ? list_rebuild_carried(s) : list_rebuild(s);
-}
-
 void sim_step(sim *s)
 {
     if (s->fault) return; /* the watchdog (or the program) reports it; nothing moves */
     if (s->cfg.n_inlets > 0 || s->cfg.n_outlets > 0) {
-        int rc = change_population(s);
+        int rc = population_change(s);
         if (rc == REBUILD_REFUSED) return;
         if (rc != 0) {
             out_of_memory(s, SIM_MEMORY_POPULATION);

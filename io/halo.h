@@ -63,16 +63,18 @@ void halo_share_text(char *text, size_t len, int have);
 int halo_owner(const halo *h, const double x[3]);
 
 /* Keeps the particles this rank owns, where every rank holds them all (a run's start:
- * each rank built the same case). No ghosts may be present. Returns 0 or -1 (out of
- * memory, on some rank). */
-int halo_keep_own(halo *h, particle_store *p);
+ * each rank built the same case): the others leave s->p through population_remove, the
+ * touching pairs waiting by id for the rebuild under way. No ghosts may be present.
+ * Returns 0 or -1 (out of memory, on some rank). */
+int halo_keep_own(halo *h, sim *s);
 
-/* Sends each own particle whose centre has left the part to the rank whose part it is
- * in, with all its state (particle_store's every array), and appends those that arrive,
- * by sending rank. No ghosts may be present. The carriers' pairs (kept by id:
+/* Sends each own particle of s->p whose centre has left the part to the rank whose part
+ * it is in, with all its state (particle_store's every array), removes it here
+ * (population_remove, the touching pairs waiting by id for the rebuild under way) and
+ * appends those that arrive, by sending rank. No ghosts may be present. The carriers' pairs (kept by id:
  * contact_list_keep_touching_by_id) with a leaving particle go along, so that its
  * contacts keep their springs. Returns 0 or -1 (on some rank). */
-int halo_migrate(halo *h, particle_store *p, contact_list *const *carriers, int n_carriers);
+int halo_migrate(halo *h, sim *s, contact_list *const *carriers, int n_carriers);
 
 /* Replaces the ghosts: receives the other ranks' entries this rank needs and makes its
  * own images (see the top of this file), and remembers what goes where for

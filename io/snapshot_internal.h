@@ -189,4 +189,39 @@ uint64_t snapshot_xdmf_size(int count, int has_walls);
 
 /* contact_table (snapshot.h) is built here. */
 
+/* ------------------------------------------------------------ snapshot.c */
+
+/* An open output (snapshot.h): its paths, the snapshots written and named. */
+struct snapshot_file {
+    char *dir;                 /* DIR, "." for none */
+    char *h5_path;             /* DIR/NAME.h5 */
+    char *snapdir, *snapdir_rel; /* DIR/NAME.d and NAME.d */
+    char *index_tmp;           /* DIR/NAME.d/.index.h5.tmp */
+    char *xmf[3], *xmf_tmp[3]; /* particles, contacts, walls */
+    int lock_fd;
+    snapshot_run_info info;
+    int has_walls;
+    double centre[3];
+    snapshot_meta *meta;       /* per snapshot file written */
+    int count, cap;            /* snapshot files written */
+    int indexed;               /* ... and named by NAME.h5 */
+    size_t indexed_rows;       /* samples NAME.h5 holds */
+    snapshot_series series;
+    int failed;
+    uint64_t bytes_since;      /* snapshot bytes written since NAME.h5 was last rewritten */
+    double catalogued_at, catalogue_seconds;
+    uint64_t last_size;
+};
+
+snapshot_file *snapshot_file_new(const char *dir, const char *name, const snapshot_run_info *info);
+void snapshot_file_free(snapshot_file *f);
+/* DIR/NAME.d/NNNNNN.h5 with the suffix, malloc'd. */
+char *snapshot_file_path(const snapshot_file *f, int k, const char *suffix);
+/* Appends the meta of a snapshot file written. Returns 0 or -1 (out of memory). */
+int snapshot_add_meta(snapshot_file *f, const snapshot_meta *m);
+/* Rewrites NAME.h5 and the .xmf files for every snapshot file written and every
+ * sample: all written to temporary files first, then renamed into place (the .xmf
+ * files, then NAME.h5), so that a failure leaves the previous ones. */
+int snapshot_catalogue(snapshot_file *f, char *err, size_t err_len);
+
 #endif
