@@ -1,4 +1,4 @@
-/* What a simulation is made of, as plain data. io/case.c fills it from a YAML case
+/* What a simulation is made of, as plain data. io/case/case.c fills it from a YAML case
  * file, `dempact collide` and the tests fill it in code; sim_create() builds a
  * simulation from it. Nothing here is read by the force loop. */
 #ifndef DEMPACT_CONFIG_H
@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../models/friction_law.h"
-#include "../models/law.h"
+#include "models/friction_law.h"
+#include "models/law.h"
 
 #define NAME_LEN 64
 #define WALL_MAX_MOTION 16 /* segments of a wall's motion schedule */
@@ -22,7 +22,7 @@ typedef struct material {
 } material;
 
 /* Friction and rolling resistance of a pair of material types: a tangential law and a
- * rolling law from models/friction_registry.c, with their parameters (engine/friction.h).
+ * rolling law from models/friction_registry.c, with their parameters (engine/step/friction.h).
  * All zero: frictionless. */
 typedef struct contact_friction {
     double mu;                 /* Coulomb (dynamic) coefficient; 0: no tangential force */
@@ -43,7 +43,7 @@ typedef struct law_binding {
     bool calibrate; /* solve the damping coefficient so that restitution is exact */
     contact_friction friction;
     /* A pair the case gives no entry, mixed from its two materials' entries with
-     * themselves (io/case_mixing.c): mixed_from holds their indices in bindings. */
+     * themselves (io/case/case_mixing.c): mixed_from holds their indices in bindings. */
     bool mixed;
     int mixed_from[2];
 } law_binding;
@@ -120,7 +120,7 @@ typedef struct particle_source {
 } particle_source;
 
 /* An inlet: particles inserted into a box region at a steady rate, never overlapping
- * what is there (engine/population.h). */
+ * what is there (engine/population/population.h). */
 typedef struct inlet_spec {
     char name[NAME_LEN];
     int material;
@@ -140,7 +140,7 @@ typedef struct outlet_spec {
     double region_min[3], region_max[3];
 } outlet_spec;
 
-/* What the numerical watchdog (engine/watchdog.h) checks and does; all zero: defaults. */
+/* What the numerical watchdog (engine/checks/watchdog.h) checks and does; all zero: defaults. */
 typedef enum watchdog_action {
     WATCHDOG_ACTION_STOP = 0,      /* write a last snapshot and stop the run (exit 4) */
     WATCHDOG_ACTION_DROP_PARTICLE  /* remove the offending particle and go on */
@@ -157,7 +157,7 @@ typedef struct watchdog_settings {
  * reorder_min change the order of some sums, so the results' last bits; parallel_min
  * and search_room change nothing in them. The program sets them from the environment
  * (DEMPACT_PARALLEL_MIN, DEMPACT_BLOCK, DEMPACT_SEARCH_ROOM, DEMPACT_REORDER_MIN:
- * io/cli_engine.c), so that tests can run small systems through the paths of large ones. */
+ * io/commands/cli_engine.c), so that tests can run small systems through the paths of large ones. */
 typedef struct sim_tuning {
     bool set_parallel_min;
     size_t parallel_min;  /* loops over this many items or fewer run on one thread
@@ -169,12 +169,12 @@ typedef struct sim_tuning {
                              with (default: from the last list; 0 makes them grow) */
     bool set_reorder_min;
     size_t reorder_min;   /* sort the particles along the curve at rebuilds when there are
-                             at least this many (default REORDER_MIN, engine/reorder.h) */
+                             at least this many (default REORDER_MIN, engine/neighbours/reorder.h) */
 } sim_tuning;
 
 /* How an MPI run splits the particles over its ranks (parallel.method): Zoltan's
  * recursive coordinate bisection, recursive inertial bisection or Hilbert space-filling
- * curve. Read by the program (io/decompose.c), not by the engine. */
+ * curve. Read by the program (io/ranks/decompose.c), not by the engine. */
 typedef enum partition_method { PARTITION_RCB = 0, PARTITION_RIB, PARTITION_HSFC } partition_method;
 #define PARALLEL_REBALANCE 1.2
 
@@ -207,17 +207,17 @@ typedef struct sim_config {
     bool reproducible;     /* parallel.reproducible: each particle's contact forces are
                               summed in an order set by the particle ids alone, so that
                               the results do not depend on how the particles are numbered
-                              or split into blocks (engine/force_loop.c) */
+                              or split into blocks (engine/step/force_loop.c) */
     partition_method partition; /* parallel.method (default RCB) */
     double rebalance;      /* parallel.rebalance: an MPI run splits its particles afresh
                               when the slowest rank's force loop takes more than this
                               many times the ranks' mean (>= 1; 0: the default,
                               PARALLEL_REBALANCE); the program's, not the engine's */
     bool calibration_fixed; /* calibrated laws keep the continuous calibration, not solved
-                               again at the step (engine/pair_restitution.h: the reference
+                               again at the step (engine/collide/pair_restitution.h: the reference
                                collisions of that solve themselves) */
 
-    watchdog_settings watchdog; /* the case's watchdog: block (io/case.c) */
+    watchdog_settings watchdog; /* the case's watchdog: block (io/case/case.c) */
     sim_tuning tuning;          /* zero: the defaults */
 
     /* Called once sim_create has copied every source's particles, before it builds the

@@ -6,13 +6,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "config.h"
-#include "particles.h"
-#include "contacts.h"
-#include "walls.h"
-#include "neighbour.h"
-#include "friction.h"
-#include "population.h"
-#include "../models/calibrate.h"
+#include "engine/population/particles.h"
+#include "engine/neighbours/contacts.h"
+#include "engine/walls/walls.h"
+#include "engine/neighbours/neighbour.h"
+#include "engine/step/friction.h"
+#include "engine/population/population.h"
+#include "models/calibrate.h"
 
 typedef struct law_instance {
     const dem_law *law;
@@ -38,7 +38,7 @@ enum { SIM_STORED_CONSERVATIVE = SIM_WORK_KINDS, SIM_STORED_KINDS };
 
 struct sim;
 /* Who makes and moves the ghosts when the particles are split over the ranks of an MPI
- * run (io/halo.h; sim_split): `make` at each rebuild (the particles' indices may change
+ * run (io/ranks/halo.h; sim_split): `make` at each rebuild (the particles' indices may change
  * there, and the ghosts are replaced), `update` at every other step; each returns 0 or
  * -1. `any` tells whether any rank found a rebuild due (the rebuild is everyone's).
  * Without them (one process) the periodic images are the only ghosts (ghosts.h). */
@@ -110,13 +110,13 @@ typedef struct sim {
     struct exact_sum *chunk_exact; /* the same summed exactly (cfg.reproducible) */
     size_t chunk_work_capacity;
     double external_work;     /* done on the particles by the external loads since t = 0
-                                 [J] (engine/external_loads.h) */
+                                 [J] (engine/step/external_loads.h) */
 
     double initial_energy;    /* kinetic, gravitational and stored energy of the state the
                               case creates (a restart makes the same state first): the
                               energy balance's start (observables.h) */
     double largest_radius;    /* of the particles and of what the inlets insert */
-    inlet_state *inlets;      /* cfg.n_inlets (engine/population.h) */
+    inlet_state *inlets;      /* cfg.n_inlets (engine/population/population.h) */
     outlet_state *outlets;    /* cfg.n_outlets */
     uint8_t *leaving;         /* scratch: particles an outlet removes this step */
     struct exact_sum *outlet_step; /* 2 cfg.n_outlets: a step's count and mass per outlet,

@@ -44,7 +44,7 @@
 /* The largest values a case may give (the keys' max_value; the reader checks the two
  * coefficients). None is a bound on physics: each lies far beyond any material and
  * keeps every product the force loop forms finite, so that a stiff or rough contact is
- * refused by the step it needs (engine/timestep.c) rather than overflowing.
+ * refused by the step it needs (engine/checks/timestep.c) rather than overflowing.
  *  - a Coulomb coefficient (friction.coefficient, static): a million is no slip under
  *    any load; mu F_n and Mindlin-Deresiewicz's mu dN stay finite for any finite force.
  *  - the rolling coefficient: mu_r R* is the lever arm of the resisting torque, the
@@ -142,7 +142,7 @@ typedef struct tangential_law {
     /* LAW_CAP_ENERGY: energy [J] its spring holds (what it gives back unloaded now). */
     double (*spring_energy)(const friction_coeffs *fc, double d, double r_eff,
                             const double xi[3], const double state[FRICTION_SLIP_HISTORY]);
-    /* LAW_CAP_STEP_SPRING, for the timestep (engine/timestep.c) and `dempact check`: the
+    /* LAW_CAP_STEP_SPRING, for the timestep (engine/checks/timestep.c) and `dempact check`: the
      * stiffest spring k [N/m] and dashpot c [N s/m] the contact puts against the
      * tangential motion of its contact point at overlap d (a law whose stiffness falls as
      * it slips gives its no-slip one), 0 where it has none. stiffness_key and damping_key

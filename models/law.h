@@ -23,7 +23,7 @@
  * law_registry_check; tests/test_registry.c):
  *  - LAW_MAX_PARAMS: its parameters (law_binding.params holds that many);
  *  - LAW_MAX_HISTORY: its per-contact state (n_state; the contact lists carry that many
- *    arrays, engine/contacts.h);
+ *    arrays, engine/neighbours/contacts.h);
  *  - LAW_MAX_COEFFS: the constants its setup computes per pair of materials
  *    (law_coeffs.c). A composed law keeps its elastic part's in c[0, NORMAL_DAMPING_C0)
  *    and its damping part's in c[NORMAL_DAMPING_C0, LAW_MAX_COEFFS) (models/normal_parts.h);

@@ -10,11 +10,11 @@
     {"restitution", (def), "-", "normal coefficient of restitution e", NULL, 1e-6, 1.0}
 
 /* v_floor: the impact velocity a contact born at rest is given (v0 = max(v0, v_floor)).
- * Its default, 0, means "from the case" (engine/timestep.h, timestep_velocity_floor):
+ * Its default, 0, means "from the case" (engine/checks/timestep.h, timestep_velocity_floor):
  * sqrt(2 |g| d) for the smallest particle's diameter d under gravity (the speed of a
  * fall through one diameter, the gentlest impact a settling bed makes), 1 mm/s without
  * gravity. A d'/v0 dashpot born at 1 mm/s in a loaded packing is stiffer than the step
- * can integrate (engine/dashpot_check.h) and rings; at sqrt(2 |g| d) no shipped case
+ * can integrate (engine/checks/dashpot_check.h) and rings; at sqrt(2 |g| d) no shipped case
  * does. A law set up without a case takes LAW_VELOCITY_FLOOR for 0. */
 #define LAW_VELOCITY_FLOOR 1e-3
 #define PARAM_VELOCITY_FLOOR                                                        \

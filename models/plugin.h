@@ -43,7 +43,7 @@ enum {
                                         calibrate solves and the parameter it targets) */
     LAW_CAP_LINEAR_IN_RATE = 1u << 3, /* the force is affine in the overlap rate d' (or the
                                         relative velocity) at fixed state: F(d') = F(0) + c d',
-                                        so c = F(1) - F(0) is its dashpot (engine/dashpot_check.c) */
+                                        so c = F(1) - F(0) is its dashpot (engine/checks/dashpot_check.c) */
     LAW_CAP_ENERGY = 1u << 4,        /* elastic_energy / spring_energy: what the contact gives
                                         back unloaded now, for the energy books */
     LAW_CAP_CONSERVATIVE = 1u << 5,  /* dissipates nothing: no work is booked for it */

@@ -16,7 +16,7 @@
  *
  * The spring grows by the step's relative displacement of the contact points, taken by
  * the engine from the mid-step velocities (second order in dt), and a contact born
- * during the step only by the part of the step it has existed (engine/pair_geometry.h);
+ * during the step only by the part of the step it has existed (engine/step/pair_geometry.h);
  * the dashpot takes the predicted end-of-step velocity. */
 #include "friction_law.h"
 #include "friction_kernels.h"

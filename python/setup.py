@@ -39,7 +39,7 @@ core = Extension(
     extra_objects=[os.path.join(BUILD, "libdempact_io.a"), os.path.join(BUILD, "libdempact.a")],
     # relink when the libraries change (setuptools only looks at sources and depends)
     depends=[os.path.join(BUILD, "libdempact_io.a"), os.path.join(BUILD, "libdempact.a"),
-             os.path.join(SOURCE, "io", "dempact_api.h"), os.path.join(SOURCE, "io", "session.h"),
+             os.path.join(SOURCE, "io", "session", "dempact_api.h"), os.path.join(SOURCE, "io", "session.h"),
              os.path.join(HERE, "dempact", "_core.h"), os.path.join(HERE, "dempact", "_forces.h")],
     library_dirs=[f[2:] for f in flags if f.startswith("-L")],
     libraries=[f[2:] for f in flags if f.startswith("-l")] + ["cyaml", "yaml", "gomp", "m"],

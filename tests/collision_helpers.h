@@ -3,7 +3,7 @@
 #define DEMPACT_TEST_COLLISION_HELPERS_H
 
 #include <math.h>
-#include "engine/collision.h"
+#include "engine/collide/collision.h"
 
 /* Runs the collision and fails the test, with the engine's message, if it cannot. */
 static inline collision_result collide(collision_spec *sp)

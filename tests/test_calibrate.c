@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/collision.h"
+#include "engine/collide/collision.h"
 #include "collision_helpers.h"
 #include "models/calibrate.h"
 #include "models/zhang.h"

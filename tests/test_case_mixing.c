@@ -1,4 +1,4 @@
-/* Mixing rules (io/case_mixing.c, docs/case-file.md#mixing-pairs-without-an-entry): a
+/* Mixing rules (io/case/case_mixing.c, docs/case-file.md#mixing-pairs-without-an-entry): a
  * pair of materials without a contacts entry gets the values the documented rules give
  * from its materials' own entries, computed here from the entries (sqrt(a b), 2 a b /
  * (a + b)); the engine then restitutes the mixed restitution; an entry of the pair's
@@ -17,10 +17,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "engine/pair_restitution.h"
+#include "engine/collide/pair_restitution.h"
 #include "engine/sim.h"
-#include "io/case.h"
-#include "io/case_errors.h"
+#include "io/case/case.h"
+#include "io/case/case_errors.h"
 
 /* The case: glass and steel beads on a steel floor. contacts: is line 8, the glass entry
  * line 9, the steel entry line 14; each field is one line (a comment where absent), so

@@ -12,9 +12,9 @@
 #include <cmocka.h>
 
 #include "engine/sim.h"
-#include "engine/watchdog.h"
-#include "io/case.h"
-#include "io/case_errors.h"
+#include "engine/checks/watchdog.h"
+#include "io/case/case.h"
+#include "io/case/case_errors.h"
 
 #define TOL 1e-12
 
@@ -432,8 +432,8 @@ static void test_small_error_buffer(void **state)
 }
 
 #include <unistd.h>
-#include "engine/fill.h"
-#include "io/particle_csv.h"
+#include "engine/population/fill.h"
+#include "io/readers/particle_csv.h"
 
 /* Optional wx, wy, wz columns give each particle an initial angular velocity (rad/s), in
  * any order with the others; fill_source() puts them on the particles; two of three are

@@ -1,4 +1,4 @@
-/* The case reader's shape check (io/yaml_schema_check.c, worded by io/case_shape.c),
+/* The case reader's shape check (io/case/yaml_schema_check.c, worded by io/case/case_shape.c),
  * driven by the schema itself: a generator walks a libcyaml schema and writes a YAML
  * document holding every key it knows, recording the line it writes each node on; then,
  * for every node the schema describes, it writes the document again with one fault at
@@ -20,8 +20,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "io/case_internal.h"
-#include "io/yaml_schema_check.h"
+#include "io/case/case_internal.h"
+#include "io/case/yaml_schema_check.h"
 
 /* ------------------------------------------------------------------------------------
  * A schema with every kind of value, over a struct libcyaml can load it into.

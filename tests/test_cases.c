@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "engine/sim.h"
-#include "io/case.h"
+#include "io/case/case.h"
 
 static void load(const char *name, sim_config *cfg, sim *s)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/collision.h"
+#include "engine/collide/collision.h"
 #include "collision_helpers.h"
 
 

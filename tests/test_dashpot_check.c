@@ -1,4 +1,4 @@
-/* engine/dashpot_check.h against closed forms: a glass ball (R = 5 mm) born resting on
+/* engine/checks/dashpot_check.h against closed forms: a glass ball (R = 5 mm) born resting on
  * a glass floor, 20 um into it, under hunt_crossley has the dashpot
  * c = K chi d^(3/2) / v_floor (K = 4/3 E* sqrt(R), chi = 3 (1 - e) / 2), so c dt / m
  * scales as 1 / v_floor and crosses 1 where the closed form says; a plastic law is
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "engine/contacts.h"
-#include "engine/dashpot_check.h"
+#include "engine/neighbours/contacts.h"
+#include "engine/checks/dashpot_check.h"
 #include "engine/sim.h"
 #include "world_helpers.h"
 

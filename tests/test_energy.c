@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/observables.h"
+#include "engine/step/observables.h"
 #include "engine/sim.h"
 #include "world_helpers.h"
 
@@ -148,7 +148,7 @@ static void test_dissipation_accounts_for_lost_energy(void **state)
 /* Without friction the normal force passes through both centres: an oblique impact of
  * two spinning spheres leaves each spin exactly as it was and no torque on either, and
  * the kinetic energy lost is the normal dashpot's work (the steps skip the spins then:
- * sim_spin_free in engine/integrate.h). */
+ * sim_spin_free in engine/step/integrate.h). */
 static void test_frictionless_impact_keeps_the_spins(void **state)
 {
     pair_world w;

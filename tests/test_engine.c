@@ -11,14 +11,14 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/collision.h"
-#include "engine/contacts.h"
-#include "engine/field_alloc.h"
-#include "engine/rng.h"
+#include "engine/collide/collision.h"
+#include "engine/neighbours/contacts.h"
+#include "engine/population/field_alloc.h"
+#include "engine/population/rng.h"
 #include "models/restitution.h"
 #include "engine/sim.h"
 #include "world_helpers.h"
-#include "engine/walls.h"
+#include "engine/walls/walls.h"
 
 typedef struct world {
     material mats[2];
@@ -209,7 +209,7 @@ static void settling_world(world *w, const bool periodic[3], double speed, uint6
 
 /* Positions and velocities after a dense, settling run must not depend on threads.
  * Blocks of 64 particles (tuning.block), so that the 1500 spheres make 24 blocks and
- * many pairs cross from one block to another (engine/contacts.h). With `tight`, the
+ * many pairs cross from one block to another (engine/neighbours/contacts.h). With `tight`, the
  * neighbour search's buffers start nearly empty (tuning.search_room 0) and grow at
  * every rebuild: the list must come out the same. */
 static void run_with_threads(int threads, double *out, size_t n_out, bool tight)
@@ -326,7 +326,7 @@ static void pair_forces_balance_across_blocks(void **state)
 }
 
 /* A frictional run of 1500 spheres in the case's (random) order; after 20 steps the
- * next rebuild sorts the particles along the curve if `sort` (engine/reorder.h), and
+ * next rebuild sorts the particles along the curve if `sort` (engine/neighbours/reorder.h), and
  * 20 steps more. out: angular velocity and position, 6 per particle, by id. */
 static void run_sorted_midway(int sort, double *out, int64_t *reorders)
 {
@@ -439,7 +439,7 @@ static void history_survives_rebuilds_during_contact(void **state)
     assert_true(fabs(r.restitution_out - expected) / expected < 2e-3);
 }
 
-/* The per-field arrays (engine/field_alloc.h): large ones must start at different cache
+/* The per-field arrays (engine/population/field_alloc.h): large ones must start at different cache
  * lines within a page, since arrays that share one L1 set evict one another (15% at
  * 10M spheres), and growing or shrinking one, across the mapping threshold both ways,
  * must keep its first entries. */

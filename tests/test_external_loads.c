@@ -1,4 +1,4 @@
-/* The external loads (engine/external_loads.h) follow their particles: set by rows in id
+/* The external loads (engine/step/external_loads.h) follow their particles: set by rows in id
  * order, they land on the particle of each id wherever the store keeps it, and stay with
  * it through a reordering (particles_permute, as a rebuild's sort does), a removal
  * (particles_remove, as outlets and the watchdog do) and an insertion (particles_add: the
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/external_loads.h"
-#include "engine/particles.h"
+#include "engine/step/external_loads.h"
+#include "engine/population/particles.h"
 #include "engine/sim.h"
 
 enum { N = 6 };

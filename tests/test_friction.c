@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/friction.h"
+#include "engine/step/friction.h"
 #include "engine/sim.h"
-#include "engine/timestep.h"
+#include "engine/checks/timestep.h"
 #include "world_helpers.h"
 
 #define G 9.81

@@ -1,4 +1,4 @@
-/* LAMMPS data files (io/lammps_data.c) and the bed helpers (engine/bed.c): a written
+/* LAMMPS data files (io/readers/lammps_data.c) and the bed helpers (engine/population/bed.c): a written
  * file reads back bit for bit; files LAMMPS and LIGGGHTS write (comments, image flags,
  * Masses, atoms in any order) are read; every malformed file is refused with its
  * file and line; the Morton sort keeps every sphere. */
@@ -15,9 +15,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "engine/bed.h"
-#include "engine/rng.h"
-#include "io/lammps_data.h"
+#include "engine/population/bed.h"
+#include "engine/population/rng.h"
+#include "io/readers/lammps_data.h"
 
 static char dir[256];
 

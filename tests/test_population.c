@@ -1,4 +1,4 @@
-/* Inlets and outlets (engine/population.c): insertion at the requested rate without
+/* Inlets and outlets (engine/population/population.c): insertion at the requested rate without
  * overlaps, removal with mass counted, ids never reused, contact histories that follow
  * their particles through the renumbering, and thread-count independence. */
 #include <math.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "engine/sim.h"
-#include "io/tuning_env.h"
+#include "io/session/tuning_env.h"
 
 typedef struct box_world {
     material mat;

@@ -3,7 +3,7 @@
  * functions, calibration indices), each composed law is found again from its two parts,
  * the check refuses a law that breaks the form, and a law that declares
  * LAW_CAP_LINEAR_IN_RATE is affine in the overlap rate (the dashpot check's assumption,
- * engine/dashpot_check.c), checked on generated contacts. */
+ * engine/checks/dashpot_check.c), checked on generated contacts. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

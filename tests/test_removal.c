@@ -1,4 +1,4 @@
-/* The one removal path (engine/population.h: population_remove) through each of its
+/* The one removal path (engine/population/population.h: population_remove) through each of its
  * callers in one process: an outlet (population_change, a step's first part, summing in
  * index order and by id) and the watchdog's drop_particle (watchdog_drop_particle, one
  * particle at a time, the next before any rebuild). Each is checked against the state
@@ -29,11 +29,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/ghosts.h"
+#include "engine/neighbours/ghosts.h"
 #include "engine/sim.h"
-#include "engine/watchdog.h"
-#include "io/case.h"
-#include "io/tuning_env.h"
+#include "engine/checks/watchdog.h"
+#include "io/case/case.h"
+#include "io/session/tuning_env.h"
 
 static sim_tuning tuning;
 

@@ -1,4 +1,4 @@
-/* Restart (io/restart.c, engine/restore.c): a run restored from a
+/* Restart (io/output/restart.c, engine/population/restore.c): a run restored from a
  * snapshot continues bit-identically; every per-pair history array of contact_list is
  * saved; the case comparison accepts what a restart may change and refuses the rest. */
 #define _POSIX_C_SOURCE 200809L
@@ -19,12 +19,12 @@
 #include <cmocka.h>
 
 #include "engine/sim.h"
-#include "engine/watchdog.h"
-#include "io/case.h"
-#include "io/restart.h"
-#include "io/snapshot.h"
+#include "engine/checks/watchdog.h"
+#include "io/case/case.h"
+#include "io/output/restart.h"
+#include "io/output/snapshot.h"
 #include "remove_tree.h"
-#include "io/tuning_env.h"
+#include "io/session/tuning_env.h"
 
 static char out_dir[PATH_MAX];
 
@@ -56,7 +56,7 @@ static void test_history_table_is_complete(void **state)
                 if (sim_pair_history[f].offset + (size_t)comp * sizeof(double *) == off) covered = 1;
         if (cleared != covered)
             fail_msg("contact_list member at offset %zu is %s by contact_clear_history but %s in "
-                     "sim_pair_history (engine/restore.c)", off,
+                     "sim_pair_history (engine/population/restore.c)", off,
                      cleared ? "cleared" : "not cleared", covered ? "listed" : "not listed");
         covered_count += covered;
     }
@@ -322,7 +322,7 @@ static void test_restart_is_bit_identical(void **state)
     restart_is_bit_identical("small_pour.yaml", 0, 0);
 }
 
-/* The same with the particles sorted along the curve at the rebuilds (engine/reorder.h;
+/* The same with the particles sorted along the curve at the rebuilds (engine/neighbours/reorder.h;
  * this case is too small for that by default): a sorted order is part of the state a
  * snapshot keeps. */
 static void test_restart_is_bit_identical_sorting(void **state)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "engine/collision.h"
+#include "engine/collide/collision.h"
 #include "collision_helpers.h"
 #include "models/restitution.h"
 #include "tools/semi_analytic.h"

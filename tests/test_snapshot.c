@@ -1,4 +1,4 @@
-/* Snapshot output (io/snapshot*.c): write snapshots of hand-made particle stores, read
+/* Snapshot output (io/output/snapshot*.c): write snapshots of hand-made particle stores, read
  * them back with the HDF5 C API through NAME.h5's links and compare every value
  * exactly; the .xmf files; that ghosts are not written; that another process reads the
  * output while it is being written; the contact network and the walls of a real
@@ -28,11 +28,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "engine/particles.h"
+#include "engine/population/particles.h"
 #include "engine/sim.h"
-#include "io/case.h"
-#include "io/snapshot.h"
-#include "io/snapshot_internal.h"
+#include "io/case/case.h"
+#include "io/output/snapshot.h"
+#include "io/output/snapshot_internal.h"
 #include "remove_tree.h"
 
 static char self_path[PATH_MAX]; /* this executable, for the reader child process */

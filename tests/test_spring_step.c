@@ -1,4 +1,4 @@
-/* The step the tangential and rolling springs allow (engine/timestep_springs.c) against
+/* The step the tangential and rolling springs allow (engine/checks/timestep_springs.c) against
  * closed forms and rigid-body mechanics: a linear tangential spring's limit is its
  * oscillation period over pi on the contact point's mass, a given step above it is
  * refused naming friction.stiffness, the stiffest accepted spring integrates an oblique
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/friction.h"
-#include "engine/pair_restitution.h"
+#include "engine/step/friction.h"
+#include "engine/collide/pair_restitution.h"
 #include "engine/sim.h"
-#include "engine/timestep.h"
+#include "engine/checks/timestep.h"
 #include "world_helpers.h"
 
 #define RHO 7800.0

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/friction.h"
+#include "engine/step/friction.h"
 #include "engine/sim.h"
 #include "world_helpers.h"
 

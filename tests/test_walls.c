@@ -1,5 +1,5 @@
-/* Walls shaped like equipment, moving walls and wall loads (engine/walls.c,
- * engine/wall_shapes.c, engine/wall_mesh.c, io/stl.c, the walls of io/case.c):
+/* Walls shaped like equipment, moving walls and wall loads (engine/walls/walls.c,
+ * engine/walls/wall_shapes.c, engine/walls/wall_mesh.c, io/readers/stl.c, the walls of io/case/case.c):
  * distances against independent geometry (brute-force searches over the surfaces, the
  * distance to a box), one contact per sphere on shared STL edges, a sphere settling on a
  * tilted STL plane at the Hertz overlap, a drum carrying a particle round, a piston
@@ -18,13 +18,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "engine/rng.h"
+#include "engine/population/rng.h"
 #include "engine/sim.h"
-#include "engine/timestep.h"
-#include "engine/walls.h"
-#include "io/case.h"
-#include "io/case_errors.h"
-#include "io/stl.h"
+#include "engine/checks/timestep.h"
+#include "engine/walls/walls.h"
+#include "io/case/case.h"
+#include "io/case/case_errors.h"
+#include "io/readers/stl.h"
 
 #define G 9.81
 

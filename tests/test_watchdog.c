@@ -1,4 +1,4 @@
-/* The numerical watchdog (engine/watchdog.h): quiet runs pass, each kind of problem is
+/* The numerical watchdog (engine/checks/watchdog.h): quiet runs pass, each kind of problem is
  * found and named (a particle too fast for the step, one that ran far out of the domain,
  * stopped by the engine before its neighbour grid), the grid survives any spread, dropping a particle leaves the run it would have been without it,
  * and the energy sum does not depend on the number of threads. */
@@ -13,10 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/rng.h"
+#include "engine/population/rng.h"
 #include "engine/sim.h"
 #include "world_helpers.h"
-#include "engine/watchdog.h"
+#include "engine/checks/watchdog.h"
 
 #define MAX_BALLS 6000
 

@@ -7,7 +7,7 @@ Usage: .venv/bin/python tools/bench_compare.py [--dempact build/dempact] [--part
            [--reuse] [--json FILE]
 
 For each N: `dempact bench --particles N --steps 0 --write-data bed.data` builds the bed
-(engine/bed.h) and writes it in LAMMPS's data format; then dempact (`bench --load`, 1 and
+(engine/population/bed.h) and writes it in LAMMPS's data format; then dempact (`bench --load`, 1 and
 2 threads), LAMMPS (`mpirun -np 1` and `-np 2`, processor grid `* * 1`, so 2 ranks split
 the wide, flat bed side by side into equal halves) and LIGGGHTS (1 and 2 ranks) each run S
 steps of that same file with the same law, material, step, skin, gravity and neighbour
@@ -47,7 +47,7 @@ LAMMPS (agreement 1e-5 to 7e-5), and by hand for LIGGGHTS (restitution, contact 
 peak force within 3e-5; see the README).
 
 MINDLIN workload (--workload mindlin, friction 0.5): `dempact bench --friction 0.5` (the
-engine's Mindlin, engine/friction.h: k_t = 8 G* sqrt(R* d), eta_t = 2 sqrt(5/6) beta_t
+engine's Mindlin, engine/step/friction.h: k_t = 8 G* sqrt(R* d), eta_t = 2 sqrt(5/6) beta_t
 sqrt(k_t m*), beta_t = -ln e_t / sqrt(ln^2 e_t + pi^2), e_t = the law's e; Coulomb limit
 mu F_n, F_n the normal force after cohesion removal; one coefficient for sticking and
 sliding); LIGGGHTS `tangential history`, coefficientFriction 0.5, which is the same model

@@ -53,7 +53,7 @@ cases included)
   What still differs per contact (tests/lammps/compare_collide.py and its
   mindlin_reference.py take each apart on one collision):
     reset     after a sliding step LAMMPS's tangential spring holds the Coulomb force
-              minus the dashpot's share, dempact's all of it (engine/friction.h);
+              minus the dashpot's share, dempact's all of it (engine/step/friction.h);
     arm       LAMMPS's contact velocity takes the spin times R, dempact's times R - d/2:
               for these soft spheres (d/R up to 6 % in a 1 m/s impact) that alone moves
               the spin of a partly slipping impact by about 5 %;

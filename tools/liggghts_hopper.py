@@ -43,7 +43,7 @@ For each orifice diameter D it takes dempact's finished run DIR/hopper_<D>mm.h5
      window: t >= 0.45 s while at most 40 % is discharged; the same probe) and fits
      Beverloo's law to LIGGGHTS's and to dempact's rates with beverloo.fit.
 
-Differences that remain (LIGGGHTS 3.8.0's sources against engine/friction.c):
+Differences that remain (LIGGGHTS 3.8.0's sources against engine/step/friction.c):
   - sliding: LIGGGHTS caps the spring force k_t xi alone at mu F_n and drops the
     tangential dashpot while sliding; dempact caps spring + dashpot;
   - rolling (cdt): LIGGGHTS's torque is mu_r R* (k_n d) w_r / |w| with w = w_i - w_j

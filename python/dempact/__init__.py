@@ -275,7 +275,7 @@ class Simulation:
     @staticmethod
     def _loads(what, a):
         """An array of numbers as C-ordered float64 (its shape and values are checked
-        in C: python/dempact/_forces.c and engine/external_loads.c)."""
+        in C: python/dempact/_forces.c and engine/step/external_loads.c)."""
         if a is None or isinstance(a, (str, bytes)):
             raise _WrongType(f"set_external_loads: {what}: an (N, 3) array of numbers, not {a!r}")
         kind = getattr(getattr(a, "dtype", None), "kind", "f")

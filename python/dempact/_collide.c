@@ -1,4 +1,4 @@
-/* dempact._core: collide(): one binary collision through the engine (engine/collision.h), with the
+/* dempact._core: collide(): one binary collision through the engine (engine/collide/collision.h), with the
  * rules of `dempact collide`. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "_core.h"
-#include "engine/collision.h"
-#include "engine/collision_request.h"
+#include "engine/collide/collision.h"
+#include "engine/collide/collision_request.h"
 #include "models/law.h"
 
 /* ---------------------------------------------------------------- collide() */
@@ -19,7 +19,7 @@ static PyObject *vec2(const double v[2][3])
     return Py_BuildValue("[[ddd][ddd]]", v[0][0], v[0][1], v[0][2], v[1][0], v[1][1], v[1][2]);
 }
 
-/* The run's poll (engine/collision.h): Python's signal handlers run here, so Ctrl-C
+/* The run's poll (engine/collide/collision.h): Python's signal handlers run here, so Ctrl-C
  * raises KeyboardInterrupt within about a thousand steps. */
 static int python_poll(void *unused)
 {
@@ -84,7 +84,7 @@ static int param_texts(const char *what, int max, const dem_law *law, PyObject *
 /* collide(law, params, restitution, velocity, radius, density, young, poisson, dt,
  * dt_auto, cohesion_removal, calibrate, friction, tangential_restitution, angle,
  * tangential_velocity, spin1, spin2, friction_model, friction_params, rolling,
- * rolling_model, rolling_params): one run of engine/collision.h. The package's
+ * rolling_model, rolling_params): one run of engine/collide/collision.h. The package's
  * __init__.py has made every number a float (None: not given), every flag a bool and
  * every model a str or None; the values are checked here by collision_request_build, the
  * rules of `dempact collide`. params, friction_params, rolling_params: (key, float or

@@ -1,6 +1,6 @@
-/* dempact._core: the C side of the Python package. A Run wraps io/dempact_api.h (one
+/* dempact._core: the C side of the Python package. A Run wraps io/session/dempact_api.h (one
  * simulation); laws() and friction_laws() (_laws.c) read the law registries, collide()
- * (_collide.c) runs engine/collision.h.
+ * (_collide.c) runs engine/collide/collision.h.
  * Arrays cross as bytes (the package's __init__.py makes read-only numpy arrays of
  * them), every per-particle array in the order of the particles' ids. Errors raise
  * dempact.Error with the engine's message. */
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "_core.h"
-#include "engine/friction.h"
-#include "io/dempact_api.h"
+#include "engine/step/friction.h"
+#include "io/session/dempact_api.h"
 #include "_forces.h"
 
 PyObject *Error;
@@ -351,14 +351,14 @@ static PyTypeObject RunType = {
     .tp_init = (initproc)Run_init,
     .tp_dealloc = (destructor)Run_dealloc,
     .tp_methods = Run_methods,
-    .tp_doc = "One simulation of a case (io/dempact_api.h).",
+    .tp_doc = "One simulation of a case (io/session/dempact_api.h).",
 };
 
 static PyMethodDef core_methods[] = {
     {"laws", core_laws, METH_NOARGS, "every law the build knows, as dicts"},
     {"friction_laws", core_friction_laws, METH_NOARGS,
      "every tangential and rolling law the build knows, as dicts"},
-    {"collide", core_collide, METH_VARARGS, "one binary collision (engine/collision.h)"},
+    {"collide", core_collide, METH_VARARGS, "one binary collision (engine/collide/collision.h)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "dempact._core",

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "engine/external_loads.h"
+#include "engine/step/external_loads.h"
 
 /* An (n, 3) float64 buffer of `what`; -1 with `error` raised otherwise. */
 static int rows_of(PyObject *obj, const char *what, size_t n, PyObject *error, Py_buffer *b)

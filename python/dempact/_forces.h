@@ -1,4 +1,4 @@
-/* The external loads from Python (engine/external_loads.h): the methods of dempact._core.Run
+/* The external loads from Python (engine/step/external_loads.h): the methods of dempact._core.Run
  * that set and clear them and read the work they did. _core.c's method table calls these
  * with the open run and the package's exception. */
 #ifndef DEMPACT_PY_FORCES_H
@@ -7,7 +7,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "io/dempact_api.h"
+#include "io/session/dempact_api.h"
 
 /* set_external_loads(force, torque or None): (N, 3) float64 C-contiguous buffers, row k
  * for the particle with the k-th smallest id. */

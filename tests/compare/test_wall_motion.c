@@ -1,4 +1,4 @@
-/* A wall's piecewise-constant motion schedule (`motion:` in a case; engine/walls.c
+/* A wall's piecewise-constant motion schedule (`motion:` in a case; engine/walls/walls.c
  * wall_translation): the position at any time is the sum of each segment's velocity
  * times the time spent in it, computed by hand here; the velocity is the current
  * segment's, zero after the last; a piston on a schedule launches a sphere at twice its
@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "engine/sim.h"
-#include "engine/walls.h"
-#include "io/case.h"
+#include "engine/walls/walls.h"
+#include "io/case/case.h"
 
 /* down 0.2 m/s for 0.1 s, up 0.1 m/s for 0.05 s, sideways and down for 0.1 s, then rest */
 static wall_spec scheduled_plane(void)

@@ -1,5 +1,5 @@
 /* Prints every key the case reader accepts, one per line, as the reader's own libcyaml
- * schema says (io/case_schema.c, built with every registered law's parameters):
+ * schema says (io/case/case_schema.c, built with every registered law's parameters):
  *
  *   PATH<TAB>KIND<TAB>required|optional
  *
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/case_internal.h"
+#include "io/case/case_internal.h"
 
 static void walk(const cyaml_schema_field_t *fields, const char *prefix)
 {

@@ -6,7 +6,7 @@
   ranks.h, whose one-process build splits nothing;
 - no exit status or failure is read from a message's words: no `strstr` over an error
   message (a buffer named err, msg, why or e.msg) and none that looks for "out of memory"
-  (a failure is a value: engine/fail.h, io/status.h).
+  (a failure is a value: engine/fail.h, io/session/status.h).
 
     check_structure.py SOURCE_DIR
 """

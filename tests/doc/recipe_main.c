@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/friction.h"
+#include "engine/step/friction.h"
 #include "engine/sim.h"
-#include "io/case.h"
+#include "io/case/case.h"
 #include "models/friction_law.h"
 #include "models/law.h"
 

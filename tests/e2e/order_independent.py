@@ -4,7 +4,7 @@ particles and splits them into blocks, which is what a run split over ranks chan
 The case runs twice: on one thread with the default blocks and the particles in the
 order the case creates them; and on two threads with blocks of 37 particles, every loop
 split, and the particles sorted along the space-filling curve at the rebuilds
-(DEMPACT_BLOCK, DEMPACT_PARALLEL_MIN, DEMPACT_REORDER_MIN: io/tuning_env.c). The last
+(DEMPACT_BLOCK, DEMPACT_PARALLEL_MIN, DEMPACT_REORDER_MIN: io/session/tuning_env.c). The last
 snapshots must hold the same bits particle by particle (matched by id), contact by
 contact (matched by their ends), in the energy books, and in every time series (energies,
 dissipation, contacts, wall loads). The same two runs without the switch must differ, or

@@ -344,7 +344,7 @@ def bad_engine(rng, out):
 
 
 # engine/inlets and engine/outlets: one row per inlet (outlet) with named members
-# (io/population_h5.h); older files held the engine's bytes of the same states (uint8),
+# (io/output/population_h5.h); older files held the engine's bytes of the same states (uint8),
 # which a restart still reads: a state cut short is written that way.
 INLET = struct.Struct("<Qdddqqd")
 

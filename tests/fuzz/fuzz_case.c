@@ -1,5 +1,5 @@
-/* libFuzzer harness for the case-file reader (io/case.c, io/yaml_locator.c,
- * io/particle_csv.c, io/case_errors.c) and for what `dempact check` does after it:
+/* libFuzzer harness for the case-file reader (io/case/case.c, io/case/yaml_locator.c,
+ * io/readers/particle_csv.c, io/case/case_errors.c) and for what `dempact check` does after it:
  * building the simulation (fill, laws, calibration, timestep). Each input is written to
  * a case file in a private temporary folder that also holds two small particle CSVs
  * (p.csv, v.csv), so that `file:` sources reach the CSV reader.
@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "engine/sim.h"
-#include "engine/watchdog.h"
-#include "io/case.h"
-#include "io/case_errors.h"
+#include "engine/checks/watchdog.h"
+#include "io/case/case.h"
+#include "io/case/case_errors.h"
 
 static char dir[64];
 static char case_path[128];

@@ -1,5 +1,5 @@
-/* libFuzzer harness for the particle CSV reader (io/particle_csv.c) and the overlap check
- * the case reader runs on what it read (io/overlap_check.c). Promises: a refused file
+/* libFuzzer harness for the particle CSV reader (io/readers/particle_csv.c) and the overlap check
+ * the case reader runs on what it read (io/readers/overlap_check.c). Promises: a refused file
  * leaves a message starting with its path and no arrays; a read one holds at least one
  * particle, every number finite, every radius > 0, velocity and spin arrays exactly
  * when their columns are there; the overlap check ends and names a pair that does
@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "fuzz_file.h"
-#include "io/overlap_check.h"
-#include "io/particle_csv.h"
+#include "io/readers/overlap_check.h"
+#include "io/readers/particle_csv.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

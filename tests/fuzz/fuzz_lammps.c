@@ -1,4 +1,4 @@
-/* libFuzzer harness for the LAMMPS data reader (io/lammps_data.c) and the packing check
+/* libFuzzer harness for the LAMMPS data reader (io/readers/lammps_data.c) and the packing check
  * `dempact bench --load` runs after it. Promises: a refused file leaves a message
  * starting with its path; a read one has atoms with IDs >= 1, types within the header's,
  * diameters and densities > 0 and no wider than the box, every number finite and every
@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "fuzz_file.h"
-#include "io/lammps_data.h"
+#include "io/readers/lammps_data.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

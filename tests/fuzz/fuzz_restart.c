@@ -1,5 +1,5 @@
-/* libFuzzer harness for the restart reader (io/restart*.c) and the output it carries a
- * restart into (io/snapshot*.c). An input is either one HDF5 file (an output of the
+/* libFuzzer harness for the restart reader (io/output/restart*.c) and the output it carries a
+ * restart into (io/output/snapshot*.c). An input is either one HDF5 file (an output of the
  * single-file layout 2), or a bundle of the files of a layout-3 output:
  *     "DMPK", n (1 byte, 1..8), then n times: size (4 bytes, little-endian), bytes
  * written as restart_case.h5 (the first) and restart_case.d/000000.h5, 000001.h5, ...
@@ -27,10 +27,10 @@
 #include <unistd.h>
 
 #include "engine/sim.h"
-#include "engine/watchdog.h"
-#include "io/case.h"
-#include "io/restart.h"
-#include "io/snapshot.h"
+#include "engine/checks/watchdog.h"
+#include "io/case/case.h"
+#include "io/output/restart.h"
+#include "io/output/snapshot.h"
 #include "../remove_tree.h"
 
 #ifndef RESTART_CASE

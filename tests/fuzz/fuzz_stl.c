@@ -1,4 +1,4 @@
-/* libFuzzer harness for the STL reader (io/stl.c), ASCII and binary. Promises: a refused
+/* libFuzzer harness for the STL reader (io/readers/stl.c), ASCII and binary. Promises: a refused
  * file leaves a message starting with its path and no triangles; a read one has at least
  * one triangle, every coordinate finite. Run with tests/fuzz/run_fuzz.sh stl SECONDS;
  * ctest replays regressions/stl and seeds/stl (fuzz_stl_regressions). */
@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "fuzz_file.h"
-#include "io/stl.h"
+#include "io/readers/stl.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -8,7 +8,7 @@ Two identical steel spheres (R = 0.01 m, 7800 kg/m^3, E = 2e11 Pa, nu = 0.3) mee
 normal speed V0 = 1 m/s in `units si`. dempact runs `dempact collide --format json`; LAMMPS
 runs tests/lammps/collide.in with the mapped `pair_style granular` law and prints overlap,
 force, positions, velocities and spins every step. Both are measured the same way
-(engine/collision.c):
+(engine/collide/collision.c):
 
   contact start / end  the overlap crosses zero, interpolated linearly within the step
   peak force           largest |F| on sphere 1 over the steps in contact; with friction
@@ -120,7 +120,7 @@ TEMPLATE = os.path.join(HERE, "collide.in")
 
 # The collision: dempact collide's defaults, written out so LAMMPS gets the same.
 R, RHO, YOUNG, NU, V0 = 0.01, 7800.0, 2e11, 0.3, 1.0
-GAP = 0.01 * R                     # engine/collision.c starts the spheres 0.01 R apart
+GAP = 0.01 * R                     # engine/collide/collision.c starts the spheres 0.01 R apart
 MASS = RHO * 4.0 / 3.0 * math.pi * R ** 3
 M_EFF, R_EFF = MASS / 2.0, R / 2.0
 E_EFF = 1.0 / (2.0 * (1.0 - NU * NU) / YOUNG)
@@ -377,7 +377,7 @@ def crossing(t0, d0, t1, d1):
 
 
 def measure(trace, mu):
-    """engine/collision.c's measurement, on LAMMPS's per-step trace (collide.in: step, t, d,
+    """engine/collide/collision.c's measurement, on LAMMPS's per-step trace (collide.in: step, t, d,
     force on atom 1, positions, velocities and angular velocities of atoms 1 and 2)."""
     rows = []
     with open(trace) as f:

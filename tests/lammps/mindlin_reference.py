@@ -13,7 +13,7 @@ switch, so that a difference between the two codes can be taken apart:
            "dempact": the prediction v(n+1/2) + dt/2 a(n) for the dashpots, and for
                       the spring the mid-step displacement, v(n+1/2) dt with the arm
                       at mid-step (R - d/2 + dt d'/4), over the part of the step the
-                      contact has existed at first touch             (engine/sim.c)
+                      contact has existed at first touch             (engine/step/sim.c)
            "lammps":  the half-step velocity v(n+1/2) for both, the spring growing
                       by v_t dt from the first touch on              (fix nve/sphere)
 
@@ -21,7 +21,7 @@ The law is the mapped one: Hertz + Tsuji-form damping, F_n = K d^(3/2) + alpha s
 d^(1/4) d', clamped at 0 (limit_damping / cohesion removal), and the Mindlin spring k_t =
 8 G* sqrt(R* d) with the dashpot eta_t = 2 sqrt(5/6) beta sqrt(k_t m*), Coulomb cap mu F_n.
 The collision is planar (x: line of centres at impact, y: tangential, spins about z) and
-is measured as engine/collision.c measures. Pure Python: about a second per collision.
+is measured as engine/collide/collision.c measures. Pure Python: about a second per collision.
 """
 import math
 

@@ -1,4 +1,4 @@
-/* halo_check CASE: the ranks' own particles and ghosts (io/halo.h) against the store of
+/* halo_check CASE: the ranks' own particles and ghosts (io/ranks/halo.h) against the store of
  * one process, which every rank also builds from the case.
  *
  * Run under mpirun. Each rank keeps its own particles and receives its ghosts, then:
@@ -24,11 +24,11 @@
 #include <mpi.h>
 #include <zoltan.h>
 
-#include "engine/ghosts.h"
+#include "engine/neighbours/ghosts.h"
 #include "engine/sim.h"
-#include "io/case.h"
-#include "io/decompose.h"
-#include "io/halo.h"
+#include "io/case/case.h"
+#include "io/ranks/decompose.h"
+#include "io/ranks/halo.h"
 
 static int failures;
 static int self_rank;

@@ -1,4 +1,4 @@
-/* split_check CASE STEPS: a case split over the ranks (sim_split with io/halo.h's hooks)
+/* split_check CASE STEPS: a case split over the ranks (sim_split with io/ranks/halo.h's hooks)
  * against the same case in one process, which every rank also runs, both summing by id
  * (parallel.reproducible).
  *
@@ -15,12 +15,12 @@
 
 #include <math.h>
 
-#include "engine/observables.h"
-#include "engine/watchdog.h"
+#include "engine/step/observables.h"
+#include "engine/checks/watchdog.h"
 #include "engine/sim.h"
-#include "io/case.h"
-#include "io/decompose.h"
-#include "io/halo.h"
+#include "io/case/case.h"
+#include "io/ranks/decompose.h"
+#include "io/ranks/halo.h"
 
 static int failures;
 static int self_rank;

@@ -1,6 +1,6 @@
 """dempact.collide() with the tangential and rolling laws by name (friction_model,
 friction_params, rolling, rolling_model, rolling_params), checked by the same code as
-`dempact collide --friction-model ...` (engine/collision_request.c).
+`dempact collide --friction-model ...` (engine/collide/collision_request.c).
 
 - The viscous tangential law against its closed form: two identical spheres (I = 2/5 m
   R^2, m* = m/2) under F_t = gamma_t m* v_t (mu large enough never to cap it) leave with

@@ -1,4 +1,4 @@
-"""External loads from Python (Simulation.set_external_loads; engine/external_loads.h),
+"""External loads from Python (Simulation.set_external_loads; engine/step/external_loads.h),
 checked against closed forms and the energy balance:
 
 - a sphere under gravity in a Stokes drag F = -c (v - u), c = 3 pi mu d, applied each

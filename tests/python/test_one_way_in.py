@@ -1,4 +1,4 @@
-"""The package opens a case as the program does (session_open, io/session.h): the same
+"""The package opens a case as the program does (session_open, io/session/session.h): the same
 checks, and the same engine tuning from the environment, so that its steps are the
 program's to the bit under any tuning."""
 import subprocess

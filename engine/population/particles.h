@@ -1,0 +1,81 @@
+/* Particle data, kept as one array per field (and per component) so that loops over
+ * particles vectorise. Entries 0..n_local-1 are the particles this process owns;
+ * n_local..n_total-1 are ghost copies near periodic faces (engine/neighbours/ghosts.c), which
+ * carry position, velocity, radius, mass and type but no forces. */
+#ifndef DEMPACT_PARTICLES_H
+#define DEMPACT_PARTICLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct particle_store {
+    size_t n_local, n_total, capacity;
+    /* of the ghosts, the first n_remote (entries n_local .. n_local + n_remote - 1) are
+     * copies of other ranks' particles in an MPI run (io/ranks/halo.c): each is its own owner,
+     * with its shift already added and its own mid-step velocities; 0 otherwise */
+    size_t n_remote;
+    int64_t next_id;      /* the id the next added particle gets */
+    int64_t *id;          /* stable identifier: 0..N-1 at creation, never reused */
+    int32_t *type;        /* material index */
+    double *radius, *mass, *inv_mass, *inv_inertia;
+    double *x, *y, *z;    /* position [m] */
+    double *vx, *vy, *vz; /* velocity [m/s] */
+    double *wx, *wy, *wz; /* angular velocity [rad/s] */
+    double *fx, *fy, *fz; /* force [N] (local particles only) */
+    double *tx, *ty, *tz; /* torque [N m] (local particles only) */
+    double *fx0, *fy0, *fz0, *tx0, *ty0, *tz0; /* the previous step's force and torque,
+                                                  kept while velocities are predicted */
+    /* the mid-step velocity and angular velocity v(n+1/2), w(n+1/2) that drifted the
+     * positions (local particles and remote ghosts; a periodic ghost reads its owner's):
+     * the springs' increments */
+    double *vhx, *vhy, *vhz, *whx, *why, *whz;
+    /* the external loads set from outside the engine (engine/step/external_loads.h), by
+     * component: force x, y, z [N], then torque x, y, z [N m], per local particle; NULL
+     * where none is set (the torques may be NULL alone). Moved with their particles by
+     * particles_remove and particles_permute, 0 for a particle particles_add appends; not
+     * among particles_arrays' (a split run takes none) */
+    double *external[6];
+    /* ghosts only (ghost g is entry n_local + g): the local particle it copies and the
+     * periodic shift added to that particle's position; particles_owner() */
+    size_t *ghost_owner;  /* ghost_capacity */
+    double *ghost_shift;  /* 3 per ghost */
+    size_t ghost_capacity;
+} particle_store;
+
+int particles_init(particle_store *p, size_t capacity);
+/* Room for n_ghosts ghosts' owners and shifts. Returns 0 or -1. */
+int particles_reserve_ghosts(particle_store *p, size_t n_ghosts);
+
+/* The local particle entry q stands for: itself, or a ghost's owner. */
+static inline size_t particles_owner(const particle_store *p, size_t q)
+{
+    return q < p->n_local ? q : p->ghost_owner[q - p->n_local];
+}
+int particles_reserve(particle_store *p, size_t capacity);
+/* Gives back the room beyond the entries held and a little more (an MPI rank that kept
+ * its own particles of a whole case: its arrays' pages go back to the system). */
+void particles_shrink(particle_store *p);
+void particles_free(particle_store *p);
+
+/* Appends one local particle (only valid while there are no ghosts). Mass and inertia
+ * follow from radius and density. Returns the index or -1 on allocation failure. */
+long particles_add(particle_store *p, int32_t type, double radius, double density,
+                   const double pos[3], const double vel[3]);
+
+/* Removes the local particles with remove[i] != 0 (only valid while there are no
+ * ghosts), keeping the others in order. new_index[i] receives particle i's new index,
+ * or -1 if it was removed. Returns how many were removed. */
+size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_index);
+
+/* Every per-particle array of p but the ghosts' own (ghost_owner, ghost_shift), for
+ * code that moves whole particles: writes their addresses to array[] and their
+ * elements' sizes to size[] (PARTICLE_ARRAYS of each) and returns how many. */
+enum { PARTICLE_ARRAYS = 33 };
+size_t particles_arrays(particle_store *p, void **array, size_t *size);
+
+/* Puts the local particles in a new order: particle i becomes the one that was
+ * from[i] (a permutation of 0..n_local-1). Only valid while there are no ghosts.
+ * Returns 0, or -1 (ghosts present, or out of memory: nothing changed). */
+int particles_permute(particle_store *p, const size_t *from);
+
+#endif

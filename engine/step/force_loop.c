@@ -1,0 +1,557 @@
+/* The force loop (force_loop.h).
+ *
+ * Determinism, without locks or atomics: each contact's force is computed once. The
+ * particles are split into blocks of CONTACT_BLOCK (a fixed size, not one per thread);
+ * the blocks run in parallel, and a block adds each pair's force and torque to both
+ * particles when both are its own, and otherwise to i, leaving the j side on the pair
+ * for a later pass (engine/neighbours/contacts.h, cross pairs). So every particle's forces are
+ * summed in an order fixed by the list and the blocks, never by the threads: 1 and N
+ * threads give bit-identical results. */
+#include "force_loop.h"
+
+#include <omp.h>
+
+#include <stdlib.h>
+
+#include "contact_ends.h"
+#include "exact_sum.h"
+#include "force_scratch.h"
+#include "pair_geometry.h"
+
+/* apply_friction for a tangential law that also keeps per-contact state (the
+ * Mindlin-Deresiewicz model's slip). Out of line: inlined, it cost the other models 4 %
+ * more instructions in force_loop_run (callgrind, bench of 20000 spheres); out of
+ * line, 1 %. */
+__attribute__((noinline))
+static void apply_with_state(const friction_coeffs *fc, contact_list *c, contact_kinematics *kin,
+                            size_t k, double f_t[3], double m_r[3], double power[2])
+{
+    double xi[3], theta[3] = {0.0, 0.0, 0.0}, slip[CONTACT_SLIP_HISTORY];
+    for (int a = 0; a < 3; a++) {
+        xi[a] = c->tangential[a][k];
+        if (c->rolling[0]) theta[a] = c->rolling[a][k];
+    }
+    for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) slip[h] = c->slip[h][k];
+    friction_force(fc, kin, xi, theta, slip, f_t, m_r, power);
+    for (int a = 0; a < 3; a++) {
+        c->tangential[a][k] = xi[a];
+        if (c->rolling[0]) c->rolling[a][k] = theta[a];
+    }
+    for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) c->slip[h][k] = slip[h];
+}
+
+/* Tangential force and rolling torque on i of contact k (slot m of the chunk), from
+ * its normal force, for the laws friction_force_batch cannot take (those with a
+ * per-contact form only); updates the contact's springs. */
+static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *cs, size_t m,
+                           size_t k, double f_normal, double f_t[3], double m_r[3],
+                           double power[2])
+{
+    contact_kinematics kin = {.n = {cs->nx[m], cs->ny[m], cs->nz[m]}, .d = cs->d[m],
+                              .r_eff = cs->r_eff[m], .m_eff = cs->m_eff[m],
+                              .inertia_r = cs->inertia_r[m], .f_normal = f_normal};
+    double xi[3], theta[3] = {0.0, 0.0, 0.0};
+    for (int a = 0; a < 3; a++) {
+        kin.v_rel[a] = cs->v_rel[a][m];
+        kin.w_rel[a] = cs->w_rel[a][m];
+        kin.disp[a] = cs->disp[a][m];
+        kin.turn[a] = cs->turn[a][m];
+    }
+    const friction_coeffs *fc = &s->laws[cs->law[m]].friction;
+    if (friction_keeps_state(fc)) {
+        apply_with_state(fc, c, &kin, k, f_t, m_r, power);
+        return;
+    }
+    for (int a = 0; a < 3; a++) {
+        xi[a] = c->tangential[a][k];
+        if (c->rolling[0]) theta[a] = c->rolling[a][k];
+    }
+    friction_force(fc, &kin, xi, theta, NULL, f_t, m_r, power);
+    for (int a = 0; a < 3; a++) {
+        c->tangential[a][k] = xi[a];
+        if (c->rolling[0]) c->rolling[a][k] = theta[a];
+    }
+}
+
+/* Friction of the n contacts of one law in bs (chunk slots bs->from[], normal forces
+ * bs->f_normal[]) into bs->f_t, m_r and power; updates the contacts' springs in the
+ * list. `whole`: the batch is the whole chunk in order (bs->from[q] == q), so the
+ * chunk's own arrays serve and nothing is gathered. */
+static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *cs,
+                           batch_scratch *bs, const friction_coeffs *fc, size_t n, int whole)
+{
+    if (!friction_batchable(fc)) {
+        for (size_t q = 0; q < n; q++) {
+            double f_t[3], m_r[3], power[2];
+            apply_friction(s, c, cs, bs->from[q], cs->slot[bs->from[q]], bs->f_normal[q],
+                           f_t, m_r, power);
+            for (int a = 0; a < 3; a++) {
+                bs->f_t[a][q] = f_t[a];
+                bs->m_r[a][q] = m_r[a];
+            }
+            bs->power[0][q] = power[0];
+            bs->power[1][q] = power[1];
+        }
+        return;
+    }
+    friction_batch b = {.n = n, .f_normal = bs->f_normal, .slot = cs->slot};
+    for (int a = 0; a < 3; a++) {
+        b.xi[a] = c->tangential[a];
+        b.f_t[a] = bs->f_t[a];
+        b.m_r[a] = bs->m_r[a];
+    }
+    b.power[0] = bs->power[0];
+    b.power[1] = bs->power[1];
+    if (whole) {
+        b.normal[0] = cs->nx; b.normal[1] = cs->ny; b.normal[2] = cs->nz;
+        b.d = cs->d; b.r_eff = cs->r_eff; b.m_eff = cs->m_eff;
+        for (int a = 0; a < 3; a++) {
+            b.v_rel[a] = cs->v_rel[a];
+            b.w_rel[a] = cs->w_rel[a];
+            b.disp[a] = cs->disp[a];
+        }
+    } else { /* the law's d, r_eff, m_eff are gathered already (chunk_forces) */
+        const double *chunk_normal[3] = {cs->nx, cs->ny, cs->nz};
+        for (int a = 0; a < 3; a++)
+            for (size_t q = 0; q < n; q++) {
+                size_t m = bs->from[q];
+                bs->normal[a][q] = chunk_normal[a][m];
+                bs->v_rel[a][q] = cs->v_rel[a][m];
+                bs->w_rel[a][q] = cs->w_rel[a][m];
+                bs->disp[a][q] = cs->disp[a][m];
+            }
+        for (int a = 0; a < 3; a++) {
+            b.normal[a] = bs->normal[a];
+            b.v_rel[a] = bs->v_rel[a];
+            b.w_rel[a] = bs->w_rel[a];
+            b.disp[a] = bs->disp[a];
+        }
+        b.d = bs->d; b.r_eff = bs->r_eff; b.m_eff = bs->m_eff;
+        for (size_t q = 0; q < n; q++) bs->slot[q] = cs->slot[bs->from[q]];
+        b.slot = bs->slot;
+    }
+    friction_force_batch(fc, &b);
+}
+
+/* Where a chunk of particle pairs puts its forces: the force and torque sums of the
+ * particles (local particles only). NULL for a wall list, whose forces and torques stay
+ * on its pairs until integrate_add_stored_forces. */
+typedef struct force_sums {
+    double *f[3], *t[3];
+} force_sums;
+
+/* What a law's batch gives contact q (chunk slot m = bs->from[q]): the force on i and,
+ * with `torques` (the list has friction), the torques on i and j about their centres;
+ * writes back the law's history slots and adds the work done during this step to
+ * work[]. `friction` (the law has it) and `rolling` (it has a rolling torque: bs->m_r
+ * and power[1] are set) are constants at each call, as are the other flags below, so
+ * each case compiles to its own loop. */
+typedef struct result_context {
+    int nh, work_kind; /* work_kind -1: a conservative law, no work booked */
+    double dt, *work;
+    /* the sums of work[work_kind], work[SIM_WORK_TANGENTIAL] and work[SIM_WORK_ROLLING]
+     * while a loop adds to them (work_open, work_close): in registers, where work[]
+     * might alias the forces the loop stores; the same additions in the same order */
+    double normal, tangential, rolling;
+    /* with sim_config.reproducible: the unit's exact sums of each kind of work
+     * (exact_sum.h), which take every contact's work instead of the three above, so
+     * that how the contacts fall into units and chunks does not count */
+    exact_sum *exact;
+    /* ... which books only the pairs whose first particle is this rank's (below
+     * `own`): a pair listed under another rank's particle is that rank's to book */
+    size_t own;
+} result_context;
+
+/* Adds one contact's work of `kind` to its sum: plain (`sum`), or exactly (`exact`, a
+ * constant at each call: rc->exact is set). */
+static inline __attribute__((always_inline)) void
+add_work(result_context *rc, int kind, double term, double *sum, const int exact)
+{
+    if (exact) exact_sum_add(&rc->exact[kind], term);
+    else *sum += term;
+}
+
+static inline __attribute__((always_inline)) result_context work_open(const result_context *rc)
+{
+    result_context r = *rc;
+    r.normal = rc->work_kind >= 0 ? rc->work[rc->work_kind] : 0.0;
+    r.tangential = rc->work[SIM_WORK_TANGENTIAL];
+    r.rolling = rc->work[SIM_WORK_ROLLING];
+    return r;
+}
+
+static inline __attribute__((always_inline)) void work_close(const result_context *r)
+{
+    if (r->work_kind >= 0) r->work[r->work_kind] = r->normal;
+    r->work[SIM_WORK_TANGENTIAL] = r->tangential;
+    r->work[SIM_WORK_ROLLING] = r->rolling;
+}
+
+static inline __attribute__((always_inline)) void
+contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
+               result_context *rc, size_t q, size_t m, const int friction,
+               const int rolling, const int torques, const int exact, double f_i[3],
+               double t_i[3], double t_j[3])
+{
+    double f = bs->f[q];
+    double nrm[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
+    double f_t[3] = {0.0, 0.0, 0.0}, m_r[3] = {0.0, 0.0, 0.0};
+    const int booked = !exact || c->i[cs->slot[m]] < rc->own;
+    if (rc->work_kind >= 0 && booked)
+        add_work(rc, rc->work_kind, f * cs->rate[m] * rc->dt, &rc->normal, exact);
+    if (friction) {
+        for (int a = 0; a < 3; a++) f_t[a] = bs->f_t[a][q];
+        if (booked) add_work(rc, SIM_WORK_TANGENTIAL, bs->power[0][q] * rc->dt, &rc->tangential, exact);
+    }
+    if (rolling) {
+        for (int a = 0; a < 3; a++) m_r[a] = bs->m_r[a][q];
+        if (booked) add_work(rc, SIM_WORK_ROLLING, bs->power[1][q] * rc->dt, &rc->rolling, exact);
+    }
+    for (int a = 0; a < 3; a++) f_i[a] = -f * nrm[a] + f_t[a];
+    for (int h = 0; h < rc->nh; h++) c->history[h][cs->slot[m]] = bs->h[h][q];
+    if (!torques) return;
+    /* torque of the tangential force about each centre, plus the rolling torque */
+    double nxf[3] = {nrm[1] * f_t[2] - nrm[2] * f_t[1], nrm[2] * f_t[0] - nrm[0] * f_t[2],
+                     nrm[0] * f_t[1] - nrm[1] * f_t[0]};
+    for (int a = 0; a < 3; a++) {
+        t_i[a] = cs->arm_i[m] * nxf[a] + m_r[a];
+        t_j[a] = cs->arm_j[m] * nxf[a] - m_r[a];
+    }
+}
+
+/* contact_result for each of a law's n contacts, into bs->force, torque_i and torque_j
+ * by chunk slot (deliver_forces puts them where they go). */
+static inline __attribute__((always_inline)) void
+contact_results(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
+                const result_context *rc, size_t n, const int friction, const int rolling,
+                const int torques, const int exact)
+{
+    result_context r = work_open(rc);
+    for (size_t q = 0; q < n; q++) {
+        size_t m = bs->from[q];
+        double f_i[3], t_i[3], t_j[3];
+        contact_result(c, cs, bs, &r, q, m, friction, rolling, torques, exact, f_i, t_i, t_j);
+        for (int a = 0; a < 3; a++) bs->force[a][m] = f_i[a];
+        if (!torques) continue;
+        for (int a = 0; a < 3; a++) {
+            bs->torque_i[a][m] = t_i[a];
+            bs->torque_j[a][m] = t_j[a];
+        }
+    }
+    work_close(&r);
+}
+
+/* contact_results with its constants chosen: friction, rolling, torques (the list has
+ * friction) and `exact` (constant at each call). */
+static inline __attribute__((always_inline)) void
+results_of_law(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
+               const result_context *rc, size_t n, int friction, int rolling, const int exact)
+{
+    if (!friction) {
+        if (c->has_friction) contact_results(c, cs, bs, rc, n, 0, 0, 1, exact);
+        else contact_results(c, cs, bs, rc, n, 0, 0, 0, exact);
+    } else if (!rolling) {
+        contact_results(c, cs, bs, rc, n, 1, 0, 1, exact);
+    } else {
+        contact_results(c, cs, bs, rc, n, 1, 1, 1, exact);
+    }
+}
+
+/* deliver_forces for a chunk of particle pairs: keeps each pair's force on the pair and
+ * adds it, and the torques, to i and, within the block, to j; a cross pair's torque on
+ * j stays on the pair.
+ * `torques` is a constant at each call, so each case compiles to its own loop; so is
+ * `by_id` (the list is ordered by ids: contact_list.by_id, and the work is summed
+ * exactly), which the default order must not pay for. */
+static inline __attribute__((always_inline)) void
+add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
+                 const force_sums *sums, const int torques, const result_context *rc,
+                 const int fused, const int friction, const int rolling, const int by_id)
+{
+    const size_t n = cs->n;
+    const uint32_t *restrict slot = cs->slot;
+    const uint32_t *restrict first = c->i, *restrict owner = c->owner_j;
+    const uint32_t *restrict cross = c->cross_slot;
+    double *restrict fx = sums->f[0], *restrict fy = sums->f[1], *restrict fz = sums->f[2];
+    double *restrict tx = sums->t[0], *restrict ty = sums->t[1], *restrict tz = sums->t[2];
+    double *restrict ctx = c->cross_torque[0], *restrict cty = c->cross_torque[1],
+                     *restrict ctz = c->cross_torque[2];
+    double *restrict cfx = c->force[0], *restrict cfy = c->force[1], *restrict cfz = c->force[2];
+    if (n == 0) return;
+    /* A particle's pairs are consecutive in the list: its side is summed in registers
+     * and added once. Its partners have higher indices (particle_candidates), so none
+     * of them is the particle whose sums are held.
+     * Ordered by id (every pair a cross pair: contact_list_index_cross), the particle's
+     * sums are taken into the registers and put back instead: each force is then added
+     * to the sum on its own, in list order, wherever the chunks split the particle's
+     * pairs (their boundaries depend on how the particles are numbered). */
+    uint32_t held = first[slot[0]];
+    double f_i[3] = {0.0, 0.0, 0.0}, t_i[3] = {0.0, 0.0, 0.0};
+    if (by_id) {
+        f_i[0] = fx[held]; f_i[1] = fy[held]; f_i[2] = fz[held];
+        if (torques) { t_i[0] = tx[held]; t_i[1] = ty[held]; t_i[2] = tz[held]; }
+    }
+    result_context r = {0};
+    if (fused) r = work_open(rc);
+    for (size_t m = 0; m < n; m++) {
+        uint32_t k = slot[m], i = first[k], o = owner[k], q = cross[k];
+        if (i != held) {
+            if (by_id) {
+                fx[held] = f_i[0]; fy[held] = f_i[1]; fz[held] = f_i[2];
+                f_i[0] = fx[i]; f_i[1] = fy[i]; f_i[2] = fz[i];
+                if (torques) {
+                    tx[held] = t_i[0]; ty[held] = t_i[1]; tz[held] = t_i[2];
+                    t_i[0] = tx[i]; t_i[1] = ty[i]; t_i[2] = tz[i];
+                }
+            } else {
+                fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
+                f_i[0] = f_i[1] = f_i[2] = 0.0;
+                if (torques) {
+                    tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2];
+                    t_i[0] = t_i[1] = t_i[2] = 0.0;
+                }
+            }
+            held = i;
+        }
+        double f[3], ti[3], tj[3];
+        if (fused) { /* the chunk is one law's batch, in order: contact q is slot m */
+            contact_result(c, cs, bs, &r, m, m, friction, rolling, torques, by_id, f, ti, tj);
+        } else {
+            for (int a = 0; a < 3; a++) {
+                f[a] = bs->force[a][m];
+                if (torques) {
+                    ti[a] = bs->torque_i[a][m];
+                    tj[a] = bs->torque_j[a][m];
+                }
+            }
+        }
+        cfx[k] = f[0]; cfy[k] = f[1]; cfz[k] = f[2];
+        f_i[0] += f[0]; f_i[1] += f[1]; f_i[2] += f[2];
+        if (q == CONTACT_SAME_BLOCK) { fx[o] -= f[0]; fy[o] -= f[1]; fz[o] -= f[2]; }
+        if (!torques) continue;
+        t_i[0] += ti[0]; t_i[1] += ti[1]; t_i[2] += ti[2];
+        if (q == CONTACT_SAME_BLOCK) {
+            tx[o] += tj[0]; ty[o] += tj[1]; tz[o] += tj[2];
+        } else {
+            ctx[q] = tj[0]; cty[q] = tj[1]; ctz[q] = tj[2];
+        }
+    }
+    if (by_id) {
+        fx[held] = f_i[0]; fy[held] = f_i[1]; fz[held] = f_i[2];
+        if (torques) { tx[held] = t_i[0]; ty[held] = t_i[1]; tz[held] = t_i[2]; }
+    } else {
+        fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
+        if (torques) { tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2]; }
+    }
+    if (fused) work_close(&r);
+}
+
+/* Puts the forces of a chunk's contacts (bs->force, torque_i, torque_j), in list
+ * order, where they go: the force on i on the pair (output, wall loads, a cross pair's
+ * j side); with `sums`, force and torque added to the particles (add_to_particles);
+ * without (a wall list), the torque on i kept on the pair. */
+static void deliver_forces(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
+                           const force_sums *sums)
+{
+    const int torques = c->has_friction;
+    if (sums) {
+        if (c->by_id) {
+            if (torques) add_to_particles(c, cs, bs, sums, 1, NULL, 0, 0, 0, 1);
+            else add_to_particles(c, cs, bs, sums, 0, NULL, 0, 0, 0, 1);
+        } else {
+            if (torques) add_to_particles(c, cs, bs, sums, 1, NULL, 0, 0, 0, 0);
+            else add_to_particles(c, cs, bs, sums, 0, NULL, 0, 0, 0, 0);
+        }
+        return;
+    }
+    const uint32_t *slot = cs->slot;
+    for (int a = 0; a < 3; a++)
+        for (size_t m = 0; m < cs->n; m++) {
+            c->force[a][slot[m]] = bs->force[a][m];
+            if (torques) c->torque[a][slot[m]] = bs->torque_i[a][m];
+        }
+}
+
+/* contact_results and deliver_forces in one pass, for a chunk of particle pairs that is
+ * one law's batch in chunk order (no staging of forces and torques by chunk slot). The
+ * same operations in the same order: the same bits. */
+static void deliver_one_law(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
+                            const force_sums *sums, const result_context *rc,
+                            const int friction, const int rolling)
+{
+    if (rc->exact) { /* ordered by ids (contact_list.by_id), summed exactly */
+        if (!c->has_friction) add_to_particles(c, cs, bs, sums, 0, rc, 1, 0, 0, 1);
+        else if (!friction) add_to_particles(c, cs, bs, sums, 1, rc, 1, 0, 0, 1);
+        else if (!rolling) add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 0, 1);
+        else add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 1, 1);
+        return;
+    }
+    if (!c->has_friction) add_to_particles(c, cs, bs, sums, 0, rc, 1, 0, 0, 0);
+    else if (!friction) add_to_particles(c, cs, bs, sums, 1, rc, 1, 0, 0, 0);
+    else if (!rolling) add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 0, 0);
+    else add_to_particles(c, cs, bs, sums, 1, rc, 1, 1, 1, 0);
+}
+
+/* Calls each law once for its contacts in the chunk and stores the force on i in the
+ * list; a chunk of particle pairs also adds force and torque to both particles (to
+ * `sums`; a cross pair's j side is kept on the pair, c->cross_torque). Adds the work
+ * done on the chunk's contacts during this step to work[] (SIM_WORK_*). */
+static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
+                         batch_scratch *bs, double work[SIM_WORK_KINDS], exact_sum *exact,
+                         const force_sums *sums)
+{
+    size_t done = 0;
+    int n_laws = s->n_materials * s->n_materials;
+    for (int L = 0; L < n_laws && done < cs->n; L++) {
+        if (cs->one_law >= 0 && L != cs->one_law) continue;
+        const law_instance *li = &s->laws[L];
+        int nh = li->law ? li->law->n_state : 0;
+        size_t n = 0;
+        law_batch batch = {.force = bs->f};
+        if (cs->one_law >= 0) { /* the whole chunk: the law reads the chunk's arrays */
+            n = cs->n;
+            for (size_t m = 0; m < n; m++) {
+                bs->from[m] = (uint32_t)m;
+                for (int h = 0; h < nh; h++) bs->h[h][m] = c->history[h][cs->slot[m]];
+            }
+            batch.overlap = cs->d; batch.overlap_rate = cs->rate; batch.impact_velocity = cs->v0;
+            batch.r_eff = cs->r_eff; batch.m_eff = cs->m_eff;
+        } else { /* gather this law's contacts */
+            for (size_t m = 0; m < cs->n; m++) {
+                if (cs->law[m] != L) continue;
+                uint32_t k = cs->slot[m];
+                bs->from[n] = (uint32_t)m;
+                bs->batch_of[m] = (uint32_t)n;
+                bs->d[n] = cs->d[m]; bs->rate[n] = cs->rate[m];
+                if (c->impact_velocity) bs->v0[n] = cs->v0[m];
+                bs->r_eff[n] = cs->r_eff[m]; bs->m_eff[n] = cs->m_eff[m];
+                for (int h = 0; h < nh; h++) bs->h[h][n] = c->history[h][k];
+                n++;
+            }
+            batch.overlap = bs->d; batch.overlap_rate = bs->rate; batch.impact_velocity = bs->v0;
+            batch.r_eff = bs->r_eff; batch.m_eff = bs->m_eff;
+        }
+        if (n == 0) continue;
+        done += n;
+        batch.n = n;
+        for (int h = 0; h < LAW_MAX_HISTORY; h++) batch.history[h] = bs->h[h];
+        li->law->force(&li->coeffs, &batch);
+        if (li->coeffs.cohesion_removal)
+            for (size_t q = 0; q < n; q++) bs->f[q] = bs->f[q] < 0.0 ? 0.0 : bs->f[q];
+        const int friction = li->friction.active;
+        if (friction) {
+            for (size_t q = 0; q < n; q++) bs->f_normal[q] = bs->f[q] > 0.0 ? bs->f[q] : 0.0;
+            batch_friction(s, c, cs, bs, &li->friction, n, cs->one_law >= 0);
+        }
+        /* after friction, whose Coulomb cap takes the force at the instant */
+        if (s->spring_span > 0.0) contact_ends(s, c, li, L, cs, bs, &batch, nh);
+        result_context rc = {.nh = nh, .dt = s->dt, .work = work, .exact = exact,
+                             .own = s->p.n_local,
+                             .work_kind = law_has(&li->law->plugin, LAW_CAP_CONSERVATIVE) ? -1
+                                          : law_has(&li->law->plugin, LAW_CAP_PLASTIC)
+                                              ? SIM_WORK_PLASTIC
+                                              : SIM_WORK_NORMAL};
+        const int rolling = friction && friction_has_rolling_torque(&li->friction);
+        if (sums && cs->one_law >= 0) {
+            deliver_one_law(c, cs, bs, sums, &rc, friction, rolling);
+            return;
+        }
+        if (rc.exact) results_of_law(c, cs, bs, &rc, n, friction, rolling, 1);
+        else results_of_law(c, cs, bs, &rc, n, friction, rolling, 0);
+    }
+    deliver_forces(c, cs, bs, sums);
+}
+
+/* The forces of every touching contact in list c; also counts the touching contacts
+ * (into s->n_contacts) and finds the largest overlap (s->max_overlap).
+ *
+ * The list runs in units, in parallel: a wall list in chunks of CHUNK entries, whose
+ * forces stay on the pairs; a particle-pair list in blocks of c->block particles (its
+ * pairs grouped by i, CHUNK at a time), each adding its pairs' forces to the particles
+ * it owns (chunk_forces). A unit's work is summed in list order, the units' in unit
+ * order: the same bits for any number of threads. */
+void force_loop_run(sim *s, contact_list *c, int is_wall)
+{
+    size_t n_units = is_wall ? (c->n + CHUNK - 1) / CHUNK
+                             : (c->n_first + c->block - 1) / c->block;
+    particle_store *p = &s->p;
+    force_sums sums = {{p->fx, p->fy, p->fz}, {p->tx, p->ty, p->tz}};
+    double *chunk_work = s->chunk_work;
+    exact_sum *chunk_exact = s->cfg.reproducible ? s->chunk_exact : NULL;
+    size_t touching = 0;
+    double worst = s->max_overlap;
+    double started = omp_get_wtime();
+    /* a wall pair costs a distance to a curved surface as well: walls go parallel sooner */
+    #pragma omp parallel if (c->n > (is_wall ? s->parallel_min / 8 : s->parallel_min))
+    {
+        chunk_scratch cs;
+        batch_scratch bs;
+        #pragma omp for schedule(dynamic, 1) reduction(+ : touching) reduction(max : worst)
+        for (size_t u = 0; u < n_units; u++) {
+            size_t first, last;
+            if (is_wall) {
+                first = u * CHUNK;
+                last = first + CHUNK < c->n ? first + CHUNK : c->n;
+            } else {
+                size_t end = (u + 1) * c->block < c->n_first ? (u + 1) * c->block : c->n_first;
+                first = c->first_of_i[u * c->block];
+                last = c->first_of_i[end];
+            }
+            double *work = &chunk_work[SIM_WORK_KINDS * u];
+            exact_sum *exact = chunk_exact ? &chunk_exact[SIM_WORK_KINDS * u] : NULL;
+            for (int q = 0; q < SIM_WORK_KINDS; q++) {
+                work[q] = 0.0;
+                if (exact) exact_sum_clear(&exact[q]);
+            }
+            for (size_t start = first; start < last; start += CHUNK) {
+                size_t end = start + CHUNK < last ? start + CHUNK : last;
+                if (is_wall) wall_pair_geometry(s, c, start, end, &cs);
+                else particle_pair_geometry(s, c, start, end, &cs);
+                chunk_forces(s, c, &cs, &bs, work, exact, is_wall ? NULL : &sums);
+                touching += cs.n;
+                worst = cs.worst > worst ? cs.worst : worst;
+            }
+        }
+    }
+    s->n_contacts += touching;
+    s->max_overlap = worst;
+    s->force_seconds += omp_get_wtime() - started; /* before any wait for other ranks */
+    if (chunk_exact) { /* exact: the units' sums merge in any order, and the ranks' */
+        exact_sum total[SIM_WORK_KINDS];
+        for (int q = 0; q < SIM_WORK_KINDS; q++) {
+            exact_sum_clear(&total[q]);
+            for (size_t u = 0; u < n_units; u++) exact_sum_merge(&total[q], &chunk_exact[SIM_WORK_KINDS * u + q]);
+        }
+        sim_reduce_exact(s, total, SIM_WORK_KINDS);
+        for (int q = 0; q < SIM_WORK_KINDS; q++) {
+            double step_work = exact_sum_value(&total[q]);
+            s->work[q] += step_work;
+            s->work_step[q] += step_work;
+        }
+        return;
+    }
+    for (size_t u = 0; u < n_units; u++)
+        for (int q = 0; q < SIM_WORK_KINDS; q++) {
+            s->work[q] += chunk_work[SIM_WORK_KINDS * u + q];
+            s->work_step[q] += chunk_work[SIM_WORK_KINDS * u + q];
+        }
+}
+
+/* Room for the per-unit work sums of either list (force_loop_run). */
+int force_loop_reserve_work(sim *s)
+{
+    size_t blocks = (s->pairs.n_first + s->block - 1) / s->block;
+    size_t chunks = (s->wall_pairs.n + CHUNK - 1) / CHUNK;
+    size_t need = SIM_WORK_KINDS * ((blocks > chunks ? blocks : chunks) + 1);
+    if (need <= s->chunk_work_capacity) return 0;
+    double *w = realloc(s->chunk_work, need * sizeof *w);
+    if (!w) return -1;
+    s->chunk_work = w;
+    if (s->cfg.reproducible) {
+        exact_sum *e = realloc(s->chunk_exact, need * sizeof *e);
+        if (!e) return -1;
+        s->chunk_exact = e;
+    }
+    s->chunk_work_capacity = need;
+    return 0;
+}
