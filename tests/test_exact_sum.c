@@ -1,4 +1,4 @@
-/* engine/step/exact_sum.h against exact arithmetic: sums whose true value is known although
+/* engine/exact_sum.h against exact arithmetic: sums whose true value is known although
  * floating-point addition loses it (cancelling giants around a small term, the three
  * doubles nearest 0.1, 0.2 and -0.3, the smallest subnormal), and the same bits for any
  * order of the terms and any split into partial sums. */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "engine/step/exact_sum.h"
+#include "engine/exact_sum.h"
 
 static double sum_of(const double *x, size_t n)
 {

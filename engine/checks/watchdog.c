@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "engine/step/exact_sum.h"
+#include "engine/exact_sum.h"
 #include "watchdog_internal.h"
 
 #define MAX_BLOCKS 512

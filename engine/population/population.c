@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "engine/step/exact_sum.h"
+#include "engine/exact_sum.h"
 #include "engine/neighbours/list_build.h"
 #include "engine/sim.h"
 

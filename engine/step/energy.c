@@ -1,7 +1,7 @@
 /* The energy books of sim.h: the contacts' work by the trapezoidal rule, the energy
  * the touching contacts store, the particles' kinetic energy; and each contact's
  * law with its R* and m* as the force loop has them. */
-#include "exact_sum.h"
+#include "engine/exact_sum.h"
 #include "engine/sim.h"
 
 /* The work so far by the trapezoidal rule: each step added P(t_n) dt, which runs ahead

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "exact_sum.h"
+#include "engine/exact_sum.h"
 #include "engine/population/field_alloc.h"
 #include "engine/checks/watchdog.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "contact_ends.h"
-#include "exact_sum.h"
+#include "engine/exact_sum.h"
 #include "force_scratch.h"
 #include "pair_geometry.h"
 

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "exact_sum.h"
+#include "engine/exact_sum.h"
 #include "engine/sim.h"
 
 void sim_observe(const sim *s, sim_observables *o)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exact_sum.h"
+#include "engine/exact_sum.h"
 #include "engine/population/fill.h"
 #include "force_loop.h"
 #include "friction.h"

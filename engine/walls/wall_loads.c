@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "engine/step/exact_sum.h"
+#include "engine/exact_sum.h"
 
 /* The load on each wall (s->walls.force, .torque): minus the force of each of its
  * contacts, and the torque about the wall's reference point O,
@@ -13,7 +13,7 @@
  * rolling torque is a couple). Each block of WALL_LOAD_BLOCK list entries is summed in
  * list order (blocks in parallel), then the blocks in order: the same bits for any
  * number of threads. With sim_config.reproducible the contacts are summed exactly
- * instead (engine/step/exact_sum.h), in any order to the same bits. A moving wall's work on
+ * instead (engine/exact_sum.h), in any order to the same bits. A moving wall's work on
  * the particles grows by -(F.v + T.w) dt (v: the velocity of O, w: the wall's angular
  * velocity), summed like the contacts' work (sim_contact_work). */
 #define WALL_LOAD_BLOCK 2048

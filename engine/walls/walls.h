@@ -69,7 +69,7 @@ typedef struct wall_set {
                              a small one to exercise the combination of blocks) */
     size_t partial_cap;
     struct exact_sum *exact; /* scratch for the load sum by id (6 per wall:
-                                sim_config.reproducible; engine/step/exact_sum.h) */
+                                sim_config.reproducible; engine/exact_sum.h) */
 } wall_set;
 
 /* Signed distance from the centre c to wall w at rest in its reference placement, and

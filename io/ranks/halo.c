@@ -9,8 +9,8 @@
 #include <mpi.h>
 #include <zoltan.h>
 
-#include "engine/population/population.h"
 #include "halo_internal.h"
+#include "engine/split.h"
 
 int halo_all_ok(int ok)
 {

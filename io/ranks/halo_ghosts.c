@@ -9,8 +9,8 @@
 #include <mpi.h>
 #include <zoltan.h>
 
-#include "engine/neighbours/ghosts.h"
 #include "halo_internal.h"
+#include "engine/split.h"
 
 /* What an entry carries at each update: position (its particle's, unshifted), velocity,
  * spin, mid-step velocity and mid-step spin. */

@@ -9,9 +9,7 @@
 
 #include <mpi.h>
 
-#include "engine/step/exact_sum.h"
-#include "engine/neighbours/ghosts.h"
-#include "engine/population/population.h"
+#include "engine/split.h"
 
 static int make_ghosts(sim *s, void *ctx)
 {
