@@ -362,7 +362,8 @@ void case_mixing_note(const sim_config *cfg, const char *message, char *out, siz
 {
     int k, used = 0;
     out[0] = '\0';
-    if (sscanf(message, "contacts[%d]%n", &k, &used) != 1 || used == 0 || k < 0 ||
+    const char *at = strstr(message, "contacts["); /* the first entry the message names */
+    if (!at || sscanf(at, "contacts[%d]%n", &k, &used) != 1 || used == 0 || k < 0 ||
         k >= cfg->n_bindings || !cfg->bindings[k].mixed)
         return;
     const law_binding *b = &cfg->bindings[k];

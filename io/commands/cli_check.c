@@ -92,8 +92,10 @@ static void summary(const sim_config *cfg, const sim *s)
     timestep_schedule(s, &plan, err, sizeof err);
     char source[512];
     timestep_limit_source(s, source, sizeof source);
-    printf("  time       end %g s, step %.4g s (stable limit %.4g s, set by %s%s), %lld steps\n",
-           end, s->dt, s->dt_limit, source,
+    char mixed[512]; /* a mixed pair's entry named by where it comes from */
+    case_mixing_note(cfg, source, mixed, sizeof mixed);
+    printf("  time       end %g s, step %.4g s (stable limit %.4g s, set by %s%s%s), %lld steps\n",
+           end, s->dt, s->dt_limit, source, mixed,
            s->dt > s->dt_limit ? "; EXCEEDED: check_step is off" : "", (long long)plan.steps);
     printf("  output     %lld snapshots (%.3g MB at least)\n", (long long)plan.snapshots,
            plan.bytes / 1e6);

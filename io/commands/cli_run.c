@@ -121,6 +121,9 @@ static void print_calibrations(const sim *s)
                 b->law->name, law_target_restitution(b->law, b->params),
                 b->law->calibration->coefficient, li->coeffs.c[b->law->calibration->coeff],
                 li->reference.r_eff, li->reference.m_eff, li->reference.v0);
+        if (b->mixed)
+            fprintf(stderr, "  (mixed from contacts[%d] and contacts[%d]: the case has no entry "
+                            "for the pair)\n", b->mixed_from[0], b->mixed_from[1]);
     }
 }
 
