@@ -11,6 +11,7 @@
 
 #include "engine/collide/collision.h"
 #include "collision_helpers.h"
+#include "law_helpers.h"
 #include "models/restitution.h"
 
 static const char *const family3[] = {
@@ -149,12 +150,7 @@ static void velocity_floor_for_contacts_born_at_rest(void **state)
 static double force_with_v0(const dem_law *law, double v0)
 {
     double p[LAW_MAX_PARAMS];
-    for (int k = 0; k < law->n_params; k++) {
-        p[k] = law->params[k].default_value;
-        if (isnan(p[k])) p[k] = !strcmp(law->params[k].name, "restitution") ? 0.5
-                               : !strcmp(law->params[k].name, "xi")        ? 0.3
-                                                                             : 100.0;
-    }
+    law_test_params(law, p);
     law_pair_props pair = {.young_eff = 1e9, .shear_eff = 4e8, .density_a = 2500,
                            .density_b = 2500};
     law_coeffs c = {.young_eff = 1e9};

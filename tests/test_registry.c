@@ -16,6 +16,7 @@
 
 #include "models/friction_law.h"
 #include "models/law.h"
+#include "law_helpers.h"
 #include "models/normal_parts.h"
 
 static void every_law_fits_the_form(void **state)
@@ -95,12 +96,7 @@ static void linear_in_rate_means_affine(void **state)
         const dem_law *law = law_at(L);
         if (!law_has(&law->plugin, LAW_CAP_LINEAR_IN_RATE)) continue;
         double p[LAW_MAX_PARAMS];
-        for (int k = 0; k < law->n_params; k++) {
-            p[k] = law->params[k].default_value;
-            if (isnan(p[k])) p[k] = !strcmp(law->params[k].name, "restitution") ? 0.5
-                                   : !strcmp(law->params[k].name, "xi")        ? 0.3
-                                                                                 : 100.0;
-        }
+        law_test_params(law, p);
         law_pair_props pair = {.young_eff = 1e9, .shear_eff = 4e8, .density_a = 2500,
                                .density_b = 2500, .law_restitution = NAN};
         law_coeffs c = {.young_eff = 1e9};
