@@ -111,6 +111,7 @@ static void check_search_matches_brute_force(const bool periodic[3], uint64_t se
     sim s;
     char err[512];
     assert_int_equal(sim_create(&s, &w.cfg, err, sizeof err), 0);
+    assert_null(s.p.tx0); /* no friction turns a spin: no spins' history (particles.h) */
     size_t cap = (size_t)n * n / 2;
     uint64_t *a = malloc(cap * sizeof *a), *b = malloc(cap * sizeof *b);
     size_t total = 0;
@@ -278,6 +279,7 @@ static double check_pair_sums_vanish(size_t block, int steps, double *fx_out)
     sim s;
     char err[512];
     assert_int_equal(sim_create(&s, &w.cfg, err, sizeof err), 0);
+    assert_non_null(s.p.tx0); /* friction turns the spins: their history is held */
     for (int k = 0; k < steps; k++) sim_step(&s);
     const particle_store *p = &s.p;
     double f[3] = {0, 0, 0}, moment[3] = {0, 0, 0}, f_scale = 0.0, m_scale = 0.0;

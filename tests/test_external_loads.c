@@ -50,6 +50,19 @@ static void check_loads_by_id(const sim *s, int torques)
         assert_true(fabs(p->fx[i] - (p->mass[i] * -9.81 + load_of(p->id[i], 0))) <= 1e-15);
 }
 
+/* The spins' history a torque needs (particles.h) is held and moves with its particles:
+ * the previous torque 0, the mid-step spin the spin (both set from the particle's id). */
+static void check_spin_history(const sim *s)
+{
+    const particle_store *p = &s->p;
+    assert_non_null(p->tx0);
+    for (size_t i = 0; i < p->n_local; i++) {
+        assert_true(p->tx0[i] == 0.0 && p->ty0[i] == 0.0 && p->tz0[i] == 0.0);
+        assert_true(p->whx[i] == p->wx[i] && p->why[i] == p->wy[i] && p->whz[i] == p->wz[i]);
+        assert_true(p->wx[i] == (p->id[i] < N ? 1.0 + (double)p->id[i] : 0.0));
+    }
+}
+
 /* rows[k] for the particle with the k-th smallest id (ids are 0..N-1 less those removed). */
 static void set_by_id(sim *s, int torques)
 {
@@ -79,21 +92,26 @@ static void follow_reorder_remove_insert(void **state)
     sim s;
     make(&s);
     assert_null(s.p.external[0]); /* nothing until set */
+    assert_null(s.p.tx0);         /* no torque turns a spin: no spins' history */
+    for (size_t i = 0; i < s.p.n_local; i++) s.p.wx[i] = 1.0 + (double)s.p.id[i];
     /* the store out of id order first, so that rows (id order) and indices differ */
     size_t from[N] = {3, 5, 0, 4, 1, 2};
     assert_int_equal(particles_permute(&s.p, from), 0);
     set_by_id(&s, 1);
     check_loads_by_id(&s, 1);
+    check_spin_history(&s);
     /* a rebuild's sort */
     size_t back[N] = {5, 4, 3, 2, 1, 0};
     assert_int_equal(particles_permute(&s.p, back), 0);
     check_loads_by_id(&s, 1);
+    check_spin_history(&s);
     /* an outlet or the watchdog removes two */
     uint8_t remove[N] = {0, 1, 0, 0, 1, 0};
     int64_t new_index[N + 1];
     int64_t gone[2] = {s.p.id[1], s.p.id[4]};
     assert_int_equal(particles_remove(&s.p, remove, new_index), 2);
     check_loads_by_id(&s, 1);
+    check_spin_history(&s);
     for (size_t i = 0; i < s.p.n_local; i++) assert_true(s.p.id[i] != gone[0] && s.p.id[i] != gone[1]);
     /* an inlet inserts one (past the capacity: the loads' arrays grow with the others) */
     size_t cap = s.p.capacity;
@@ -103,6 +121,7 @@ static void follow_reorder_remove_insert(void **state)
         assert_true(i >= 0);
         for (int k = 0; k < 6; k++) assert_true(s.p.external[k][i] == 0.0);
     }
+    check_spin_history(&s);
     /* the caller sets them again, one row per particle now: torques dropped */
     for (size_t i = N - 2; i < s.p.n_local; i++) s.p.fx[i] = s.p.mass[i] * -9.81;
     set_by_id(&s, 0);

@@ -113,11 +113,21 @@ static void test_carrier_keeps_every_history_array(void **state)
                              comp, from[m], got[m]);
             }
     }
-    /* and the pair's last force (read before the next evaluation: a split run's start,
-     * which makes its last rebuild again), but no second list */
-    for (size_t m = 0; m < 2; m++)
-        for (int a = 0; a < 3; a++) assert_true(carry.force[a][m] == c.force[a][from[m]]);
+    /* no second list, and no forces: the rebuilds a carrier by index feeds are followed
+     * by a force evaluation (contact_list.keeps_forces) */
     assert_null(carry.overlap);
+    assert_null(carry.force[0]);
+    /* kept by ids, the pair's last force too (read before the next evaluation: a split
+     * run's start, which makes its last rebuild again) */
+    static const int64_t ids[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    assert_int_equal(contact_list_keep_touching_by_id(&carry, &c, ids), 0);
+    assert_int_equal(carry.n, 2);
+    assert_non_null(carry.force[0]);
+    for (size_t m = 0; m < 2; m++) {
+        assert_true(carry.key_i[m] == (int64_t)(from[m] == 0 ? 0 : 2));
+        assert_true(carry.key_j[m] == (int64_t)c.owner_j[from[m]]);
+        for (int a = 0; a < 3; a++) assert_true(carry.force[a][m] == c.force[a][from[m]]);
+    }
     contact_list_free(&c);
     contact_list_free(&carry);
 }

@@ -49,7 +49,9 @@ void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, in
 
 int contact_list_reserve(contact_list *c, size_t capacity)
 {
-    if (capacity <= c->capacity && c->owner_j) return 0;
+    int forces_missing = c->keeps_forces && !c->force[0];
+    if (capacity <= c->capacity && c->owner_j && !forces_missing) return 0;
+    if (capacity < c->capacity) capacity = c->capacity;
     if (capacity > CONTACT_MAX_PAIRS) return -1;
     if (capacity < 16) capacity = 16;
     int all = !c->configured, whole = !c->history_only;
@@ -62,7 +64,7 @@ int contact_list_reserve(contact_list *c, size_t capacity)
         if (all || c->has_rolling) GROW(c->rolling[a], capacity);
     }
     for (int h = 0; h < CONTACT_SLIP_HISTORY && (all || c->has_slip); h++) GROW(c->slip[h], capacity);
-    for (int a = 0; a < 3; a++) GROW(c->force[a], capacity); /* a carrier's too: copy_history */
+    for (int a = 0; a < 3 && (whole || c->keeps_forces); a++) GROW(c->force[a], capacity);
     if (whole) {
         GROW(c->i, capacity); GROW(c->j, capacity);
         for (int a = 0; a < 3 && (all || (c->has_friction && c->is_wall)); a++)
@@ -79,9 +81,8 @@ static void copy_history(contact_list *to, size_t m, const contact_list *from, s
 {
     to->owner_j[m] = from->owner_j[k];
     to->touching[m] = from->touching[k];
-    /* the last force: the next force evaluation replaces it, but until then a snapshot
-     * or the watchdog may read it (a split run's start makes its rebuild again) */
-    for (int a = 0; a < 3; a++) to->force[a][m] = from->force[a][k];
+    /* the last force, where `to` keeps it (contact_list.keeps_forces) */
+    for (int a = 0; a < 3 && to->force[0]; a++) to->force[a][m] = from->force[a][k];
     if (to->impact_velocity) to->impact_velocity[m] = from->impact_velocity[k];
     for (int h = 0; h < LAW_MAX_HISTORY && to->history[h]; h++) to->history[h][m] = from->history[h][k];
     for (int a = 0; a < 3 && to->tangential[0]; a++) to->tangential[a][m] = from->tangential[a][k];
@@ -109,6 +110,7 @@ int contact_list_keep_touching_by_id(contact_list *carry, const contact_list *c,
 
 static int keep_touching(contact_list *carry, const contact_list *c, const int64_t *ids)
 {
+    carry->keeps_forces = ids != NULL;
     size_t n_seg = (c->n_first + KEEP_SEGMENT - 1) / KEEP_SEGMENT;
     size_t *seg_first = malloc((n_seg + 1) * sizeof *seg_first);
     uint32_t *first = realloc(carry->first_of_i, (c->n_first + 1) * sizeof *first);

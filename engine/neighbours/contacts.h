@@ -96,6 +96,12 @@ typedef struct contact_list {
     int has_impact;       /* impact_velocity (a law with LAW_CAP_IMPACT_VELOCITY) */
     int history_only;     /* a history carrier (contact_list_keep_touching): first_of_i,
                              owner_j, touching and the history arrays, nothing else */
+    /* a carrier kept by ids also holds each pair's last force[3]: the next force
+     * evaluation replaces it, but a split run's start makes its last rebuild again and
+     * a snapshot or the watchdog may read it before. A carrier kept by index feeds only
+     * rebuilds that a force evaluation follows (contact_list_adopt_history takes no
+     * force): it holds none, 24 bytes less per touching pair. */
+    int keeps_forces;
     /* a carrier kept by ids (contact_list_keep_touching with ids): each pair's ends by
      * id, i's and j's (a wall pair: its wall key, owner_j), so that the pairs find their
      * history whatever happened to the particles' indices meanwhile */
@@ -129,8 +135,9 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block,
 /* Makes `carry` (configured as a history carrier, contact_list_configure_carrier)
  * hold the touching pairs of c with their history, grouped by i as in c, so that c can
  * be rebuilt in place and adopt it back (contact_list_adopt_history). A carrier holds
- * about a quarter of what a second whole list would: only the pairs that touch (3 of 4.4
- * per sphere in a bed) and only their history. Returns 0 or -1 (out of memory). */
+ * about a sixth of what a second whole list would: only the pairs that touch (3 of 4.4
+ * per sphere in a bed) and only their history, not their forces. Returns 0 or -1 (out
+ * of memory). */
 int contact_list_keep_touching(contact_list *carry, const contact_list *c);
 /* contact_list_keep_touching, the pairs keyed by the ids of their ends (`ids`: the
  * particles' ids as c's indices know them), for contact_list_adopt_by_id. */

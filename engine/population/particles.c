@@ -6,19 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every per-particle array but the ghosts' own, with its element type, for X(field, type). */
+/* Every per-particle array but the ghosts' own and the spins' history, with its element
+ * type, for X(field, type). */
 #define PARTICLE_FIELDS(X)                                                                 \
     X(id, int64_t) X(type, int32_t) X(radius, double) X(mass, double) X(inv_mass, double) \
     X(inv_inertia, double) X(x, double) X(y, double) X(z, double) X(vx, double)           \
     X(vy, double) X(vz, double) X(wx, double) X(wy, double) X(wz, double) X(fx, double)   \
     X(fy, double) X(fz, double) X(tx, double) X(ty, double) X(tz, double) X(fx0, double)  \
-    X(fy0, double) X(fz0, double) X(tx0, double) X(ty0, double) X(tz0, double)           \
-    X(vhx, double) X(vhy, double) X(vhz, double) X(whx, double) X(why, double)           \
-    X(whz, double)
+    X(fy0, double) X(fz0, double) X(vhx, double) X(vhy, double) X(vhz, double)
+
+/* The spins' history (particles_keep_spin_history): all six or none. */
+#define SPIN_FIELDS(X)                                                                     \
+    X(tx0, double) X(ty0, double) X(tz0, double) X(whx, double) X(why, double) X(whz, double)
 
 /* PARTICLE_ARRAYS (particles.h) counts them */
 #define COUNT(field, type) +1
-_Static_assert(0 PARTICLE_FIELDS(COUNT) == PARTICLE_ARRAYS, "PARTICLE_ARRAYS: one per field");
+_Static_assert(0 PARTICLE_FIELDS(COUNT) SPIN_FIELDS(COUNT) == PARTICLE_ARRAYS,
+               "PARTICLE_ARRAYS: one per field");
 #undef COUNT
 
 #define GROW(field, type)                                                          \
@@ -42,6 +46,7 @@ int particles_reserve(particle_store *p, size_t capacity)
 {
     if (capacity <= p->capacity) return 0;
     PARTICLE_FIELDS(GROW)
+    if (p->tx0) { SPIN_FIELDS(GROW) }
     for (int k = 0; k < 6; k++) EXTERNAL_RESIZE(GROW, k)
     p->capacity = capacity;
     return 0;
@@ -52,6 +57,7 @@ void particles_shrink(particle_store *p)
     size_t capacity = p->n_total + p->n_total / 8 + 16;
     if (capacity >= p->capacity) return;
     PARTICLE_FIELDS(SHRINK)
+    if (p->tx0) { SPIN_FIELDS(SHRINK) }
     for (int k = 0; k < 6; k++) EXTERNAL_RESIZE(SHRINK, k)
     p->capacity = capacity;
 }
@@ -68,6 +74,28 @@ int particles_reserve_ghosts(particle_store *p, size_t n_ghosts)
     return 0;
 }
 
+int particles_keep_spin_history(particle_store *p)
+{
+    if (p->tx0) return 0;
+    size_t capacity = p->capacity ? p->capacity : 1;
+    double *a[6];
+    for (int k = 0; k < 6; k++) {
+        a[k] = field_realloc(NULL, capacity * sizeof(double));
+        if (a[k]) continue;
+        while (k-- > 0) field_free(a[k]);
+        return -1;
+    }
+    /* no previous torque; the mid-step spin of a particle not yet stepped is its spin
+     * (as integrate_start_sums has it) */
+    for (size_t i = 0; i < p->n_total; i++) {
+        a[0][i] = a[1][i] = a[2][i] = 0.0;
+        a[3][i] = p->wx[i]; a[4][i] = p->wy[i]; a[5][i] = p->wz[i];
+    }
+    p->tx0 = a[0]; p->ty0 = a[1]; p->tz0 = a[2];
+    p->whx = a[3]; p->why = a[4]; p->whz = a[5];
+    return 0;
+}
+
 int particles_init(particle_store *p, size_t capacity)
 {
     memset(p, 0, sizeof *p);
@@ -79,6 +107,7 @@ int particles_init(particle_store *p, size_t capacity)
 void particles_free(particle_store *p)
 {
     PARTICLE_FIELDS(FREE)
+    SPIN_FIELDS(FREE)
     for (int k = 0; k < 6; k++) field_free(p->external[k]);
     field_free(p->ghost_owner);
     field_free(p->ghost_shift);
@@ -107,9 +136,11 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
     p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
     /* no previous step: the first mid-step velocities are the initial ones */
     p->fx0[i] = p->fy0[i] = p->fz0[i] = 0.0;
-    p->tx0[i] = p->ty0[i] = p->tz0[i] = 0.0;
     p->vhx[i] = p->vx[i]; p->vhy[i] = p->vy[i]; p->vhz[i] = p->vz[i];
-    p->whx[i] = p->why[i] = p->whz[i] = 0.0;
+    if (p->tx0) {
+        p->tx0[i] = p->ty0[i] = p->tz0[i] = 0.0;
+        p->whx[i] = p->why[i] = p->whz[i] = 0.0;
+    }
     for (int k = 0; k < 6; k++)
         if (p->external[k]) p->external[k][i] = 0.0; /* no load until one is set */
     return (long)i;
@@ -124,6 +155,7 @@ size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_i
         new_index[i] = (int64_t)kept;
         if (kept != i) {
             PARTICLE_FIELDS(MOVE)
+            if (p->tx0) { SPIN_FIELDS(MOVE) }
             for (int k = 0; k < 6; k++)
                 if (p->external[k]) p->external[k][kept] = p->external[k][i];
         }
@@ -149,6 +181,7 @@ size_t particles_arrays(particle_store *p, void **array, size_t *size)
 {
     size_t n = 0;
     PARTICLE_FIELDS(LIST)
+    if (p->tx0) { SPIN_FIELDS(LIST) }
     return n;
 }
 #undef LIST

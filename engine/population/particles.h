@@ -29,6 +29,10 @@ typedef struct particle_store {
      * positions (local particles and remote ghosts; a periodic ghost reads its owner's):
      * the springs' increments */
     double *vhx, *vhy, *vhz, *whx, *why, *whz;
+    /* tx0, ty0, tz0, whx, why, whz (the spins' history) are NULL until
+     * particles_keep_spin_history: a run whose contacts exert no torque and that has no
+     * external torque never turns a spin (engine/step/integrate.h, sim_spin_free) and
+     * spares their 48 bytes per particle */
     /* the external loads set from outside the engine (engine/step/external_loads.h), by
      * component: force x, y, z [N], then torque x, y, z [N m], per local particle; NULL
      * where none is set (the torques may be NULL alone). Moved with their particles by
@@ -43,6 +47,9 @@ typedef struct particle_store {
 } particle_store;
 
 int particles_init(particle_store *p, size_t capacity);
+/* Holds the spins' history from now on (the previous torque 0, the mid-step spin the
+ * spin), for every particle and every one added later. Returns 0 or -1. */
+int particles_keep_spin_history(particle_store *p);
 /* Room for n_ghosts ghosts' owners and shifts. Returns 0 or -1. */
 int particles_reserve_ghosts(particle_store *p, size_t n_ghosts);
 
@@ -67,9 +74,10 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
  * or -1 if it was removed. Returns how many were removed. */
 size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_index);
 
-/* Every per-particle array of p but the ghosts' own (ghost_owner, ghost_shift), for
+/* Every per-particle array p holds but the ghosts' own (ghost_owner, ghost_shift), for
  * code that moves whole particles: writes their addresses to array[] and their
- * elements' sizes to size[] (PARTICLE_ARRAYS of each) and returns how many. */
+ * elements' sizes to size[] (room for PARTICLE_ARRAYS of each) and returns how many
+ * (PARTICLE_ARRAYS with the spins' history, 6 fewer without). */
 enum { PARTICLE_ARRAYS = 33 };
 size_t particles_arrays(particle_store *p, void **array, size_t *size);
 

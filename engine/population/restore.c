@@ -71,6 +71,10 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
     const particle_store *p = &s->p;
     particle_store q, made;
     if (particles_init(&q, st->n) != 0) goto oom; /* (st->n may be 0: a rank's share) */
+    if (p->tx0 && particles_keep_spin_history(&q) != 0) {
+        particles_free(&q);
+        goto oom;
+    }
     if (particles_init(&made, 1) != 0) {
         particles_free(&q);
         goto oom;
@@ -124,7 +128,8 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
         if (sim_spin_free(s)) /* a snapshot of a run with friction, restarted without:
                                        no torque acts from here on (the steps leave it) */
             q.tx[r] = q.ty[r] = q.tz[r] = 0.0;
-        q.fx0[r] = q.fy0[r] = q.fz0[r] = q.tx0[r] = q.ty0[r] = q.tz0[r] = 0.0;
+        q.fx0[r] = q.fy0[r] = q.fz0[r] = 0.0;
+        if (q.tx0) q.tx0[r] = q.ty0[r] = q.tz0[r] = 0.0;
     }
     q.n_local = q.n_total = st->n;
     q.next_id = st->next_id >= 0 ? st->next_id : p->next_id;

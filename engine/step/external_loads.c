@@ -115,6 +115,11 @@ int sim_set_external_loads(sim *s, const double *force, const double *torque, si
             free(order);
             return -1;
         }
+    /* a torque turns the spins: their history first (particles.h) */
+    if (torque && particles_keep_spin_history(p) != 0) {
+        free(order);
+        goto oom;
+    }
     /* room for what is not held yet, all of it or nothing */
     int fresh[6] = {0};
     for (int k = 0; k < (torque ? 6 : 3); k++) {

@@ -10,7 +10,9 @@
 /* Without friction no contact exerts a torque (the torques come from the tangential
  * and rolling springs only): every torque stays 0 from the first force sums on, and
  * every spin stays what it was. The steps then leave spins and torques alone, which
- * spares a frictionless run 9 of the 25 arrays the particle passes stream through. */
+ * spares a frictionless run 9 of the 25 arrays the particle passes stream through, and
+ * the particles hold no spins' history (particles_keep_spin_history: only where this
+ * is false or an external torque is set). */
 static inline int sim_spin_free(const sim *s)
 {
     return !s->pairs.has_friction && !s->wall_pairs.has_friction;

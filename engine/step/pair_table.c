@@ -1,6 +1,7 @@
 /* The pair table (pair_table.h): each pair of materials' law, calibrated for the
  * binary collision of its typical particles. */
 #include "pair_table.h"
+#include "integrate.h"
 #include "engine/fail.h"
 
 #include <math.h>
@@ -143,8 +144,9 @@ int pair_table_setup(sim *s, char *err, size_t err_len)
 
 /* The contact lists hold only the per-pair arrays some law needs: history slots for
  * the law with the most, the impact velocity only when some law reads it, springs and
- * torques only when some pair has friction or rolling resistance. */
-void pair_table_configure_lists(sim *s)
+ * torques only when some pair has friction or rolling resistance; the particles the
+ * spins' history only when some pair exerts a torque. Returns 0 or -1 (out of memory). */
+int pair_table_configure_lists(sim *s)
 {
     int n_history = 0, friction = 0, rolling = 0, slip = 0, impact = 0;
     for (int k = 0; k < s->n_materials * s->n_materials; k++) {
@@ -160,6 +162,7 @@ void pair_table_configure_lists(sim *s)
     contact_list_configure(&s->wall_pairs, 1, impact, n_history, friction, rolling, slip);
     contact_list_configure_carrier(&s->carry, 0, impact, n_history, friction, rolling, slip);
     contact_list_configure_carrier(&s->wall_carry, 1, impact, n_history, friction, rolling, slip);
+    return sim_spin_free(s) ? 0 : particles_keep_spin_history(&s->p);
 }
 
 /* Every pair of material types that can meet must have a law. */

@@ -152,7 +152,7 @@ int sim_place(sim *s, const sim_config *cfg, char *err, size_t err_len)
     if ((rc = pair_table_setup(s, err, err_len)) != 0 ||
         (rc = pair_table_check_cover(s, err, err_len)) != 0)
         return fail_value(rc);
-    pair_table_configure_lists(s);
+    if (pair_table_configure_lists(s) != 0) goto oom;
 
     double r_max = largest_radius(&s->p);
     for (int k = 0; k < cfg->n_inlets; k++) r_max = fmax(r_max, cfg->inlets[k].radius_max);

@@ -113,9 +113,11 @@ static int route_entries(halo *h, const sim *s, const particle_store *p, entry_l
 /* An entry's motion: its particle's position, velocity, spin and mid-step ones. */
 static void pack_motion(const particle_store *p, size_t i, double *rec)
 {
+    const int wh = p->whx != NULL; /* the spins' history, where held (particles.h) */
     const double v[MOTION_DOUBLES] = {p->x[i],   p->y[i],   p->z[i],   p->vx[i],  p->vy[i],
                                       p->vz[i],  p->wx[i],  p->wy[i],  p->wz[i],  p->vhx[i],
-                                      p->vhy[i], p->vhz[i], p->whx[i], p->why[i], p->whz[i]};
+                                      p->vhy[i], p->vhz[i], wh ? p->whx[i] : 0.0,
+                                      wh ? p->why[i] : 0.0, wh ? p->whz[i] : 0.0};
     memcpy(rec, v, sizeof v);
 }
 
@@ -127,7 +129,7 @@ static void unpack_motion(particle_store *p, size_t g, const double *rec)
     p->vx[g] = rec[3]; p->vy[g] = rec[4]; p->vz[g] = rec[5];
     p->wx[g] = rec[6]; p->wy[g] = rec[7]; p->wz[g] = rec[8];
     p->vhx[g] = rec[9]; p->vhy[g] = rec[10]; p->vhz[g] = rec[11];
-    p->whx[g] = rec[12]; p->why[g] = rec[13]; p->whz[g] = rec[14];
+    if (p->whx) { p->whx[g] = rec[12]; p->why[g] = rec[13]; p->whz[g] = rec[14]; }
     /* the force loop sums the pairs it lists under g here, and they go nowhere */
     p->fx[g] = p->fy[g] = p->fz[g] = 0.0;
     p->tx[g] = p->ty[g] = p->tz[g] = 0.0;

@@ -195,9 +195,11 @@ static void check(const char *when, const sim *s, const particle_store *v, halo 
                   (long long)v->id[q], k);
         CHECK(v->type[q] == ref->type[e], "%s: entry %lld type differs", when, (long long)v->id[q]);
         if (q < v->n_local + v->n_remote) { /* a remote entry carries its mid-step motion */
-            const double mid[] = {v->vhx[q], v->vhy[q], v->vhz[q], v->whx[q], v->why[q], v->whz[q]};
-            const double want[] = {ref->vhx[o], ref->vhy[o], ref->vhz[o], ref->whx[o], ref->why[o],
-                                   ref->whz[o]};
+            const int wh = v->whx != NULL; /* the spins' history, where held */
+            const double mid[] = {v->vhx[q], v->vhy[q], v->vhz[q], wh ? v->whx[q] : 0.0,
+                                  wh ? v->why[q] : 0.0, wh ? v->whz[q] : 0.0};
+            const double want[] = {ref->vhx[o], ref->vhy[o], ref->vhz[o], wh ? ref->whx[o] : 0.0,
+                                   wh ? ref->why[o] : 0.0, wh ? ref->whz[o] : 0.0};
             for (int k = 0; k < 6; k++)
                 CHECK(same_bits(mid[k], want[k]), "%s: entry %lld mid-step %d differs", when,
                       (long long)v->id[q], k);
@@ -319,6 +321,7 @@ int main(int argc, char **argv)
     memset(&rank, 0, sizeof rank);
     particle_store *v = &rank.p;
     particles_init(v, s.p.n_local);
+    if (s.p.tx0) particles_keep_spin_history(v); /* as the case's store (particles.h) */
     v->n_local = v->n_total = s.p.n_local;
     memcpy(v->id, s.p.id, s.p.n_local * sizeof *v->id);
     follow(v, &s.p);
