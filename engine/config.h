@@ -208,6 +208,9 @@ typedef struct sim_config {
                               summed in an order set by the particle ids alone, so that
                               the results do not depend on how the particles are numbered
                               or split into blocks (engine/step/force_loop.c) */
+    bool generic_passes;   /* the force loop runs its generic passes only, not the fused
+                              ones (engine/step/fused_pass.h): the same results, for the
+                              tests and `dempact bench --passes generic` to compare */
     partition_method partition; /* parallel.method (default RCB) */
     double rebalance;      /* parallel.rebalance: an MPI run splits its particles afresh
                               when the slowest rank's force loop takes more than this

@@ -27,6 +27,7 @@ typedef struct law_instance {
     bool against_wall;       /* the collision is a particle's against a plane */
     double continuous;       /* the coefficient the continuous calibration solved (the
                                 step's solve starts from it: pair_restitution.h) */
+    int fused;               /* 1 + its fused pass (engine/step/fused_pass.h), 0: none */
 } law_instance;
 
 /* Kinds of contact work and stored energy (sim.work, sim_stored_energy). */

@@ -5,7 +5,8 @@
 
 #include <math.h>
 
-static inline double friction_dot(const double a[3], const double b[3])
+static inline __attribute__((always_inline)) double friction_dot(const double a[3],
+                                                                  const double b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }

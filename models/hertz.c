@@ -62,27 +62,27 @@ static int tti_setup(const double *p, const law_pair_props *pair, law_coeffs *ou
 /* The Hertz spring with each dashpot (models/normal_parts.h). */
 static void hertz_force(const law_coeffs *c, const law_batch *b)
 {
-    NORMAL_BATCH(hertz_spring, no_dashpot, c, b, 0, 0);
+    NORMAL_FORM_BATCH(HERTZ, c, b);
 }
 
 static void critical_ratio_force(const law_coeffs *c, const law_batch *b)
 {
-    NORMAL_BATCH(hertz_spring, critical_ratio_dashpot, c, b, 0, 0);
+    NORMAL_FORM_BATCH(HERTZ_CRITICAL_RATIO, c, b);
 }
 
 static void tti_force(const law_coeffs *c, const law_batch *b)
 {
-    NORMAL_BATCH(hertz_spring, tti_dashpot, c, b, 0, 0);
+    NORMAL_FORM_BATCH(HERTZ_TTI, c, b);
 }
 
 static void kk_force(const law_coeffs *c, const law_batch *b)
 {
-    NORMAL_BATCH(hertz_spring, kk_dashpot, c, b, 0, 0);
+    NORMAL_FORM_BATCH(HERTZ_KK, c, b);
 }
 
 static void lh_force(const law_coeffs *c, const law_batch *b)
 {
-    NORMAL_BATCH(hertz_spring, lh_dashpot, c, b, 0, 0);
+    NORMAL_FORM_BATCH(HERTZ_LH, c, b);
 }
 
 /* Damping shortens a contact only slightly; the undamped Hertz time bounds the step. */
@@ -131,7 +131,7 @@ static const law_calibration eta_calibration = {"eta", NORMAL_DAMPING_COEFF, 1, 
     "molecular dynamics of granular particles, J. Phys. A: Math. Gen. 26(2), 373-383 " \
     "(the dashpot)"
 
-#define HERTZ_LAW(ident, lname, ldamping, lsummary, lparams, nparams, lsetup, lforce, lcal) \
+#define HERTZ_LAW(ident, lname, ldamping, lsummary, lparams, nparams, lsetup, lforce, lform, lcal) \
     const dem_law ident = {                                                         \
         .name = lname,                                                              \
         .summary = lsummary,                                                        \
@@ -145,21 +145,22 @@ static const law_calibration eta_calibration = {"eta", NORMAL_DAMPING_COEFF, 1, 
         .damping = ldamping,                                                        \
         .setup = lsetup,                                                            \
         .force = lforce,                                                            \
+        .form = lform,                                                              \
         .contact_time = hertz_law_contact_time,                                     \
         .calibration = lcal,                                                        \
         .elastic_energy = hertz_elastic_energy,                                     \
     }
 
 HERTZ_LAW(law_hertz, "hertz", "none", "F = K_hz d^(3/2), K_hz = 4/3 E* sqrt(R*) (elastic)",
-          no_params, 0, copy_first_param, hertz_force, NULL);
+          no_params, 0, copy_first_param, hertz_force, NORMAL_FORM_HERTZ, NULL);
 HERTZ_LAW(law_hertz_critical_ratio, "hertz_critical_ratio", "critical_ratio",
           "F = K_hz d^(3/2) + xi sqrt(8 m* E* sqrt(R*)) d^(1/4) d'", critical_ratio_params, 2,
-          copy_first_param, critical_ratio_force, &xi_calibration);
+          copy_first_param, critical_ratio_force, NORMAL_FORM_HERTZ_CRITICAL_RATIO, &xi_calibration);
 HERTZ_LAW(law_hertz_tti, "hertz_tti", "tti",
           "F = K_hz d^(3/2) + eta d^(1/4) d', eta = -2.2664 ln(e) sqrt(m* K_hz)/sqrt(ln(e)^2+10.1354) "
           "(Tsuji-Tanaka-Ishida)",
-          tti_params, 2, tti_setup, tti_force, &tti_calibration);
+          tti_params, 2, tti_setup, tti_force, NORMAL_FORM_HERTZ_TTI, &tti_calibration);
 HERTZ_LAW(law_hertz_kk, "hertz_kk", "kk", "F = K_hz d^(3/2) + eta d^(1/2) d' (Kuwabara-Kono)",
-          kk_params, 2, copy_first_param, kk_force, &eta_calibration);
+          kk_params, 2, copy_first_param, kk_force, NORMAL_FORM_HERTZ_KK, &eta_calibration);
 HERTZ_LAW(law_hertz_lh, "hertz_lh", "lh", "F = K_hz d^(3/2) + eta m* d' (Lee-Herrmann)", lh_params,
-          2, copy_first_param, lh_force, &eta_calibration);
+          2, copy_first_param, lh_force, NORMAL_FORM_HERTZ_LH, &eta_calibration);

@@ -89,9 +89,9 @@ CHI_SETUP(exact_setup, hertzian_chi_exact(e))
 static void hertzian_force(const law_coeffs *c, const law_batch *b)
 {
     if (c->c[NORMAL_EXPONENT] == 1.5)
-        NORMAL_BATCH(power_spring, hertzian_dashpot, c, b, 1, 0);
+        NORMAL_FORM_BATCH(HERTZIAN, c, b);
     else
-        NORMAL_BATCH(power_spring, hertzian_dashpot, c, b, 1, 0);
+        NORMAL_FORM_BATCH(HERTZIAN, c, b);
 }
 
 /* Damping shortens the compression, so the undamped time bounds the step. */
@@ -129,6 +129,7 @@ static const law_calibration chi_calibration = {"chi", NORMAL_DAMPING_COEFF, P_R
         .n_params = N_PARAMS,                                                           \
         .setup = lsetup,                                                                \
         .force = hertzian_force,                                                        \
+        .form = NORMAL_FORM_HERTZIAN,                                                   \
         .contact_time = hertzian_contact_time,                                          \
         .calibration = &chi_calibration,                                                \
         .elastic_energy = hertzian_elastic_energy,                                      \

@@ -103,6 +103,10 @@ typedef struct dem_law {
      * batch (results are bit-identical for any split). */
     void (*force)(const law_coeffs *coeffs, const law_batch *batch);
 
+    /* The form its force composes (models/normal_parts.h: NORMAL_FORM_*), for which the
+     * engine has fused passes; NORMAL_FORM_NONE (0): its own force function only. */
+    int form;
+
     /* LAW_CAP_CONTACT_TIME: estimated duration [s] of a binary contact at impact speed
      * v0 for this pair, used to choose and check the timestep. */
     double (*contact_time)(const law_coeffs *coeffs, double r_eff, double m_eff, double v0);

@@ -309,4 +309,34 @@ NP_INLINE normal_contact normal_contact_at(const law_batch *b, size_t i, const i
         }                                                                             \
     } while (0)
 
+/* ---- forms: the compositions the force loop fuses ------------------------------------ */
+
+/* A form names the elastic and damping part types a law composes, whether it reads v0
+ * and how many state slots it keeps. A law of a form sets dem_law.form and has for its
+ * batch function NORMAL_FORM_BATCH of the form; the force loop's fused passes
+ * (engine/step/fused_pass.c) compose the same parts with NORMAL_FORM_FORCE, so that a law
+ * is written once and the fused pass and the batch give the same bits.
+ * NORMAL_FORM_PARTS_<F>: E, D, uses_v0, n_state. */
+#define NORMAL_FORM_PARTS_HERTZ hertz_spring, no_dashpot, 0, 0
+#define NORMAL_FORM_PARTS_HERTZ_CRITICAL_RATIO hertz_spring, critical_ratio_dashpot, 0, 0
+#define NORMAL_FORM_PARTS_HERTZ_TTI hertz_spring, tti_dashpot, 0, 0
+#define NORMAL_FORM_PARTS_HERTZ_KK hertz_spring, kk_dashpot, 0, 0
+#define NORMAL_FORM_PARTS_HERTZ_LH hertz_spring, lh_dashpot, 0, 0
+#define NORMAL_FORM_PARTS_HERTZIAN power_spring, hertzian_dashpot, 1, 0
+#define NORMAL_FORMS(X) X(HERTZ) X(HERTZ_CRITICAL_RATIO) X(HERTZ_TTI) X(HERTZ_KK) X(HERTZ_LH) \
+    X(HERTZIAN)
+
+enum normal_form {
+    NORMAL_FORM_NONE, /* a law of its own making (linear, zhang, kostek): no fused pass */
+#define NORMAL_FORM_ENUM(F) NORMAL_FORM_##F,
+    NORMAL_FORMS(NORMAL_FORM_ENUM)
+#undef NORMAL_FORM_ENUM
+    NORMAL_FORM_COUNT
+};
+
+/* The batch function body of form F (a law's `force`). */
+#define NORMAL_FORM_BATCH(F, c, b) NORMAL_FORM_BATCH_(c, b, NORMAL_FORM_PARTS_##F)
+#define NORMAL_FORM_BATCH_(c, b, ...) NORMAL_FORM_BATCH__(c, b, __VA_ARGS__)
+#define NORMAL_FORM_BATCH__(c, b, E, D, uses_v0, n_state) NORMAL_BATCH(E, D, c, b, uses_v0, n_state)
+
 #endif

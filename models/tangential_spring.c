@@ -25,9 +25,6 @@
 #include <math.h>
 #include <stdio.h>
 
-/* fc->t */
-enum { SPRING_MU_STATIC, SPRING_K_T, SPRING_BETA };
-
 #define PARAM_STATIC                                                                    \
     {"static", 0.0, "-", "static Coulomb coefficient mu_s (>= coefficient); 0: the coefficient", \
      NULL, 0.0, FRICTION_MAX_COEFFICIENT}
@@ -86,12 +83,12 @@ static inline __attribute__((always_inline)) void spring_batch(const friction_co
     const uint32_t *restrict slot = b->slot;
     double *restrict f0 = b->f_t[0], *restrict f1 = b->f_t[1], *restrict f2 = b->f_t[2];
     double *restrict power = b->power[0];
-    const double k_linear = fc->t[SPRING_K_T], g8 = 8.0 * fc->shear_eff;
-    const double eta_factor = (linear ? 2.0 : 2.0 * sqrt(5.0 / 6.0)) * fc->t[SPRING_BETA];
-    const double mu = fc->mu, mu_static = fc->t[SPRING_MU_STATIC];
-    /* The stiffness and dashpot of each contact first, TANGENTIAL_BLOCK at a time, in a
-     * loop of their own: it vectorises, and the main loop no longer waits on two square
-     * roots per contact. */
+    const spring_constants sc = tangential_spring_of(fc, linear);
+    const double k_linear = sc.k_linear, g8 = sc.g8, eta_factor = sc.eta_factor;
+    const double mu = sc.mu, mu_static = sc.mu_static;
+    /* tangential_spring_contact for each contact, in blocks: the stiffness and dashpot of
+     * each contact first, TANGENTIAL_BLOCK at a time, in a loop of their own: it
+     * vectorises, and the main loop no longer waits on two square roots per contact. */
     enum { TANGENTIAL_BLOCK = 64 };
     double stiffness[TANGENTIAL_BLOCK], damping[TANGENTIAL_BLOCK];
     double turned[3][TANGENTIAL_BLOCK], len2[TANGENTIAL_BLOCK], now2[TANGENTIAL_BLOCK];

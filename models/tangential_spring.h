@@ -9,8 +9,25 @@
 #include <math.h>
 
 #include "friction_kernels.h"
+#include "friction_law.h"
 
 #define TS_INLINE static inline __attribute__((always_inline))
+
+/* fc->t of the spring laws, as their setup fills it */
+enum { SPRING_MU_STATIC, SPRING_K_T, SPRING_BETA };
+
+/* A pair of materials' spring constants, read once per batch: the given k_linear, 8 G*,
+ * the dashpot's factor (2 beta, or 2 sqrt(5/6) beta for mindlin) and the coefficients. */
+typedef struct spring_constants {
+    double k_linear, g8, eta_factor, mu, mu_static;
+} spring_constants;
+
+TS_INLINE spring_constants tangential_spring_of(const friction_coeffs *fc, const int linear)
+{
+    return (spring_constants){fc->t[SPRING_K_T], 8.0 * fc->shear_eff,
+                              (linear ? 2.0 : 2.0 * sqrt(5.0 / 6.0)) * fc->t[SPRING_BETA],
+                              fc->mu, fc->t[SPRING_MU_STATIC]};
+}
 
 /* The spring k_t and dashpot eta_t of a contact at overlap d: mindlin's 8 G* sqrt(R* d)
  * (g8 = 8 G*), or the given k_linear; eta_t = eta_factor sqrt(k_t m*). */
@@ -68,6 +85,21 @@ TS_INLINE double tangential_spring_force(const double n[3], const double u[3],
     f[1] = g1;
     f[2] = g2;
     return g0 * t0 + g1 * t1 + g2 * t2;
+}
+
+/* One contact whole, as the batch computes it in its blocks: the stiffness and dashpot
+ * at overlap d, the spring xi (in and out) turned into the tangent plane of n, then
+ * tangential_spring_force. Sets f, returns the power. */
+TS_INLINE double tangential_spring_contact(const spring_constants *sc, const int linear,
+                                           const double n[3], const double u[3],
+                                           const double p[3], double xi[3], double r_eff,
+                                           double d, double m_eff, double f_normal, double f[3])
+{
+    double k_t, eta_t;
+    tangential_spring_constants(linear, sc->k_linear, sc->g8, sc->eta_factor, r_eff, d, m_eff,
+                                &k_t, &eta_t);
+    turn_into_plane(xi, n);
+    return tangential_spring_force(n, u, p, xi, k_t, eta_t, sc->mu, sc->mu_static, f_normal, f);
 }
 
 #endif

@@ -51,41 +51,57 @@ static double end_integral(const law_instance *li, const law_batch *batch, size_
     return integral * span;
 }
 
-/* The force at the first touch of contact q (chunk slot m): if it touched a time
- * d / d' < dt ago, in free flight. */
+/* The force at the first touch of contact q of the batch, whose force is f: if it
+ * touched a time d / d' < dt ago, in free flight, the one whose impulse is right. */
+static double first_touch_force(const law_instance *li, const law_batch *batch, size_t q,
+                                int nh, double dt, double f)
+{
+    double d = batch->overlap[q], rate = batch->overlap_rate[q];
+    if (f == 0.0 || !(rate * dt > d)) return f;
+    double span = d / rate;
+    return 0.5 * f + end_integral(li, batch, q, nh, d, rate, 0.0, -span, span) / dt;
+}
+
 static void first_touch_end(const law_instance *li, batch_scratch *bs, const law_batch *batch,
                             size_t q, int nh, double dt)
 {
-    double d = batch->overlap[q], rate = batch->overlap_rate[q], f = bs->f[q];
-    if (f == 0.0 || !(rate * dt > d)) return;
-    double span = d / rate;
-    bs->f[q] = 0.5 * f + end_integral(li, batch, q, nh, d, rate, 0.0, -span, span) / dt;
+    bs->f[q] = first_touch_force(li, batch, q, nh, dt, bs->f[q]);
 }
 
-/* The force of contact q (chunk slot m), opening at more than half its overlap per
- * step, if it separates within the step: this step's force then carries the whole
- * integral up to the separation, and the pair is marked ending (CONTACT_ENDING), so that
- * if the integrator still finds it overlapping at the next step (its trajectory is not
- * exactly the one the integral followed) it adds no second impulse for the same part
- * of the contact. */
+/* The force of contact q of the batch (force f), opening at more than half its overlap
+ * per step, if it separates within the step: this step's force then carries the whole
+ * integral up to the separation, and *ends is set, for the caller to mark the pair
+ * ending (CONTACT_ENDING), so that if the integrator still finds it overlapping at the
+ * next step (its trajectory is not exactly the one the integral followed) it adds no
+ * second impulse for the same part of the contact. */
+static double separation_force(const law_instance *li, const law_batch *batch, size_t q,
+                               int nh, double dt, double f, int *ends)
+{
+    double d = batch->overlap[q], rate = batch->overlap_rate[q];
+    *ends = 0;
+    if (f == 0.0) return f;
+    double acc = -f / batch->m_eff[q];
+    double disc = rate * rate - 2.0 * acc * d; /* first root of d + d' s + acc s^2/2 */
+    if (!(disc >= 0.0)) return f;
+    double span = 2.0 * d / (-rate + sqrt(disc));
+    if (!(span <= dt)) return f;
+    *ends = 1;
+    return 0.5 * f + end_integral(li, batch, q, nh, d, rate, acc, 0.0, span) / dt;
+}
+
 static void separation_end(contact_list *c, const law_instance *li, const chunk_scratch *cs,
                            batch_scratch *bs, const law_batch *batch, size_t q, size_t m, int nh,
                            double dt)
 {
-    double d = batch->overlap[q], rate = batch->overlap_rate[q], f = bs->f[q];
-    if (f == 0.0) return;
-    double acc = -f / batch->m_eff[q];
-    double disc = rate * rate - 2.0 * acc * d; /* first root of d + d' s + acc s^2/2 */
-    if (!(disc >= 0.0)) return;
-    double span = 2.0 * d / (-rate + sqrt(disc));
-    if (!(span <= dt)) return;
-    bs->f[q] = 0.5 * f + end_integral(li, batch, q, nh, d, rate, acc, 0.0, span) / dt;
-    c->touching[cs->slot[m]] = CONTACT_ENDING;
+    int ends;
+    bs->f[q] = separation_force(li, batch, q, nh, dt, bs->f[q], &ends);
+    if (ends) c->touching[cs->slot[m]] = CONTACT_ENDING;
 }
 
 /* The ends of law L's contacts in the chunk (the batch): only the chunk's first touches
  * and possible separations (cs->first_touch, cs->ending) are looked at. A first touch
  * closes (d' > 0) and a separation opens (d' < 0): no contact is both. */
+__attribute__((unused)) /* the fused passes include this file without it */
 static void contact_ends(const sim *s, contact_list *c, const law_instance *li, int L,
                          const chunk_scratch *cs, batch_scratch *bs, const law_batch *batch,
                          int nh)

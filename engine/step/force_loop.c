@@ -16,6 +16,8 @@
 #include "contact_ends.h"
 #include "engine/exact_sum.h"
 #include "force_scratch.h"
+#include "fused_pass.h"
+#include "pair_delivery.h"
 #include "pair_geometry.h"
 
 /* apply_friction for a tangential law that also keeps per-contact state (the
@@ -133,60 +135,6 @@ static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *c
     friction_force_batch(fc, &b);
 }
 
-/* Where a chunk of particle pairs puts its forces: the force and torque sums of the
- * particles (local particles only). NULL for a wall list, whose forces and torques stay
- * on its pairs until integrate_add_stored_forces. */
-typedef struct force_sums {
-    double *f[3], *t[3];
-} force_sums;
-
-/* What a law's batch gives contact q (chunk slot m = bs->from[q]): the force on i and,
- * with `torques` (the list has friction), the torques on i and j about their centres;
- * writes back the law's history slots and adds the work done during this step to
- * work[]. `friction` (the law has it) and `rolling` (it has a rolling torque: bs->m_r
- * and power[1] are set) are constants at each call, as are the other flags below, so
- * each case compiles to its own loop. */
-typedef struct result_context {
-    int nh, work_kind; /* work_kind -1: a conservative law, no work booked */
-    double dt, *work;
-    /* the sums of work[work_kind], work[SIM_WORK_TANGENTIAL] and work[SIM_WORK_ROLLING]
-     * while a loop adds to them (work_open, work_close): in registers, where work[]
-     * might alias the forces the loop stores; the same additions in the same order */
-    double normal, tangential, rolling;
-    /* with sim_config.reproducible: the unit's exact sums of each kind of work
-     * (exact_sum.h), which take every contact's work instead of the three above, so
-     * that how the contacts fall into units and chunks does not count */
-    exact_sum *exact;
-    /* ... which books only the pairs whose first particle is this rank's (below
-     * `own`): a pair listed under another rank's particle is that rank's to book */
-    size_t own;
-} result_context;
-
-/* Adds one contact's work of `kind` to its sum: plain (`sum`), or exactly (`exact`, a
- * constant at each call: rc->exact is set). */
-static inline __attribute__((always_inline)) void
-add_work(result_context *rc, int kind, double term, double *sum, const int exact)
-{
-    if (exact) exact_sum_add(&rc->exact[kind], term);
-    else *sum += term;
-}
-
-static inline __attribute__((always_inline)) result_context work_open(const result_context *rc)
-{
-    result_context r = *rc;
-    r.normal = rc->work_kind >= 0 ? rc->work[rc->work_kind] : 0.0;
-    r.tangential = rc->work[SIM_WORK_TANGENTIAL];
-    r.rolling = rc->work[SIM_WORK_ROLLING];
-    return r;
-}
-
-static inline __attribute__((always_inline)) void work_close(const result_context *r)
-{
-    if (r->work_kind >= 0) r->work[r->work_kind] = r->normal;
-    r->work[SIM_WORK_TANGENTIAL] = r->tangential;
-    r->work[SIM_WORK_ROLLING] = r->rolling;
-}
-
 static inline __attribute__((always_inline)) void
 contact_result(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
                result_context *rc, size_t q, size_t m, const int friction,
@@ -257,12 +205,9 @@ results_of_law(contact_list *c, const chunk_scratch *cs, batch_scratch *bs,
     }
 }
 
-/* deliver_forces for a chunk of particle pairs: keeps each pair's force on the pair and
- * adds it, and the torques, to i and, within the block, to j; a cross pair's torque on
- * j stays on the pair.
- * `torques` is a constant at each call, so each case compiles to its own loop; so is
- * `by_id` (the list is ordered by ids: contact_list.by_id, and the work is summed
- * exactly), which the default order must not pay for. */
+/* deliver_forces for a chunk of particle pairs (delivery, pair_delivery.h); `fused`:
+ * the chunk is one law's batch, in order (contact q is slot m), whose results are
+ * computed here, in the same pass. The flags are constants at each call. */
 static inline __attribute__((always_inline)) void
 add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *bs,
                  const force_sums *sums, const int torques, const result_context *rc,
@@ -272,49 +217,15 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
     const uint32_t *restrict slot = cs->slot;
     const uint32_t *restrict first = c->i, *restrict owner = c->owner_j;
     const uint32_t *restrict cross = c->cross_slot;
-    double *restrict fx = sums->f[0], *restrict fy = sums->f[1], *restrict fz = sums->f[2];
-    double *restrict tx = sums->t[0], *restrict ty = sums->t[1], *restrict tz = sums->t[2];
-    double *restrict ctx = c->cross_torque[0], *restrict cty = c->cross_torque[1],
-                     *restrict ctz = c->cross_torque[2];
-    double *restrict cfx = c->force[0], *restrict cfy = c->force[1], *restrict cfz = c->force[2];
     if (n == 0) return;
-    /* A particle's pairs are consecutive in the list: its side is summed in registers
-     * and added once. Its partners have higher indices (particle_candidates), so none
-     * of them is the particle whose sums are held.
-     * Ordered by id (every pair a cross pair: contact_list_index_cross), the particle's
-     * sums are taken into the registers and put back instead: each force is then added
-     * to the sum on its own, in list order, wherever the chunks split the particle's
-     * pairs (their boundaries depend on how the particles are numbered). */
-    uint32_t held = first[slot[0]];
-    double f_i[3] = {0.0, 0.0, 0.0}, t_i[3] = {0.0, 0.0, 0.0};
-    if (by_id) {
-        f_i[0] = fx[held]; f_i[1] = fy[held]; f_i[2] = fz[held];
-        if (torques) { t_i[0] = tx[held]; t_i[1] = ty[held]; t_i[2] = tz[held]; }
-    }
+    delivery dl;
+    delivery_open(&dl, sums, c, first[slot[0]], torques, by_id);
     result_context r = {0};
     if (fused) r = work_open(rc);
     for (size_t m = 0; m < n; m++) {
-        uint32_t k = slot[m], i = first[k], o = owner[k], q = cross[k];
-        if (i != held) {
-            if (by_id) {
-                fx[held] = f_i[0]; fy[held] = f_i[1]; fz[held] = f_i[2];
-                f_i[0] = fx[i]; f_i[1] = fy[i]; f_i[2] = fz[i];
-                if (torques) {
-                    tx[held] = t_i[0]; ty[held] = t_i[1]; tz[held] = t_i[2];
-                    t_i[0] = tx[i]; t_i[1] = ty[i]; t_i[2] = tz[i];
-                }
-            } else {
-                fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
-                f_i[0] = f_i[1] = f_i[2] = 0.0;
-                if (torques) {
-                    tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2];
-                    t_i[0] = t_i[1] = t_i[2] = 0.0;
-                }
-            }
-            held = i;
-        }
+        uint32_t k = slot[m];
         double f[3], ti[3], tj[3];
-        if (fused) { /* the chunk is one law's batch, in order: contact q is slot m */
+        if (fused) {
             contact_result(c, cs, bs, &r, m, m, friction, rolling, torques, by_id, f, ti, tj);
         } else {
             for (int a = 0; a < 3; a++) {
@@ -325,24 +236,9 @@ add_to_particles(contact_list *c, const chunk_scratch *cs, const batch_scratch *
                 }
             }
         }
-        cfx[k] = f[0]; cfy[k] = f[1]; cfz[k] = f[2];
-        f_i[0] += f[0]; f_i[1] += f[1]; f_i[2] += f[2];
-        if (q == CONTACT_SAME_BLOCK) { fx[o] -= f[0]; fy[o] -= f[1]; fz[o] -= f[2]; }
-        if (!torques) continue;
-        t_i[0] += ti[0]; t_i[1] += ti[1]; t_i[2] += ti[2];
-        if (q == CONTACT_SAME_BLOCK) {
-            tx[o] += tj[0]; ty[o] += tj[1]; tz[o] += tj[2];
-        } else {
-            ctx[q] = tj[0]; cty[q] = tj[1]; ctz[q] = tj[2];
-        }
+        delivery_pair(&dl, k, first[k], owner[k], cross[k], f, ti, tj, torques, by_id);
     }
-    if (by_id) {
-        fx[held] = f_i[0]; fy[held] = f_i[1]; fz[held] = f_i[2];
-        if (torques) { tx[held] = t_i[0]; ty[held] = t_i[1]; tz[held] = t_i[2]; }
-    } else {
-        fx[held] += f_i[0]; fy[held] += f_i[1]; fz[held] += f_i[2];
-        if (torques) { tx[held] += t_i[0]; ty[held] += t_i[1]; tz[held] += t_i[2]; }
-    }
+    delivery_flush(&dl, torques, by_id);
     if (fused) work_close(&r);
 }
 
@@ -446,11 +342,7 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
         /* after friction, whose Coulomb cap takes the force at the instant */
         if (s->spring_span > 0.0) contact_ends(s, c, li, L, cs, bs, &batch, nh);
         result_context rc = {.nh = nh, .dt = s->dt, .work = work, .exact = exact,
-                             .own = s->p.n_local,
-                             .work_kind = law_has(&li->law->plugin, LAW_CAP_CONSERVATIVE) ? -1
-                                          : law_has(&li->law->plugin, LAW_CAP_PLASTIC)
-                                              ? SIM_WORK_PLASTIC
-                                              : SIM_WORK_NORMAL};
+                             .own = s->p.n_local, .work_kind = work_kind_of(li->law)};
         const int rolling = friction && friction_has_rolling_torque(&li->friction);
         if (sums && cs->one_law >= 0) {
             deliver_one_law(c, cs, bs, sums, &rc, friction, rolling);
@@ -481,6 +373,9 @@ void force_loop_run(sim *s, contact_list *c, int is_wall)
     size_t touching = 0;
     double worst = s->max_overlap;
     double started = omp_get_wtime();
+    /* the fused passes where a chunk's law has one (fused_pass.h): not for the forces at
+     * the start (no spring moves) nor for a list summed by id */
+    const int fused = !is_wall && s->spring_span > 0.0 && !chunk_exact && !s->cfg.generic_passes;
     /* a wall pair costs a distance to a curved surface as well: walls go parallel sooner */
     #pragma omp parallel if (c->n > (is_wall ? s->parallel_min / 8 : s->parallel_min))
     {
@@ -506,7 +401,17 @@ void force_loop_run(sim *s, contact_list *c, int is_wall)
             for (size_t start = first; start < last; start += CHUNK) {
                 size_t end = start + CHUNK < last ? start + CHUNK : last;
                 if (is_wall) wall_pair_geometry(s, c, start, end, &cs);
-                else particle_pair_geometry(s, c, start, end, &cs);
+                else {
+                    particle_pair_select(s, c, start, end, &cs);
+                    const law_instance *li = cs.one_law >= 0 ? &s->laws[cs.one_law] : NULL;
+                    if (fused && li && li->fused && fused_pass_serves(li->fused, c->has_friction)) {
+                        fused_pass_run(s, c, &cs, start, li, work, &sums);
+                        touching += cs.n;
+                        worst = cs.worst > worst ? cs.worst : worst;
+                        continue;
+                    }
+                    particle_pair_touching(s, c, start, &cs);
+                }
                 chunk_forces(s, c, &cs, &bs, work, exact, is_wall ? NULL : &sums);
                 touching += cs.n;
                 worst = cs.worst > worst ? cs.worst : worst;

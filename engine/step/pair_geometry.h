@@ -21,13 +21,17 @@
  * torque) and `turn` (its rolling law reads the step's turn and the rolling inertia,
  * friction_uses_turn): the relative spin, and the relative rotation and inertia, are
  * needed (else left unset). */
+typedef struct point_motion {
+    double arm_i, arm_j, v_rel[3], disp[3], w_rel[3], inertia_r, turn[3];
+} point_motion;
+
 static inline __attribute__((always_inline)) void
-contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint32_t j,
-                     uint32_t owner_j, int is_wall, int rolling, int turn)
+contact_motion(const sim *s, const double n[3], double d, double rate, uint32_t i, uint32_t j,
+               uint32_t owner_j, int is_wall, int rolling, int turn, point_motion *pm)
 {
     const particle_store *p = &s->p;
-    double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]}, half = 0.5 * cs->d[m];
-    const double span = s->spring_span, later = 0.25 * s->dt * cs->rate[m];
+    const double half = 0.5 * d;
+    const double span = s->spring_span, later = 0.25 * s->dt * rate;
     double arm_i = p->radius[i] - half, arm_j = 0.0, mid_i = arm_i + later;
     double wi[3] = {p->wx[i], p->wy[i], p->wz[i]}, wi_h[3] = {p->whx[i], p->why[i], p->whz[i]};
     double wj[3] = {0.0, 0.0, 0.0}, wj_h[3] = {0.0, 0.0, 0.0};
@@ -74,17 +78,39 @@ contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint
         h[1] = cj[1] - (p->vhy[i] + mid_i * (wi_h[2] * n[0] - wi_h[0] * n[2]));
         h[2] = cj[2] - (p->vhz[i] + mid_i * (wi_h[0] * n[1] - wi_h[1] * n[0]));
     }
-    cs->arm_i[m] = arm_i;
-    cs->arm_j[m] = arm_j;
+    pm->arm_i = arm_i;
+    pm->arm_j = arm_j;
     for (int a = 0; a < 3; a++) {
-        cs->v_rel[a][m] = v[a];
-        cs->disp[a][m] = h[a] * span;
+        pm->v_rel[a] = v[a];
+        pm->disp[a] = h[a] * span;
     }
     if (rolling)
-        for (int a = 0; a < 3; a++) cs->w_rel[a][m] = wi[a] - wj[a];
+        for (int a = 0; a < 3; a++) pm->w_rel[a] = wi[a] - wj[a];
     if (turn) { /* only the laws with uses_turn read them */
-        cs->inertia_r[m] = inertia_r;
-        for (int a = 0; a < 3; a++) cs->turn[a][m] = (wi_h[a] - wj_h[a]) * span;
+        pm->inertia_r = inertia_r;
+        for (int a = 0; a < 3; a++) pm->turn[a] = (wi_h[a] - wj_h[a]) * span;
+    }
+}
+
+/* contact_motion of contact m of the chunk, into the chunk's arrays. */
+static inline __attribute__((always_inline)) void
+contact_point_motion(const sim *s, chunk_scratch *cs, size_t m, uint32_t i, uint32_t j,
+                     uint32_t owner_j, int is_wall, int rolling, int turn)
+{
+    const double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
+    point_motion pm;
+    contact_motion(s, n, cs->d[m], cs->rate[m], i, j, owner_j, is_wall, rolling, turn, &pm);
+    cs->arm_i[m] = pm.arm_i;
+    cs->arm_j[m] = pm.arm_j;
+    for (int a = 0; a < 3; a++) {
+        cs->v_rel[a][m] = pm.v_rel[a];
+        cs->disp[a][m] = pm.disp[a];
+    }
+    if (rolling)
+        for (int a = 0; a < 3; a++) cs->w_rel[a][m] = pm.w_rel[a];
+    if (turn) {
+        cs->inertia_r[m] = pm.inertia_r;
+        for (int a = 0; a < 3; a++) cs->turn[a][m] = pm.turn[a];
     }
 }
 
@@ -134,15 +160,27 @@ static void particle_point_motion(const sim *s, const contact_list *c, chunk_scr
 /* A contact that started during the step has existed only for the part of it that
  * brought the overlap from 0 to d: its springs grow by that part of the step's
  * relative motion (the overlap over the step's approach along n). */
+static inline void touch_span(const double n[3], double d, double disp[3], double turn[3],
+                              int uses_turn)
+{
+    double approach = -(disp[0] * n[0] + disp[1] * n[1] + disp[2] * n[2]);
+    if (!(approach > d)) return;
+    double part = d / approach;
+    for (int a = 0; a < 3; a++) disp[a] *= part;
+    for (int a = 0; a < 3 && uses_turn; a++) turn[a] *= part;
+}
+
+/* touch_span of contact m of the chunk. */
 static void first_touch_span(const sim *s, chunk_scratch *cs, size_t m)
 {
-    const int turn = friction_uses_turn(&s->laws[cs->law[m]].friction);
-    double approach = -(cs->disp[0][m] * cs->nx[m] + cs->disp[1][m] * cs->ny[m] +
-                        cs->disp[2][m] * cs->nz[m]);
-    if (!(approach > cs->d[m])) return;
-    double part = cs->d[m] / approach;
-    for (int a = 0; a < 3; a++) cs->disp[a][m] *= part;
-    for (int a = 0; a < 3 && turn; a++) cs->turn[a][m] *= part;
+    const int uses_turn = friction_uses_turn(&s->laws[cs->law[m]].friction);
+    const double n[3] = {cs->nx[m], cs->ny[m], cs->nz[m]};
+    double disp[3] = {cs->disp[0][m], cs->disp[1][m], cs->disp[2][m]};
+    double turn[3] = {0.0, 0.0, 0.0};
+    for (int a = 0; a < 3 && uses_turn; a++) turn[a] = cs->turn[a][m];
+    touch_span(n, cs->d[m], disp, turn, uses_turn);
+    for (int a = 0; a < 3; a++) cs->disp[a][m] = disp[a];
+    for (int a = 0; a < 3 && uses_turn; a++) cs->turn[a][m] = turn[a];
 }
 
 /* A pair apart holds zero force and torque (what the sums read): set when the list was
@@ -174,6 +212,7 @@ static int ended_pair(contact_list *c, size_t k, int opening)
 
 /* Geometry of the touching wall pairs in list[start, end); separated pairs lose their
  * history here. */
+__attribute__((unused)) /* the fused passes include this file without it */
 static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end,
                                chunk_scratch *cs)
 {
@@ -260,25 +299,26 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
     cs->worst = worst;
 }
 
-/* Geometry of the touching particle pairs in list[start, end) (at most CHUNK); separated
- * pairs lose their history here. Three passes, so that the first and the last run
- * without a branch (about 30% of the candidates are apart, in no pattern, and
- * mispredicting them cost more than the arithmetic): every candidate's separation; the
- * touching ones picked out, in list order (and the pairs that start or stop touching
- * handled); the touching ones' normals, rates and effective radius and mass. Each pair
- * sees the same operations as in contact_overlap: the same bits.
+/* The touching particle pairs of list[start, end) (at most CHUNK), picked out in list
+ * order into cs->slot, with each one's law; separated pairs lose their history here.
+ * Geometry in three passes, so that the first and the last run without a branch (about
+ * 30% of the candidates are apart, in no pattern, and mispredicting them cost more than
+ * the arithmetic): every candidate's separation and the touching ones picked out (and
+ * the pairs that start or stop touching handled) here; the touching ones' normals,
+ * rates and effective radius and mass in particle_pair_touching (or a fused pass:
+ * fused_pass.c). Each pair sees the same operations as in contact_overlap: the same bits.
  * Inlined into the force loop on purpose (GCC stops doing it by itself as the loop's
  * variants multiply): out of line the loop and it run 1.5% more instructions
  * (callgrind, a frictional bed of 5,000 spheres). */
 static inline __attribute__((always_inline)) void
-particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, chunk_scratch *cs)
+particle_pair_select(const sim *s, contact_list *c, size_t start, size_t end, chunk_scratch *cs)
 {
     const particle_store *p = &s->p;
     /* restrict locals: the stores below (scratch) cannot move the particles, so the
      * compiler keeps these pointers in registers */
     const double *restrict x = p->x, *restrict y = p->y, *restrict z = p->z;
     const double *restrict vx = p->vx, *restrict vy = p->vy, *restrict vz = p->vz;
-    const double *restrict radius = p->radius, *restrict mass = p->mass;
+    const double *restrict radius = p->radius;
     const int32_t *restrict type = p->type;
     const uint32_t *restrict list_i = c->i + start, *restrict list_j = c->j + start;
     const uint8_t *restrict was_touching = c->touching + start;
@@ -329,11 +369,43 @@ particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, 
     cs->n = n;
     cs->n_first = n_first;
 
+    /* each pair's law (by the two materials): with one material, the only law */
+    int *restrict law = cs->law;
+    if (n_materials == 1) {
+        for (size_t m = 0; m < n; m++) law[m] = 0;
+        cs->one_law = n > 0 ? 0 : -1;
+    } else {
+        for (size_t m = 0; m < n; m++) {
+            uint32_t q = slot[m] - (uint32_t)start;
+            law[m] = type[list_i[q]] * n_materials + type[list_j[q]];
+        }
+        cs->one_law = n > 0 ? law[0] : -1;
+        for (size_t m = 1; m < n && cs->one_law >= 0; m++)
+            if (law[m] != cs->one_law) cs->one_law = -1;
+    }
+}
+
+/* The geometry of the touching pairs particle_pair_select picked out of list[start, ...):
+ * their normals, rates, effective radius and mass, impact velocities and, with
+ * friction, the contact points' motion. */
+static inline __attribute__((always_inline)) void
+particle_pair_touching(const sim *s, contact_list *c, size_t start, chunk_scratch *cs)
+{
+    const particle_store *p = &s->p;
+    const double *restrict vx = p->vx, *restrict vy = p->vy, *restrict vz = p->vz;
+    const double *restrict radius = p->radius, *restrict mass = p->mass;
+    const uint32_t *restrict list_i = c->i + start, *restrict list_j = c->j + start;
+    const double *restrict sep_x = cs->sep[0], *restrict sep_y = cs->sep[1],
+                           *restrict sep_z = cs->sep[2], *restrict dist = cs->dist,
+                           *restrict overlap = cs->overlap;
+    const uint32_t *restrict slot = cs->slot;
+    const size_t n = cs->n, n_first = cs->n_first;
+    const int *restrict law = cs->law;
+
     /* 3. the touching ones' geometry */
     double *restrict nx = cs->nx, *restrict ny = cs->ny, *restrict nz = cs->nz,
                      *restrict d_out = cs->d, *restrict rate = cs->rate,
                      *restrict r_eff = cs->r_eff, *restrict m_eff = cs->m_eff;
-    int *restrict law = cs->law;
     uint32_t *restrict ending = cs->ending;
     const double dt = s->dt;
     size_t n_ending = 0;
@@ -356,19 +428,6 @@ particle_pair_geometry(const sim *s, contact_list *c, size_t start, size_t end, 
     }
     cs->worst = worst;
     cs->n_ending = n_ending;
-    /* each pair's law (by the two materials): with one material, the only law */
-    if (n_materials == 1) {
-        for (size_t m = 0; m < n; m++) law[m] = 0;
-        cs->one_law = n > 0 ? 0 : -1;
-    } else {
-        for (size_t m = 0; m < n; m++) {
-            uint32_t q = slot[m] - (uint32_t)start;
-            law[m] = type[list_i[q]] * n_materials + type[list_j[q]];
-        }
-        cs->one_law = n > 0 ? law[0] : -1;
-        for (size_t m = 1; m < n && cs->one_law >= 0; m++)
-            if (law[m] != cs->one_law) cs->one_law = -1;
-    }
 
     if (c->impact_velocity) { /* else no law reads it */
         for (size_t f = 0; f < n_first; f++) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/checks/timestep.h"
+#include "fused_pass.h"
 
 static law_instance *law_for(const sim *s, int a, int b)
 {
@@ -130,6 +131,7 @@ int pair_table_setup(sim *s, char *err, size_t err_len)
                      refused == -1 ? "friction" : "rolling", key, lp->name, why.msg);
             return -1;
         }
+        li.fused = fused_pass_find(&li);
         *law_for(s, b->material_a, b->material_b) = li;
         *law_for(s, b->material_b, b->material_a) = li;
         continue;
