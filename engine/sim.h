@@ -37,6 +37,14 @@ enum { SIM_WORK_NORMAL, SIM_WORK_PLASTIC, SIM_WORK_TANGENTIAL, SIM_WORK_ROLLING,
  * .conservative: no work booked) hold. */
 enum { SIM_STORED_CONSERVATIVE = SIM_WORK_KINDS, SIM_STORED_KINDS };
 
+/* The passes of a step (sim.pass_seconds): the neighbour build (the rebuild check, the
+ * rebuild with its sort and carried springs, the ghosts' update; over ranks, the halo
+ * exchange), the pair loop (force_loop_run over the particle and the wall pairs), the
+ * integration (the half-kick and drift, the walls' motion, the stored forces' sums with
+ * the velocity correction) and the books (everything else: the population's changes,
+ * the walls' loads, the force sums' start). */
+enum { SIM_PASS_NEIGHBOURS, SIM_PASS_PAIRS, SIM_PASS_INTEGRATION, SIM_PASS_BOOKS, SIM_PASSES };
+
 struct sim;
 /* Who makes and moves the ghosts when the particles are split over the ranks of an MPI
  * run (io/ranks/halo.h; sim_split): `make` at each rebuild (the particles' indices may change
@@ -126,6 +134,8 @@ typedef struct sim {
 
     double force_seconds;     /* wall-clock time in the force loops since the start (an
                                  MPI run's measure of its ranks' balance) */
+    double pass_seconds[SIM_PASSES]; /* wall-clock time in sim_step since the start, by
+                                 pass (SIM_PASS_*): every stretch of a step goes to one */
 
     /* diagnostics of the last step */
     size_t n_contacts;        /* touching pairs (particle-particle + particle-wall) */

@@ -7,6 +7,7 @@
 #include "engine/fail.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,20 +33,35 @@
  * several threads. */
 #define PARALLEL_MIN_DEFAULT 4096
 
+/* The step's clock (sim.pass_seconds): the time since `*since` goes to `pass`, and
+ * *since moves to now. Each stretch of sim_step goes to one pass, so the passes add up
+ * to the whole step; one clock read per pass, a few per step. */
+static void lap(sim *s, int pass, double *since)
+{
+    double now = omp_get_wtime();
+    s->pass_seconds[pass] += now - *since;
+    *since = now;
+}
+
 /* The forces on every particle and wall. Within a step (`in_step`)
  * integrate_advance_positions has started the particles' sums, and the velocities are
- * corrected as the sums end. Returns 0 or -1 (out of memory). */
-static int compute_forces(sim *s, const int in_step)
+ * corrected as the sums end. `clock`: the step's (lap). Returns 0 or -1 (out of memory). */
+static int compute_forces(sim *s, const int in_step, double *clock)
 {
     s->spring_span = in_step ? s->dt : 0.0; /* the forces at the start move no spring */
     for (int q = 0; q < SIM_WORK_KINDS; q++) s->work_step[q] = 0.0;
     s->n_contacts = 0;
     s->max_overlap = 0.0;
     if (!in_step) integrate_start_sums(s);
+    lap(s, SIM_PASS_BOOKS, clock);
     force_loop_run(s, &s->pairs, 0);
     force_loop_run(s, &s->wall_pairs, 1);
+    lap(s, SIM_PASS_PAIRS, clock);
     integrate_add_stored_forces(s, in_step);
-    return wall_loads_sum(s);
+    lap(s, SIM_PASS_INTEGRATION, clock);
+    int rc = wall_loads_sum(s);
+    lap(s, SIM_PASS_BOOKS, clock);
+    return rc;
 }
 
 /* Memory ran out at `where` (SIM_MEMORY_*): the step stops here. */
@@ -63,6 +79,7 @@ int sim_failed_anywhere(const sim *s, int failed)
 void sim_step(sim *s)
 {
     if (s->fault) return; /* the watchdog (or the program) reports it; nothing moves */
+    double clock = omp_get_wtime();
     if (s->cfg.n_inlets > 0 || s->cfg.n_outlets > 0) {
         int rc = population_change(s);
         if (rc == REBUILD_REFUSED) return;
@@ -71,8 +88,10 @@ void sim_step(sim *s)
             return;
         }
     }
+    lap(s, SIM_PASS_BOOKS, &clock);
     double moved = integrate_advance_positions(s, &s->p, s->dt);
     walls_move(&s->walls, (double)(s->step + 1) * s->dt); /* to where they are at the step's end */
+    lap(s, SIM_PASS_INTEGRATION, &clock);
     int due = list_needs_rebuild(s, moved);
     if (s->ghost_hooks) due = s->ghost_hooks->any(due, s->ghost_hooks->ctx);
     if (due) {
@@ -94,7 +113,8 @@ void sim_step(sim *s)
     } else {
         ghosts_update(s, &s->p);
     }
-    if (compute_forces(s, 1) != 0) { /* and corrects the velocities */
+    lap(s, SIM_PASS_NEIGHBOURS, &clock);
+    if (compute_forces(s, 1, &clock) != 0) { /* and corrects the velocities */
         out_of_memory(s, SIM_MEMORY_WALL_LOADS);
         return;
     }
@@ -195,7 +215,8 @@ int sim_start(sim *s, char *err, size_t err_len)
             snprintf(err, err_len, "particles: their spread is too wide for a neighbour grid");
         return -1;
     }
-    if (built != 0 || sim_failed_anywhere(s, compute_forces(s, 0) != 0)) {
+    double clock = omp_get_wtime();
+    if (built != 0 || sim_failed_anywhere(s, compute_forces(s, 0, &clock) != 0)) {
         snprintf(err, err_len, "out of memory");
         return FAIL_NO_MEMORY;
     }

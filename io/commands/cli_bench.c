@@ -17,6 +17,7 @@
 #include "io/ranks/ranks.h"
 #include "io/session/tuning_env.h"
 #include "cli_bench_data.h"
+#include "cli_bench_passes.h"
 #include "io/readers/lammps_data.h"
 #include "engine/population/bed.h"
 #include "engine/sim.h"
@@ -49,7 +50,18 @@ static void usage(FILE *out)
             "periodic x and y sides, and prints the number of spheres, contacts per sphere\n"
             "(particle-particle contacts count for both spheres, floor contacts once),\n"
             "particle_steps_per_second, seconds per step, threads and peak resident memory\n"
-            "per particle (of the whole process).\n\n"
+            "per particle (of the whole process), and the neighbour list's particle pairs per\n"
+            "sphere at the end, touching or not (listed_pairs_per_particle: the pair loop's\n"
+            "candidates).\n"
+            "It also prints the share of a step spent in each pass, in seconds per step and\n"
+            "percent of seconds_per_step (json: \"passes\", each with seconds_per_step and\n"
+            "percent, and percent_total): neighbours (the rebuild check, the rebuilds with\n"
+            "their sort along the curve, the periodic ghosts' update; on ranks the halo\n"
+            "exchange), pairs (the pair loop over particle and wall pairs: geometry, forces,\n"
+            "springs), integration (the half-kick and drift, the pairs' stored forces summed\n"
+            "onto the particles with the velocity correction), books (the rest of the step:\n"
+            "walls' loads, force sums' start). They add up to about 100%% (what is left is the\n"
+            "bench's loop); on ranks each pass is the ranks' mean.\n\n"
             "--particles N builds a bed of N spheres of radius R: one tile of %d to %d\n"
             "spheres, settled through the engine under gravity with the bench's own law and\n"
             "material, copied side by side (engine/population/bed.h; N must be a whole number of tiles:\n"
@@ -147,21 +159,27 @@ static int loaded_bed_is_sane(const lammps_data *d, const char *path, const mate
     return 0;
 }
 
-typedef struct contact_count { size_t pairs, walls; } contact_count;
+/* touching particle pairs and wall pairs; `listed`: the particle pairs of the neighbour
+ * list, touching or not (the pair loop's candidates) */
+typedef struct contact_count { size_t pairs, walls, listed; } contact_count;
 
 /* `over_ranks`: summed over the ranks of a split run, where a pair listed under another
  * rank's particle is that rank's to count. */
 static contact_count count_contacts(const sim *s, int over_ranks)
 {
-    contact_count c = {0, 0};
-    for (size_t k = 0; k < s->pairs.n; k++)
-        c.pairs += s->pairs.i[k] < s->p.n_local && contact_overlap(&s->pairs, &s->p, k) > 0.0;
+    contact_count c = {0, 0, 0};
+    for (size_t k = 0; k < s->pairs.n; k++) {
+        if (s->pairs.i[k] >= s->p.n_local) continue;
+        c.listed++;
+        c.pairs += contact_overlap(&s->pairs, &s->p, k) > 0.0;
+    }
     for (size_t k = 0; k < s->wall_pairs.n; k++) c.walls += s->wall_pairs.overlap[k] > 0.0;
     if (over_ranks) { /* (counts: exact as doubles) */
-        double n[2] = {(double)c.pairs, (double)c.walls};
-        ranks_sum(n, 2);
+        double n[3] = {(double)c.pairs, (double)c.walls, (double)c.listed};
+        ranks_sum(n, 3);
         c.pairs = (size_t)n[0];
         c.walls = (size_t)n[1];
+        c.listed = (size_t)n[2];
     }
     return c;
 }
@@ -423,6 +441,8 @@ int cli_bench(int argc, char **argv)
         return status_of_fail(split, EXIT_BAD_INPUT);
     }
     int64_t rebuilds0 = s.n_rebuilds;
+    double passes0[SIM_PASSES];
+    memcpy(passes0, s.pass_seconds, sizeof passes0);
     if (!quiet && n_steps > 0)
         fprintf(stderr, "bench: %zu spheres, %.3g contacts each, %ld steps on %d threads\n", n,
                 (2.0 * c0.pairs + c0.walls) / n, n_steps, n_threads);
@@ -448,6 +468,8 @@ int cli_bench(int argc, char **argv)
         return EXIT_WATCHDOG;
     }
     contact_count c1 = count_contacts(&s, 1);
+    bench_passes passes = bench_passes_measure(&s, passes0, n_steps,
+                                               n_steps > 0 ? elapsed / n_steps : NAN);
     double v_end = fastest(&s);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -477,13 +499,14 @@ int cli_bench(int argc, char **argv)
         fprintf(out, " \"steps\": %ld, \"wall_seconds\": %.6g, \"neighbour_rebuilds\": %lld, "
                      "\"reorders\": %lld, "
                      "\"pair_contacts_per_particle\": %.6g, \"contacts_per_particle_end\": %.6g, "
-                     "\"pair_contacts_per_particle_end\": %.6g, "
+                     "\"pair_contacts_per_particle_end\": %.6g, \"listed_pairs_per_particle\": %.6g, "
                      "\"fastest_sphere_start\": %.6g, \"fastest_sphere_end\": %.6g, "
                      "\"solid_fraction\": %.6g,\n",
                 n_steps, elapsed, (long long)(s.n_rebuilds - rebuilds0), (long long)s.n_reorders,
                 z_pairs, z_end,
-                2.0 * c1.pairs / n, v_start,
+                2.0 * c1.pairs / n, (double)c1.listed / n, v_start,
                 v_end, solid_fraction);
+        bench_passes_print(out, &passes, n_steps, 1);
         fprintf(out, " \"bed\": {\"source\": ");
         json_string(out, load ? load : "built");
         fprintf(out, ", \"tiles\": [%d, %d], \"tile_particles\": %zu, \"settle_steps\": %ld, "
@@ -508,11 +531,13 @@ int cli_bench(int argc, char **argv)
                 gravity, mu, seed, depth > 0 ? depth : 16.0, reproducible ? "true" : "false");
     } else {
         fprintf(out, "particles                       %zu\n", n);
-        fprintf(out, "contacts_per_particle           %.4g  (at the end %.4g; pairs only %.4g)\n", z, z_end, z_pairs);
+        fprintf(out, "contacts_per_particle           %.4g  (at the end %.4g; pairs only %.4g; listed pairs %.4g per sphere, each once)\n",
+                z, z_end, z_pairs, (double)c1.listed / n);
         if (n_steps > 0) {
             fprintf(out, "particle_steps_per_second       %.4g\n", rate);
             fprintf(out, "seconds_per_step                %.4g\n", per_step);
         }
+        bench_passes_print(out, &passes, n_steps, 0);
         fprintf(out, "threads                         %d\n", n_threads);
         if (n_ranks > 1)
             fprintf(out, "ranks                           %d: a rank sends %.4g bytes per step (the "

@@ -31,9 +31,27 @@ for r in (built, loaded):
     for key in ("particles", "contacts_per_particle", "particle_steps_per_second",
                 "seconds_per_step", "threads", "peak_memory_bytes_per_particle", "steps",
                 "wall_seconds", "neighbour_rebuilds", "reorders", "pair_contacts_per_particle",
-                "fastest_sphere_start", "fastest_sphere_end", "solid_fraction", "bed", "settings"):
+                "fastest_sphere_start", "fastest_sphere_end", "solid_fraction", "bed", "settings",
+                "passes", "listed_pairs_per_particle"):
         check(key in r, "key %s missing" % key)
     check(r["particles"] == 120, "particles = %r" % r["particles"])
+    # the passes: each timed stretch of a step goes to one pass, so they cannot add up to
+    # more than the bench's own clock (beyond the printed rounding), and they leave out
+    # only the bench's loop around sim_step (no speed is checked)
+    passes = r["passes"]
+    names = ("neighbours", "pairs", "integration", "books")
+    for name in names:
+        p = passes[name]
+        check(p["seconds_per_step"] >= 0 and p["percent"] >= 0, "pass %s: %r" % (name, p))
+        check(abs(p["percent"] - 100 * p["seconds_per_step"] / r["seconds_per_step"]) < 0.01 + 1e-3 * p["percent"],
+              "pass %s: percent %r is not its seconds over seconds_per_step" % (name, p))
+    total = sum(passes[name]["percent"] for name in names)
+    check(abs(total - passes["percent_total"]) < 0.01, "percent_total %r, the passes add to %r" % (passes["percent_total"], total))
+    check(80 < total <= 100.01, "the passes add up to %r%% of the step" % total)
+    check(passes["pairs"]["seconds_per_step"] > 0, "no time in the pair loop")
+    # the pair loop's candidates: every touching pair is one of them
+    check(r["listed_pairs_per_particle"] >= r["pair_contacts_per_particle_end"] / 2,
+          "listed pairs %r fewer than the touching %r" % (r["listed_pairs_per_particle"], r["pair_contacts_per_particle_end"] / 2))
     check(r["reorders"] == 0, "the engine sorted the bed %r times" % r["reorders"])
     check(r["particle_steps_per_second"] > 0 and r["seconds_per_step"] > 0, "rates not positive")
     check(r["peak_memory_bytes_per_particle"] > 0, "memory not positive")
@@ -63,6 +81,15 @@ expect_refusal() { # PATTERN ARGS...
   grep -Eq -- "$pattern" "$work/err" || fail "bench $*: message '$(cat "$work/err")' lacks /$pattern/"
   echo "refused: $(cat "$work/err")"
 }
+# the text output names the passes and their sum; --steps 0 times none
+"$dempact" bench --load "$work/bed.data" --young 1e6 --steps 5 --quiet > "$work/text.out" || fail "bench text: exit $?"
+for pass in neighbours pairs integration books; do
+  grep -Eq "^pass $pass +[0-9.e+-]+ s per step, [0-9.]+%$" "$work/text.out" || fail "text output lacks pass $pass: $(cat "$work/text.out")"
+done
+grep -Eq "^passes in all +[0-9.]+% of the step$" "$work/text.out" || fail "text output lacks the passes' sum"
+"$dempact" bench --load "$work/bed.data" --young 1e6 --steps 0 --format json --quiet > "$work/none.json" || fail "bench --steps 0: exit $?"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["passes"] is None, r["passes"]' "$work/none.json" \
+  || fail "--steps 0: passes not null"
 expect_refusal "friction >= 0" --load "$work/bed.data" --friction -0.5 --steps 1
 # the Hertz-Mindlin workload runs on the same bed, which stays at rest
 "$dempact" bench --load "$work/bed.data" --young 1e6 --friction 0.5 --steps 5 --format json --quiet \
