@@ -21,6 +21,13 @@ typedef struct material {
     double poisson; /* - */
 } material;
 
+/* Which of its passes the force loop runs for a chunk of particle pairs that share a law
+ * (engine/step/fused_pass.h): the fused pass where it measured faster than the generic
+ * passes (AUTO, the default), the fused pass wherever there is one, or the generic
+ * passes only. The same results whichever: the tests and `dempact bench --passes`
+ * compare them. */
+typedef enum force_passes { PASSES_AUTO, PASSES_FUSED, PASSES_GENERIC } force_passes;
+
 /* Friction and rolling resistance of a pair of material types: a tangential law and a
  * rolling law from models/friction_registry.c, with their parameters (engine/step/friction.h).
  * All zero: frictionless. */
@@ -208,9 +215,7 @@ typedef struct sim_config {
                               summed in an order set by the particle ids alone, so that
                               the results do not depend on how the particles are numbered
                               or split into blocks (engine/step/force_loop.c) */
-    bool generic_passes;   /* the force loop runs its generic passes only, not the fused
-                              ones (engine/step/fused_pass.h): the same results, for the
-                              tests and `dempact bench --passes generic` to compare */
+    force_passes passes;   /* which passes the force loop runs (the same results) */
     partition_method partition; /* parallel.method (default RCB) */
     double rebalance;      /* parallel.rebalance: an MPI run splits its particles afresh
                               when the slowest rank's force loop takes more than this

@@ -80,11 +80,11 @@ typedef struct outcome {
     size_t contacts, fused_law;
 } outcome;
 
-static outcome run(const dem_law *law, int variant, bool generic)
+static outcome run(const dem_law *law, int variant, force_passes passes)
 {
     packing k;
     make_packing(&k, law, variant);
-    k.cfg.generic_passes = generic;
+    k.cfg.passes = passes;
     sim s;
     char err[512];
     int rc = sim_create(&s, &k.cfg, err, sizeof err);
@@ -122,7 +122,7 @@ static void same_bits_for_every_form(void **state)
         if (law->form == NORMAL_FORM_NONE) continue;
         laws++;
         for (int variant = 0; variant < 3; variant++) {
-            outcome g = run(law, variant, true), f = run(law, variant, false);
+            outcome g = run(law, variant, PASSES_GENERIC), f = run(law, variant, PASSES_FUSED);
             print_message("%-26s %-27s %zu contact-steps\n", law->name, variant_name[variant],
                           f.contacts);
             assert_true(f.fused_law != 0); /* a fused pass ran */

@@ -375,7 +375,8 @@ void force_loop_run(sim *s, contact_list *c, int is_wall)
     double started = omp_get_wtime();
     /* the fused passes where a chunk's law has one (fused_pass.h): not for the forces at
      * the start (no spring moves) nor for a list summed by id */
-    const int fused = !is_wall && s->spring_span > 0.0 && !chunk_exact && !s->cfg.generic_passes;
+    const int fused = !is_wall && s->spring_span > 0.0 && !chunk_exact &&
+                      s->cfg.passes != PASSES_GENERIC;
     /* a wall pair costs a distance to a curved surface as well: walls go parallel sooner */
     #pragma omp parallel if (c->n > (is_wall ? s->parallel_min / 8 : s->parallel_min))
     {
@@ -404,7 +405,8 @@ void force_loop_run(sim *s, contact_list *c, int is_wall)
                 else {
                     particle_pair_select(s, c, start, end, &cs);
                     const law_instance *li = cs.one_law >= 0 ? &s->laws[cs.one_law] : NULL;
-                    if (fused && li && li->fused && fused_pass_serves(li->fused, c->has_friction)) {
+                    if (fused && li && li->fused &&
+                        fused_pass_serves(li->fused, c->has_friction, s->cfg.passes)) {
                         fused_pass_run(s, c, &cs, start, li, work, &sums);
                         touching += cs.n;
                         worst = cs.worst > worst ? cs.worst : worst;

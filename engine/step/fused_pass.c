@@ -279,10 +279,19 @@ int fused_pass_find(const law_instance *li)
     return 1 + (li->law->form - 1) * FUSED_VARIANTS + variant;
 }
 
-int fused_pass_serves(int fused, int has_friction)
+/* Where the fused pass runs by default (PASSES_AUTO): where it measured faster than the
+ * generic passes (docs/performance.md, "Fused and generic passes"). */
+static const int fused_by_default[FUSED_VARIANTS] = {
+    [FUSED_FRICTIONLESS] = 1,
+    [FUSED_MINDLIN] = 0,
+    [FUSED_MINDLIN_CONSTANT] = 0,
+};
+
+int fused_pass_serves(int fused, int has_friction, force_passes passes)
 {
     int variant = (fused - 1) % FUSED_VARIANTS;
-    return variant != FUSED_FRICTIONLESS || !has_friction;
+    if (variant == FUSED_FRICTIONLESS && has_friction) return 0;
+    return passes == PASSES_FUSED || fused_by_default[variant];
 }
 
 void fused_pass_run(const sim *s, contact_list *c, chunk_scratch *cs, size_t start,

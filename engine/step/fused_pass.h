@@ -23,9 +23,11 @@
  * none (law_instance.fused). */
 int fused_pass_find(const law_instance *li);
 
-/* Whether the fused pass `fused` (law_instance.fused, not 0) serves a list with friction
- * (has_friction, contact_list.has_friction): one for a frictionless law keeps no torques. */
-int fused_pass_serves(int fused, int has_friction);
+/* Whether the fused pass `fused` (law_instance.fused, not 0) runs for a list with
+ * friction or without (has_friction, contact_list.has_friction: a frictionless law's
+ * pass keeps no torques), with sim_config.passes `passes` (PASSES_AUTO: where it measured
+ * faster than the generic passes). */
+int fused_pass_serves(int fused, int has_friction, force_passes passes);
 
 /* The forces of the touching pairs particle_pair_select picked out of the chunk that
  * starts at list entry `start`, all of law li, by its fused pass (li->fused): adds the

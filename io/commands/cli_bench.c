@@ -41,9 +41,9 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: dempact bench [--particles N | --load FILE] [--steps S] [--threads T]\n"
-            "         [--friction MU] [--format text|json] [--law NAME] [--restitution E]\n"
+            "         [--friction MU] [--rolling MU_R] [--format text|json] [--law NAME] [--restitution E]\n"
             "         [--param KEY=VALUE ...] [--cohesion-removal on|off] [--reproducible on|off]\n"
-            "         [--young Y] [--poisson NU] [--density RHO] [--radius R] [--dt DT] [--skin S]\n"
+            "         [--passes auto|fused|generic] [--young Y] [--poisson NU] [--density RHO] [--radius R] [--dt DT] [--skin S]\n"
             "         [--gravity G] [--depth D] [--seed SEED] [--write-data FILE [--overwrite]]\n"
             "         [--quiet]\n\n"
             "Times S steps of a settled bed of spheres in a box with a floor (z = zlo) and\n"
@@ -76,7 +76,10 @@ static void usage(FILE *out)
             "it, then moved into place). The law's parameters: --restitution E for laws\n"
             "that have one, --param KEY=VALUE for any (see dempact laws). --reproducible on\n"
             "times the run with the case setting parallel.reproducible (sums in an order\n"
-            "set by ids).\n"
+            "set by ids). --passes fused times the force loop's fused passes wherever it has\n"
+            "one, generic its generic passes only, auto (the default) each where it is the\n"
+            "faster (the same results; docs/performance.md). --rolling MU_R adds the\n"
+            "constant rolling torque (dempact laws) of coefficient MU_R to the friction.\n"
             "Under mpirun -np N (an MPI build) the bed is split over the N ranks by Zoltan\n"
             "(RCB), always summing by id, and the results add what a rank sends per step\n"
             "and per neighbour rebuild.\n\n"
@@ -214,7 +217,7 @@ int cli_bench(int argc, char **argv)
     if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
     enum { O_N = 1, O_LOAD, O_STEPS, O_THREADS, O_FRICTION, O_FORMAT, O_LAW, O_E, O_PARAM, O_COH,
            O_Y, O_NU, O_RHO, O_R, O_DT, O_SKIN, O_G, O_DEPTH, O_SEED, O_WRITE, O_QUIET, O_REPRO,
-           O_OVERWRITE };
+           O_OVERWRITE, O_PASSES, O_ROLLING };
     static const struct option opts[] = {
         {"particles", required_argument, 0, O_N}, {"load", required_argument, 0, O_LOAD},
         {"steps", required_argument, 0, O_STEPS}, {"threads", required_argument, 0, O_THREADS},
@@ -227,13 +230,16 @@ int cli_bench(int argc, char **argv)
         {"gravity", required_argument, 0, O_G}, {"depth", required_argument, 0, O_DEPTH},
         {"seed", required_argument, 0, O_SEED}, {"write-data", required_argument, 0, O_WRITE},
         {"quiet", no_argument, 0, O_QUIET}, {"reproducible", required_argument, 0, O_REPRO},
-        {"overwrite", no_argument, 0, O_OVERWRITE},
+        {"overwrite", no_argument, 0, O_OVERWRITE}, {"passes", required_argument, 0, O_PASSES},
+        {"rolling", required_argument, 0, O_ROLLING},
         {0, 0, 0, 0}};
     const char *load = NULL, *format = "text", *law_name = D_LAW, *write_path = NULL;
     const char *params[LAW_MAX_PARAMS * 2];
     int n_params = 0, cohesion = 1, reproducible = 0, quiet = 0, have_particles = 0, have_size = 0;
     int overwrite = 0;
-    double n_particles = D_PARTICLES, steps = D_STEPS, threads = -1, mu = 0, e = NAN;
+    force_passes loop_passes = PASSES_AUTO;
+    static const char *const pass_names[] = {"auto", "fused", "generic"};
+    double n_particles = D_PARTICLES, steps = D_STEPS, threads = -1, mu = 0, mu_r = 0, e = NAN;
     double young = D_YOUNG, nu = D_POISSON, rho = D_DENSITY, radius = D_RADIUS, dt = 0, skin = 0;
     double gravity = D_GRAVITY, depth = 0, seed = D_SEED;
     int c;
@@ -247,6 +253,7 @@ int cli_bench(int argc, char **argv)
         case O_STEPS: target = &steps; break;
         case O_THREADS: target = &threads; break;
         case O_FRICTION: target = &mu; break;
+        case O_ROLLING: target = &mu_r; break;
         case O_FORMAT: format = optarg; continue;
         case O_LAW: law_name = optarg; continue;
         case O_E: target = &e; break;
@@ -259,6 +266,11 @@ int cli_bench(int argc, char **argv)
             continue;
         case O_REPRO:
             if (cli_parse_switch(optarg, &reproducible)) return bad("--reproducible takes on or off", optarg);
+            continue;
+        case O_PASSES:
+            for (loop_passes = PASSES_AUTO; loop_passes <= PASSES_GENERIC; loop_passes++)
+                if (!strcmp(optarg, pass_names[loop_passes])) break;
+            if (loop_passes > PASSES_GENERIC) return bad("--passes takes auto, fused or generic", optarg);
             continue;
         case O_Y: target = &young; break;
         case O_NU: target = &nu; break;
@@ -304,10 +316,10 @@ int cli_bench(int argc, char **argv)
     }
     if (strcmp(format, "text") && strcmp(format, "json")) return bad("--format takes text or json", format);
     if (!(young > 0) || !(nu > -1 && nu < 0.5) || !(rho > 0) || !(radius > 0) || !(dt >= 0) ||
-        !(skin >= 0) || !(gravity > 0) || !(depth >= 0) || !(mu >= 0) ||
+        !(skin >= 0) || !(gravity > 0) || !(depth >= 0) || !(mu >= 0) || !(mu_r >= 0) ||
         !(seed >= 0 && seed == floor(seed))) {
         fprintf(stderr, "dempact bench: need young, density, radius, gravity > 0, poisson in "
-                        "(-1, 0.5), dt, skin, depth, friction >= 0 and a whole seed >= 0\n");
+                        "(-1, 0.5), dt, skin, depth, rolling, friction >= 0 and a whole seed >= 0\n");
         return EXIT_BAD_INPUT;
     }
     const dem_law *law = law_find(law_name);
@@ -348,6 +360,8 @@ int cli_bench(int argc, char **argv)
             return EXIT_BAD_INPUT;
         }
     bind.friction.mu = mu; /* the Hertz-Mindlin workload: the default Mindlin model and damping */
+    bind.friction.mu_rolling = mu_r; /* and the shipped cases' rolling resistance */
+    if (mu_r > 0) bind.friction.rolling = rolling_law_find("constant");
     if (threads >= 1) omp_set_num_threads((int)threads);
     material mat = {.density = rho, .young = young, .poisson = nu};
     snprintf(mat.name, sizeof mat.name, "spheres");
@@ -407,6 +421,7 @@ int cli_bench(int argc, char **argv)
     const int n_ranks = ranks_count();
     if (n_ranks > 1) reproducible = 1; /* a split run sums by id (sim_split) */
     st.cfg.reproducible = reproducible;
+    st.cfg.passes = loop_passes;
     if (sim_create(&s, &st.cfg, err, sizeof err) != 0) {
         fprintf(stderr, "dempact bench: %s\n", err);
         sim_free(&s);
@@ -526,9 +541,10 @@ int cli_bench(int argc, char **argv)
         fprintf(out, "}, \"cohesion_removal\": %s, \"young\": %.17g, \"poisson\": %.17g, "
                      "\"density\": %.17g, \"radius_min\": %.17g, \"radius_max\": %.17g, "
                      "\"dt\": %.17g, \"skin\": %.17g, \"gravity\": %.17g, \"friction\": %.17g, "
-                     "\"seed\": %.0f, \"depth\": %.17g, \"reproducible\": %s}}\n",
+                     "\"rolling\": %.17g, \"seed\": %.0f, \"depth\": %.17g, \"reproducible\": %s, \"passes\": \"%s\"}}\n",
                 cohesion ? "true" : "false", young, nu, mat.density, r_min, r_max, s.dt, s.skin,
-                gravity, mu, seed, depth > 0 ? depth : 16.0, reproducible ? "true" : "false");
+                gravity, mu, mu_r, seed, depth > 0 ? depth : 16.0,
+                reproducible ? "true" : "false", pass_names[loop_passes]);
     } else {
         fprintf(out, "particles                       %zu\n", n);
         fprintf(out, "contacts_per_particle           %.4g  (at the end %.4g; pairs only %.4g; listed pairs %.4g per sphere, each once)\n",
@@ -557,8 +573,9 @@ int cli_bench(int argc, char **argv)
         fprintf(out, "law                             %s (", law->name);
         for (int k = 0; k < law->n_params; k++)
             fprintf(out, "%s%s %.10g", k ? ", " : "", law->params[k].name, bind.params[k]);
-        fprintf(out, "), cohesion removal %s, friction %g%s\n", cohesion ? "on" : "off", mu,
-                reproducible ? ", sums by id (parallel.reproducible)" : "");
+        fprintf(out, "), cohesion removal %s, friction %g, rolling %g%s, %s passes\n",
+                cohesion ? "on" : "off", mu, mu_r,
+                reproducible ? ", sums by id (parallel.reproducible)" : "", pass_names[loop_passes]);
         fprintf(out, "material                        young %.10g Pa, poisson %.10g, density %.10g kg/m^3, radius %.10g",
                 young, nu, mat.density, r_min);
         if (r_max != r_min) fprintf(out, " to %.10g", r_max);
