@@ -490,11 +490,11 @@ def check_output(code, out, err, kind, names):
 
 
 def summary_of(out):
-    """What `check` says of a case (or bench of a bed), without the paths."""
+    """What `check` says of a case (or bench of a bed), without the paths and the timings."""
     return "\n".join(l for l in out.split("\n") if not l.startswith(("/", "hostile", "case.yaml")) and
                      "wall_seconds" not in l and "per_second" not in l and "per_step" not in l
                      and "peak_memory" not in l and not l.startswith("steps ") and
-                     not l.startswith("bed "))
+                     not l.startswith("bed ") and not l.startswith(("pass ", "passes ")))
 
 
 def main():
