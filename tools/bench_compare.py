@@ -4,7 +4,7 @@
 Usage: .venv/bin/python tools/bench_compare.py [--dempact build/dempact] [--particles N[,N...]] [--steps S]
            [--workload frictionless|mindlin] [--restitution E] [--young Y] [--poisson NU]
            [--radius R] [--density RHO] [--threads 1,2] [--ranks 1,2] [--keep DIR]
-           [--reuse] [--json FILE]
+           [--reuse] [--json FILE] [--rounds R]
 
 For each N: `dempact bench --particles N --steps 0 --write-data bed.data` builds the bed
 (engine/population/bed.h) and writes it in LAMMPS's data format; then dempact (`bench --load`, 1 and
@@ -18,6 +18,9 @@ the ratio of dempact to each run on the same number of cores, contacts per parti
 each code counts them at the end (particle-particle pairs, twice; as a check that all
 three hold the same bed), and peak resident memory per particle (dempact: the whole
 process; the others: the largest process times the number of ranks).
+--rounds R runs all of it R times in turn on the same bed (dempact, LAMMPS, LIGGGHTS,
+dempact, ...), so that a shared machine's changes of speed touch every code alike, and
+ends with the median speeds and the median of the rounds' ratios.
 
 Installs nothing: it needs Debian's lammps (lmp, mpirun) and liggghts packages. Runs
 that are missing are reported as such. Measurements mean something only on a quiet
@@ -64,6 +67,7 @@ import math
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -399,6 +403,27 @@ def compare_one(a, n, workdir, results):
                                                         r["dempact_ratio"]))
 
 
+def report_medians(rows):
+    """The median over the rounds (rows) of each code's speed on each number of cores,
+    and of the rounds' ratios dempact / code (each taken within its round, where the
+    codes ran minutes apart at most)."""
+    speeds, ratios = {}, {}
+    for row in rows:
+        for r in row["runs"]:
+            key = (r["code"], r["procs"])
+            if r["particle_steps_per_second"]:
+                speeds.setdefault(key, []).append(r["particle_steps_per_second"])
+            if r.get("dempact_ratio"):
+                ratios.setdefault(key, []).append(r["dempact_ratio"])
+    print("medians over %d rounds (particle-steps per second; dempact / code, each round's):" % len(rows))
+    for key in sorted(speeds):
+        line = "  %-9s %d  %12.4g" % (key[0], key[1], statistics.median(speeds[key]))
+        if key in ratios:
+            line += "  dempact / %s %.2f (rounds: %s)" % (
+                key[0], statistics.median(ratios[key]), ", ".join("%.2f" % x for x in ratios[key]))
+        print(line)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dempact", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -423,6 +448,9 @@ def main():
     ap.add_argument("--reuse", action="store_true", help="reuse a bed already in --keep's folder")
     ap.add_argument("--max-load", type=float, default=0.5)
     ap.add_argument("--json", default="", help="also write the results here")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run every code this many times, in turn (the same bed), and report the "
+                         "median speed of each and the median of the rounds' ratios")
     a = ap.parse_args()
     a.threads = [int(t) for t in a.threads.split(",")]
     a.ranks = [int(r) for r in a.ranks.split(",")]
@@ -435,9 +463,21 @@ def main():
     print("load average %.2f at the start%s" % (load, "  WARNING: above %.2f, the timings are not "
                                                  "trustworthy" % a.max_load if load > a.max_load else ""))
     results = []
+    if a.rounds < 1:
+        raise SystemExit("bench_compare: --rounds takes a whole number from 1, not %d" % a.rounds)
     try:
         for n in [int(float(v)) for v in a.particles.split(",")]:
-            compare_one(a, n, workdir, results)
+            rows = []
+            reuse = a.reuse
+            for k in range(a.rounds):
+                if a.rounds > 1:
+                    print("round %d of %d" % (k + 1, a.rounds), flush=True)
+                compare_one(a, n, workdir, rows)
+                a.reuse = True  # the next rounds run the same bed
+            a.reuse = reuse
+            results.extend(rows)
+            if a.rounds > 1:
+                report_medians(rows)
     finally:
         if not a.keep:
             shutil.rmtree(workdir, ignore_errors=True)
