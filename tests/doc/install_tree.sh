@@ -3,8 +3,9 @@
 # `cmake --install BUILD_DIR --prefix P` into a temporary P must give: bin/dempact that
 # runs (and bin/dempact-mpi beside it in an MPI build); every shipped case
 # (share/dempact/cases), complete enough that the installed program accepts each one
-# (`dempact check`: the CSV files they read came along); every Python tool (share/dempact/tools); the verification programs (libexec/dempact); the
-# manual (share/doc/dempact: README.md, LICENSE, CITATION.cff, docs/*.md); and a man page
+# (`dempact check`: the CSV files they read came along); every Python tool
+# (share/dempact/tools); the verification programs (libexec/dempact); the manual
+# (share/doc/dempact: README.md, LICENSE, CITATION.cff, docs/*.md); and a man page
 # (share/man/man1/dempact.1) that groff renders without a warning and that names every
 # command and option of the installed program.
 set -u
