@@ -22,6 +22,14 @@ int cli_info(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_check(int argc, char **argv);
 
+/* A program built without MPI, started by an MPI launcher (ranks_launched, io/ranks/ranks.h),
+ * replaces itself with the MPI build beside it (DEMPACT_MPI_PROGRAM, CMakeLists.txt) with
+ * the same arguments, so that `mpirun -np N dempact ...` runs on N ranks while a plain
+ * `dempact` maps no MPI library. Returns only where that does not happen: 0 when the build
+ * made no MPI program (the command runs here, as a build without MPI does), -1 with a
+ * message on stderr when it made one that cannot start. */
+int cli_relaunch_mpi(char **argv);
+
 struct sim_config;
 struct sim;
 /* Per contact law of the case: the restitution it asks for and the one a head-on binary

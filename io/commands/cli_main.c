@@ -61,6 +61,10 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+#ifndef DEMPACT_MPI
+    /* under mpirun, the MPI build beside this program runs the command in its place */
+    if (ranks_launched() && cli_relaunch_mpi(argv) != 0) return EXIT_BAD_INPUT;
+#endif
     if (ranks_start(&argc, &argv) != 0) return EXIT_BAD_INPUT;
     int status = dispatch(argc, argv);
     ranks_end();

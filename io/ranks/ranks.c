@@ -13,15 +13,14 @@
 
 static int self = 0, count = 1, started = 0;
 
-/* Whether an MPI launcher (OpenMPI's mpirun, a PMIx or PMI one) started this process. */
-static int launched_by_mpi(void)
+int ranks_launched(void)
 {
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
 }
 
 int ranks_start(int *argc, char ***argv)
 {
-    if (!launched_by_mpi()) return 0;
+    if (!ranks_launched()) return 0;
 #ifdef DEMPACT_MPI
     /* the OpenMP threads of a rank never call MPI: funneled through the main thread */
     int provided = 0;

@@ -1,4 +1,5 @@
-/* The processes a command runs on. `mpirun -np N dempact ...` starts N ranks; a plain
+/* The processes a command runs on. `mpirun -np N dempact ...` starts N ranks (of the MPI
+ * build, dempact-mpi, which dempact runs in its place: cli_relaunch_mpi, cli.h); a plain
  * `dempact ...` is one rank and never starts MPI, so it needs no launcher and no MPI
  * daemon. Program layer only (the libraries know nothing of MPI). */
 #ifndef DEMPACT_RANKS_H
@@ -9,8 +10,11 @@
 
 #include "io/session/session.h"
 
+/* Whether an MPI launcher (OpenMPI's mpirun, a PMIx or PMI one) started this process: its
+ * environment holds OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK. */
+int ranks_launched(void);
 /* Starts MPI when this build has it (DEMPACT_MPI) and an MPI launcher started the
- * process (its environment says so: OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK).
+ * process (ranks_launched).
  * Returns 0, or -1 with a message on stderr (a launcher without MPI in this build). */
 int ranks_start(int *argc, char ***argv);
 /* Ends MPI if ranks_start started it. */

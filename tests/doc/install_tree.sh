@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Usage: install_tree.sh BUILD_DIR SOURCE_DIR
 # `cmake --install BUILD_DIR --prefix P` into a temporary P must give: bin/dempact that
-# runs; every shipped case (share/dempact/cases), complete enough that the installed
-# program accepts each one (`dempact check`: the CSV files they read came along); every
-# Python tool (share/dempact/tools); the verification programs (libexec/dempact); the
-# manual (share/doc/dempact: README.md, LICENSE, CITATION.cff, docs/*.md); and a man page
+# runs (and bin/dempact-mpi beside it in an MPI build); every shipped case
+# (share/dempact/cases), complete enough that the installed program accepts each one
+# (`dempact check`: the CSV files they read came along); every Python tool
+# (share/dempact/tools); the verification programs (libexec/dempact); the manual
+# (share/doc/dempact: README.md, LICENSE, CITATION.cff, docs/*.md); and a man page
 # (share/man/man1/dempact.1) that groff renders without a warning and that names every
 # command and option of the installed program.
 set -u
@@ -20,6 +21,11 @@ rm -f "$prefix.log"
 dempact=$prefix/bin/dempact
 [ -x "$dempact" ] || fail "no bin/dempact"
 "$dempact" --version | grep -q "^dempact [0-9]" || fail "installed dempact --version"
+# an MPI build's dempact-mpi beside it: what dempact runs under mpirun (CMakeLists.txt)
+if [ -x "$build/dempact-mpi" ]; then
+  [ -x "$prefix/bin/dempact-mpi" ] || fail "no bin/dempact-mpi beside bin/dempact"
+  "$prefix/bin/dempact-mpi" --version | grep -q "^dempact [0-9]" || fail "installed dempact-mpi --version"
+fi
 
 for f in "$src"/cases/*; do
   [ -f "$prefix/share/dempact/cases/$(basename "$f")" ] || fail "case file $(basename "$f") not installed"

@@ -112,7 +112,7 @@ def main():
             outcome = "timeout" if r is None else r.returncode
             counts[outcome] = counts.get(outcome, 0) + 1
             if problem:
-                site = function_at(a.dempact, where[at])
+                site = function_at(program_run(a.dempact, a.ranks), where[at])
                 failures.append(f"{who}, allocation {at} ({site}): {problem}")
                 print(f"  allocation {at} in {site}: {problem}", flush=True)
             shutil.rmtree(out, ignore_errors=True)
@@ -121,6 +121,13 @@ def main():
         print(f"FAIL: {len(failures)} runs did not end cleanly")
         sys.exit(1)
     print("every run ended cleanly on every rank")
+
+
+def program_run(dempact, ranks):
+    """The file the ranks run: under mpirun, dempact runs the dempact-mpi beside it
+    (io/commands/cli_relaunch.c), whose addresses the log holds."""
+    mpi = os.path.join(os.path.dirname(os.path.realpath(dempact)), "dempact-mpi")
+    return mpi if ranks > 0 and os.path.exists(mpi) else dempact
 
 
 def function_at(dempact, offset):

@@ -4,17 +4,24 @@
  * In the process whose OMPI_COMM_WORLD_RANK is DEMPACT_FAIL_RANK (every process when that
  * is unset) it counts the calls of malloc, calloc and realloc made from the main program
  * (dempact's own code: the libraries it loads, MPI, HDF5, Zoltan, libcyaml, are not
- * counted, and keep working), and the DEMPACT_FAIL_AT-th returns NULL (0 or unset: none
+ * counted, and keep working; nor is HDF5 where the program links it from its archive: the
+ * functions of the program's symbol table named H5... or HD..., HDF5's names), and the
+ * DEMPACT_FAIL_AT-th returns NULL (0 or unset: none
  * does; DEMPACT_FAIL_TRACE=FILE: its call stack written there). DEMPACT_FAIL_LOG=FILE: at exit, writes one line per call site of the main
  * program, in the order first reached: the index of its first call and the site's
  * address in the program (for addr2line). */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <execinfo.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -48,6 +55,58 @@ static int find_main(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
+/* HDF5's functions inside the main program (linked from HDF5's archive), sorted */
+#define MAX_LIB_FUNCS 65536
+static struct range { uintptr_t lo, hi; } lib[MAX_LIB_FUNCS];
+static int n_lib;
+
+static int by_start(const void *a, const void *b)
+{
+    const struct range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The program's functions named as HDF5's (H5..., HD...), from its symbol table. */
+static void find_hdf5(void)
+{
+    int fd = open("/proc/self/exe", O_RDONLY);
+    struct stat st;
+    if (fd < 0) return;
+    if (fstat(fd, &st) != 0) { close(fd); return; }
+    const unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return;
+    const ElfW(Ehdr) *eh = (const void *)m;
+    const ElfW(Shdr) *sh = (const void *)(m + eh->e_shoff);
+    for (int k = 0; k < eh->e_shnum; k++) {
+        if (sh[k].sh_type != SHT_SYMTAB) continue;
+        const ElfW(Sym) *sym = (const void *)(m + sh[k].sh_offset);
+        const char *names = (const char *)(m + sh[sh[k].sh_link].sh_offset);
+        for (size_t j = 0; j < sh[k].sh_size / sizeof *sym && n_lib < MAX_LIB_FUNCS; j++) {
+            const char *name = names + sym[j].st_name;
+            if (ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC || !sym[j].st_value ||
+                (strncmp(name, "H5", 2) && strncmp(name, "HD", 2)))
+                continue;
+            lib[n_lib].lo = base + sym[j].st_value;
+            lib[n_lib].hi = lib[n_lib].lo + (sym[j].st_size ? sym[j].st_size : 1);
+            n_lib++;
+        }
+    }
+    munmap((void *)m, (size_t)st.st_size);
+    qsort(lib, (size_t)n_lib, sizeof lib[0], by_start);
+}
+
+static int in_hdf5(uintptr_t a)
+{
+    int lo = 0, hi = n_lib; /* the last range starting at or before a */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (lib[mid].lo <= a) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 && a < lib[lo - 1].hi;
+}
+
 __attribute__((constructor)) static void start(void)
 {
     const char *rank = getenv("DEMPACT_FAIL_RANK"), *mine = getenv("OMPI_COMM_WORLD_RANK");
@@ -56,6 +115,7 @@ __attribute__((constructor)) static void start(void)
     fail_at = at ? strtoul(at, NULL, 10) : 0;
     log_path = getenv("DEMPACT_FAIL_LOG");
     dl_iterate_phdr(find_main, NULL);
+    if (active) find_hdf5();
 }
 
 __attribute__((destructor)) static void end(void)
@@ -72,7 +132,7 @@ __attribute__((destructor)) static void end(void)
 static int fails(void *caller)
 {
     uintptr_t a = (uintptr_t)caller;
-    if (!active || a < text_lo || a >= text_hi) return 0;
+    if (!active || a < text_lo || a >= text_hi || in_hdf5(a)) return 0;
     unsigned long n = __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
     if (log_path) {
         int k = 0;
