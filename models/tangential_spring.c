@@ -67,9 +67,9 @@ static int linear_setup(const double *params, const friction_pair *pair, frictio
 /* The spring-slider of a batch of contacts: per contact, turn xi into the tangent plane
  * keeping its length, add the tangential part of the step's displacement, take
  * F = k_t xi + eta_t v_t and cap it at mu F_n. */
-static inline __attribute__((always_inline)) void spring_batch(const friction_coeffs *fc,
-                                                               const friction_batch *b,
-                                                               const int linear)
+/* no-trapping-math: tangential_spring_lane's (its lanes that do not slide divide by 0) */
+__attribute__((optimize("no-trapping-math"))) static inline __attribute__((always_inline)) void
+spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linear)
 {
     const double *restrict n0 = b->normal[0], *restrict n1 = b->normal[1],
                  *restrict n2 = b->normal[2];
@@ -92,7 +92,8 @@ static inline __attribute__((always_inline)) void spring_batch(const friction_co
     enum { TANGENTIAL_BLOCK = 64 };
     double stiffness[TANGENTIAL_BLOCK], damping[TANGENTIAL_BLOCK];
     double turned[3][TANGENTIAL_BLOCK], len2[TANGENTIAL_BLOCK], now2[TANGENTIAL_BLOCK];
-    double restore[TANGENTIAL_BLOCK];
+    double restore[TANGENTIAL_BLOCK], spring[3][TANGENTIAL_BLOCK];
+    unsigned char overflowed[TANGENTIAL_BLOCK];
     for (size_t lo = 0; lo < b->n; lo += TANGENTIAL_BLOCK) {
         const size_t hi = lo + TANGENTIAL_BLOCK < b->n ? lo + TANGENTIAL_BLOCK : b->n;
         for (size_t q = lo; q < hi; q++)
@@ -110,36 +111,56 @@ static inline __attribute__((always_inline)) void spring_batch(const friction_co
             double w2 = now2[e] > 0.0 ? now2[e] : 1.0;
             restore[e] = sqrt(len2[e] / w2);
         }
+        /* the spring turned (rescaled where plane_part left it to be), then the force,
+         * branch-free (tangential_spring_lane): a loop that vectorises */
+        int big = 0;
+        for (size_t e = 0; e < hi - lo; e++)
+            for (int a = 0; a < 3; a++)
+                turned[a][e] = now2[e] > 0.0 ? turned[a][e] * restore[e] : turned[a][e];
+        #pragma GCC ivdep /* GCC does not read restrict on locals: each array is its own */
         for (size_t q = lo; q < hi; q++) {
-            uint32_t k = slot[q];
+            const size_t e = q - lo;
             const double n[3] = {n0[q], n1[q], n2[q]}, u[3] = {u0[q], u1[q], u2[q]},
                          p[3] = {p0[q], p1[q], p2[q]};
-            double sp[3] = {turned[0][q - lo], turned[1][q - lo], turned[2][q - lo]};
-            if (now2[q - lo] > 0.0) {
-                double f = restore[q - lo];
-                sp[0] *= f;
-                sp[1] *= f;
-                sp[2] *= f;
-            }
-            double g[3];
-            double pw = tangential_spring_force(n, u, p, sp, stiffness[q - lo], damping[q - lo],
-                                                mu, mu_static, f_normal[q], g);
-            x0[k] = sp[0];
-            x1[k] = sp[1];
-            x2[k] = sp[2];
+            const double sp[3] = {turned[0][e], turned[1][e], turned[2][e]};
+            double g[3], s_new[3], pw;
+            overflowed[e] = (unsigned char)tangential_spring_lane(
+                n, u, p, sp, stiffness[e], damping[e], mu, mu_static, f_normal[q], s_new, g, &pw);
+            big |= overflowed[e];
+            for (int a = 0; a < 3; a++) spring[a][e] = s_new[a];
             f0[q] = g[0];
             f1[q] = g[1];
             f2[q] = g[2];
             power[q] = pw;
         }
+        for (size_t q = lo; q < hi; q++) {
+            const size_t e = q - lo;
+            uint32_t k = slot[q];
+            if (big && overflowed[e]) { /* a trial force above 1e154 N: without squaring */
+                const double n[3] = {n0[q], n1[q], n2[q]}, u[3] = {u0[q], u1[q], u2[q]},
+                             p[3] = {p0[q], p1[q], p2[q]};
+                double sp[3] = {turned[0][e], turned[1][e], turned[2][e]}, g[3];
+                power[q] = tangential_spring_force(n, u, p, sp, stiffness[e], damping[e], mu,
+                                                   mu_static, f_normal[q], g);
+                f0[q] = g[0];
+                f1[q] = g[1];
+                f2[q] = g[2];
+                for (int a = 0; a < 3; a++) spring[a][e] = sp[a];
+            }
+            x0[k] = spring[0][e];
+            x1[k] = spring[1][e];
+            x2[k] = spring[2][e];
+        }
     }
 }
 
+__attribute__((optimize("no-trapping-math")))
 static void mindlin_batch(const friction_coeffs *fc, const friction_batch *b)
 {
     spring_batch(fc, b, 0);
 }
 
+__attribute__((optimize("no-trapping-math")))
 static void linear_batch(const friction_coeffs *fc, const friction_batch *b)
 {
     spring_batch(fc, b, 1);

@@ -87,6 +87,45 @@ TS_INLINE double tangential_spring_force(const double n[3], const double u[3],
     return g0 * t0 + g1 * t1 + g2 * t2;
 }
 
+/* tangential_spring_force with selects in place of its branch, for a loop over
+ * contacts that vectorises (models/tangential_spring.c): every contact takes the sliding
+ * arithmetic too, and keeps it where it slides. The same operations on the values kept,
+ * so the same bits (tests/test_fused_pass.c holds the batch, which runs this, to the
+ * fused pass, which runs tangential_spring_force), except where the trial force's square
+ * overflows while it slides (a trial force above 1e154 N): there it returns 1, and the
+ * caller runs tangential_spring_force on the contact instead (capped_length). s_in: the
+ * spring turned into the plane; s_out, f and *power: the results. A loop over it needs
+ * no-trapping-math: the lanes that do not slide may divide by 0. */
+TS_INLINE int tangential_spring_lane(const double n[3], const double u[3], const double p[3],
+                                     const double s_in[3], double k_t, double eta_t, double mu,
+                                     double mu_static, double f_normal, double s_out[3],
+                                     double f[3], double *power)
+{
+    double vn = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
+    double t0 = u[0] - vn * n[0], t1 = u[1] - vn * n[1], t2 = u[2] - vn * n[2];
+    double pn = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
+    double s0 = s_in[0] + (p[0] - pn * n[0]);
+    double s1 = s_in[1] + (p[1] - pn * n[1]);
+    double s2 = s_in[2] + (p[2] - pn * n[2]);
+    double g0 = k_t * s0 + eta_t * t0, g1 = k_t * s1 + eta_t * t1, g2 = k_t * s2 + eta_t * t2;
+    double g_2 = g0 * g0 + g1 * g1 + g2 * g2;
+    double limit = mu_static * f_normal;
+    int slide = g_2 > limit * limit;
+    double l = sqrt(g_2);
+    double scale = mu * f_normal / l;
+    double h0 = g0 * scale, h1 = g1 * scale, h2 = g2 * scale;
+    double compliance = k_t > 0.0 ? 1.0 / k_t : 0.0;
+    double c0 = h0 * compliance, c1 = h1 * compliance, c2 = h2 * compliance;
+    f[0] = slide ? h0 : g0;
+    f[1] = slide ? h1 : g1;
+    f[2] = slide ? h2 : g2;
+    s_out[0] = slide ? c0 : s0;
+    s_out[1] = slide ? c1 : s1;
+    s_out[2] = slide ? c2 : s2;
+    *power = f[0] * t0 + f[1] * t1 + f[2] * t2;
+    return slide & !(l < HUGE_VAL);
+}
+
 /* One contact whole, as the batch computes it in its blocks: the stiffness and dashpot
  * at overlap d, the spring xi (in and out) turned into the tangent plane of n, then
  * tangential_spring_force. Sets f, returns the power. */
