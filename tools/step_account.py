@@ -38,8 +38,10 @@ FLOPS = {
     0.0: 51,
     # with Mindlin friction besides: contact points' motion (57), spring constants (6,
     # 2 sqrt), turning the spring into the plane (18 + 1 div + 1 sqrt), spring, dashpot,
-    # cap and power (46), tangential work and torques (23), both particles' torque sums (6)
-    0.5: 51 + 57 + 6 + 20 + 46 + 23 + 6,
+    # cap and power (46) and the sliding force and spring every contact computes, kept
+    # where it slides (10, 2 div, 1 sqrt: tangential_spring_lane), tangential work and
+    # torques (23), both particles' torque sums (6)
+    0.5: 51 + 57 + 6 + 20 + 56 + 23 + 6,
 }
 # Bytes the pair loop reads or writes per pair (8 per double, 4 per index, 1 per flag):
 BYTES = {
