@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "engine/step/friction.h"
+#include "models/tangential_spring.h"
 #include "engine/sim.h"
 #include "engine/checks/timestep.h"
 #include "world_helpers.h"
@@ -364,6 +365,53 @@ static void test_batch_matches_single_contacts(void **state)
     assert_true(slid >= 2); /* the batch did cover sliding contacts */
 }
 
+/* Mindlin's batch runs the Coulomb cap as selects (tangential_spring_lane), the fused
+ * pass and the overflow path as a branch (tangential_spring_force): on contacts that
+ * stick, slide, have no spring yet, no stiffness or no normal force, the two must give
+ * the same bits, and the lane form must hand a sliding contact whose trial force's
+ * square overflows to the branch. 2,000 generated contacts, a fixed sequence. */
+static void test_cap_lanes_match_branch(void **state)
+{
+    uint64_t x = 88172645463325252ull; /* xorshift64 */
+    int slid = 0, stuck = 0;
+    for (int q = 0; q < 2000; q++) {
+        double r[20];
+        for (int k = 0; k < 20; k++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            r[k] = (double)(x >> 11) / 9007199254740992.0 * 2.0 - 1.0; /* [-1, 1) */
+        }
+        double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) + 1e-3;
+        const double n[3] = {(r[0] + 1e-3) / len, r[1] / len, r[2] / len};
+        const double u[3] = {0.1 * r[3], 0.1 * r[4], 0.1 * r[5]};
+        const double p[3] = {1e-6 * r[6], 1e-6 * r[7], 1e-6 * r[8]};
+        double s_in[3] = {1e-5 * r[9], 1e-5 * r[10], 1e-5 * r[11]};
+        if (q % 7 == 0) s_in[0] = s_in[1] = s_in[2] = 0.0;            /* a first step */
+        double k_t = q % 11 == 0 ? 0.0 : 1e4 * (1.5 + r[12]);
+        double eta_t = 0.3 * (1.5 + r[13]), mu = 0.3 + 0.2 * r[14];
+        double mu_s = mu * (1.0 + 0.5 * fabs(r[15]));
+        double fn = q % 13 == 0 ? 0.0 : 0.2 * (1.0 + r[16]) * (q % 3 ? 1.0 : 1e-3);
+        double s_lane[3], f_lane[3], p_lane, s_branch[3] = {s_in[0], s_in[1], s_in[2]}, f_branch[3];
+        int big = tangential_spring_lane(n, u, p, s_in, k_t, eta_t, mu, mu_s, fn, s_lane, f_lane,
+                                         &p_lane);
+        double p_branch = tangential_spring_force(n, u, p, s_branch, k_t, eta_t, mu, mu_s, fn,
+                                                  f_branch);
+        assert_int_equal(big, 0);
+        assert_memory_equal(s_lane, s_branch, sizeof s_lane);
+        assert_memory_equal(f_lane, f_branch, sizeof f_lane);
+        assert_memory_equal(&p_lane, &p_branch, sizeof p_lane);
+        double f = sqrt(f_lane[0] * f_lane[0] + f_lane[1] * f_lane[1] + f_lane[2] * f_lane[2]);
+        if (fn > 0.0 && fabs(f - mu * fn) <= 1e-12 * mu * fn) slid++;
+        else stuck++;
+    }
+    print_message("%d contacts slid, %d stuck\n", slid, stuck);
+    assert_true(slid > 200 && stuck > 200);
+    /* a trial force of 1e160 N: its square overflows, and the lane form says so */
+    const double n[3] = {0, 0, 1}, zero[3] = {0, 0, 0}, huge_spring[3] = {1e156, 0, 0};
+    double s_out[3], f_out[3], pw;
+    assert_int_equal(tangential_spring_lane(n, zero, zero, huge_spring, 1e4, 0.0, 0.5, 0.5, 1.0,
+                                            s_out, f_out, &pw), 1);
+}
+
 /* ---- the order of the springs' time integration --------------------------------------
  * An oblique impact of an alumina sphere (R = 2.5 mm, 3.9 m/s: Chung & Ooi's test 4) on
  * a plane, resolved by N = 50, 100 and 200 steps per contact time (50: the step `run`
@@ -497,6 +545,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sliding_sphere_starts_rolling),
+        cmocka_unit_test(test_cap_lanes_match_branch),
         cmocka_unit_test(test_constant_rolling_torque_stops_sphere),
         cmocka_unit_test(test_microslip_loading_curve),
         cmocka_unit_test(test_microslip_cycle_dissipation),
