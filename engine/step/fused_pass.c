@@ -4,7 +4,8 @@
  * at each of its instantiations below (one per row of NORMAL_FORMS and friction
  * variant), so each compiles to a loop with only its law's arithmetic. Each pair sees
  * the operations the generic passes give it (pair_geometry.h pass 3 and
- * contact_motion, the law's NORMAL_FORCE, cohesion removal, tangential_spring_contact,
+ * contact_motion, the law's NORMAL_FORCE, cohesion removal, tangential_spring_contact
+ * (whose cap the batch runs as selects, tangential_spring_lane: the same values),
  * rolling_constant_torque, contact_ends.h, contact_result and delivery_pair), in the
  * same order: the same bits, which tests/test_fused_pass.c checks law by law. */
 #include "fused_pass.h"
