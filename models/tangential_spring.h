@@ -40,6 +40,24 @@ TS_INLINE void tangential_spring_constants(const int linear, double k_linear, do
     *eta_t = eta_factor * sqrt(k * m_eff);
 }
 
+/* The trial of one contact, before the cap: the tangential part t of the velocity u,
+ * the spring s_in (turned into the tangent plane of n) grown by the tangential part of
+ * the step's displacement p into s, and the trial force g = k_t s + eta_t t on i.
+ * Returns |g|^2. */
+TS_INLINE double tangential_trial(const double n[3], const double u[3], const double p[3],
+                                  const double s_in[3], double k_t, double eta_t, double t[3],
+                                  double s[3], double g[3])
+{
+    double vn = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
+    double pn = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
+    for (int a = 0; a < 3; a++) {
+        t[a] = u[a] - vn * n[a];
+        s[a] = s_in[a] + (p[a] - pn * n[a]);
+        g[a] = k_t * s[a] + eta_t * t[a];
+    }
+    return g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+}
+
 /* One contact: s is its spring already turned into the tangent plane of n (length
  * kept); it grows by the tangential part of the step's displacement p, the trial force
  * on i is F = k_t s + eta_t v_t (v_t: the tangential part of the velocity u), and above
@@ -52,14 +70,10 @@ TS_INLINE double tangential_spring_force(const double n[3], const double u[3],
                                          double eta_t, double mu, double mu_static,
                                          double f_normal, double f[3])
 {
-    double vn = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
-    double t0 = u[0] - vn * n[0], t1 = u[1] - vn * n[1], t2 = u[2] - vn * n[2];
-    double pn = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
-    double s0 = s[0] + (p[0] - pn * n[0]);
-    double s1 = s[1] + (p[1] - pn * n[1]);
-    double s2 = s[2] + (p[2] - pn * n[2]);
-    double g0 = k_t * s0 + eta_t * t0, g1 = k_t * s1 + eta_t * t1, g2 = k_t * s2 + eta_t * t2;
-    double g_2 = g0 * g0 + g1 * g1 + g2 * g2;
+    double t[3], sp[3], g[3];
+    double g_2 = tangential_trial(n, u, p, s, k_t, eta_t, t, sp, g);
+    double t0 = t[0], t1 = t[1], t2 = t[2], s0 = sp[0], s1 = sp[1], s2 = sp[2];
+    double g0 = g[0], g1 = g[1], g2 = g[2];
     double limit = mu_static * f_normal;
     if (g_2 > limit * limit) {
         /* sliding: the dynamic coefficient caps the force and the spring is reset to hold
@@ -101,14 +115,10 @@ TS_INLINE int tangential_spring_lane(const double n[3], const double u[3], const
                                      double mu_static, double f_normal, double s_out[3],
                                      double f[3], double *power)
 {
-    double vn = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
-    double t0 = u[0] - vn * n[0], t1 = u[1] - vn * n[1], t2 = u[2] - vn * n[2];
-    double pn = p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
-    double s0 = s_in[0] + (p[0] - pn * n[0]);
-    double s1 = s_in[1] + (p[1] - pn * n[1]);
-    double s2 = s_in[2] + (p[2] - pn * n[2]);
-    double g0 = k_t * s0 + eta_t * t0, g1 = k_t * s1 + eta_t * t1, g2 = k_t * s2 + eta_t * t2;
-    double g_2 = g0 * g0 + g1 * g1 + g2 * g2;
+    double t[3], sp[3], g[3];
+    double g_2 = tangential_trial(n, u, p, s_in, k_t, eta_t, t, sp, g);
+    double t0 = t[0], t1 = t[1], t2 = t[2], s0 = sp[0], s1 = sp[1], s2 = sp[2];
+    double g0 = g[0], g1 = g[1], g2 = g[2];
     double limit = mu_static * f_normal;
     int slide = g_2 > limit * limit;
     double l = sqrt(g_2);

@@ -369,10 +369,10 @@ particle_pair_select(const sim *s, contact_list *c, size_t start, size_t end, ch
     cs->n = n;
     cs->n_first = n_first;
 
-    /* each pair's law (by the two materials): with one material, the only law */
+    /* each pair's law (by the two materials): with one material, the only law, which
+     * particle_pair_touching writes down (a fused pass needs only one_law) */
     int *restrict law = cs->law;
     if (n_materials == 1) {
-        for (size_t m = 0; m < n; m++) law[m] = 0;
         cs->one_law = n > 0 ? 0 : -1;
     } else {
         for (size_t m = 0; m < n; m++) {
@@ -400,7 +400,9 @@ particle_pair_touching(const sim *s, contact_list *c, size_t start, chunk_scratc
                            *restrict overlap = cs->overlap;
     const uint32_t *restrict slot = cs->slot;
     const size_t n = cs->n, n_first = cs->n_first;
-    const int *restrict law = cs->law;
+    int *restrict law = cs->law;
+    if (s->n_materials == 1)
+        for (size_t m = 0; m < n; m++) law[m] = 0;
 
     /* 3. the touching ones' geometry */
     double *restrict nx = cs->nx, *restrict ny = cs->ny, *restrict nz = cs->nz,
