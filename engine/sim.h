@@ -12,6 +12,7 @@
 #include "engine/neighbours/neighbour.h"
 #include "engine/step/friction.h"
 #include "engine/population/population.h"
+#include "models/adhesion_law.h"
 #include "models/calibrate.h"
 
 typedef struct law_instance {
@@ -28,7 +29,15 @@ typedef struct law_instance {
     double continuous;       /* the coefficient the continuous calibration solved (the
                                 step's solve starts from it: pair_restitution.h) */
     int fused;               /* 1 + its fused pass (engine/step/fused_pass.h), 0: none */
+    adhesion_coeffs adhesion; /* its adhesion (models/adhesion_law.h); law NULL: none */
 } law_instance;
+
+/* The overlap past touching at which a contact of law instance li with effective
+ * radius r_eff lets go: its adhesion's reach (< 0), or 0 (at touching). */
+static inline double law_reach(const law_instance *li, double r_eff)
+{
+    return li->adhesion.law ? li->adhesion.law->reach(&li->adhesion, r_eff) : 0.0;
+}
 
 /* Kinds of contact work and stored energy (sim.work, sim_stored_energy). */
 enum { SIM_WORK_NORMAL, SIM_WORK_PLASTIC, SIM_WORK_TANGENTIAL, SIM_WORK_ROLLING,
@@ -92,6 +101,8 @@ typedef struct sim {
     int64_t step;
     double cutoff;            /* largest diameter + skin: hash cell size, ghost band */
     double skin;
+    int has_reach;            /* some law's contacts last past touching (law_reach < 0):
+                                 the pair loop looks for them where a pair opens */
     double *x_at_rebuild;     /* 3 per local particle: positions at the last rebuild */
     int list_stale;           /* the particles changed outside a rebuild (the watchdog
                                  dropped one): the next step rebuilds the lists */

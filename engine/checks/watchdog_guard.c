@@ -84,7 +84,8 @@ static void release_partners(sim *s, int64_t id)
     double *f[3] = {p->fx, p->fy, p->fz};
     for (size_t k = 0; k < c->n; k++) {
         bool first = p->id[c->i[k]] == id, second = p->id[c->j[k]] == id;
-        if (first == second || !(contact_overlap(c, p, k) > 0.0)) continue; /* not it, or it with itself */
+        if (first == second) continue; /* not it, or it with itself */
+        if (!contact_in_touch(contact_overlap(c, p, k), c->touching[k])) continue; /* apart */
         size_t other = first ? c->owner_j[k] : c->i[k];
         if (other < p->n_local)
             for (int a = 0; a < 3; a++) f[a][other] += first ? c->force[a][k] : -c->force[a][k]; /* it got -force */

@@ -187,14 +187,22 @@ static inline double contact_separation(const double *x, const double *y, const 
 /* The overlap of pair k as the last force computation found it: a wall pair's as it
  * stored it; a particle pair's from the positions, which have not moved since (0 for a
  * pair farther apart than touching, <= 0 at exactly touching distance, as in the force
- * loop). Storing it would cost 8 bytes per candidate pair. */
+ * loop; negative, the gap, for a pair whose adhesion holds it in contact past touching:
+ * models/adhesion_law.h). Storing it would cost 8 bytes per candidate pair. */
 static inline double contact_overlap(const contact_list *c, const particle_store *p, size_t k)
 {
     if (c->is_wall) return c->overlap[k];
     double d[3], sum_r;
     double dist2 = contact_separation(p->x, p->y, p->z, p->radius, c->i[k], c->j[k], d, &sum_r);
-    if (dist2 >= sum_r * sum_r) return 0.0;
+    if (dist2 >= sum_r * sum_r && !contact_holds_force(c->touching[k])) return 0.0;
     return sum_r - sqrt(dist2);
+}
+
+/* Is a pair at overlap d (contact_overlap) in state `state` in contact: overlapping, or
+ * held past touching by its adhesion (models/adhesion_law.h)? A NaN overlap is not. */
+static inline int contact_in_touch(double d, uint8_t state)
+{
+    return d > 0.0 || (d <= 0.0 && contact_holds_force(state));
 }
 
 /* Clears pair k's history (the pair has separated). */

@@ -24,8 +24,9 @@
  * touch the pair flew freely, so the overlap is taken back along d + d' s; the
  * separation is found on d + d' s + a s^2 / 2, a = -F / m* the contact's own pull (a
  * dashpot that holds the pair together delays it). */
-static double end_integral(const law_instance *li, const law_batch *batch, size_t q, int nh,
-                           double d, double rate, double acc, double from, double span)
+static double end_integral(const law_instance *li, const law_batch *batch,
+                           const adhesion_batch *ab, size_t q, int nh, double d, double rate,
+                           double acc, double from, double span)
 {
     static const double node[4] = {0.0694318442029737, 0.3300094782075719,
                                    0.6699905217924281, 0.9305681557970263};
@@ -45,6 +46,23 @@ static double end_integral(const law_instance *li, const law_batch *batch, size_
     }
     for (int a = 0; a < LAW_MAX_HISTORY; a++) sub.history[a] = h[a];
     li->law->force(&li->coeffs, &sub);
+    if (ab) { /* the adhesion (models/adhesion_law.h), at the overlap itself, unclipped */
+        double xa[4], ri[4], rj[4], ga[4];
+        adhesion_batch at = {.n = 4, .overlap = xa, .overlap_rate = r, .r_eff = re, .r_i = ri,
+                             .r_j = rj, .force = ga};
+        for (int k = 0; k < 4; k++) {
+            double t = from + node[k] * span;
+            xa[k] = d + rate * t + 0.5 * acc * t * t;
+            ri[k] = ab->r_i[q];
+            rj[k] = ab->r_j[q];
+        }
+        li->adhesion.law->force(&li->adhesion, &at);
+        for (int k = 0; k < 4; k++)
+            g[k] = (li->coeffs.cohesion_removal && g[k] < 0.0 ? 0.0 : g[k]) + ga[k];
+        double integral = 0.0;
+        for (int k = 0; k < 4; k++) integral += weight[k] * g[k];
+        return integral * span;
+    }
     double integral = 0.0;
     for (int k = 0; k < 4; k++)
         integral += weight[k] * (li->coeffs.cohesion_removal && g[k] < 0.0 ? 0.0 : g[k]);
@@ -53,19 +71,19 @@ static double end_integral(const law_instance *li, const law_batch *batch, size_
 
 /* The force at the first touch of contact q of the batch, whose force is f: if it
  * touched a time d / d' < dt ago, in free flight, the one whose impulse is right. */
-static double first_touch_force(const law_instance *li, const law_batch *batch, size_t q,
-                                int nh, double dt, double f)
+static double first_touch_force(const law_instance *li, const law_batch *batch,
+                                const adhesion_batch *ab, size_t q, int nh, double dt, double f)
 {
     double d = batch->overlap[q], rate = batch->overlap_rate[q];
     if (f == 0.0 || !(rate * dt > d)) return f;
     double span = d / rate;
-    return 0.5 * f + end_integral(li, batch, q, nh, d, rate, 0.0, -span, span) / dt;
+    return 0.5 * f + end_integral(li, batch, ab, q, nh, d, rate, 0.0, -span, span) / dt;
 }
 
 static void first_touch_end(const law_instance *li, batch_scratch *bs, const law_batch *batch,
-                            size_t q, int nh, double dt)
+                            const adhesion_batch *ab, size_t q, int nh, double dt)
 {
-    bs->f[q] = first_touch_force(li, batch, q, nh, dt, bs->f[q]);
+    bs->f[q] = first_touch_force(li, batch, ab, q, nh, dt, bs->f[q]);
 }
 
 /* The force of contact q of the batch (force f), opening at more than half its overlap
@@ -74,27 +92,32 @@ static void first_touch_end(const law_instance *li, batch_scratch *bs, const law
  * ending (CONTACT_ENDING), so that if the integrator still finds it overlapping at the
  * next step (its trajectory is not exactly the one the integral followed) it adds no
  * second impulse for the same part of the contact. */
-static double separation_force(const law_instance *li, const law_batch *batch, size_t q,
-                               int nh, double dt, double f, int *ends)
+static double separation_force(const law_instance *li, const law_batch *batch,
+                               const adhesion_batch *ab, size_t q, int nh, double dt, double f,
+                               int *ends)
 {
-    double d = batch->overlap[q], rate = batch->overlap_rate[q];
+    double rate = batch->overlap_rate[q];
+    /* the overlap, and how far it is from where the contact lets go: at touching, or at
+     * its adhesion's reach past touching (the law sees the overlap clipped at 0) */
+    double d = ab ? ab->overlap[q] : batch->overlap[q];
+    double gap = ab ? d - law_reach(li, batch->r_eff[q]) : d;
     *ends = 0;
     if (f == 0.0) return f;
     double acc = -f / batch->m_eff[q];
-    double disc = rate * rate - 2.0 * acc * d; /* first root of d + d' s + acc s^2/2 */
+    double disc = rate * rate - 2.0 * acc * gap; /* first root of gap + d' s + acc s^2/2 */
     if (!(disc >= 0.0)) return f;
-    double span = 2.0 * d / (-rate + sqrt(disc));
+    double span = 2.0 * gap / (-rate + sqrt(disc));
     if (!(span <= dt)) return f;
     *ends = 1;
-    return 0.5 * f + end_integral(li, batch, q, nh, d, rate, acc, 0.0, span) / dt;
+    return 0.5 * f + end_integral(li, batch, ab, q, nh, d, rate, acc, 0.0, span) / dt;
 }
 
 static void separation_end(contact_list *c, const law_instance *li, const chunk_scratch *cs,
-                           batch_scratch *bs, const law_batch *batch, size_t q, size_t m, int nh,
-                           double dt)
+                           batch_scratch *bs, const law_batch *batch, const adhesion_batch *ab,
+                           size_t q, size_t m, int nh, double dt)
 {
     int ends;
-    bs->f[q] = separation_force(li, batch, q, nh, dt, bs->f[q], &ends);
+    bs->f[q] = separation_force(li, batch, ab, q, nh, dt, bs->f[q], &ends);
     if (ends) c->touching[cs->slot[m]] = CONTACT_ENDING;
 }
 
@@ -104,19 +127,19 @@ static void separation_end(contact_list *c, const law_instance *li, const chunk_
 __attribute__((unused)) /* the fused passes include this file without it */
 static void contact_ends(const sim *s, contact_list *c, const law_instance *li, int L,
                          const chunk_scratch *cs, batch_scratch *bs, const law_batch *batch,
-                         int nh)
+                         const adhesion_batch *ab, int nh)
 {
     const double dt = s->dt;
-    const int whole = cs->one_law >= 0; /* the batch is the chunk: q == m */
+    const int whole = cs->one_law >= 0 && !ab; /* the batch is the chunk: q == m */
     for (size_t e = 0; e < cs->n_first; e++) {
         size_t m = cs->first_touch[e];
         if (whole || cs->law[m] == L)
-            first_touch_end(li, bs, batch, whole ? m : bs->batch_of[m], nh, dt);
+            first_touch_end(li, bs, batch, ab, whole ? m : bs->batch_of[m], nh, dt);
     }
     for (size_t e = 0; e < cs->n_ending; e++) {
         size_t m = cs->ending[e];
         if (whole || cs->law[m] == L)
-            separation_end(c, li, cs, bs, batch, whole ? m : bs->batch_of[m], m, nh, dt);
+            separation_end(c, li, cs, bs, batch, ab, whole ? m : bs->batch_of[m], m, nh, dt);
     }
 }
 

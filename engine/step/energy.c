@@ -29,6 +29,18 @@ const law_instance *sim_contact_law(const sim *s, const contact_list *c, size_t 
     return &s->laws[p->type[i] * s->n_materials + p->type[j]];
 }
 
+/* The energy the adhesion of contact k (law instance li, overlap d) holds
+ * (models/adhesion_law.h: <= 0 for a pull), or 0 for a law that does not say. */
+static double adhesion_energy(const sim *s, const contact_list *c, size_t k,
+                              const law_instance *li, double d, double r_eff)
+{
+    const adhesion_law *a = li->adhesion.law;
+    if (!law_has(&a->plugin, LAW_CAP_ENERGY)) return 0.0;
+    const double *radius = s->p.radius;
+    double r_j = c->is_wall ? 0.0 : radius[c->j[k]];
+    return a->energy(&li->adhesion, d, r_eff, radius[c->i[k]], r_j);
+}
+
 void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
 {
     /* summed exactly with sim_config.reproducible: the contacts' order does not count */
@@ -42,9 +54,10 @@ void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
             if (!contact_holds_force(c->touching[k])) continue;
             if (c->i[k] >= p->n_local) continue; /* another rank's pair: it books it */
             double d = contact_overlap(c, p, k);
-            if (d <= 0.0) continue;
             double r_eff;
             const law_instance *li = sim_contact_law(s, c, k, &r_eff, NULL);
+            /* a contact past touching is one that its adhesion holds (adhesion_law.h) */
+            if (d <= 0.0 && !li->adhesion.law) continue;
             double h[LAW_MAX_HISTORY] = {0}, springs[2], xi[3] = {0}, theta[3] = {0};
             double slip[CONTACT_SLIP_HISTORY] = {0};
             for (int q = 0; q < LAW_MAX_HISTORY && c->history[q]; q++) h[q] = c->history[q][k];
@@ -52,12 +65,16 @@ void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
             for (int a = 0; a < 3 && c->rolling[0]; a++) theta[a] = c->rolling[a][k];
             for (int q = 0; q < CONTACT_SLIP_HISTORY && c->slip[0]; q++) slip[q] = c->slip[q][k];
             const law_plugin *lp = &li->law->plugin;
-            double e = law_has(lp, LAW_CAP_ENERGY)
+            double d_plus = d > 0.0 ? d : 0.0;
+            double e = law_has(lp, LAW_CAP_ENERGY) && d > 0.0
                            ? li->law->elastic_energy(&li->coeffs, d, r_eff, h) : 0.0;
-            tally_add(&sums[law_has(lp, LAW_CAP_CONSERVATIVE) ? SIM_STORED_CONSERVATIVE
-                            : law_has(lp, LAW_CAP_PLASTIC)    ? SIM_WORK_PLASTIC
-                                                              : SIM_WORK_NORMAL], e);
-            friction_spring_energy(&li->friction, d, r_eff, xi, theta, slip, springs);
+            if (li->adhesion.law) e += adhesion_energy(s, c, k, li, d, r_eff);
+            /* where the contact's work is booked (pair_delivery.h, work_kind_of) */
+            tally_add(&sums[law_has(lp, LAW_CAP_PLASTIC) ? SIM_WORK_PLASTIC
+                            : law_has(lp, LAW_CAP_CONSERVATIVE) && !li->adhesion.law
+                                ? SIM_STORED_CONSERVATIVE
+                                : SIM_WORK_NORMAL], e);
+            friction_spring_energy(&li->friction, d_plus, r_eff, xi, theta, slip, springs);
             tally_add(&sums[SIM_WORK_TANGENTIAL], springs[0]);
             tally_add(&sums[SIM_WORK_ROLLING], springs[1]);
         }

@@ -17,6 +17,7 @@
 #include "engine/exact_sum.h"
 #include "force_scratch.h"
 #include "fused_pass.h"
+#include "pair_adhesion.h"
 #include "pair_delivery.h"
 #include "pair_geometry.h"
 
@@ -49,7 +50,8 @@ static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *c
                            size_t k, double f_normal, double f_t[3], double m_r[3],
                            double power[2])
 {
-    contact_kinematics kin = {.n = {cs->nx[m], cs->ny[m], cs->nz[m]}, .d = cs->d[m],
+    contact_kinematics kin = {.n = {cs->nx[m], cs->ny[m], cs->nz[m]},
+                              .d = overlap_in_contact(cs->d[m]), /* adhesion: d may be < 0 */
                               .r_eff = cs->r_eff[m], .m_eff = cs->m_eff[m],
                               .inertia_r = cs->inertia_r[m], .f_normal = f_normal};
     double xi[3], theta[3] = {0.0, 0.0, 0.0};
@@ -304,7 +306,9 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
         int nh = li->law ? li->law->n_state : 0;
         size_t n = 0;
         law_batch batch = {.force = bs->f};
-        if (cs->one_law >= 0) { /* the whole chunk: the law reads the chunk's arrays */
+        /* with adhesion the law and the friction see the overlap clipped at 0 (gathered) */
+        const int adhesive = li->adhesion.law != NULL;
+        if (cs->one_law >= 0 && !adhesive) { /* the whole chunk: the law reads the chunk's arrays */
             n = cs->n;
             for (size_t m = 0; m < n; m++) {
                 bs->from[m] = (uint32_t)m;
@@ -318,7 +322,8 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
                 uint32_t k = cs->slot[m];
                 bs->from[n] = (uint32_t)m;
                 bs->batch_of[m] = (uint32_t)n;
-                bs->d[n] = cs->d[m]; bs->rate[n] = cs->rate[m];
+                bs->d[n] = adhesive ? overlap_in_contact(cs->d[m]) : cs->d[m];
+                bs->rate[n] = cs->rate[m];
                 if (c->impact_velocity) bs->v0[n] = cs->v0[m];
                 bs->r_eff[n] = cs->r_eff[m]; bs->m_eff[n] = cs->m_eff[m];
                 for (int h = 0; h < nh; h++) bs->h[h][n] = c->history[h][k];
@@ -337,12 +342,16 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
         const int friction = li->friction.active;
         if (friction) {
             for (size_t q = 0; q < n; q++) bs->f_normal[q] = bs->f[q] > 0.0 ? bs->f[q] : 0.0;
-            batch_friction(s, c, cs, bs, &li->friction, n, cs->one_law >= 0);
+            batch_friction(s, c, cs, bs, &li->friction, n, cs->one_law >= 0 && !adhesive);
         }
+        /* after friction, whose cap takes the law's force alone (models/adhesion_law.h) */
+        adhesion_batch ab;
+        if (adhesive) add_adhesion(s, c, cs, bs, li, n, &ab);
         /* after friction, whose Coulomb cap takes the force at the instant */
-        if (s->spring_span > 0.0) contact_ends(s, c, li, L, cs, bs, &batch, nh);
+        if (s->spring_span > 0.0)
+            contact_ends(s, c, li, L, cs, bs, &batch, adhesive ? &ab : NULL, nh);
         result_context rc = {.nh = nh, .dt = s->dt, .work = work, .exact = exact,
-                             .own = s->p.n_local, .work_kind = work_kind_of(li->law)};
+                             .own = s->p.n_local, .work_kind = work_kind_of(li)};
         const int rolling = friction && friction_has_rolling_torque(&li->friction);
         if (sums && cs->one_law >= 0) {
             deliver_one_law(c, cs, bs, sums, &rc, friction, rolling);

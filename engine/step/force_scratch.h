@@ -55,6 +55,9 @@ typedef struct batch_scratch {
     double f_normal[CHUNK_ROOM], f_t[3][CHUNK_ROOM], m_r[3][CHUNK_ROOM], power[2][CHUNK_ROOM];
     double normal[3][CHUNK_ROOM], v_rel[3][CHUNK_ROOM], w_rel[3][CHUNK_ROOM], disp[3][CHUNK_ROOM];
     uint32_t slot[CHUNK_ROOM];
+    /* adhesion (models/adhesion_law.h): the overlap itself (d holds it clipped at 0),
+     * the radii and the adhesion's force */
+    double adh_d[CHUNK_ROOM], r_i[CHUNK_ROOM], r_j[CHUNK_ROOM], f_adh[CHUNK_ROOM];
     /* each contact's force on i and torques on i and j, by chunk slot (deliver_forces) */
     double force[3][CHUNK_ROOM], torque_i[3][CHUNK_ROOM], torque_j[3][CHUNK_ROOM];
 } batch_scratch;

@@ -108,10 +108,10 @@ fused_end(contact_list *c, const law_instance *li, int n_state, double dt, size_
     law_batch one = {.n = 1, .overlap = &d, .overlap_rate = &rate, .impact_velocity = &v0,
                      .r_eff = &r_eff, .m_eff = &m_eff};
     for (int h = 0; h < n_state; h++) one.history[h] = c->history[h] + k;
-    if (fresh) f = first_touch_force(li, &one, 0, n_state, dt, f);
+    if (fresh) f = first_touch_force(li, &one, NULL, 0, n_state, dt, f);
     if (ending) {
         int ends;
-        f = separation_force(li, &one, 0, n_state, dt, f, &ends);
+        f = separation_force(li, &one, NULL, 0, n_state, dt, f, &ends);
         if (ends) c->touching[k] = CONTACT_ENDING;
     }
     return f;
@@ -149,7 +149,7 @@ fused_chunk(const sim *s, contact_list *c, chunk_scratch *cs, size_t start,
     if (friction) sc = tangential_spring_of(&li->friction, 0);
     const double mu_r = li->friction.mu_r;
     const result_context rc = {.nh = n_state, .dt = dt, .work = work,
-                               .work_kind = work_kind_of(li->law)};
+                               .work_kind = work_kind_of(li)};
     result_context r = work_open(&rc);
     if (friction) { /* the partners' mid-step velocities and spins: particle_point_motion */
         const double *mid[6] = {p->vhx, p->vhy, p->vhz, p->whx, p->why, p->whz};

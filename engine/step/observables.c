@@ -60,13 +60,14 @@ void sim_observe(const sim *s, sim_observables *o)
     const contact_list *c = &s->pairs;
     for (size_t k = 0; k < c->n; k++) {
         double d = contact_overlap(c, &s->p, k);
-        if (!(d > 0.0) || c->i[k] >= p->n_local) continue;
+        /* a contact its adhesion holds past touching (d <= 0) counts */
+        if (!contact_in_touch(d, c->touching[k]) || c->i[k] >= p->n_local) continue;
         n++;
         if (d > worst) worst = d;
     }
     const contact_list *w = &s->wall_pairs;
     for (size_t k = 0; k < w->n; k++) {
-        if (!(w->overlap[k] > 0.0)) continue;
+        if (!contact_in_touch(w->overlap[k], w->touching[k])) continue;
         n_wall++;
         if (w->overlap[k] > worst) worst = w->overlap[k];
     }

@@ -40,12 +40,15 @@ typedef struct result_context {
     size_t own;
 } result_context;
 
-/* The kind of work a law's contacts book (SIM_WORK_*), or -1: none (conservative). */
-static inline int work_kind_of(const dem_law *law)
+/* The kind of work a law instance's contacts book (SIM_WORK_*), or -1: none (a
+ * conservative law without adhesion; an adhesion's pull-off loses energy, which the
+ * normal work books: energy.c keeps the stored energy of such contacts there too). */
+static inline int work_kind_of(const law_instance *li)
 {
-    return law_has(&law->plugin, LAW_CAP_CONSERVATIVE) ? -1
-           : law_has(&law->plugin, LAW_CAP_PLASTIC)    ? SIM_WORK_PLASTIC
-                                                       : SIM_WORK_NORMAL;
+    const law_plugin *p = &li->law->plugin;
+    return law_has(p, LAW_CAP_PLASTIC)                                ? SIM_WORK_PLASTIC
+           : law_has(p, LAW_CAP_CONSERVATIVE) && !li->adhesion.law ? -1
+                                                                     : SIM_WORK_NORMAL;
 }
 
 /* Adds one contact's work of `kind` to its sum: plain (`sum`), or exactly (`exact`, a

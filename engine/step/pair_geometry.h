@@ -196,6 +196,15 @@ static void pair_separates(contact_list *c, size_t k)
             c->cross_torque[a][c->cross_slot[k]] = 0.0;
 }
 
+/* A touching pair of law `law` at overlap d <= 0, which the geometry finds apart: still
+ * in contact where the law's adhesion reaches past touching (models/adhesion_law.h).
+ * Looked at only where a touching pair opens, in runs with such a law (sim.has_reach). */
+static int holds_past_touching(const sim *s, int law, double d, double r_eff)
+{
+    const law_instance *li = &s->laws[law];
+    return li->adhesion.law && d > law_reach(li, r_eff);
+}
+
 /* An ending or ended pair k (contact_list.touching) that still overlaps: while it opens
  * it holds no force and stays ended (returns 1: not touching this step); closing again,
  * it is apart, for its caller to start it afresh as a first touch (returns 0). */
@@ -251,7 +260,10 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
         }
         d = p->radius[i] - dist;
         overlap[k] = d;
-        if (d <= 0.0) goto apart;
+        law = p->type[i] * s->n_materials + w->material;
+        if (d <= 0.0 && !(c->touching[k] == CONTACT_TOUCHING && s->has_reach &&
+                          holds_past_touching(s, law, d, p->radius[i])))
+            goto apart;
         nx = n[0]; ny = n[1]; nz = n[2];
         rate = p->vx[i] * nx + p->vy[i] * ny + p->vz[i] * nz;
         if (s->walls.state[j].moves) { /* minus the wall's velocity at the contact point */
@@ -262,7 +274,6 @@ static void wall_pair_geometry(const sim *s, contact_list *c, size_t start, size
         }
         r_eff = p->radius[i];
         m_eff = p->mass[i];
-        law = p->type[i] * s->n_materials + w->material;
         if ((c->touching[k] & CONTACT_ENDED) && ended_pair(c, k, rate < 0.0)) continue;
         int fresh = !c->touching[k];
         if (fresh) { /* first touch: the history starts now */
@@ -360,6 +371,10 @@ particle_pair_select(const sim *s, contact_list *c, size_t start, size_t end, ch
                 contact_clear_history(c, start + q);
                 c->touching[start + q] = CONTACT_TOUCHING;
                 cs->first_touch[n_first++] = (uint32_t)n;
+            } else if (was_touching[q] == CONTACT_TOUCHING && s->has_reach &&
+                       holds_past_touching(s, type[i] * n_materials + type[j], overlap[q],
+                                           radius[i] * radius[j] / (radius[i] + radius[j]))) {
+                t = 1; /* its adhesion holds it past touching */
             } else {
                 pair_separates(c, start + q);
             }

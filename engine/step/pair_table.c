@@ -168,6 +168,29 @@ int pair_table_configure_lists(sim *s)
 }
 
 /* Every pair of material types that can meet must have a law. */
+int pair_table_check_reach(sim *s, char *err, size_t err_len)
+{
+    s->has_reach = 0;
+    for (int k = 0; k < s->n_materials * s->n_materials; k++) {
+        const law_instance *li = &s->laws[k];
+        if (!li->law || !li->adhesion.law) continue;
+        /* the largest spheres' contacts reach farthest: with each other (R* = r/2) and
+         * with a wall (R* = r) */
+        double r = s->largest_radius;
+        double reach = fmin(law_reach(li, 0.5 * r), law_reach(li, r));
+        if (!(reach < 0.0)) continue;
+        s->has_reach = 1;
+        if (-reach < s->skin) continue;
+        snprintf(err, err_len,
+                 "contacts[%d].adhesion: %s holds a contact of the largest spheres (radius "
+                 "%g m) until %g m past touching; the neighbour list's skin (%g m) must "
+                 "exceed that: raise neighbour.skin",
+                 li->binding, li->adhesion.law->name, r, -reach, s->skin);
+        return -1;
+    }
+    return 0;
+}
+
 int pair_table_check_cover(const sim *s, char *err, size_t err_len)
 {
     int n = s->n_materials;

@@ -15,6 +15,10 @@ int pair_table_setup(sim *s, char *err, size_t err_len);
 /* 0, or -1 with a message if two materials that can meet (a particle's with a particle's
  * or a wall's) have no law. */
 int pair_table_check_cover(const sim *s, char *err, size_t err_len);
+/* Sets s->has_reach (some law's adhesion holds contacts past touching) and checks
+ * that the neighbour list's skin exceeds the farthest such reach (of the largest
+ * spheres): 0, or -1 with a message naming the binding and the key to raise. */
+int pair_table_check_reach(sim *s, char *err, size_t err_len);
 /* Sizes the contact lists' per-pair arrays for the laws in the table, and gives the
  * particles the spins' history where a pair exerts a torque. Returns 0 or -1 (out of
  * memory). */

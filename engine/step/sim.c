@@ -180,6 +180,7 @@ int sim_place(sim *s, const sim_config *cfg, char *err, size_t err_len)
     if ((rc = population_init(s, err, err_len)) != 0) return fail_value(rc);
     s->skin = cfg->skin > 0.0 ? cfg->skin : 0.1 * 2.0 * r_max;
     s->cutoff = 2.0 * r_max + s->skin;
+    if ((rc = pair_table_check_reach(s, err, err_len)) != 0) return fail_value(rc);
     for (int a = 0; a < 3; a++) {
         double len = cfg->domain_max[a] - cfg->domain_min[a];
         if (cfg->periodic[a] && len <= 2.0 * s->cutoff) {
