@@ -109,13 +109,9 @@ AP_INLINE double jkr_force(const jkr_adhesion *j, double d, double r_eff)
 AP_INLINE double jkr_unit_energy(double delta, double x)
 {
     double e = x - 1.0;
+    double tail = 28.0 / 3.0 + e * (22.0 / 3.0 + e * (3.0 + e * (2.0 / 3.0 + e / 15.0)));
     double tension =
-        e * e *
-        (-5.0 +
-         e * (-34.0 / 3.0 +
-              e * (-25.0 / 3.0 +
-                   e * (14.0 / 5.0 +
-                        e * (28.0 / 3.0 + e * (22.0 / 3.0 + e * (3.0 + e * (2.0 / 3.0 + e / 15.0))))))));
+        e * e * (-5.0 + e * (-34.0 / 3.0 + e * (-25.0 / 3.0 + e * (14.0 / 5.0 + e * tail))));
     double X = x * x, t = sqrt(fmax(delta, 0.0)), h = 4.0 * x / (X + t);
     double pressed =
         h * h * (-0.25 * X * X * X + h * (5.0 / 12.0 * X * X + h * (-13.0 / 48.0 * X + h / 15.0))) -
