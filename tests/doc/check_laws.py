@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Usage: check_laws.py DEMPACT SOURCE_DIR
 
-docs/laws.md against `dempact laws` and `dempact laws --friction`. The manual describes each law in a section whose
-heading names it in a code span (one section may name several laws that share their
-parameters); a section's table whose first header cell is "parameter" lists the laws'
-parameters with unit, default and range. Fails when
+docs/laws.md against `dempact laws`, `dempact laws --friction` and `dempact laws
+--adhesion` (an adhesion law is held to its section as a normal law is). The manual
+describes each law in a section whose heading names it in a code span (one section may
+name several laws that share their parameters); a section's table whose first header
+cell is "parameter" lists the laws' parameters with unit, default and range. Fails when
 - a law is printed but has no section, or a section names a law that does not exist;
 - a law's parameters differ between the two (names), or a parameter's default, unit or
   range differs (numbers compared to the 6 digits `dempact laws` prints);
@@ -30,12 +31,16 @@ import mdtables  # noqa: E402
 DOI = re.compile(r"10\.\d{4,9}/[^\s,;)]*(?:\([^\s)]*\)[^\s,;)]*)*(?<![.])")
 
 
-def program_laws(dempact):
-    out = subprocess.run([dempact, "laws"], check=True, capture_output=True, text=True).stdout
+def program_laws(dempact, flag=None):
+    """The laws `dempact laws` (or `dempact laws FLAG`) prints: {name: params, sources,
+    calibrate}; a law's line is its name, or "KIND.model NAME"."""
+    args = [dempact, "laws"] + ([flag] if flag else [])
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     laws, law, in_source = {}, None, False
     for line in out.splitlines():
         if line and not line.startswith(" "):
-            law = laws.setdefault(line.strip(), {"params": {}, "sources": [], "calibrate": None})
+            name = re.sub(r"^\w+\.model ", "", line.strip())
+            law = laws.setdefault(name, {"params": {}, "sources": [], "calibrate": None})
             continue
         if law is None or not line.strip():
             continue
@@ -59,8 +64,8 @@ def program_laws(dempact):
         m = re.match(r"^  calibrate: (?:true solves (.*) for the restitution|not available.*)$", line)
         if m:
             law["calibrate"] = m.group(1) or "-"
-    if len(laws) < 10:
-        sys.exit(f"FAIL: dempact laws listed only {len(laws)} laws")
+    if len(laws) < (10 if flag is None else 1):
+        sys.exit(f"FAIL: {' '.join(args[1:])} listed only {len(laws)} laws")
     return laws
 
 
@@ -168,24 +173,26 @@ def plain(text):
 def main():
     dempact, src = sys.argv[1], sys.argv[2]
     laws = program_laws(dempact)
+    adhesion = program_laws(dempact, "--adhesion")
+    every = {**adhesion, **laws}
     text = open(os.path.join(src, "docs", "laws.md"), encoding="utf-8").read()
     problems = []
 
-    # sections that name laws: ### headings with code spans
+    # sections that name laws (normal or adhesion): ### headings with code spans
     sections = {}
     for heading, body in mdtables.sections(text, 3):
         for name in mdtables.code_spans(heading):
-            if name not in laws:
+            if name not in every:
                 problems.append(f"docs/laws.md: section '{heading}' names '{name}', which "
-                                "dempact laws does not list")
+                                "dempact laws does not list (nor --adhesion)")
                 continue
             sections[name] = (heading, body)
-    for name in laws:
+    for name in every:
         if name not in sections:
             problems.append(f"docs/laws.md: no section for law '{name}'")
 
     for name, (heading, body) in sections.items():
-        law = laws[name]
+        law = every[name]
         documented = {}
         for _, header, rows in mdtables.tables(body):
             if not header or header[0] != "parameter":
@@ -256,7 +263,7 @@ def main():
             problems.append(f"summary table: {name} is missing")
 
     # every DOI the manual gives for a law is one the program prints
-    printed = {d for law in laws.values() for ref in law["sources"] for d in DOI.findall(ref)}
+    printed = {d for law in every.values() for ref in law["sources"] for d in DOI.findall(ref)}
     for heading, body in mdtables.sections(text, 2):
         if "friction" in heading.lower() or "rolling" in heading.lower():
             continue
@@ -273,7 +280,8 @@ def main():
         sys.exit(1)
     n = sum(len(l["params"]) for l in laws.values())
     print(f"{len(laws)} laws, {n} parameters and their citations agree with dempact laws; "
-          f"so do the {len(friction)} friction and rolling models and their keys")
+          f"so do the {len(adhesion)} adhesion laws and the {len(friction)} friction and rolling "
+          "models and their keys")
 
 
 if __name__ == "__main__":
