@@ -5,7 +5,8 @@ docs/laws.md against `dempact laws`, `dempact laws --friction` and `dempact laws
 --adhesion` (an adhesion law is held to its section as a normal law is). The manual
 describes each law in a section whose heading names it in a code span (one section may
 name several laws that share their parameters); a section's table whose first header
-cell is "parameter" lists the laws' parameters with unit, default and range. Fails when
+cell is "parameter" ("adhesion key" for an adhesion law) lists the laws' parameters with
+unit, default and range. Fails when
 - a law is printed but has no section, or a section names a law that does not exist;
 - a law's parameters differ between the two (names), or a parameter's default, unit or
   range differs (numbers compared to the 6 digits `dempact laws` prints);
@@ -14,8 +15,8 @@ cell is "parameter" lists the laws' parameters with unit, default and range. Fai
 - a citation `dempact laws` prints for a law is not in that law's section: its first
   author's surname, its year and its DOI (when it has one);
 - laws.md cites a DOI that no law's citations hold, outside its "Friction" sections;
-- a tangential or rolling law of `dempact laws --friction` is missing from its `model`
-  table, or a key table's "models" column disagrees with the keys each law takes (one
+- a tangential, rolling or adhesion law of `dempact laws --friction` or `--adhesion` is
+  missing from its `model` table, or a key table's "models" column disagrees with the keys each law takes (one
   row per key and law; a key two laws take in different units has a row for each), or
   its "unit" column with the law's unit.
 """
@@ -70,22 +71,27 @@ def program_laws(dempact, flag=None):
 
 
 def program_friction_laws(dempact):
-    """{("friction"|"rolling", model): {key: (default, unit)}} from `dempact laws --friction`."""
-    out = subprocess.run([dempact, "laws", "--friction"], check=True, capture_output=True,
-                         text=True).stdout
+    """{("friction"|"rolling"|"adhesion", model): {key: (default, unit)}} from `dempact laws
+    --friction` and `dempact laws --adhesion`."""
+    out = "".join(subprocess.run([dempact, "laws", flag], check=True, capture_output=True,
+                                 text=True).stdout for flag in ("--friction", "--adhesion"))
     models, keys = {}, None
     for line in out.splitlines():
-        m = re.match(r"^(friction|rolling)\.model (\w+)", line)
+        m = re.match(r"^(friction|rolling|adhesion)\.model (\w+)", line)
         if m:
             keys = models.setdefault((m.group(1), m.group(2)), {})
             continue
         m = re.match(r"^  (\w+)\s+(?:default (\S+)|required)(?: \[([^\]]*)\])?", line)
         if m and keys is not None and m.group(1) not in ("source", "history"):
             keys[m.group(1)] = (m.group(2) or "required", m.group(3))
-    if not any(kind == "friction" for kind, _ in models) or \
-            not any(kind == "rolling" for kind, _ in models):
-        sys.exit("FAIL: dempact laws --friction listed no tangential or no rolling laws")
+    for kind in KEYS_OF_ALL:
+        if not any(k == kind for k, _ in models):
+            sys.exit(f"FAIL: dempact laws --friction / --adhesion listed no {kind} laws")
     return models
+
+
+# The keys every model of a kind takes beside its own (the key table has a row for each).
+KEYS_OF_ALL = {"friction": {"coefficient"}, "rolling": {"coefficient"}, "adhesion": set()}
 
 
 def check_friction_tables(text, models, problems):
@@ -94,7 +100,7 @@ def check_friction_tables(text, models, problems):
     optionally a "unit" column) gives every key a law takes exactly one row naming that
     law (or "all"), in the law's unit, and no key to a law that lacks it. Keys are the
     model's own, so a key two laws take with different units has a row for each."""
-    for kind in ("friction", "rolling"):
+    for kind in KEYS_OF_ALL:
         names = {name for k, name in models if k == kind}
         listed, rows_for = set(), {}
         for _, header, rows in mdtables.tables(text):
@@ -114,7 +120,7 @@ def check_friction_tables(text, models, problems):
         for (k, name), keys in models.items():
             if k != kind:
                 continue
-            for key in sorted(set(keys) | {"coefficient"}):
+            for key in sorted(set(keys) | KEYS_OF_ALL[kind]):
                 rows = [(c, u) for c, u in rows_for.get(key, [])
                         if plain(c) == "all" or name in mdtables.code_spans(c)]
                 if not rows_for.get(key):
@@ -126,14 +132,14 @@ def check_friction_tables(text, models, problems):
                         plain(rows[0][1]) != plain(keys[key][1]):
                     problems.append(f"docs/laws.md: {kind} key '{key}' of '{name}': unit "
                                     f"'{rows[0][1]}' in the manual, '{keys[key][1]}' in "
-                                    "dempact laws --friction")
+                                    f"dempact laws --{'adhesion' if kind == 'adhesion' else 'friction'}")
         for key, cells in rows_for.items():
             for cell, _ in cells:
                 for name in mdtables.code_spans(cell):
                     if (kind, name) not in models:
                         problems.append(f"docs/laws.md: {kind} key '{key}' names '{name}', "
                                         f"which is not a {kind} model")
-                    elif key not in models[(kind, name)] and key != "coefficient":
+                    elif key not in models[(kind, name)] and key not in KEYS_OF_ALL[kind]:
                         problems.append(f"docs/laws.md: {kind} key '{key}' is given to "
                                         f"'{name}', which does not take it")
 
@@ -195,7 +201,7 @@ def main():
         law = every[name]
         documented = {}
         for _, header, rows in mdtables.tables(body):
-            if not header or header[0] != "parameter":
+            if not header or header[0] not in ("parameter", "adhesion key"):
                 continue
             for row in rows:
                 spans = mdtables.code_spans(row[0])
@@ -280,8 +286,8 @@ def main():
         sys.exit(1)
     n = sum(len(l["params"]) for l in laws.values())
     print(f"{len(laws)} laws, {n} parameters and their citations agree with dempact laws; "
-          f"so do the {len(adhesion)} adhesion laws and the {len(friction)} friction and rolling "
-          "models and their keys")
+          f"so do the {len(adhesion)} adhesion laws, and the {len(friction)} friction, rolling "
+          "and adhesion models and their keys")
 
 
 if __name__ == "__main__":
