@@ -57,7 +57,13 @@ static int jkr_setup(const double *params, const law_pair_props *pair, const dem
     const double e = pair->young_eff;
     if (!(e > 0.0 && isfinite(e)))
         return law_fail(err, -1, "jkr needs the pair's E* above 0 (E* = %g)", e);
-    ac->a[JKR_AC3] = M_PI * w / (8.0 * e);
+    /* a_c^3 / R*^2 within 1e+-100 m keeps the curve's scales (a_c, l = a_c^2 / R*, d / l)
+     * finite for any radius from 1e-30 to 1e30 m (adhesion_parts.h: jkr_root) */
+    const double ac3 = M_PI * w / (8.0 * e);
+    if (!(ac3 >= 1e-100 && ac3 <= 1e100))
+        return law_fail(err, 0, "against E* = %g Pa gives pi w / (8 E*) = %g m, outside "
+                        "[1e-100, 1e100] m, where JKR's scales cannot be represented", e, ac3);
+    ac->a[JKR_AC3] = ac3;
     return 0;
 }
 

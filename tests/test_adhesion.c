@@ -386,6 +386,18 @@ static void jkr_needs_plain_hertz(void **state)
         assert_non_null(strstr(err.msg, "Hertz"));
         assert_non_null(strstr(err.msg, refused[k].says));
     }
+    /* a pair whose E* leaves pi w / (8 E*) outside [1e-100, 1e100] m: refused at work */
+    {
+        const adhesion_law *jkr = adhesion_law_find("jkr");
+        law_coeffs nc = normal_set_up(law_find("hertz"), NULL, 0.0);
+        law_pair_props stiff = {.young_eff = 1e300, .law_restitution = NAN};
+        adhesion_coeffs ac = {.law = jkr};
+        double p[ADHESION_MAX_PARAMS] = {1e-3};
+        err = (law_error){.param = -1};
+        assert_int_equal(jkr->setup(p, &stiff, law_find("hertz"), &nc, &ac, &err), -1);
+        assert_int_equal(err.param, 0);
+        print_message("jkr, E* 1e300 Pa: %s\n", err.msg);
+    }
     /* dmt does not change the elastic part: any normal law */
     const adhesion_law *dmt = adhesion_law_find("dmt");
     law_coeffs nc = normal_set_up(law_find("linear"), NULL, 0.0);
