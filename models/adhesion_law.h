@@ -69,7 +69,9 @@ typedef struct adhesion_law {
      * touching). The neighbour list reaches that far past touching. */
     double (*reach)(const adhesion_coeffs *ac, double r_eff);
     /* The largest pull [N] it exerts on a quasi-static contact of R* (its pull-off
-     * force: JKR 3/2 pi w R*, DMT 2 pi w R*): `dempact laws`, the docs and the checks. */
+     * force: JKR 3/2 pi w R*, DMT 2 pi w R*): `dempact laws`, the docs and the checks.
+     * NAN for a law whose pull grows with the overlap (sjkr, sjkr2): its largest pull
+     * depends on the load the contact was pressed with, not on the law alone. */
     double (*pull_off)(const adhesion_coeffs *ac, double r_eff);
     /* LAW_CAP_ENERGY: the energy [J] the adhesion of a contact at overlap d holds (the
      * work its force would do were the contact opened to its reach; <= 0 for a pull),

@@ -1,6 +1,6 @@
 /* The registries against the plug-in form (models/plugin.h): every registered normal,
- * tangential and rolling law passes its kind's check (capacities, flags that match the
- * functions, calibration indices), each composed law is found again from its two parts,
+ * tangential, rolling and adhesion law passes its kind's check (capacities, flags that
+ * match the functions, calibration indices), each composed law is found again from its two parts,
  * the check refuses a law that breaks the form, and a law that declares
  * LAW_CAP_LINEAR_IN_RATE is affine in the overlap rate (the dashpot check's assumption,
  * engine/checks/dashpot_check.c), checked on generated contacts. */
@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "models/adhesion_law.h"
 #include "models/friction_law.h"
 #include "models/law.h"
 #include "law_helpers.h"
@@ -24,6 +25,7 @@ static void every_law_fits_the_form(void **state)
     char err[256] = "";
     if (law_registry_check(err, sizeof err) != 0) fail_msg("%s", err);
     if (friction_registry_check(err, sizeof err) != 0) fail_msg("%s", err);
+    if (adhesion_registry_check(err, sizeof err) != 0) fail_msg("%s", err);
 }
 
 /* Each law with parts is the one law_find_parts returns for them; each part is listed. */

@@ -1,12 +1,14 @@
 /* dempact laws: every normal-force law the build knows, with its formula, the papers it
  * comes from, its parameters and their defaults and ranges; with --friction, the
- * tangential and rolling laws and their keys (docs/laws.md holds the same, checked
- * against this output by tests/doc/check_laws.py). */
+ * tangential and rolling laws and their keys; with --adhesion, the adhesion laws and
+ * theirs (docs/laws.md holds the same, checked against this output by
+ * tests/doc/check_laws.py). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "models/adhesion_law.h"
 #include "models/friction_law.h"
 #include "models/law.h"
 
@@ -116,12 +118,26 @@ static int print_friction_laws(void)
     return 0;
 }
 
+/* dempact laws --adhesion: the adhesion laws (models/adhesion_registry.c) */
+static int print_adhesion_laws(void)
+{
+    for (int k = 0; k < adhesion_law_count(); k++) {
+        const adhesion_law *law = adhesion_law_at(k);
+        printf("adhesion.model %s\n  %s\n", law->name, law->summary);
+        print_sources(law->source);
+        print_params(law->params, law->n_params);
+        printf("\n");
+    }
+    return 0;
+}
+
 int cli_laws(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
         printf("usage: dempact laws [NAME]\n"
                "       dempact laws --parts\n"
-               "       dempact laws --friction\n\n"
+               "       dempact laws --friction\n"
+               "       dempact laws --adhesion\n\n"
                "Lists every normal-force law (or the one named) with its formula, the papers\n"
                "it comes from (full citations), its parameters, units, defaults and accepted\n"
                "ranges. Every law also takes the switch cohesion_removal (default on: a\n"
@@ -132,10 +148,13 @@ int cli_laws(int argc, char **argv)
                "a case may name the law, or its two parts (law: {elastic: E, damping: D}).\n"
                "--parts lists the elastic and damping parts and the laws that combine them.\n"
                "--friction lists the tangential laws (friction.model) and the rolling laws\n"
-               "(rolling.model) the same way, with the keys each takes.\n");
+               "(rolling.model) the same way, with the keys each takes.\n"
+               "--adhesion lists the adhesion laws (adhesion.model): the pull between the\n"
+               "surfaces in contact, added to the normal law's force, with the keys each takes.\n");
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "--friction") == 0) return print_friction_laws();
+    if (argc > 1 && strcmp(argv[1], "--adhesion") == 0) return print_adhesion_laws();
     if (argc > 1 && strcmp(argv[1], "--parts") == 0) return print_law_parts();
     const char *only = argc > 1 ? argv[1] : NULL;
     if (only && !law_find(only)) {

@@ -11,7 +11,8 @@ Fails when
 - a documented key leaves its type, unit, default or range empty;
 - a law parameter the reader accepts under contacts[].params is missing from the
   parameter tables of docs/laws.md, or laws.md documents one the reader does not accept;
-- the friction and rolling tables of docs/laws.md name other keys than the reader's.
+- the friction, rolling and adhesion key tables of docs/laws.md name other keys than the
+  reader's.
 """
 import os
 import subprocess
@@ -108,7 +109,8 @@ def main():
         problems.append(f"docs/laws.md: documents parameter {p}, which the reader does not accept")
 
     for block, first in (("contacts[].friction.", "friction key"),
-                         ("contacts[].rolling.", "rolling key")):
+                         ("contacts[].rolling.", "rolling key"),
+                         ("contacts[].adhesion.", "adhesion key")):
         reader = {k[len(block):] for k in accepted if k.startswith(block)}
         manual = laws_md_table_keys(laws_md, first)
         if reader != manual:

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Usage: check_laws.py DEMPACT SOURCE_DIR
 
-docs/laws.md against `dempact laws` and `dempact laws --friction`. The manual describes each law in a section whose
-heading names it in a code span (one section may name several laws that share their
-parameters); a section's table whose first header cell is "parameter" lists the laws'
-parameters with unit, default and range. Fails when
+docs/laws.md against `dempact laws`, `dempact laws --friction` and `dempact laws
+--adhesion` (an adhesion law is held to its section as a normal law is). The manual
+describes each law in a section whose heading names it in a code span (one section may
+name several laws that share their parameters); a section's table whose first header
+cell is "parameter" ("adhesion key" for an adhesion law) lists the laws' parameters with
+unit, default and range. Fails when
 - a law is printed but has no section, or a section names a law that does not exist;
 - a law's parameters differ between the two (names), or a parameter's default, unit or
   range differs (numbers compared to the 6 digits `dempact laws` prints);
@@ -13,8 +15,8 @@ parameters with unit, default and range. Fails when
 - a citation `dempact laws` prints for a law is not in that law's section: its first
   author's surname, its year and its DOI (when it has one);
 - laws.md cites a DOI that no law's citations hold, outside its "Friction" sections;
-- a tangential or rolling law of `dempact laws --friction` is missing from its `model`
-  table, or a key table's "models" column disagrees with the keys each law takes (one
+- a tangential, rolling or adhesion law of `dempact laws --friction` or `--adhesion` is
+  missing from its `model` table, or a key table's "models" column disagrees with the keys each law takes (one
   row per key and law; a key two laws take in different units has a row for each), or
   its "unit" column with the law's unit.
 """
@@ -30,12 +32,16 @@ import mdtables  # noqa: E402
 DOI = re.compile(r"10\.\d{4,9}/[^\s,;)]*(?:\([^\s)]*\)[^\s,;)]*)*(?<![.])")
 
 
-def program_laws(dempact):
-    out = subprocess.run([dempact, "laws"], check=True, capture_output=True, text=True).stdout
+def program_laws(dempact, flag=None):
+    """The laws `dempact laws` (or `dempact laws FLAG`) prints: {name: params, sources,
+    calibrate}; a law's line is its name, or "KIND.model NAME"."""
+    args = [dempact, "laws"] + ([flag] if flag else [])
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     laws, law, in_source = {}, None, False
     for line in out.splitlines():
         if line and not line.startswith(" "):
-            law = laws.setdefault(line.strip(), {"params": {}, "sources": [], "calibrate": None})
+            name = re.sub(r"^\w+\.model ", "", line.strip())
+            law = laws.setdefault(name, {"params": {}, "sources": [], "calibrate": None})
             continue
         if law is None or not line.strip():
             continue
@@ -59,28 +65,33 @@ def program_laws(dempact):
         m = re.match(r"^  calibrate: (?:true solves (.*) for the restitution|not available.*)$", line)
         if m:
             law["calibrate"] = m.group(1) or "-"
-    if len(laws) < 10:
-        sys.exit(f"FAIL: dempact laws listed only {len(laws)} laws")
+    if len(laws) < (10 if flag is None else 1):
+        sys.exit(f"FAIL: {' '.join(args[1:])} listed only {len(laws)} laws")
     return laws
 
 
 def program_friction_laws(dempact):
-    """{("friction"|"rolling", model): {key: (default, unit)}} from `dempact laws --friction`."""
-    out = subprocess.run([dempact, "laws", "--friction"], check=True, capture_output=True,
-                         text=True).stdout
+    """{("friction"|"rolling"|"adhesion", model): {key: (default, unit)}} from `dempact laws
+    --friction` and `dempact laws --adhesion`."""
+    out = "".join(subprocess.run([dempact, "laws", flag], check=True, capture_output=True,
+                                 text=True).stdout for flag in ("--friction", "--adhesion"))
     models, keys = {}, None
     for line in out.splitlines():
-        m = re.match(r"^(friction|rolling)\.model (\w+)", line)
+        m = re.match(r"^(friction|rolling|adhesion)\.model (\w+)", line)
         if m:
             keys = models.setdefault((m.group(1), m.group(2)), {})
             continue
         m = re.match(r"^  (\w+)\s+(?:default (\S+)|required)(?: \[([^\]]*)\])?", line)
         if m and keys is not None and m.group(1) not in ("source", "history"):
             keys[m.group(1)] = (m.group(2) or "required", m.group(3))
-    if not any(kind == "friction" for kind, _ in models) or \
-            not any(kind == "rolling" for kind, _ in models):
-        sys.exit("FAIL: dempact laws --friction listed no tangential or no rolling laws")
+    for kind in KEYS_OF_ALL:
+        if not any(k == kind for k, _ in models):
+            sys.exit(f"FAIL: dempact laws --friction / --adhesion listed no {kind} laws")
     return models
+
+
+# The keys every model of a kind takes beside its own (the key table has a row for each).
+KEYS_OF_ALL = {"friction": {"coefficient"}, "rolling": {"coefficient"}, "adhesion": set()}
 
 
 def check_friction_tables(text, models, problems):
@@ -89,7 +100,7 @@ def check_friction_tables(text, models, problems):
     optionally a "unit" column) gives every key a law takes exactly one row naming that
     law (or "all"), in the law's unit, and no key to a law that lacks it. Keys are the
     model's own, so a key two laws take with different units has a row for each."""
-    for kind in ("friction", "rolling"):
+    for kind in KEYS_OF_ALL:
         names = {name for k, name in models if k == kind}
         listed, rows_for = set(), {}
         for _, header, rows in mdtables.tables(text):
@@ -109,7 +120,7 @@ def check_friction_tables(text, models, problems):
         for (k, name), keys in models.items():
             if k != kind:
                 continue
-            for key in sorted(set(keys) | {"coefficient"}):
+            for key in sorted(set(keys) | KEYS_OF_ALL[kind]):
                 rows = [(c, u) for c, u in rows_for.get(key, [])
                         if plain(c) == "all" or name in mdtables.code_spans(c)]
                 if not rows_for.get(key):
@@ -121,14 +132,14 @@ def check_friction_tables(text, models, problems):
                         plain(rows[0][1]) != plain(keys[key][1]):
                     problems.append(f"docs/laws.md: {kind} key '{key}' of '{name}': unit "
                                     f"'{rows[0][1]}' in the manual, '{keys[key][1]}' in "
-                                    "dempact laws --friction")
+                                    f"dempact laws --{'adhesion' if kind == 'adhesion' else 'friction'}")
         for key, cells in rows_for.items():
             for cell, _ in cells:
                 for name in mdtables.code_spans(cell):
                     if (kind, name) not in models:
                         problems.append(f"docs/laws.md: {kind} key '{key}' names '{name}', "
                                         f"which is not a {kind} model")
-                    elif key not in models[(kind, name)] and key != "coefficient":
+                    elif key not in models[(kind, name)] and key not in KEYS_OF_ALL[kind]:
                         problems.append(f"docs/laws.md: {kind} key '{key}' is given to "
                                         f"'{name}', which does not take it")
 
@@ -168,27 +179,29 @@ def plain(text):
 def main():
     dempact, src = sys.argv[1], sys.argv[2]
     laws = program_laws(dempact)
+    adhesion = program_laws(dempact, "--adhesion")
+    every = {**adhesion, **laws}
     text = open(os.path.join(src, "docs", "laws.md"), encoding="utf-8").read()
     problems = []
 
-    # sections that name laws: ### headings with code spans
+    # sections that name laws (normal or adhesion): ### headings with code spans
     sections = {}
     for heading, body in mdtables.sections(text, 3):
         for name in mdtables.code_spans(heading):
-            if name not in laws:
+            if name not in every:
                 problems.append(f"docs/laws.md: section '{heading}' names '{name}', which "
-                                "dempact laws does not list")
+                                "dempact laws does not list (nor --adhesion)")
                 continue
             sections[name] = (heading, body)
-    for name in laws:
+    for name in every:
         if name not in sections:
             problems.append(f"docs/laws.md: no section for law '{name}'")
 
     for name, (heading, body) in sections.items():
-        law = laws[name]
+        law = every[name]
         documented = {}
         for _, header, rows in mdtables.tables(body):
-            if not header or header[0] != "parameter":
+            if not header or header[0] not in ("parameter", "adhesion key"):
                 continue
             for row in rows:
                 spans = mdtables.code_spans(row[0])
@@ -256,7 +269,7 @@ def main():
             problems.append(f"summary table: {name} is missing")
 
     # every DOI the manual gives for a law is one the program prints
-    printed = {d for law in laws.values() for ref in law["sources"] for d in DOI.findall(ref)}
+    printed = {d for law in every.values() for ref in law["sources"] for d in DOI.findall(ref)}
     for heading, body in mdtables.sections(text, 2):
         if "friction" in heading.lower() or "rolling" in heading.lower():
             continue
@@ -273,7 +286,8 @@ def main():
         sys.exit(1)
     n = sum(len(l["params"]) for l in laws.values())
     print(f"{len(laws)} laws, {n} parameters and their citations agree with dempact laws; "
-          f"so do the {len(friction)} friction and rolling models and their keys")
+          f"so do the {len(adhesion)} adhesion laws, and the {len(friction)} friction, rolling "
+          "and adhesion models and their keys")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@
 #include "engine/step/friction.h"
 #include "engine/sim.h"
 #include "io/case/case.h"
+#include "models/adhesion_law.h"
 #include "models/friction_law.h"
 #include "models/law.h"
 
@@ -176,6 +177,8 @@ int main(int argc, char **argv)
     check(law_registry_check(err, sizeof err) == 0, "the normal laws pass the registry check");
     check(friction_registry_check(err, sizeof err) == 0,
           "the tangential and rolling laws pass the registry check");
+    check(adhesion_registry_check(err, sizeof err) == 0,
+          "the adhesion laws pass the registry check");
     normal_law();
     friction_laws();
     if (argc > 1) case_reader(argv[1]);

@@ -3,8 +3,8 @@
 # `dempact laws` must list every law the project promises (the names users type), each
 # with its full citations (authors, year, title, journal or code, a DOI where the paper
 # has one), whether it calibrates, and its parameters; and cite nothing that does not
-# ship with dempact. docs/laws.md is checked against the same output by
-# tests/doc/check_laws.py.
+# ship with dempact; `dempact laws --adhesion` the adhesion laws the same way. docs/laws.md
+# is checked against the same output by tests/doc/check_laws.py.
 set -u
 dempact=$1
 out=$("$dempact" laws) || { echo "FAIL: dempact laws exited $?"; exit 1; }
@@ -33,5 +33,23 @@ for doi in 10.1115/1.3423596 10.1115/1.2912617 10.1007/s11044-010-9237-4 10.1115
            10.1007/s11044-015-9453-z 10.1016/j.ymssp.2021.107808 10.1143/JJAP.26.1230 \
            "10.1016/0032-5910(92)88030-L"; do
   grep -qF "doi:$doi" <<<"$out" || { echo "FAIL: no law cites doi:$doi"; exit 1; }
+done
+# the adhesion laws (`dempact laws --adhesion`): each with a summary, full citations and
+# its one key with its unit
+adh=$("$dempact" laws --adhesion) || { echo "FAIL: dempact laws --adhesion exited $?"; exit 1; }
+for entry in jkr:work:J/m^2 dmt:work:J/m^2 sjkr:energy_density:J/m^3 sjkr2:energy_density:J/m^3; do
+  IFS=: read -r law key unit <<<"$entry"
+  block=$(awk -v h="adhesion.model $law" '$0 == h {on = 1; next} /^$/ {on = 0} on' <<<"$adh")
+  [ -n "$block" ] || { echo "FAIL: adhesion law $law is not listed"; exit 1; }
+  ref=$(sed -n 's/^  source: //p' <<<"$block")
+  [[ "$ref" =~ ^[A-Z][^\(]*\ \((19|20)[0-9][0-9]\),\ .+,\ .+doi:10\. ]] ||
+    { echo "FAIL: adhesion law $law: not a full citation with a DOI: $ref"; exit 1; }
+  grep -qF "  $key " <<<"$block" && grep -qF "[$unit]" <<<"$block" ||
+    { echo "FAIL: adhesion law $law does not list $key [$unit]"; exit 1; }
+done
+n=$(grep -c "^adhesion.model " <<<"$adh")
+[ "$n" -eq 4 ] || { echo "FAIL: dempact laws --adhesion lists $n laws, not jkr, dmt, sjkr, sjkr2"; exit 1; }
+for doi in 10.1098/rspa.1971.0141 "10.1016/0021-9797(75)90018-1" 10.1504/PCFD.2012.047457; do
+  grep -qF "doi:$doi" <<<"$adh" || { echo "FAIL: no adhesion law cites doi:$doi"; exit 1; }
 done
 echo "all laws listed with full citations"
