@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "models/adhesion_law.h"
 #include "models/friction_law.h"
 #include "models/law.h"
 
@@ -41,6 +42,13 @@ typedef struct contact_friction {
     double rolling_params[FRICTION_MAX_PARAMS];
 } contact_friction;
 
+/* The adhesion of a pair of material types: a law from models/adhesion_registry.c with
+ * its parameters. law NULL: none (a pair has no adhesion unless its entry names one). */
+typedef struct contact_adhesion {
+    const adhesion_law *law;
+    double params[ADHESION_MAX_PARAMS]; /* in the order of law->params */
+} contact_adhesion;
+
 /* The contact law for one unordered pair of material types. */
 typedef struct law_binding {
     int material_a, material_b;
@@ -49,6 +57,7 @@ typedef struct law_binding {
     bool cohesion_removal;
     bool calibrate; /* solve the damping coefficient so that restitution is exact */
     contact_friction friction;
+    contact_adhesion adhesion;
     /* A pair the case gives no entry, mixed from its two materials' entries with
      * themselves (io/case/case_mixing.c): mixed_from holds their indices in bindings. */
     bool mixed;

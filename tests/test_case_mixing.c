@@ -2,7 +2,8 @@
  * pair of materials without a contacts entry gets the values the documented rules give
  * from its materials' own entries, computed here from the entries (sqrt(a b), 2 a b /
  * (a + b)); the engine then restitutes the mixed restitution; an entry of the pair's
- * own wins; entries that do not mix are refused with the file, both entries' lines and
+ * own wins; adhesion mixes its strength by the geometric mean, in both entries or in
+ * neither; entries that do not mix are refused with the file, both entries' lines and
  * the reason; and no shipped case has a pair mixed (each gives every pair, so keeps its
  * bits). */
 #include <dirent.h>
@@ -53,7 +54,8 @@ static const char *case_template =
     "  - {source: random, material: steel, count: 20, radius: 0.001, seed: 2,\n"
     "     region: {min: [0, 0, 0.02], max: [0.02, 0.02, 0.038]}}\n";
 
-/* One entry's lines: law, params, friction and rolling (a comment where absent). */
+/* One entry's lines: law, params, friction and rolling or adhesion (a comment where
+ * absent). */
 typedef struct entry {
     const char *law, *params, *friction, *rolling;
 } entry;
@@ -258,6 +260,65 @@ static void test_mixed_stiffness(void **state)
     sim_config_free(&cfg);
 }
 
+static double adhesion_key(const law_binding *b, const char *name)
+{
+    const adhesion_law *a = b->adhesion.law;
+    assert_non_null(a);
+    return key(a->params, a->n_params, b->adhesion.params, name);
+}
+
+/* Adhesion: the same model in both entries gives the pair that model, its strength by
+ * the geometric mean (w_AB = sqrt(w_AA w_BB)), a value alike in both kept bit for bit;
+ * neither entry with adhesion: the pair has none. Round numbers, then 10 draws (a fixed
+ * seed) for each of jkr, dmt (work) and sjkr (energy_density). */
+static void test_mixed_adhesion(void **state)
+{
+    (void)state;
+    entry plain = {"hertz", "{}", "# no friction", "# no adhesion"};
+    sim_config cfg;
+    load_ok(&plain, &plain, NULL, &cfg);
+    assert_null(mixed_pair(&cfg)->adhesion.law);
+    assert_null(cfg.bindings[0].adhesion.law);
+    sim_config_free(&cfg);
+
+    const struct {
+        const char *model, *key;
+        double scale;
+    } laws[] = {{"jkr", "work", 0.1}, {"dmt", "work", 0.1}, {"sjkr", "energy_density", 1e5}};
+    char g_adh[128], s_adh[128];
+    uint64_t seed = 4242;
+    for (size_t l = 0; l < sizeof laws / sizeof laws[0]; l++)
+        for (int draw = 0; draw <= 10; draw++) {
+            double u[2];
+            for (int k = 0; k < 2; k++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                u[k] = (double)(seed >> 11) / 9007199254740992.0;
+            }
+            /* the first draw: 0.4 and 0.9 of the scale, whose mean is 0.6 of it */
+            double w1 = laws[l].scale * (draw ? 0.01 + u[0] : 0.4);
+            double w2 = laws[l].scale * (draw ? 0.01 + u[1] : 0.9);
+            snprintf(g_adh, sizeof g_adh, "adhesion: {model: %s, %s: %.17g}", laws[l].model,
+                     laws[l].key, w1);
+            snprintf(s_adh, sizeof s_adh, "adhesion: {%s: %.17g, model: %s}", laws[l].key, w2,
+                     laws[l].model);
+            entry glass = {"hertz_tti", "{restitution: 0.5}", "# no friction", g_adh};
+            entry steel = {"hertz_tti", "{restitution: 0.5}", "# no friction", s_adh};
+            load_ok(&glass, &steel, NULL, &cfg);
+            const law_binding *m = mixed_pair(&cfg);
+            assert_ptr_equal(m->adhesion.law, adhesion_law_find(laws[l].model));
+            assert_true(adhesion_key(&cfg.bindings[0], laws[l].key) == w1);
+            assert_true(adhesion_key(&cfg.bindings[1], laws[l].key) == w2);
+            near(adhesion_key(m, laws[l].key), geometric(w1, w2), laws[l].key);
+            if (draw == 0) near(adhesion_key(m, laws[l].key), 0.6 * laws[l].scale, laws[l].key);
+            sim_config_free(&cfg);
+            /* alike in both: the pair's, bit for bit */
+            entry same = {"hertz_tti", "{restitution: 0.5}", "# no friction", g_adh};
+            load_ok(&glass, &same, NULL, &cfg);
+            assert_true(adhesion_key(mixed_pair(&cfg), laws[l].key) == w1);
+            sim_config_free(&cfg);
+        }
+}
+
 /* An entry of the pair's own wins: nothing is mixed. */
 static void test_explicit_entry_wins(void **state)
 {
@@ -336,6 +397,16 @@ static void test_unmixable(void **state)
         {{"hertz_kk", "{restitution: 0.5}", "calibrate: true", "# no rolling"},
          {"hertz_kk", "{restitution: 0.9, eta: 1000}", "calibrate: true", "# no rolling"}, NULL,
          "params.eta is left to calibration in one entry and 1000 in the other"},
+        /* adhesion: in both or in neither, one model */
+        {{"hertz", "{}", "# no friction", "adhesion: {model: jkr, work: 0.05}"},
+         {"hertz", "{}", "# no friction", "# no adhesion"}, NULL,
+         "contacts[0] has adhesion and contacts[1] none"},
+        {{"hertz", "{}", "# no friction", "# no adhesion"},
+         {"hertz", "{}", "# no friction", "adhesion: {model: dmt, work: 0.05}"}, NULL,
+         "contacts[1] has adhesion and contacts[0] none"},
+        {{"hertz", "{}", "# no friction", "adhesion: {model: jkr, work: 0.05}"},
+         {"hertz", "{}", "# no friction", "adhesion: {model: dmt, work: 0.05}"}, NULL,
+         "their adhesion models differ (jkr and dmt)"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         sim_config cfg;
@@ -408,6 +479,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mixed_closed_form),
         cmocka_unit_test(test_mixed_stiffness),
+        cmocka_unit_test(test_mixed_adhesion),
         cmocka_unit_test(test_explicit_entry_wins),
         cmocka_unit_test(test_engine_message_names_pair),
         cmocka_unit_test(test_unmixable),

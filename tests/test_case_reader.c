@@ -175,6 +175,33 @@ static void test_defaults_and_csv_velocities(void **state)
     sim_config_free(&cfg);
 }
 
+/* An adhesion mapping gives its pair the law and the values it names, on a particle pair
+ * and on a wall's; an entry without one has none. */
+static void test_adhesion(void **state)
+{
+    (void)state;
+    sim_config cfg;
+    load_ok("good_adhesion.yaml", &cfg);
+    assert_int_equal(cfg.n_bindings, 3);
+    const contact_adhesion *powder = &cfg.bindings[0].adhesion;
+    const contact_adhesion *wall = &cfg.bindings[1].adhesion;
+    assert_non_null(adhesion_law_find("jkr"));
+    assert_ptr_equal(powder->law, adhesion_law_find("jkr"));
+    int k = law_plugin_param(&powder->law->plugin, "work");
+    assert_true(k >= 0);
+    assert_true(powder->params[k] == 0.05);
+    assert_ptr_equal(wall->law, adhesion_law_find("sjkr"));
+    k = law_plugin_param(&wall->law->plugin, "energy_density");
+    assert_true(k >= 0);
+    assert_true(wall->params[k] == 2.5e5);
+    assert_int_equal(cfg.walls[0].material, cfg.bindings[1].material_b);
+    assert_null(cfg.bindings[2].adhesion.law); /* no adhesion unless the entry names it */
+    sim_config_free(&cfg);
+    load_ok("minimal.yaml", &cfg);
+    assert_null(cfg.bindings[0].adhesion.law);
+    sim_config_free(&cfg);
+}
+
 /* A bad file and what its message must contain (up to three pieces). */
 typedef struct bad_case {
     const char *file;
@@ -357,6 +384,30 @@ static const bad_case bad_cases[] = {
                                         "parallel.reproducible", "expected true or false"}},
     {"bad_parallel_rebalance.yaml", {"bad_parallel_rebalance.yaml:18: ", "parallel.rebalance",
                                      "a number >= 1, got 0.8"}},
+    /* a contact entry's adhesion (issue 40), on a particle pair and on a wall's pair */
+    {"bad_adhesion_model.yaml", {"bad_adhesion_model.yaml:15: ",
+                                 "contacts[0].adhesion.model = 'jkrr': expected one of: ",
+                                 "sjkr", "did you mean 'jkr'"}},
+    {"bad_adhesion_key.yaml", {"bad_adhesion_key.yaml:16: ", "contacts[0].adhesion.energy_density",
+                               "model jkr takes no key 'energy_density'",
+                               "its own keys are: work"}},
+    {"bad_adhesion_typo.yaml", {"bad_adhesion_typo.yaml:16: ", "contacts[0].adhesion.wrok",
+                                "model dmt takes no key 'wrok' (did you mean 'work'?)",
+                                "its own keys are: work"}},
+    {"bad_adhesion_range.yaml", {"bad_adhesion_range.yaml:16: ",
+                                 "contacts[0].adhesion.work = -0.5 is out of range ["}},
+    {"bad_adhesion_missing.yaml", {"bad_adhesion_missing.yaml:14: ", "contacts[0].adhesion",
+                                   "model sjkr needs energy_density"}},
+    {"bad_adhesion_twice.yaml", {"bad_adhesion_twice.yaml:15: ", "duplicate key 'adhesion'",
+                                 "line 14"}},
+    {"bad_adhesion_not_mapping.yaml", {"bad_adhesion_not_mapping.yaml:14: ",
+                                       "contacts[0].adhesion: expected a mapping", "got 'jkr'"}},
+    {"bad_adhesion_no_model.yaml", {"bad_adhesion_no_model.yaml:14: ", "contacts[0].adhesion",
+                                    "missing required key 'model'"}},
+    {"bad_adhesion_text.yaml", {"bad_adhesion_text.yaml:16: ", "contacts[0].adhesion.work",
+                                "got 'strong'"}},
+    {"bad_adhesion_wall.yaml", {"bad_adhesion_wall.yaml:20: ",
+                                "contacts[1].adhesion.energy_density = -3 is out of range ["}},
 };
 
 /* What `dempact check` does after reading: build the simulation and look at the state
@@ -535,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_good_case),
         cmocka_unit_test(test_csv_source),
         cmocka_unit_test(test_defaults_and_csv_velocities),
+        cmocka_unit_test(test_adhesion),
         cmocka_unit_test(test_bad_cases),
         cmocka_unit_test(test_corpus_size),
         cmocka_unit_test(test_missing_file),

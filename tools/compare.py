@@ -33,9 +33,9 @@ How each law gets the restitution E (the base case's, unless --restitution):
   (their "off" row is the calibrated run, marked on*);
 - hertz (elastic) and kostek (plastic) have neither: one run each with their own
   parameters (kostek: area 1e-10 m^2, see LAW_DEFAULTS), marked "-".
-Every contact entry of the case gets the law; friction and rolling entries are kept. The
-law's other parameters (v_floor, stiffness, ...) take dempact's defaults: the comparison
-sets none of its own but kostek's area (and what --param gives).
+Every contact entry of the case gets the law; friction, rolling and adhesion entries are
+kept. The law's other parameters (v_floor, stiffness, ...) take dempact's defaults: the
+comparison sets none of its own but kostek's area (and what --param gives).
 
 The report folder holds report.md with its SVG figures, table.csv (one row per run),
 summary.csv (mean and standard deviation per law and mode), meta.json (the command, the

@@ -1,5 +1,5 @@
 /* The contacts: per pair of materials, a law (models/) with its parameters, and the
- * friction and rolling resistance it applies. */
+ * friction, rolling resistance and adhesion it applies. */
 #include "case_internal.h"
 #include "engine/step/friction.h"
 
@@ -179,7 +179,20 @@ static int read_model(const case_reader *c, const char *path, const char *text,
     return -1;
 }
 
-/* The keys of a friction or rolling mapping at `path` beside its two fixed ones, for the
+int case_report_unknown_key(const case_reader *c, const char *path, const char *name,
+                            const char *model, const law_param *params, int n_params)
+{
+    name_list known = {0};
+    for (int q = 0; q < n_params; q++) case_names_add(&known, params[q].name);
+    case_fail_at(c, path, "%s: model %s takes no key '%s'%s; %s%s", path, model, name,
+                 case_did_you_mean(&known, name, TYPO_DISTANCE).s,
+                 n_params ? "its own keys are: " : "it has no keys of its own",
+                 case_join(&known).s);
+    case_names_free(&known);
+    return -1;
+}
+
+/* The keys of a friction, rolling or adhesion mapping at `path` beside its fixed ones, for the
  * law `name` that takes params[n_params]: each one given must be the law's, in its
  * range, and each the law requires must be given. values[] gets them, defaults for the
  * rest. */
@@ -196,13 +209,7 @@ static int read_law_keys(const case_reader *c, const char *path, const key_slots
             if (read_value(c, where.s, &params[k], given[u], &values[k]) != 0) return -1;
             continue;
         }
-        name_list known = {0};
-        for (int q = 0; q < n_params; q++) case_names_add(&known, params[q].name);
-        case_fail_at(c, where.s, "%s: model %s takes no key '%s'; %s%s", where.s, name,
-                     slots->names[u], n_params ? "its own keys are: " : "it has no keys of its own",
-                     case_join(&known).s);
-        case_names_free(&known);
-        return -1;
+        return case_report_unknown_key(c, where.s, slots->names[u], name, params, n_params);
     }
     for (int k = 0; k < n_params; k++)
         if (isnan(values[k]))
@@ -274,6 +281,45 @@ static int read_rolling(case_reader *c, const char *at, const raw_rolling *r,
     return check_law_keys(c, path.s, f, 1, law->params, f->rolling_params);
 }
 
+static const char *adhesion_name(int k) { return adhesion_law_at(k)->name; }
+
+int case_adhesion_check(const adhesion_law *law, const double *params, law_error *why)
+{
+    const law_pair_props unknown = {.young_eff = NAN, .shear_eff = NAN, .density_a = NAN,
+                                    .density_b = NAN, .law_restitution = NAN};
+    adhesion_coeffs ac = {.law = law};
+    *why = (law_error){.param = -1};
+    return law->setup(params, &unknown, NULL, NULL, &ac, why) == 0 ? 0 : -1;
+}
+
+/* adhesion: {model (an adhesion law), and the law's own keys}. Without the mapping the
+ * pair has none (law NULL): no adhesion unless the case names it. */
+static int read_adhesion(case_reader *c, const char *at, const raw_adhesion *r,
+                         contact_adhesion *a)
+{
+    key_path path = case_key("%s.adhesion", at);
+    key_path p = case_key("%s.model", path.s);
+    int model = 0;
+    if (read_model(c, p.s, r->model, adhesion_name, adhesion_law_count(), &model) != 0)
+        return -1;
+    const adhesion_law *law = adhesion_law_at(model);
+    if (law->n_params > ADHESION_MAX_PARAMS) /* adhesion_registry_check holds laws to it */
+        return case_fail_at(c, p.s, "%s: model %s takes more than %d keys", p.s, law->name,
+                            ADHESION_MAX_PARAMS);
+    if (read_law_keys(c, path.s, &c->schema->adhesion, r->keys, law->name, law->params,
+                      law->n_params, a->params) != 0)
+        return -1;
+    law_error why;
+    if (case_adhesion_check(law, a->params, &why) != 0) {
+        if (why.param < 0 || why.param >= law->n_params)
+            return case_fail_at(c, path.s, "%s: model %s: %s", path.s, law->name, why.msg);
+        key_path where = case_key("%s.%s", path.s, law->params[why.param].name);
+        return case_fail_at(c, where.s, "%s = %g: %s", where.s, a->params[why.param], why.msg);
+    }
+    a->law = law;
+    return 0;
+}
+
 static int read_contact(case_reader *c, int i, law_binding *b)
 {
     const raw_contact *r = &c->raw->contacts[i];
@@ -305,6 +351,7 @@ static int read_contact(case_reader *c, int i, law_binding *b)
     if (r->calibrate && case_read_bool(c, cal.s, r->calibrate, &b->calibrate)) return -1;
     if (r->friction && read_friction(c, at.s, r->friction, &b->friction) != 0) return -1;
     if (r->rolling && read_rolling(c, at.s, r->rolling, &b->friction) != 0) return -1;
+    if (r->adhesion && read_adhesion(c, at.s, r->adhesion, &b->adhesion) != 0) return -1;
     return read_params(c, at.s, r, b);
 }
 

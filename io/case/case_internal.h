@@ -43,9 +43,9 @@ typedef struct raw_material {
     char *name, *density, *young, *poisson;
 } raw_material;
 
-/* The friction and rolling mappings: two keys every law of the kind takes, then one
- * slot per key some registered law takes (case_schema.key_slots, built from
- * models/friction_registry.c). */
+/* The friction, rolling and adhesion mappings: the keys every law of the kind takes,
+ * then one slot per key some registered law takes (case_schema.key_slots, built from
+ * models/friction_registry.c and models/adhesion_registry.c). */
 #define LAW_KEY_SLOTS 16
 typedef struct raw_friction {
     char *coefficient, *model;
@@ -57,6 +57,11 @@ typedef struct raw_rolling {
     char *keys[LAW_KEY_SLOTS];
 } raw_rolling;
 
+typedef struct raw_adhesion {
+    char *model;
+    char *keys[LAW_KEY_SLOTS];
+} raw_adhesion;
+
 typedef struct raw_contact {
     char *materials[2];
     char *law;
@@ -65,6 +70,7 @@ typedef struct raw_contact {
     char *calibrate;
     raw_friction *friction;
     raw_rolling *rolling;
+    raw_adhesion *adhesion;
     char **params; /* one slot per name of case_schema.param_names */
 } raw_contact;
 
@@ -144,14 +150,15 @@ typedef struct raw_case {
 
 /* The entries of case_schema.c's contact_fields_template and top_fields_template, the
  * end marker included (checked there). */
-#define CONTACT_FIELD_COUNT 10
+#define CONTACT_FIELD_COUNT 11
 #define TOP_FIELD_COUNT 14
 
-/* The keys of a friction or rolling mapping: its two fixed keys, then every key a
- * registered law of the kind takes, once (raw_friction.keys[k] holds names[k]'s text). */
+/* The keys of a friction, rolling or adhesion mapping: its n_fixed fixed keys (two, or
+ * adhesion's one), then every key a registered law of the kind takes, once
+ * (raw_friction.keys[k] holds names[k]'s text). */
 typedef struct key_slots {
     const char *names[LAW_KEY_SLOTS];
-    int n;
+    int n, n_fixed;
     cyaml_schema_field_t fields[2 + LAW_KEY_SLOTS + 1];
 } key_slots;
 
@@ -159,7 +166,7 @@ typedef struct case_schema {
     const char **param_names; /* every parameter name of every law, once */
     int n_param_names;
     cyaml_schema_field_t *param_fields;
-    key_slots friction, rolling;
+    key_slots friction, rolling, adhesion;
     cyaml_schema_field_t contact_fields[CONTACT_FIELD_COUNT];
     cyaml_schema_value_t contact_entry;
     cyaml_schema_field_t top_fields[TOP_FIELD_COUNT];
@@ -169,7 +176,7 @@ typedef struct case_schema {
 case_schema *case_schema_build(void);
 void case_schema_free(case_schema *s);
 int case_param_name_index(const case_schema *s, const char *name);
-/* Index of a key in a friction or rolling mapping's slots, or -1. */
+/* Index of a key in a friction, rolling or adhesion mapping's slots, or -1. */
 int case_key_slot(const key_slots *k, const char *name);
 /* What the entries of a fixed-length list with this entry schema are, in a message
  * ("numbers", "true/false values", "material names"). */
@@ -281,6 +288,13 @@ int case_read_materials(case_reader *c);
 
 int case_report_unknown_param(const case_reader *c, const char *mapping_path,
                               const char *name, const dem_law *law);
+/* A key `name` at `path` that the friction, rolling or adhesion law `model` (its
+ * params[n_params]) does not take: the message names its own keys. Returns -1. */
+int case_report_unknown_key(const case_reader *c, const char *path, const char *name,
+                            const char *model, const law_param *params, int n_params);
+/* An adhesion law's own check of its parameters (its setup, with the moduli unknown and
+ * no normal law: what can be checked before the pairs are built). 0, or -1 with why. */
+int case_adhesion_check(const adhesion_law *law, const double *params, law_error *why);
 int case_read_contacts(case_reader *c);
 
 /* ------------------------------------------------------------------------------------

@@ -6,10 +6,14 @@
  *
  *  - E* and G* come from the two materials, as for every pair (engine/step/pair_table.c),
  *    never from the entries.
- *  - The normal law, the friction model and the rolling model must be the same in both
- *    entries, and so must cohesion_removal and calibrate; a friction or rolling mapping
- *    must be in both entries or in neither. LAMMPS refuses different sub-models too
- *    ("functional forms are different"): no rule averages two force laws.
+ *  - The normal law, the friction model, the rolling model and the adhesion model must
+ *    be the same in both entries, and so must cohesion_removal and calibrate; a friction,
+ *    rolling or adhesion mapping must be in both entries or in neither. LAMMPS refuses
+ *    different sub-models too ("functional forms are different"; its dmt and jkr are
+ *    normal models, so hertz against dmt is refused there as well): no rule averages two
+ *    force laws. An entry without adhesion is often a wall material's, whose contacts
+ *    with itself never happen and whose adhesion against a sticky powder is unknown:
+ *    the pair asks for an entry of its own rather than a guess either way.
  *  - A value both entries give alike is the pair's, bit for bit (any key, a choice too).
  *  - Values that differ mix by their key's rule:
  *      geometric mean sqrt(a) sqrt(b): the Coulomb coefficients (friction.coefficient,
@@ -18,6 +22,11 @@
  *        LAMMPS' mix_geom, its rule for every coefficient but the moduli (LIGGGHTS has
  *        no rule: every pair's coefficients are given). It lies between the two, and a
  *        frictionless material (mu 0) stays frictionless against any other.
+ *        The adhesion's strength (adhesion.work, adhesion.energy_density) mixes so too, 0
+ *        included: a work of adhesion is twice a surface energy, w_AA = 2 gamma_A, and the
+ *        unlike pair's is w_AB = 2 sqrt(gamma_A gamma_B) = sqrt(w_AA w_BB) (Berthelot's
+ *        rule for the dispersion part, Girifalco and Good 1957, the usual estimate; LAMMPS
+ *        mixes the cohesion of its dmt and jkr models by mix_geom as well).
  *      harmonic mean 2 a b / (a + b): a given spring stiffness (params.stiffness,
  *        friction.stiffness). The contact of two like bodies is two equal springs in
  *        series, k_AA = k_A / 2, so the unlike one is k_AB = 1 / (1/k_A + 1/k_B) =
@@ -62,6 +71,7 @@ static mix_rule key_rule(const char *name)
     } rules[] = {
         {"restitution", MIX_GEOMETRIC}, {"xi", MIX_GEOMETRIC},     {"eta", MIX_GEOMETRIC},
         {"damping", MIX_GEOMETRIC},     {"stiffness", MIX_HARMONIC}, {"static", MIX_STATIC},
+        {"work", MIX_COEFFICIENT},      {"energy_density", MIX_COEFFICIENT},
     };
     for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++)
         if (strcmp(rules[k].name, name) == 0) return rules[k].rule;
@@ -281,6 +291,33 @@ static int mix_rolling(const mixer *mx)
     return 0;
 }
 
+static int mix_adhesion(const mixer *mx)
+{
+    const contact_adhesion *x = &mx->x->adhesion, *y = &mx->y->adhesion;
+    contact_adhesion *o = &mx->out->adhesion;
+    int has = both_or_neither(mx, "adhesion", x->law != NULL, y->law != NULL);
+    if (has <= 0) return has;
+    if (x->law != y->law) {
+        snprintf(mx->why, mx->why_len, "their adhesion models differ (%s and %s), and no rule "
+                 "mixes two models", x->law->name, y->law->name);
+        return -1;
+    }
+    const adhesion_law *law = o->law = x->law;
+    if (mx->print) fprintf(mx->print, "               adhesion %s: ", law->name);
+    if (mix_keys(mx, "adhesion", law->params, law->n_params, x->params, y->params, 0, 0,
+                 o->params, true) != 0)
+        return -1;
+    if (mx->print) fputc('\n', mx->print);
+    law_error why;
+    if (case_adhesion_check(law, o->params, &why) == 0) return 0;
+    if (why.param < 0 || why.param >= law->n_params)
+        snprintf(mx->why, mx->why_len, "adhesion %s: %s", law->name, why.msg);
+    else
+        snprintf(mx->why, mx->why_len, "adhesion.%s mixes to %g: %s",
+                 law->params[why.param].name, o->params[why.param], why.msg);
+    return -1;
+}
+
 /* The pair mixed from x and y into *out (its materials and origin left to the caller):
  * 0, or -1 with why. */
 static int mix_entries(const sim_config *cfg, int ix, int iy, law_binding *out, FILE *print,
@@ -289,7 +326,9 @@ static int mix_entries(const sim_config *cfg, int ix, int iy, law_binding *out, 
     key_path xs = case_key("contacts[%d]", ix), ys = case_key("contacts[%d]", iy);
     mixer mx = {.x = &cfg->bindings[ix], .y = &cfg->bindings[iy], .xs = xs.s, .ys = ys.s,
                 .out = out, .print = print, .why = why, .why_len = why_len};
-    if (mix_normal(&mx) != 0 || mix_friction(&mx) != 0 || mix_rolling(&mx) != 0) return -1;
+    if (mix_normal(&mx) != 0 || mix_friction(&mx) != 0 || mix_rolling(&mx) != 0 ||
+        mix_adhesion(&mx) != 0)
+        return -1;
     return 0;
 }
 

@@ -80,18 +80,20 @@ static const cyaml_schema_field_t material_fields[] = {
 static const cyaml_schema_value_t material_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_material, material_fields)};
 
-/* The friction and rolling mappings' fixed keys; the laws' own keys are added at run
- * time from the friction registry (collect_key_slots). */
+/* The friction, rolling and adhesion mappings' fixed keys; the laws' own keys are added
+ * at run time from the friction and adhesion registries (collect_key_slots). */
 static const cyaml_schema_field_t friction_fixed_fields[] = {
     TEXT("coefficient", REQUIRED, raw_friction, coefficient),
     TEXT("model", OPTIONAL, raw_friction, model)};
 static const cyaml_schema_field_t rolling_fixed_fields[] = {
     TEXT("model", REQUIRED, raw_rolling, model),
     TEXT("coefficient", REQUIRED, raw_rolling, coefficient)};
+static const cyaml_schema_field_t adhesion_fixed_fields[] = {
+    TEXT("model", REQUIRED, raw_adhesion, model)};
 static const cyaml_schema_field_t key_slot_template =
     TEXT("(key)", OPTIONAL, raw_friction, keys[0]);
 _Static_assert(offsetof(raw_friction, keys) == offsetof(raw_rolling, keys),
-               "one slot layout serves both mappings");
+               "one slot layout serves friction and rolling");
 
 /* The params mapping's fields are made at run time from the law registry. */
 static const cyaml_schema_field_t contact_fields_template[] = {
@@ -103,6 +105,7 @@ static const cyaml_schema_field_t contact_fields_template[] = {
     TEXT("calibrate", OPTIONAL, raw_contact, calibrate),
     CYAML_FIELD_MAPPING_PTR("friction", OPTIONAL, raw_contact, friction, NULL),
     CYAML_FIELD_MAPPING_PTR("rolling", OPTIONAL, raw_contact, rolling, NULL),
+    CYAML_FIELD_MAPPING_PTR("adhesion", OPTIONAL, raw_contact, adhesion, NULL),
     CYAML_FIELD_MAPPING_PTR("params", OPTIONAL, raw_contact, params, NULL),
     CYAML_FIELD_END};
 static const cyaml_schema_field_t param_field_template =
@@ -256,35 +259,53 @@ int case_key_slot(const key_slots *k, const char *name)
     return -1;
 }
 
-/* The fixed fields, then a slot for each of the names (repeats taken once). */
-static int add_key_slot(key_slots *k, const char *name)
+/* The fixed fields, then a slot for each of the names (repeats taken once), at
+ * keys_offset in the mapping's raw struct. */
+static int add_key_slot(key_slots *k, const char *name, size_t keys_offset)
 {
     if (case_key_slot(k, name) >= 0) return 0;
     if (k->n == LAW_KEY_SLOTS) return -1; /* raise LAW_KEY_SLOTS (case_internal.h) */
-    cyaml_schema_field_t *f = &k->fields[2 + k->n];
+    cyaml_schema_field_t *f = &k->fields[k->n_fixed + k->n];
     *f = key_slot_template;
     f->key = name;
-    f->data_offset = (uint32_t)(offsetof(raw_friction, keys) + (size_t)k->n * sizeof(char *));
+    f->data_offset = (uint32_t)(keys_offset + (size_t)k->n * sizeof(char *));
     k->names[k->n++] = name;
     return 0;
 }
 
+static void fixed_keys(key_slots *k, const cyaml_schema_field_t *fields, int n)
+{
+    memcpy(k->fields, fields, (size_t)n * sizeof *fields);
+    k->n_fixed = n;
+}
+
+#define FIXED_KEYS(k, fields) fixed_keys(k, fields, (int)(sizeof(fields) / sizeof((fields)[0])))
+
 static int collect_key_slots(case_schema *s)
 {
-    memcpy(s->friction.fields, friction_fixed_fields, sizeof friction_fixed_fields);
-    memcpy(s->rolling.fields, rolling_fixed_fields, sizeof rolling_fixed_fields);
+    FIXED_KEYS(&s->friction, friction_fixed_fields);
+    FIXED_KEYS(&s->rolling, rolling_fixed_fields);
+    FIXED_KEYS(&s->adhesion, adhesion_fixed_fields);
+    const size_t friction_keys = offsetof(raw_friction, keys);
     for (int l = 0; l < tangential_law_count(); l++) {
         const tangential_law *law = tangential_law_at(l);
         for (int k = 0; k < law->n_params; k++)
-            if (add_key_slot(&s->friction, law->params[k].name) != 0) return -1;
+            if (add_key_slot(&s->friction, law->params[k].name, friction_keys) != 0) return -1;
     }
     for (int l = 0; l < rolling_law_count(); l++) {
         const rolling_law *law = rolling_law_at(l);
         for (int k = 0; k < law->n_params; k++)
-            if (add_key_slot(&s->rolling, law->params[k].name) != 0) return -1;
+            if (add_key_slot(&s->rolling, law->params[k].name, friction_keys) != 0) return -1;
     }
-    s->friction.fields[2 + s->friction.n] = (cyaml_schema_field_t)CYAML_FIELD_END;
-    s->rolling.fields[2 + s->rolling.n] = (cyaml_schema_field_t)CYAML_FIELD_END;
+    for (int l = 0; l < adhesion_law_count(); l++) {
+        const adhesion_law *law = adhesion_law_at(l);
+        for (int k = 0; k < law->n_params; k++)
+            if (add_key_slot(&s->adhesion, law->params[k].name, offsetof(raw_adhesion, keys)) != 0)
+                return -1;
+    }
+    key_slots *all[] = {&s->friction, &s->rolling, &s->adhesion};
+    for (size_t m = 0; m < sizeof all / sizeof all[0]; m++)
+        all[m]->fields[all[m]->n_fixed + all[m]->n] = (cyaml_schema_field_t)CYAML_FIELD_END;
     return 0;
 }
 
@@ -308,6 +329,7 @@ case_schema *case_schema_build(void)
     params->value.mapping.fields = s->param_fields;
     field_named(s->contact_fields, "friction")->value.mapping.fields = s->friction.fields;
     field_named(s->contact_fields, "rolling")->value.mapping.fields = s->rolling.fields;
+    field_named(s->contact_fields, "adhesion")->value.mapping.fields = s->adhesion.fields;
     params->value.data_size =
         (uint32_t)((s->n_param_names > 0 ? s->n_param_names : 1) * sizeof(char *));
     s->contact_entry = (cyaml_schema_value_t){

@@ -70,6 +70,14 @@ static const dem_law *law_beside(const case_reader *c, const yaml_located *param
     return law && law->scalar ? law_find(law->scalar) : NULL;
 }
 
+/* The adhesion law named by the `model:` key of an adhesion mapping, or NULL. */
+static const adhesion_law *adhesion_model(const case_reader *c, const yaml_located *mapping)
+{
+    key_path model_key = case_key("%s.model", mapping->path);
+    const yaml_located *model = yaml_locator_find(&c->loc, model_key.s);
+    return model && model->scalar ? adhesion_law_find(model->scalar) : NULL;
+}
+
 static int unknown_key(const case_reader *c, const yaml_schema_problem *p)
 {
     shown key = case_show_key(p->at->key);
@@ -78,6 +86,14 @@ static int unknown_key(const case_reader *c, const yaml_schema_problem *p)
     if (p->schema->type == CYAML_MAPPING && p->schema->mapping.fields == c->schema->param_fields) {
         const dem_law *law = law_beside(c, p->parent);
         if (law) return case_report_unknown_param(c, in, name, law);
+    }
+    /* under an adhesion mapping, name its model and the model's own keys */
+    if (p->schema->type == CYAML_MAPPING &&
+        p->schema->mapping.fields == c->schema->adhesion.fields) {
+        const adhesion_law *law = adhesion_model(c, p->parent);
+        key_path at = case_key("%s.%s", in, name);
+        if (law)
+            return case_report_unknown_key(c, at.s, name, law->name, law->params, law->n_params);
     }
     name_list keys = {0};
     names_of(p->schema, &keys);

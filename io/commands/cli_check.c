@@ -81,9 +81,17 @@ static void summary(const sim_config *cfg, const sim *s)
         printf("  sums       in particle-id order, totals exact (parallel.reproducible)\n");
     for (int k = 0; k < cfg->n_bindings; k++) {
         const law_binding *b = &cfg->bindings[k];
-        printf("  contact    %s on %s: %s%s\n", cfg->materials[b->material_a].name,
+        printf("  contact    %s on %s: %s%s", cfg->materials[b->material_a].name,
                cfg->materials[b->material_b].name, b->law->name,
                b->calibrate ? " (calibrated)" : "");
+        const adhesion_law *adh = b->adhesion.law;
+        if (adh) {
+            printf(", adhesion %s", adh->name);
+            for (int q = 0; q < adh->n_params; q++)
+                printf("%s%s %g", q ? ", " : " (", adh->params[q].name, b->adhesion.params[q]);
+            printf("%s", adh->n_params ? ")" : "");
+        }
+        printf("\n");
     }
     case_mixing_print(stdout, cfg);
     double end = cfg->end_time;
