@@ -234,6 +234,10 @@ void sim_step(sim *s);
  * elastic energy (split as dashpot or plastic law, and SIM_STORED_CONSERVATIVE for a
  * law without either) and the tangential and rolling springs. Serial, in list order. */
 void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS]);
+/* Energy [J] the adhesion of this rank's contacts holds now (models/adhesion_law.h,
+ * `energy`: <= 0, the surface energy the contacts have turned into motion or lost), 0
+ * when no law has adhesion. Serial, in list order. */
+double sim_adhesion_energy(const sim *s);
 /* The law of contact k of list c (s->pairs or s->wall_pairs) and its R* (and m*, when
  * m_eff is not NULL), as the force loop has them: against a wall, the particle's own. */
 const law_instance *sim_contact_law(const sim *s, const contact_list *c, size_t k,

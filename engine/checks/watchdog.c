@@ -179,7 +179,9 @@ double watchdog_energy(const sim *s)
 {
     particle_scan scan;
     scan_particles(s, 0.0, 0.0, 0.0, true, &scan);
-    return scan.energy;
+    /* with adhesion, plus what its contacts hold (<= 0): the surface energy a contact
+     * turns into motion as it snaps in is no rise */
+    return scan.energy + sim_adhesion_energy(s);
 }
 
 
@@ -363,7 +365,9 @@ watchdog_problem watchdog_check(const sim *s, const watchdog_state *st, bool ful
      * in between, one particle whose kinetic energy alone is above the budget is proof
      * enough, and so is the energy of a rank's particles */
     if (full || scan.fast)
-        r->energy = !full ? watchdog_energy(s) : s->ghost_hooks ? st->energy_everywhere : scan.energy;
+        r->energy = !full              ? watchdog_energy(s)
+                    : s->ghost_hooks ? st->energy_everywhere
+                                     : scan.energy + sim_adhesion_energy(s);
     if (r->energy > budget * (1.0 + w.energy_tolerance)) {
         r->problem = WATCHDOG_ENERGY_RISE;
         r->limit = budget * (1.0 + w.energy_tolerance);

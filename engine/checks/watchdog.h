@@ -120,7 +120,8 @@ watchdog_settings watchdog_settings_of(const sim *s);
 /* Does the energy check apply to this simulation (see above)? */
 bool watchdog_energy_applies(const sim *s);
 
-/* Kinetic + gravitational energy, J (deterministic for any number of threads). */
+/* Kinetic + gravitational energy, plus the adhesion's of the contacts (sim_adhesion_energy), J
+ * (deterministic for any number of threads). */
 double watchdog_energy(const sim *s);
 
 /* E(0) + sum |F| d over the touching contacts: the most E may ever reach. NAN when the

@@ -41,6 +41,25 @@ static double adhesion_energy(const sim *s, const contact_list *c, size_t k,
     return a->energy(&li->adhesion, d, r_eff, radius[c->i[k]], r_j);
 }
 
+double sim_adhesion_energy(const sim *s)
+{
+    int any = 0;
+    for (int k = 0; k < s->n_materials * s->n_materials; k++) any |= s->laws[k].adhesion.law != NULL;
+    if (!any) return 0.0;
+    double e = 0.0;
+    const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
+    for (int L = 0; L < 2; L++) {
+        const contact_list *c = lists[L];
+        for (size_t k = 0; k < c->n; k++) {
+            if (!contact_holds_force(c->touching[k]) || c->i[k] >= s->p.n_local) continue;
+            double r_eff;
+            const law_instance *li = sim_contact_law(s, c, k, &r_eff, NULL);
+            if (li->adhesion.law) e += adhesion_energy(s, c, k, li, contact_overlap(c, &s->p, k), r_eff);
+        }
+    }
+    return e;
+}
+
 void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
 {
     /* summed exactly with sim_config.reproducible: the contacts' order does not count */

@@ -131,7 +131,20 @@ int pair_table_setup(sim *s, char *err, size_t err_len)
                      refused == -1 ? "friction" : "rolling", key, lp->name, why.msg);
             return -1;
         }
-        li.fused = fused_pass_find(&li);
+        if (b->adhesion.law) { /* models/adhesion_law.h: on the law's constants as set */
+            li.adhesion.law = b->adhesion.law;
+            if (b->adhesion.law->setup(b->adhesion.params, &pp, b->law, &li.coeffs,
+                                       &li.adhesion, &why) != 0) {
+                const law_plugin *ap = &b->adhesion.law->plugin;
+                snprintf(err, err_len, "contacts[%d].adhesion.%s: %s for materials %s and %s: %s",
+                         k, why.param >= 0 ? ap->params[why.param].name : "model", ap->name,
+                         s->cfg.materials[b->material_a].name,
+                         s->cfg.materials[b->material_b].name, why.msg);
+                return -1;
+            }
+        }
+        /* the fused passes have no adhesion: its contacts run the generic ones */
+        li.fused = li.adhesion.law ? 0 : fused_pass_find(&li);
         *law_for(s, b->material_a, b->material_b) = li;
         *law_for(s, b->material_b, b->material_a) = li;
         continue;
