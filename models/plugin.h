@@ -1,5 +1,6 @@
 /* The one form every contact-law plug-in takes: the normal laws (models/law.h), the
- * tangential and rolling laws (models/friction_law.h), and the adhesion laws to come.
+ * tangential and rolling laws (models/friction_law.h), and the adhesion laws
+ * (models/adhesion_law.h).
  *
  * A plug-in is one const struct of its kind that starts with the same descriptor
  * (LAW_PLUGIN_HEAD: name, summary, citations, typed parameters, the per-contact state it
