@@ -69,16 +69,31 @@ static const char *calibrated_name(const collision_spec *sp)
     return sp->calibrate ? sp->law->calibration->coefficient : "";
 }
 
-/* The tangential and rolling laws a row names: only those given by name, so that a row
- * without them is what it is without these options. */
+/* The tangential, rolling and adhesion laws a row names: only those given by name, so
+ * that a row without them is what it is without these options; with adhesion, whether
+ * the spheres stuck. */
 static void print_models(FILE *out, int csv, const collision_request *rq,
-                         const collision_spec *sp)
+                         const collision_spec *sp, const collision_result *r)
 {
     if (rq->friction_model)
         fprintf(out, csv ? ",%s" : ", \"friction_model\": \"%s\"", rq->friction_model);
     if (rq->rolling_model)
         fprintf(out, csv ? ",%s,%.17g" : ", \"rolling_model\": \"%s\", \"rolling\": %.17g",
                 rq->rolling_model, sp->friction.mu_rolling);
+    const adhesion_law *adh = sp->adhesion.law;
+    if (!adh) return;
+    if (csv) {
+        fprintf(out, ",%s,", adh->name);
+        for (int k = 0; k < adh->n_params; k++)
+            fprintf(out, "%s%s=%.17g", k ? ";" : "", adh->params[k].name, sp->adhesion.params[k]);
+        fprintf(out, ",%s", r->stuck ? "true" : "false");
+        return;
+    }
+    fprintf(out, ", \"adhesion\": \"%s\", \"adhesion_params\": {", adh->name);
+    for (int k = 0; k < adh->n_params; k++)
+        fprintf(out, "%s\"%s\": %.17g", k ? ", " : "", adh->params[k].name,
+                sp->adhesion.params[k]);
+    fprintf(out, "}, \"stuck\": %s", r->stuck ? "true" : "false");
 }
 
 static void print_row(FILE *out, int csv, const collision_request *rq, const collision_spec *sp,
@@ -89,9 +104,10 @@ static void print_row(FILE *out, int csv, const collision_request *rq, const col
             fprintf(out, "law,velocity,restitution_in,restitution_out,contact_time,peak_force,"
                          "max_overlap,dt,steps,calibrated_coefficient,calibrated_value,"
                          "tangential_velocity,friction,peak_normal_force,peak_tangential_force,"
-                         "sliding_fraction,vx1,vy1,vz1,vx2,vy2,vz2,wx1,wy1,wz1,wx2,wy2,wz2%s%s\n",
+                         "sliding_fraction,vx1,vy1,vz1,vx2,vy2,vz2,wx1,wy1,wz1,wx2,wy2,wz2%s%s%s\n",
                     rq->friction_model ? ",friction_model" : "",
-                    rq->rolling_model ? ",rolling_model,rolling" : "");
+                    rq->rolling_model ? ",rolling_model,rolling" : "",
+                    sp->adhesion.law ? ",adhesion,adhesion_params,stuck" : "");
         fprintf(out, "%s,%.17g,%.12g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%s,%.17g,%.17g,%.17g,"
                      "%.17g,%.17g,%.17g",
                 sp->law->name, sp->velocity, e_in, r->restitution_out, r->contact_time,
@@ -102,7 +118,7 @@ static void print_row(FILE *out, int csv, const collision_request *rq, const col
             for (int a = 0; a < 3; a++) fprintf(out, ",%.17g", r->velocity_out[i][a]);
         for (int i = 0; i < 2; i++)
             for (int a = 0; a < 3; a++) fprintf(out, ",%.17g", r->spin_out[i][a]);
-        print_models(out, csv, rq, sp);
+        print_models(out, csv, rq, sp, r);
         fprintf(out, "\n");
         return;
     }
@@ -131,7 +147,7 @@ static void print_row(FILE *out, int csv, const collision_request *rq, const col
         fprintf(out, ", \"%s\": [[%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g]]", names[q],
                 v[0][0], v[0][1], v[0][2], v[1][0], v[1][1], v[1][2]);
     }
-    print_models(out, csv, rq, sp);
+    print_models(out, csv, rq, sp, r);
     fprintf(out, "}%s\n", many && !last ? "," : "");
     if (last && many) fprintf(out, "]\n");
 }
@@ -170,13 +186,15 @@ static const char *const option_names[COLLISION_N_INPUTS] = {
     [COLLISION_FRICTION_MODEL] = "--friction-model",
     [COLLISION_FRICTION_PARAMS] = "--friction-param", [COLLISION_ROLLING] = "--rolling",
     [COLLISION_ROLLING_MODEL] = "--rolling-model",
-    [COLLISION_ROLLING_PARAMS] = "--rolling-param"};
+    [COLLISION_ROLLING_PARAMS] = "--rolling-param", [COLLISION_ADHESION] = "--adhesion",
+    [COLLISION_ADHESION_PARAMS] = "--adhesion-param"};
 
 /* Parses the options into rq (text to numbers only: every rule on the values is
  * collision_request_build's, shared with dempact.collide()). Returns 0 or an exit status. */
 static int parse_options(int argc, char **argv, collision_request *rq, const char **params,
                          const char **friction_params, const char **rolling_params,
-                         const char **format, const char **sweep)
+                         const char **adhesion_params, const char **format, const char **sweep,
+                         const char **speeds)
 {
     enum { O_FORMAT = COLLISION_N_INPUTS + 1, O_SWEEP };
     static const struct option opts[] = {
@@ -203,6 +221,8 @@ static int parse_options(int argc, char **argv, collision_request *rq, const cha
         {"rolling", required_argument, 0, COLLISION_ROLLING},
         {"rolling-model", required_argument, 0, COLLISION_ROLLING_MODEL},
         {"rolling-param", required_argument, 0, COLLISION_ROLLING_PARAMS},
+        {"adhesion", required_argument, 0, COLLISION_ADHESION},
+        {"adhesion-param", required_argument, 0, COLLISION_ADHESION_PARAMS},
         {0, 0, 0, 0}};
     int c, li = 0;
     optind = 1;
@@ -212,7 +232,11 @@ static int parse_options(int argc, char **argv, collision_request *rq, const cha
         switch (c) {
         case COLLISION_LAW: rq->law = optarg; continue;
         case COLLISION_RESTITUTION: target = &rq->restitution; break;
-        case COLLISION_VELOCITY: target = &rq->velocity; break;
+        case COLLISION_VELOCITY:
+            if (strchr(optarg, ':')) { *speeds = optarg; rq->given[c] = true; continue; }
+            *speeds = NULL;
+            target = &rq->velocity;
+            break;
         case COLLISION_RADIUS: target = &rq->radius; break;
         case COLLISION_DENSITY: target = &rq->density; break;
         case COLLISION_YOUNG: target = &rq->young; break;
@@ -239,6 +263,12 @@ static int parse_options(int argc, char **argv, collision_request *rq, const cha
             rolling_params[rq->n_rolling_params++] = optarg;
             continue;
         case COLLISION_ROLLING: target = &rq->rolling; break;
+        case COLLISION_ADHESION: rq->adhesion = optarg; continue;
+        case COLLISION_ADHESION_PARAMS:
+            if (rq->n_adhesion_params == ADHESION_MAX_PARAMS * 2)
+                return bad("too many --adhesion-param", optarg);
+            adhesion_params[rq->n_adhesion_params++] = optarg;
+            continue;
         case COLLISION_COHESION_REMOVAL: {
             int on;
             if (cli_parse_switch(optarg, &on))
@@ -295,15 +325,17 @@ int cli_collide(int argc, char **argv)
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
     const char *params[LAW_MAX_PARAMS * 2];
     const char *friction_params[FRICTION_MAX_PARAMS * 2], *rolling_params[FRICTION_MAX_PARAMS * 2];
-    const char *format = "json", *sweep = NULL;
+    const char *adhesion_params[ADHESION_MAX_PARAMS * 2];
+    const char *format = "json", *sweep = NULL, *speeds = NULL;
     collision_request rq;
     collision_request_defaults(&rq);
     rq.names = option_names;
     rq.params = params;
     rq.friction_params = friction_params;
     rq.rolling_params = rolling_params;
+    rq.adhesion_params = adhesion_params;
     int status = parse_options(argc, argv, &rq, params, friction_params, rolling_params,
-                               &format, &sweep);
+                               adhesion_params, &format, &sweep, &speeds);
     if (status) return status;
 
     /* --sweep E1:E2:N gives the restitution N times: with --restitution or a --param
@@ -325,12 +357,30 @@ int cli_collide(int argc, char **argv)
                 return EXIT_BAD_INPUT;
             }
     }
+    /* --velocity V1:V2:N: N speeds from V1 to V2 in a geometric progression (each speed
+     * collision_request_build's to check, as a single --velocity) */
+    double v_from = NAN, v_to = NAN;
+    if (speeds) {
+        char tail;
+        if (sscanf(speeds, "%lf:%lf:%ld%c", &v_from, &v_to, &n_runs, &tail) != 3 ||
+            n_runs < 1 || n_runs > 100000 || !(v_from > 0 && isfinite(v_from)) ||
+            !(v_to > 0 && isfinite(v_to)))
+            return bad("--velocity takes V0 or V1:V2:N with V1, V2 > 0 [m/s] and "
+                       "1 <= N <= 100000", speeds);
+        if (sweep) {
+            fprintf(stderr, "dempact collide: give --sweep or --velocity V1:V2:N, not both\n");
+            return EXIT_BAD_INPUT;
+        }
+    }
     int csv = !strcmp(format, "csv");
     for (long k = 0; k < n_runs; k++) {
         if (sweep) {
             rq.restitution = n_runs > 1 ? e_from + (e_to - e_from) * k / (n_runs - 1) : e_from;
             rq.given[COLLISION_RESTITUTION] = true;
         }
+        if (speeds) /* the ends exactly as given */
+            rq.velocity = k == 0 ? v_from : k == n_runs - 1 ? v_to
+                        : v_from * pow(v_to / v_from, (double)k / (double)(n_runs - 1));
         collision_spec sp;
         double e_in;
         char err[512];
@@ -339,7 +389,8 @@ int cli_collide(int argc, char **argv)
         tuning_from_env(&sp.tuning);
         collision_result r;
         if ((rc = collision_run(&sp, &r, err, sizeof err)) != 0) return refused(rc, err);
-        print_row(stdout, csv, &rq, &sp, e_in, &r, k == 0, k == n_runs - 1, sweep != NULL);
+        print_row(stdout, csv, &rq, &sp, e_in, &r, k == 0, k == n_runs - 1,
+                  sweep != NULL || speeds != NULL);
     }
     return 0;
 }
