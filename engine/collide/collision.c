@@ -72,6 +72,21 @@ typedef struct collision_setup {
     sim_config cfg;
 } collision_setup;
 
+/* The engine's refusal of the adhesion law for these spheres and this normal law (its
+ * setup per pair of materials, engine/step/pair_table.c), which names the case's entry
+ * ("contacts[0].adhesion.KEY: LAW for materials sphere and sphere: WHY"), said with the
+ * entrance's name of the input instead. */
+static void adhesion_refusal(const collision_spec *spec, char *err, size_t err_len)
+{
+    static const char entry[] = "contacts[0].adhesion", pair[] = "sphere and sphere: ";
+    const char *why = strstr(err, pair);
+    if (!spec->adhesion.law || strncmp(err, entry, sizeof entry - 1) != 0 || !why) return;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s %s: %s", input_name(spec, COLLISION_ADHESION),
+             spec->adhesion.law->name, why + sizeof pair - 1);
+    snprintf(err, err_len, "%s", msg);
+}
+
 /* The two spheres `gap` apart along x, offset along y so that their centres line up on
  * the x axis at first touch: x stays the normal at impact, VT its tangential speed. */
 static int place(sim *s, collision_setup *u, const collision_spec *spec, double gap,
@@ -109,7 +124,11 @@ static int place(sim *s, collision_setup *u, const collision_spec *spec, double 
     snprintf(u->cfg.name, sizeof u->cfg.name, "collide");
     for (int a = 0; a < 3; a++) { u->cfg.domain_min[a] = -20 * R; u->cfg.domain_max[a] = 20 * R; }
     int rc = sim_create(s, &u->cfg, err, err_len);
-    if (rc != 0) { sim_free(s); return fail_value(rc); }
+    if (rc != 0) {
+        adhesion_refusal(spec, err, err_len);
+        sim_free(s);
+        return fail_value(rc);
+    }
     return 0;
 }
 

@@ -320,6 +320,22 @@ static int refused(int rc, const char *err)
     return status_of_fail(rc, EXIT_BAD_INPUT);
 }
 
+/* The k-th of n runs of a sweep into rq: --sweep's restitution, evenly spaced from
+ * e_from to e_to (e_from NAN: no --sweep), or --velocity's speed, in a geometric
+ * progression from v_from to v_to with the ends exactly as given (v_from NAN: one
+ * speed). */
+static void sweep_point(collision_request *rq, double e_from, double e_to, double v_from,
+                        double v_to, long k, long n)
+{
+    if (!isnan(e_from)) {
+        rq->restitution = n > 1 ? e_from + (e_to - e_from) * k / (n - 1) : e_from;
+        rq->given[COLLISION_RESTITUTION] = true;
+    }
+    if (!isnan(v_from))
+        rq->velocity = k == 0 ? v_from : k == n - 1 ? v_to
+                     : v_from * pow(v_to / v_from, (double)k / (double)(n - 1));
+}
+
 int cli_collide(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) { usage(stdout); return 0; }
@@ -373,14 +389,17 @@ int cli_collide(int argc, char **argv)
         }
     }
     int csv = !strcmp(format, "csv");
+    /* every run's inputs checked before the first runs: a refusal writes nothing */
     for (long k = 0; k < n_runs; k++) {
-        if (sweep) {
-            rq.restitution = n_runs > 1 ? e_from + (e_to - e_from) * k / (n_runs - 1) : e_from;
-            rq.given[COLLISION_RESTITUTION] = true;
-        }
-        if (speeds) /* the ends exactly as given */
-            rq.velocity = k == 0 ? v_from : k == n_runs - 1 ? v_to
-                        : v_from * pow(v_to / v_from, (double)k / (double)(n_runs - 1));
+        collision_spec sp;
+        double e_in;
+        char err[512];
+        sweep_point(&rq, sweep ? e_from : NAN, e_to, speeds ? v_from : NAN, v_to, k, n_runs);
+        int rc = collision_request_build(&rq, &sp, &e_in, err, sizeof err);
+        if (rc != 0) return refused(rc, err);
+    }
+    for (long k = 0; k < n_runs; k++) {
+        sweep_point(&rq, sweep ? e_from : NAN, e_to, speeds ? v_from : NAN, v_to, k, n_runs);
         collision_spec sp;
         double e_in;
         char err[512];
