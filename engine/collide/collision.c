@@ -72,19 +72,40 @@ typedef struct collision_setup {
     sim_config cfg;
 } collision_setup;
 
-/* The engine's refusal of the adhesion law for these spheres and this normal law (its
- * setup per pair of materials, engine/step/pair_table.c), which names the case's entry
- * ("contacts[0].adhesion.KEY: LAW for materials sphere and sphere: WHY"), said with the
- * entrance's name of the input instead. */
-static void adhesion_refusal(const collision_spec *spec, char *err, size_t err_len)
+/* The engine refused the spheres' setup u (sim_create, its message in err naming the
+ * case's entry, contacts[0]): where the refusal is the adhesion law's (its setup against
+ * the normal law and the moduli, engine/step/pair_table.c) -- the same setup without
+ * the adhesion succeeds and the law's setup refuses on its constants -- the law's reason,
+ * said with the entrance's name of the input. */
+static void adhesion_refusal(const collision_spec *spec, collision_setup *u, char *err,
+                             size_t err_len)
 {
-    static const char entry[] = "contacts[0].adhesion", pair[] = "sphere and sphere: ";
-    const char *why = strstr(err, pair);
-    if (!spec->adhesion.law || strncmp(err, entry, sizeof entry - 1) != 0 || !why) return;
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s %s: %s", input_name(spec, COLLISION_ADHESION),
-             spec->adhesion.law->name, why + sizeof pair - 1);
-    snprintf(err, err_len, "%s", msg);
+    const adhesion_law *law = spec->adhesion.law;
+    if (!law) return;
+    sim t;
+    char scratch[256];
+    u->bind.adhesion.law = NULL;
+    int rc = sim_create(&t, &u->cfg, scratch, sizeof scratch);
+    u->bind.adhesion = spec->adhesion;
+    if (rc == 0) {
+        const law_instance *li = &t.laws[0];
+        const law_pair_props pp = {.young_eff = li->coeffs.young_eff, .shear_eff = NAN,
+                                   .density_a = spec->density, .density_b = spec->density,
+                                   .law_restitution = NAN};
+        adhesion_coeffs ac = {.law = law};
+        law_error why = {.param = -1};
+        if (law->setup(spec->adhesion.params, &pp, spec->law, &li->coeffs, &ac, &why) != 0) {
+            if (why.param >= 0 && why.param < law->n_params)
+                snprintf(err, err_len, "%s: %s = %g: %s",
+                         input_name(spec, COLLISION_ADHESION_PARAMS),
+                         law->params[why.param].name, spec->adhesion.params[why.param],
+                         why.msg);
+            else
+                snprintf(err, err_len, "%s %s: %s", input_name(spec, COLLISION_ADHESION),
+                         law->name, why.msg);
+        }
+    }
+    sim_free(&t);
 }
 
 /* The two spheres `gap` apart along x, offset along y so that their centres line up on
@@ -125,8 +146,8 @@ static int place(sim *s, collision_setup *u, const collision_spec *spec, double 
     for (int a = 0; a < 3; a++) { u->cfg.domain_min[a] = -20 * R; u->cfg.domain_max[a] = 20 * R; }
     int rc = sim_create(s, &u->cfg, err, err_len);
     if (rc != 0) {
-        adhesion_refusal(spec, err, err_len);
         sim_free(s);
+        adhesion_refusal(spec, u, err, err_len);
         return fail_value(rc);
     }
     return 0;

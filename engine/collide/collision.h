@@ -26,10 +26,11 @@
  * is measured to that break, and the rebound read after it. A contact that still holds
  * when the run gives up is stuck: the run returns 0 with stuck set, restitution_out 0
  * and the other results as they stand then (contact_time the time in contact so far).
- * Without adhesion a contact that never separates is a failure. A run fails with the reason when its
- * spheres overlap by more than half their radius (the watchdog's limit), when the step
- * cannot integrate its dashpot (c dt / m* > 1, as engine/checks/dashpot_check.h measures it),
- * or when its results are not finite numbers. */
+ * Without adhesion a contact that never separates is a failure. A run fails with the
+ * reason when its spheres overlap by more than half their radius (the watchdog's limit),
+ * when the step cannot integrate its dashpot (c dt / m* > 1, as
+ * engine/checks/dashpot_check.h measures it), or when its results are not finite
+ * numbers. */
 #ifndef DEMPACT_COLLISION_H
 #define DEMPACT_COLLISION_H
 
