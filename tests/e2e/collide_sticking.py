@@ -22,7 +22,8 @@ a from a_c (the reach, dd/da = 0) to a_1 (d = 0). The energy balance then gives
    dashpot takes energy besides the loop); its sticking velocity by bisection, printed.
 4. Without --adhesion the row has no "stuck" key; bad adhesion input: exit 2, nothing on
    stdout.
-Runs: 9 + 4 (halved step) + 2 + 1 + 7 (bisection) collisions, about 20 s.
+Runs: 9 + 4 (halved step) + 2 + 2 + 6 (bisection) + 1 collisions, fixed (nothing
+generated at random), about 8 s on one core.
 """
 import json
 import math
