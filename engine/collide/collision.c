@@ -52,7 +52,8 @@ const char *collision_input_name(collision_input k)
         [COLLISION_FRICTION_MODEL] = "friction_model",
         [COLLISION_FRICTION_PARAMS] = "friction_params", [COLLISION_ROLLING] = "rolling",
         [COLLISION_ROLLING_MODEL] = "rolling_model",
-        [COLLISION_ROLLING_PARAMS] = "rolling_params"};
+        [COLLISION_ROLLING_PARAMS] = "rolling_params", [COLLISION_ADHESION] = "adhesion",
+        [COLLISION_ADHESION_PARAMS] = "adhesion_params"};
     return k >= 0 && k < COLLISION_N_INPUTS ? names[k] : "?";
 }
 
@@ -71,6 +72,42 @@ typedef struct collision_setup {
     sim_config cfg;
 } collision_setup;
 
+/* The engine refused the spheres' setup u (sim_create, its message in err naming the
+ * case's entry, contacts[0]): where the refusal is the adhesion law's (its setup against
+ * the normal law and the moduli, engine/step/pair_table.c) -- the same setup without
+ * the adhesion succeeds and the law's setup refuses on its constants -- the law's reason,
+ * said with the entrance's name of the input. */
+static void adhesion_refusal(const collision_spec *spec, collision_setup *u, char *err,
+                             size_t err_len)
+{
+    const adhesion_law *law = spec->adhesion.law;
+    if (!law) return;
+    sim t;
+    char scratch[256];
+    u->bind.adhesion.law = NULL;
+    int rc = sim_create(&t, &u->cfg, scratch, sizeof scratch);
+    u->bind.adhesion = spec->adhesion;
+    if (rc == 0) {
+        const law_instance *li = &t.laws[0];
+        const law_pair_props pp = {.young_eff = li->coeffs.young_eff, .shear_eff = NAN,
+                                   .density_a = spec->density, .density_b = spec->density,
+                                   .law_restitution = NAN};
+        adhesion_coeffs ac = {.law = law};
+        law_error why = {.param = -1};
+        if (law->setup(spec->adhesion.params, &pp, spec->law, &li->coeffs, &ac, &why) != 0) {
+            if (why.param >= 0 && why.param < law->n_params)
+                snprintf(err, err_len, "%s: %s = %g: %s",
+                         input_name(spec, COLLISION_ADHESION_PARAMS),
+                         law->params[why.param].name, spec->adhesion.params[why.param],
+                         why.msg);
+            else
+                snprintf(err, err_len, "%s %s: %s", input_name(spec, COLLISION_ADHESION),
+                         law->name, why.msg);
+        }
+    }
+    sim_free(&t);
+}
+
 /* The two spheres `gap` apart along x, offset along y so that their centres line up on
  * the x axis at first touch: x stays the normal at impact, VT its tangential speed. */
 static int place(sim *s, collision_setup *u, const collision_spec *spec, double gap,
@@ -86,6 +123,7 @@ static int place(sim *s, collision_setup *u, const collision_spec *spec, double 
                             .calibrate = spec->calibrate};
     memcpy(u->bind.params, spec->params, sizeof u->bind.params);
     u->bind.friction = spec->friction;
+    u->bind.adhesion = spec->adhesion;
     double y0 = 0.5 * vt * gap / v0;
     double pos[6] = {-R - gap / 2, -y0, 0, R + gap / 2, y0, 0};
     double vel[6] = {v0 / 2, vt / 2, 0, -v0 / 2, -vt / 2, 0};
@@ -107,7 +145,11 @@ static int place(sim *s, collision_setup *u, const collision_spec *spec, double 
     snprintf(u->cfg.name, sizeof u->cfg.name, "collide");
     for (int a = 0; a < 3; a++) { u->cfg.domain_min[a] = -20 * R; u->cfg.domain_max[a] = 20 * R; }
     int rc = sim_create(s, &u->cfg, err, err_len);
-    if (rc != 0) { sim_free(s); return fail_value(rc); }
+    if (rc != 0) {
+        sim_free(s);
+        adhesion_refusal(spec, u, err, err_len);
+        return fail_value(rc);
+    }
     return 0;
 }
 
@@ -150,6 +192,32 @@ static int results_finite(const collision_result *r)
         for (int a = 0; a < 3; a++)
             sum += r->velocity_out[i][a] + r->spin_out[i][a] + r->position_out[i][a];
     return isfinite(sum);
+}
+
+/* The spheres' state after `steps` steps into out, the simulation freed: 0, or -1 when
+ * some result is not a finite number. */
+static int finish(sim *s, const double *pos, long steps, long contact_steps,
+                  long sliding_steps, collision_result *out, char *err, size_t err_len)
+{
+    const double *vs[3] = {s->p.vx, s->p.vy, s->p.vz}, *ws[3] = {s->p.wx, s->p.wy, s->p.wz};
+    const double *xs[3] = {s->p.x, s->p.y, s->p.z};
+    for (int i = 0; i < 2; i++)
+        for (int a = 0; a < 3; a++) {
+            out->velocity_out[i][a] = vs[a][i];
+            out->spin_out[i][a] = ws[a][i];
+            out->position_out[i][a] = xs[a][i];
+            out->position_in[i][a] = pos[3 * i + a];
+        }
+    out->steps = steps;
+    out->sliding_fraction = contact_steps ? (double)sliding_steps / contact_steps : 0;
+    sim_free(s);
+    if (!results_finite(out)) {
+        snprintf(err, err_len, "the collision's results are not finite numbers "
+                 "(restitution %g, peak force %g N): the inputs are beyond what "
+                 "the engine resolves", out->restitution_out, out->peak_force);
+        return -1;
+    }
+    return 0;
 }
 
 int collision_run(const collision_spec *spec, collision_result *out, char *err, size_t err_len)
@@ -270,6 +338,10 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
     out->calibrated_value = s.laws[0].calibrated
                                 ? s.laws[0].coeffs.c[spec->law->calibration->coeff] : NAN;
     double t_start = NAN, t_prev = 0.0, d_prev = overlap_now(&s), d_limit = 0.5 * R;
+    /* the overlap at which the contact lets go: 0 without adhesion (R* as the engine's
+     * pair geometry forms it for two spheres of radius R and mass m) */
+    double inv_both = 1.0 / ((R + R) * (mass + mass));
+    double reach = law_reach(&s.laws[0], R * R * (mass + mass) * inv_both);
     int separated_steps = 0;
     long contact_steps = 0, sliding_steps = 0;
     /* the approach takes gap / v0; the contact about t_c; allow a slow, sticky one 50 t_c,
@@ -297,7 +369,7 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
             sim_free(&s);
             return -1;
         }
-        if (d > 0.0) {
+        if (d > 0.0 || (!isnan(t_start) && d > reach)) { /* touching, or held past it */
             dashpot_check dash;
             dashpot_check_run(&s, &dash);
             if (dash.worst > 1.0) { /* velocity Verlet no longer integrates the dashpot */
@@ -323,32 +395,21 @@ int collision_run(const collision_spec *spec, collision_result *out, char *err, 
             if (spec->friction.mu > 0 && sqrt(ft2) >= (1 - 1e-9) * spec->friction.mu * fabs(fn))
                 sliding_steps++;
         } else if (!isnan(t_start)) {
-            if (separated_steps == 0) out->contact_time = crossing(t_prev, d_prev, s.time, d) - t_start;
+            if (separated_steps == 0)
+                out->contact_time = crossing(t_prev, d_prev - reach, s.time, d - reach) - t_start;
             if (++separated_steps == 3) { /* no force acts any more: speeds are final */
                 out->restitution_out = (s.p.vx[1] - s.p.vx[0]) / v0;
-                const double *vs[3] = {s.p.vx, s.p.vy, s.p.vz}, *ws[3] = {s.p.wx, s.p.wy, s.p.wz};
-                const double *xs[3] = {s.p.x, s.p.y, s.p.z};
-                for (int i = 0; i < 2; i++)
-                    for (int a = 0; a < 3; a++) {
-                        out->velocity_out[i][a] = vs[a][i];
-                        out->spin_out[i][a] = ws[a][i];
-                        out->position_out[i][a] = xs[a][i];
-                        out->position_in[i][a] = pos[3 * i + a];
-                    }
-                out->steps = n + 1;
-                out->sliding_fraction = contact_steps ? (double)sliding_steps / contact_steps : 0;
-                sim_free(&s);
-                if (!results_finite(out)) {
-                    snprintf(err, err_len, "the collision's results are not finite numbers "
-                             "(restitution %g, peak force %g N): the inputs are beyond what "
-                             "the engine resolves", out->restitution_out, out->peak_force);
-                    return -1;
-                }
-                return 0;
+                return finish(&s, pos, n + 1, contact_steps, sliding_steps, out, err, err_len);
             }
         }
         t_prev = s.time;
         d_prev = d;
+    }
+    if (spec->adhesion.law && !isnan(t_start) && separated_steps == 0) { /* stuck */
+        out->stuck = true;
+        out->restitution_out = 0.0;
+        out->contact_time = s.time - t_start;
+        return finish(&s, pos, max_steps, contact_steps, sliding_steps, out, err, err_len);
     }
     snprintf(err, err_len, "the spheres %s within %ld steps (%g s: the approach, then 50 "
              "contact times of about %g s or %.0f steps, whichever is less)",

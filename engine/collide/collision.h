@@ -19,10 +19,18 @@
  * radius (the rule of a run), and a speed at which the spheres close by less than
  * COLLISION_MIN_APPROACH R over the contact (an overlap their positions cannot resolve).
  * After the approach the run gives up after 50 contact times or COLLISION_MAX_STEPS
- * steps, whichever is less (a contact that sticks). A run fails with the reason when its
- * spheres overlap by more than half their radius (the watchdog's limit), when the step
- * cannot integrate its dashpot (c dt / m* > 1, as engine/checks/dashpot_check.h measures it),
- * or when its results are not finite numbers. */
+ * steps, whichever is less (a contact that sticks).
+ *
+ * With adhesion (spec.adhesion) the contact lasts from touching until the overlap falls
+ * to the law's reach (models/adhesion_law.h; 0 for a law without one): the contact time
+ * is measured to that break, and the rebound read after it. A contact that still holds
+ * when the run gives up is stuck: the run returns 0 with stuck set, restitution_out 0
+ * and the other results as they stand then (contact_time the time in contact so far).
+ * Without adhesion a contact that never separates is a failure. A run fails with the
+ * reason when its spheres overlap by more than half their radius (the watchdog's limit),
+ * when the step cannot integrate its dashpot (c dt / m* > 1, as
+ * engine/checks/dashpot_check.h measures it), or when its results are not finite
+ * numbers. */
 #ifndef DEMPACT_COLLISION_H
 #define DEMPACT_COLLISION_H
 
@@ -46,7 +54,8 @@ typedef enum collision_input {
     COLLISION_COHESION_REMOVAL, COLLISION_DT, COLLISION_CALIBRATE, COLLISION_FRICTION,
     COLLISION_TANGENTIAL_RESTITUTION, COLLISION_ANGLE, COLLISION_TANGENTIAL_VELOCITY,
     COLLISION_SPIN1, COLLISION_SPIN2, COLLISION_FRICTION_MODEL, COLLISION_FRICTION_PARAMS,
-    COLLISION_ROLLING, COLLISION_ROLLING_MODEL, COLLISION_ROLLING_PARAMS, COLLISION_N_INPUTS
+    COLLISION_ROLLING, COLLISION_ROLLING_MODEL, COLLISION_ROLLING_PARAMS, COLLISION_ADHESION,
+    COLLISION_ADHESION_PARAMS, COLLISION_N_INPUTS
 } collision_input;
 
 /* The neutral name of an input ("velocity", "tangential_velocity", "params", ...), the
@@ -64,6 +73,7 @@ typedef struct collision_spec {
     double spin[2][3]; /* initial angular velocities of spheres 0 and 1 [rad/s] */
     contact_friction friction; /* all zero: frictionless; tangential NULL: Mindlin;
                                   rolling NULL: no rolling resistance */
+    contact_adhesion adhesion; /* law NULL: none */
     double dt;         /* 0: contact time / steps_per_contact; < 0: the step `run` would
                           choose for these spheres (engine/checks/timestep.h) */
     double steps_per_contact; /* 0: 4000 */
@@ -80,7 +90,8 @@ typedef struct collision_spec {
 #define COLLISION_STOPPED (-3) /* (apart from engine/fail.h's values) */
 
 typedef struct collision_result {
-    double restitution_out; /* normal (x) separation speed / V0 */
+    double restitution_out; /* normal (x) separation speed / V0; 0 when stuck */
+    bool stuck;             /* with adhesion: the contact still held at the run's limit */
     double contact_time;    /* s, start and end interpolated within a step */
     double peak_force;      /* N, largest |F| on sphere 0 */
     double peak_normal_force;     /* N, largest |F . n|, n the current line of centres */

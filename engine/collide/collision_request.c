@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/step/friction.h"
+#include "models/adhesion_law.h"
 #include "models/friction_law.h"
 
 void collision_request_defaults(collision_request *rq)
@@ -176,8 +177,9 @@ static int set_key(const collision_request *rq, collision_input option, const ch
     }
     if (k < 0) {
         key_names(keys, sizeof keys, params, n);
-        snprintf(err, err_len, "%s: model %s takes no key '%s'; %s (see dempact laws --friction)",
-                 name_of(rq, option), model, key, keys);
+        snprintf(err, err_len, "%s: model %s takes no key '%s'; %s (see dempact laws %s)",
+                 name_of(rq, option), model, key, keys,
+                 option == COLLISION_ADHESION_PARAMS ? "--adhesion" : "--friction");
         return -1;
     }
     if (given[k]) {
@@ -320,6 +322,54 @@ static int build_rolling(const collision_request *rq, contact_friction *f, char 
                          law->params, law->n_params, f->rolling_params, err, err_len);
 }
 
+static const char *adhesion_name(int k) { return adhesion_law_at(k)->name; }
+
+/* The adhesion law (none unless named) and its keys into *a, checked by the law's setup
+ * as the case reader checks a case's (the moduli not known yet: the engine's setup per
+ * pair of materials checks the law against them and the normal law). */
+static int build_adhesion(const collision_request *rq, contact_adhesion *a, char *err,
+                          size_t err_len)
+{
+    const char *model = name_of(rq, COLLISION_ADHESION);
+    char known[256];
+    law_names(known, sizeof known, adhesion_name, adhesion_law_count());
+    if (!rq->adhesion) {
+        if (rq->n_adhesion_params == 0) return 0;
+        snprintf(err, err_len, "%s needs %s NAME (one of: %s)",
+                 name_of(rq, COLLISION_ADHESION_PARAMS), model, known);
+        return -1;
+    }
+    const adhesion_law *law = adhesion_law_find(rq->adhesion);
+    if (!law) {
+        snprintf(err, err_len, "%s: unknown adhesion law '%s'; the adhesion laws are: %s",
+                 model, rq->adhesion, known);
+        return -1;
+    }
+    friction_param_defaults(law->params, law->n_params, a->params);
+    bool given[ADHESION_MAX_PARAMS] = {false};
+    for (int q = 0; q < rq->n_adhesion_params; q++)
+        if (set_key(rq, COLLISION_ADHESION_PARAMS, law->name, law->params, law->n_params,
+                    a->params, given, rq->adhesion_params[q], err, err_len))
+            return -1;
+    if (required_keys(rq, COLLISION_ADHESION, COLLISION_ADHESION_PARAMS, law->name,
+                      law->params, law->n_params, a->params, err, err_len))
+        return -1;
+    const law_pair_props unknown = {.young_eff = NAN, .shear_eff = NAN, .density_a = NAN,
+                                    .density_b = NAN, .law_restitution = NAN};
+    adhesion_coeffs ac = {.law = law};
+    law_error why = {.param = -1};
+    if (law->setup(a->params, &unknown, NULL, NULL, &ac, &why) != 0) {
+        if (why.param < 0 || why.param >= law->n_params)
+            snprintf(err, err_len, "%s %s: %s", model, law->name, why.msg);
+        else
+            snprintf(err, err_len, "%s: %s = %g: %s", name_of(rq, COLLISION_ADHESION_PARAMS),
+                     law->params[why.param].name, a->params[why.param], why.msg);
+        return -1;
+    }
+    a->law = law;
+    return 0;
+}
+
 int collision_request_build(const collision_request *rq, collision_spec *sp, double *e_in,
                             char *err, size_t err_len)
 {
@@ -396,7 +446,8 @@ int collision_request_build(const collision_request *rq, collision_spec *sp, dou
                                                                           : 0.0;
     memcpy(sp->spin, rq->spin, sizeof sp->spin);
     if (build_friction(rq, &sp->friction, err, err_len) ||
-        build_rolling(rq, &sp->friction, err, err_len))
+        build_rolling(rq, &sp->friction, err, err_len) ||
+        build_adhesion(rq, &sp->adhesion, err, err_len))
         return -1;
     return 0;
 }

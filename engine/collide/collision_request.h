@@ -38,6 +38,11 @@ typedef struct collision_request {
     const char *rolling_model;
     const char *const *rolling_params;
     int n_rolling_params;
+    /* The adhesion law by name (NULL: none) and its keys as "KEY=VALUE", as a case's
+     * adhesion mapping (models/adhesion_law.h). */
+    const char *adhesion;
+    const char *const *adhesion_params;
+    int n_adhesion_params;
     bool given[COLLISION_N_INPUTS];     /* which of the optional inputs were given */
     const char *const *names;           /* the entrance's names (NULL: collision_input_name) */
 } collision_request;

@@ -71,6 +71,7 @@ static int collide_once(const sim *s, int binding, double coefficient, double ph
     law_binding bind = *b;
     if (strip >= WITHOUT_ROLLING) bind.friction.mu_rolling = 0.0;
     if (strip >= WITHOUT_FRICTION) bind.friction.mu = 0.0;
+    bind.adhesion.law = NULL; /* the law's own restitution (pair_restitution.h) */
     bind.material_a = 0;
     bind.material_b = same ? 0 : 1;
     /* the spheres of the reference: R* and m* split into two equal spheres, or one sphere

@@ -5,7 +5,10 @@
  * integrator) at the step the case runs with, averaged over where in the step the first
  * touch falls (4 places; they differ by up to about 1 % at e = 0.1 and t_c / 50, less
  * for larger e or smaller steps). `dempact check` and `dempact run` print it next to the
- * restitution the case asks for. */
+ * restitution the case asks for. The collision is the normal law's (with its friction and
+ * rolling resistance) without the entry's adhesion: the restitution a law is asked for
+ * and calibrated to is its own, the adhesion's loss comes on top of it (and a slow
+ * adhesive reference collision would stick, with no restitution to solve for). */
 #ifndef DEMPACT_PAIR_RESTITUTION_H
 #define DEMPACT_PAIR_RESTITUTION_H
 

@@ -345,11 +345,11 @@ def _params(params, what="params"):
     return pairs
 
 
-def _model(what, name):
-    """A tangential or rolling law's name, or None."""
+def _model(what, name, known="dempact.friction_laws()"):
+    """A tangential, rolling or adhesion law's name, or None."""
     if name is not None and (not isinstance(name, str) or "\0" in name):
         raise _WrongType(f"{what}: {reprlib.repr(name)} is not a law's name "
-                         "(see dempact.friction_laws())")
+                         f"(see {known})")
     return name
 
 
@@ -357,14 +357,18 @@ def collide(law, restitution=None, velocity=1.0, radius=0.01, density=7800.0, yo
             poisson=0.3, params=None, cohesion_removal=True, dt=0.0, calibrate=False,
             friction=0.0, tangential_restitution=None, angle=None, tangential_velocity=None,
             spin1=(0.0, 0.0, 0.0), spin2=(0.0, 0.0, 0.0), friction_model=None,
-            friction_params=None, rolling=None, rolling_model=None, rolling_params=None):
+            friction_params=None, rolling=None, rolling_model=None, rolling_params=None,
+            adhesion=None, adhesion_params=None):
     """Two identical spheres collide through the engine, as `dempact collide` runs them;
     returns the dict its JSON output holds. dt: 0 for 1/4000 of the contact time, "auto"
     for the step a run would choose, or a step [s]. params: the law's other parameters
     by name (a number, or a choice's name). friction_model: the tangential law by name
     (None: mindlin) with its keys in friction_params; rolling_model: a rolling law with
     its coefficient `rolling` and keys in rolling_params (dempact.friction_laws() lists
-    them), as a case's friction and rolling mappings. Every number must be an int, a float or a
+    them), as a case's friction and rolling mappings. adhesion: an adhesion law by name
+    (`dempact laws --adhesion` lists them) with its keys in adhesion_params, as a case's
+    adhesion mapping: the dict then names them and says `stuck` (True: the contact still
+    held when the run gave up; restitution_out 0). Every number must be an int, a float or a
     numpy number (not a bool or a string), every flag True or False; the values are
     checked by the rules of `dempact collide` (the same code): anything it refuses raises
     dempact.Error naming the argument. The run is bounded (docs/python.md) and Ctrl-C
@@ -384,4 +388,5 @@ def collide(law, restitution=None, velocity=1.0, radius=0.01, density=7800.0, yo
         _vector("spin1", spin1, _number), _vector("spin2", spin2, _number),
         _model("friction_model", friction_model), _params(friction_params, "friction_params"),
         _optional_number("rolling", rolling), _model("rolling_model", rolling_model),
-        _params(rolling_params, "rolling_params"))
+        _params(rolling_params, "rolling_params"), _model("adhesion", adhesion, "dempact laws --adhesion"),
+        _params(adhesion_params, "adhesion_params"))

@@ -10,6 +10,7 @@
 #include "_core.h"
 #include "engine/collide/collision.h"
 #include "engine/collide/collision_request.h"
+#include "models/adhesion_law.h"
 #include "models/law.h"
 
 /* ---------------------------------------------------------------- collide() */
@@ -84,30 +85,31 @@ static int param_texts(const char *what, int max, const dem_law *law, PyObject *
 /* collide(law, params, restitution, velocity, radius, density, young, poisson, dt,
  * dt_auto, cohesion_removal, calibrate, friction, tangential_restitution, angle,
  * tangential_velocity, spin1, spin2, friction_model, friction_params, rolling,
- * rolling_model, rolling_params): one run of engine/collide/collision.h. The package's
+ * rolling_model, rolling_params, adhesion, adhesion_params): one run of engine/collide/collision.h. The package's
  * __init__.py has made every number a float (None: not given), every flag a bool and
  * every model a str or None; the values are checked here by collision_request_build, the
- * rules of `dempact collide`. params, friction_params, rolling_params: (key, float or
- * str) pairs. */
+ * rules of `dempact collide`. params, friction_params, rolling_params, adhesion_params:
+ * (key, float or str) pairs. */
 PyObject *core_collide(PyObject *module, PyObject *args)
 {
     (void)module;
     const char *name;
     PyObject *pairs, *e_obj, *et_obj, *angle_obj, *vt_obj, *fm_obj, *f_pairs, *r_obj, *rm_obj,
-        *r_pairs;
+        *r_pairs, *am_obj, *a_pairs;
     int dt_auto, cohesion, calibrate;
     collision_request rq;
     collision_request_defaults(&rq);
-    if (!PyArg_ParseTuple(args, "sO!Oddddddpppd" "OOO(ddd)(ddd)" "OO!OOO!", &name, &PyList_Type,
+    if (!PyArg_ParseTuple(args, "sO!Oddddddpppd" "OOO(ddd)(ddd)" "OO!OOO!" "OO!", &name, &PyList_Type,
                           &pairs, &e_obj, &rq.velocity, &rq.radius, &rq.density, &rq.young,
                           &rq.poisson, &rq.dt, &dt_auto, &cohesion, &calibrate, &rq.friction,
                           &et_obj, &angle_obj, &vt_obj, &rq.spin[0][0], &rq.spin[0][1],
                           &rq.spin[0][2], &rq.spin[1][0], &rq.spin[1][1], &rq.spin[1][2],
                           &fm_obj, &PyList_Type, &f_pairs, &r_obj, &rm_obj, &PyList_Type,
-                          &r_pairs))
+                          &r_pairs, &am_obj, &PyList_Type, &a_pairs))
         return NULL;
     if (fm_obj != Py_None && !(rq.friction_model = PyUnicode_AsUTF8(fm_obj))) return NULL;
     if (rm_obj != Py_None && !(rq.rolling_model = PyUnicode_AsUTF8(rm_obj))) return NULL;
+    if (am_obj != Py_None && !(rq.adhesion = PyUnicode_AsUTF8(am_obj))) return NULL;
     rq.law = name;
     rq.dt_auto = dt_auto;
     rq.cohesion_removal = cohesion;
@@ -121,17 +123,21 @@ PyObject *core_collide(PyObject *module, PyObject *args)
         return NULL;
     const char *params[LAW_MAX_PARAMS * 2];
     const char *friction_params[FRICTION_MAX_PARAMS * 2], *rolling_params[FRICTION_MAX_PARAMS * 2];
+    const char *adhesion_params[ADHESION_MAX_PARAMS * 2];
     PyObject *texts = PyList_New(0);
     if (!texts) return NULL;
     rq.params = params;
     rq.friction_params = friction_params;
     rq.rolling_params = rolling_params;
+    rq.adhesion_params = adhesion_params;
     const dem_law *law = law_find(name);
     if (param_texts("params", LAW_MAX_PARAMS * 2, law, pairs, texts, params, &rq.n_params) ||
         param_texts("friction_params", FRICTION_MAX_PARAMS * 2, NULL, f_pairs, texts,
                     friction_params, &rq.n_friction_params) ||
         param_texts("rolling_params", FRICTION_MAX_PARAMS * 2, NULL, r_pairs, texts,
-                    rolling_params, &rq.n_rolling_params)) {
+                    rolling_params, &rq.n_rolling_params) ||
+        param_texts("adhesion_params", ADHESION_MAX_PARAMS * 2, NULL, a_pairs, texts,
+                    adhesion_params, &rq.n_adhesion_params)) {
         Py_DECREF(texts);
         return NULL;
     }
@@ -175,6 +181,21 @@ PyObject *core_collide(PyObject *module, PyObject *args)
             Py_CLEAR(out);
         Py_XDECREF(m);
         Py_XDECREF(mu);
+    }
+    if (out && sp.adhesion.law) { /* as the program's JSON: the law, its keys, stuck */
+        const adhesion_law *a = sp.adhesion.law;
+        PyObject *keys = PyDict_New(), *name_obj = PyUnicode_FromString(a->name);
+        for (int k = 0; keys && k < a->n_params; k++) {
+            PyObject *v = PyFloat_FromDouble(sp.adhesion.params[k]);
+            if (!v || PyDict_SetItemString(keys, a->params[k].name, v) != 0) Py_CLEAR(keys);
+            Py_XDECREF(v);
+        }
+        if (!keys || !name_obj || PyDict_SetItemString(out, "adhesion", name_obj) != 0 ||
+            PyDict_SetItemString(out, "adhesion_params", keys) != 0 ||
+            PyDict_SetItemString(out, "stuck", r.stuck ? Py_True : Py_False) != 0)
+            Py_CLEAR(out);
+        Py_XDECREF(keys);
+        Py_XDECREF(name_obj);
     }
     if (out && sp.calibrate) {
         PyObject *cal = Py_BuildValue("{s:d}", law->calibration->coefficient, r.calibrated_value);
