@@ -85,6 +85,11 @@ int adhesion_law_count(void);
 const adhesion_law *adhesion_law_at(int index);
 const adhesion_law *adhesion_law_find(const char *name);
 
+/* A law's parameters checked on their own, as the case reader and `dempact collide` check
+ * them before any pair of materials is known: its setup with the moduli unknown (NAN)
+ * and no normal law. Returns 0, or -1 with the parameter at fault and why in *why. */
+int adhesion_check_params(const adhesion_law *law, const double *params, law_error *why);
+
 /* Checks every registered adhesion law against the plug-in form (plugin.h) and the
  * capacities above. Returns 0, or -1 with the first problem in err. */
 int adhesion_registry_check(char *err, size_t err_len);

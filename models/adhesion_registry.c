@@ -2,6 +2,7 @@
  * names one in a contact entry's `adhesion: {model: NAME, ...}`. */
 #include "adhesion_law.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,4 +54,13 @@ int adhesion_registry_check(char *err, size_t err_len)
         }
     }
     return 0;
+}
+
+int adhesion_check_params(const adhesion_law *law, const double *params, law_error *why)
+{
+    const law_pair_props unknown = {.young_eff = NAN, .shear_eff = NAN, .density_a = NAN,
+                                    .density_b = NAN, .law_restitution = NAN};
+    adhesion_coeffs ac = {.law = law};
+    *why = (law_error){.param = -1};
+    return law->setup(params, &unknown, NULL, NULL, &ac, why) == 0 ? 0 : -1;
 }

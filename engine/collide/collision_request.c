@@ -354,11 +354,8 @@ static int build_adhesion(const collision_request *rq, contact_adhesion *a, char
     if (required_keys(rq, COLLISION_ADHESION, COLLISION_ADHESION_PARAMS, law->name,
                       law->params, law->n_params, a->params, err, err_len))
         return -1;
-    const law_pair_props unknown = {.young_eff = NAN, .shear_eff = NAN, .density_a = NAN,
-                                    .density_b = NAN, .law_restitution = NAN};
-    adhesion_coeffs ac = {.law = law};
-    law_error why = {.param = -1};
-    if (law->setup(a->params, &unknown, NULL, NULL, &ac, &why) != 0) {
+    law_error why;
+    if (adhesion_check_params(law, a->params, &why) != 0) {
         if (why.param < 0 || why.param >= law->n_params)
             snprintf(err, err_len, "%s %s: %s", model, law->name, why.msg);
         else

@@ -283,15 +283,6 @@ static int read_rolling(case_reader *c, const char *at, const raw_rolling *r,
 
 static const char *adhesion_name(int k) { return adhesion_law_at(k)->name; }
 
-int case_adhesion_check(const adhesion_law *law, const double *params, law_error *why)
-{
-    const law_pair_props unknown = {.young_eff = NAN, .shear_eff = NAN, .density_a = NAN,
-                                    .density_b = NAN, .law_restitution = NAN};
-    adhesion_coeffs ac = {.law = law};
-    *why = (law_error){.param = -1};
-    return law->setup(params, &unknown, NULL, NULL, &ac, why) == 0 ? 0 : -1;
-}
-
 /* adhesion: {model (an adhesion law), and the law's own keys}. Without the mapping the
  * pair has none (law NULL): no adhesion unless the case names it. */
 static int read_adhesion(case_reader *c, const char *at, const raw_adhesion *r,
@@ -310,7 +301,7 @@ static int read_adhesion(case_reader *c, const char *at, const raw_adhesion *r,
                       law->n_params, a->params) != 0)
         return -1;
     law_error why;
-    if (case_adhesion_check(law, a->params, &why) != 0) {
+    if (adhesion_check_params(law, a->params, &why) != 0) {
         if (why.param < 0 || why.param >= law->n_params)
             return case_fail_at(c, path.s, "%s: model %s: %s", path.s, law->name, why.msg);
         key_path where = case_key("%s.%s", path.s, law->params[why.param].name);

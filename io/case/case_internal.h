@@ -292,9 +292,6 @@ int case_report_unknown_param(const case_reader *c, const char *mapping_path,
  * params[n_params]) does not take: the message names its own keys. Returns -1. */
 int case_report_unknown_key(const case_reader *c, const char *path, const char *name,
                             const char *model, const law_param *params, int n_params);
-/* An adhesion law's own check of its parameters (its setup, with the moduli unknown and
- * no normal law: what can be checked before the pairs are built). 0, or -1 with why. */
-int case_adhesion_check(const adhesion_law *law, const double *params, law_error *why);
 int case_read_contacts(case_reader *c);
 
 /* ------------------------------------------------------------------------------------
