@@ -225,7 +225,8 @@ AP_INLINE double sjkr2_energy(const sjkr_adhesion *p, double d, double r_eff)
  * 2 r_i r_j / (r_i + r_j) = 2 R* (2 r_i against a wall). With the gap s = -d = 2S:
  *   F_cap = -F_0 / (1 + u (2.1 + 10 u)),   F_0 = 4 pi gamma cos(theta) R*,
  *   u = S+ = k s,   k = sqrt(R* / (2V)),
- * at s = max(-d, 0): while the surfaces overlap, the force at contact, F_0 (the pull-off).
+ * at s = max(-d, 0): while the surfaces overlap, the force at contact, -F_0 (F_0 the
+ * pull-off force: the pull falls with the gap).
  * Optionally Reynolds' lubrication of the film between the surfaces,
  *   F_v = 6 pi eta R*^2 d' / max(-d, rho),
  * rho the roughness that cuts the gap off (the force stays finite at touching and through
