@@ -27,9 +27,11 @@
 #include "law.h"
 
 /* Capacities (adhesion_registry_check holds every law to them):
- *  - ADHESION_MAX_PARAMS: the keys a law takes beside `model`;
+ *  - ADHESION_MAX_PARAMS: the keys a law takes beside `model` (capillary's five: the
+ *    bridge's volume, contact angle and surface tension, the liquid's viscosity and the
+ *    roughness that cuts its lubrication gap off);
  *  - ADHESION_MAX_COEFFS: the constants its setup computes per pair of materials. */
-#define ADHESION_MAX_PARAMS 4
+#define ADHESION_MAX_PARAMS 5
 #define ADHESION_MAX_COEFFS 8
 
 /* The flags an adhesion law may declare (plugin.h): LAW_CAP_ENERGY, its `energy`. */

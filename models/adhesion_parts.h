@@ -23,6 +23,15 @@
  *    most the theoretical strength of a solid, E/10, 1e11 Pa for diamond. */
 #define ADHESION_MAX_WORK 1e3
 #define ADHESION_MAX_ENERGY_DENSITY 1e12
+/*  - a liquid bridge's volume [m^3]: a cubic metre, beyond any bridge between grains;
+ *  - a liquid's surface tension [N/m = J/m^2]: a surface energy, bounded as the work of
+ *    adhesion (ADHESION_MAX_WORK; water 0.072, mercury 0.49, molten metals below 3);
+ *  - a liquid's viscosity [Pa s]: 1e12, that of glass at its transition (water 1e-3,
+ *    glycerol 1.4, pitch 1e8);
+ *  - the roughness that cuts the lubrication gap off [m]: a metre. */
+#define ADHESION_MAX_VOLUME 1.0
+#define ADHESION_MAX_VISCOSITY 1e12
+#define ADHESION_MAX_ROUGHNESS 1.0
 
 /* ---- jkr: Johnson, Kendall & Roberts (1971) ------------------------------------------
  * The contact radius a of two elastic spheres with work of adhesion w, as a function of
@@ -204,6 +213,76 @@ AP_INLINE double sjkr2_force(const sjkr_adhesion *p, double d, double r_eff)
 AP_INLINE double sjkr2_energy(const sjkr_adhesion *p, double d, double r_eff)
 {
     return d > 0.0 ? -p->pi_k * r_eff * d * d : 0.0;
+}
+
+/* ---- capillary: a liquid bridge, Willett et al. (2000) and Lian et al. (1993) ----------
+ * A bridge of liquid volume V, contact angle theta and surface tension gamma between the
+ * surfaces, from touching until it ruptures at the gap S_c = (1 + theta/2) V^(1/3) (Lian,
+ * Thornton & Adams; theta in radians): the reach is -S_c. Willett et al.'s closed form for
+ * equal spheres of radius R, S the half-separation,
+ *   F = -2 pi R gamma cos(theta) / (1 + 2.1 S+ + 10 S+^2),   S+ = S sqrt(R / V),
+ * taken for unequal spheres by Derjaguin's approximation, R the harmonic mean of the radii,
+ * 2 r_i r_j / (r_i + r_j) = 2 R* (2 r_i against a wall). With the gap s = -d = 2S:
+ *   F_cap = -F_0 / (1 + u (2.1 + 10 u)),   F_0 = 4 pi gamma cos(theta) R*,
+ *   u = S+ = k s,   k = sqrt(R* / (2V)),
+ * at s = max(-d, 0): while the surfaces overlap, the force at contact, -F_0 (F_0 the
+ * pull-off force: the pull falls with the gap).
+ * Optionally Reynolds' lubrication of the film between the surfaces,
+ *   F_v = 6 pi eta R*^2 d' / max(-d, rho),
+ * rho the roughness that cuts the gap off (the force stays finite at touching and through
+ * the contact); d' > 0 approaching, so it resists the motion both ways.
+ * U(d) = integral of F_cap from -S_c to d (F_v is dissipative and not in it): with
+ * b = 10, a = 2.1, q = sqrt(4b - a^2), integral du / (1 + a u + b u^2) =
+ * (2/q) atan((2 b u + a)/q), and the difference of two arctangents of positive arguments
+ * A_c, A taken as one, atan((A_c - A) / (1 + A_c A)), A_c - A = 2 b k (S_c - s) / q (free of
+ * cancellation next to the rupture):
+ *   U = -(F_0 / k)(2/q) atan(2 b k (S_c - s) / q / (1 + A_c A)) - F_0 max(d, 0). */
+enum {
+    CAP_VOLUME,    /* V [m^3] */
+    CAP_THETA,     /* theta [rad] */
+    CAP_PULL,      /* 4 pi gamma cos(theta) [N/m]: F_0 = CAP_PULL R* */
+    CAP_RUPTURE,   /* S_c [m] */
+    CAP_HALF_INV_V, /* 1 / (2V) [m^-3]: k^2 = R* / (2V) */
+    CAP_VISCOUS,   /* 6 pi eta [Pa s] */
+    CAP_MIN_GAP,   /* rho [m] */
+    CAP_SLOTS
+};
+_Static_assert(CAP_SLOTS <= ADHESION_MAX_COEFFS, "capillary's constants fit adhesion_coeffs.a");
+
+#define CAP_A 2.1  /* Willett et al.'s coefficients of S+ and S+^2 */
+#define CAP_B 10.0
+
+typedef struct capillary_adhesion {
+    double pull, rupture, half_inv_v, viscous, min_gap;
+} capillary_adhesion;
+
+AP_INLINE capillary_adhesion capillary_adhesion_of(const adhesion_coeffs *ac)
+{
+    return (capillary_adhesion){ac->a[CAP_PULL], ac->a[CAP_RUPTURE], ac->a[CAP_HALF_INV_V],
+                                ac->a[CAP_VISCOUS], ac->a[CAP_MIN_GAP]};
+}
+
+/* F_cap + F_v at overlap d, overlap rate `rate`; 0 at and past the rupture */
+AP_INLINE double capillary_force(const capillary_adhesion *c, double d, double rate,
+                                 double r_eff)
+{
+    double s = fmax(-d, 0.0), u = sqrt(r_eff * c->half_inv_v) * s;
+    double cap = -c->pull * r_eff / (1.0 + u * (CAP_A + CAP_B * u));
+    double lub = c->viscous * r_eff * r_eff * rate / fmax(-d, c->min_gap);
+    double f = cap + (c->viscous > 0.0 ? lub : 0.0);
+    return d > -c->rupture ? f : 0.0;
+}
+
+AP_INLINE double capillary_energy(const capillary_adhesion *c, double d, double r_eff)
+{
+    const double q = sqrt(4.0 * CAP_B - CAP_A * CAP_A);
+    double k = sqrt(r_eff * c->half_inv_v), f0 = c->pull * r_eff;
+    double s = fmax(-d, 0.0);
+    double a_c = (2.0 * CAP_B * k * c->rupture + CAP_A) / q, a = (2.0 * CAP_B * k * s + CAP_A) / q;
+    double gap = fmin(c->rupture + d, c->rupture); /* S_c - s */
+    double angle = atan(2.0 * CAP_B * k * gap / q / (1.0 + a_c * a));
+    double u = -f0 / k * (2.0 / q) * angle - f0 * fmax(d, 0.0);
+    return d > -c->rupture ? u : 0.0;
 }
 
 #endif

@@ -6,13 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const adhesion_law adhesion_jkr, adhesion_dmt, adhesion_sjkr, adhesion_sjkr2;
+extern const adhesion_law adhesion_jkr, adhesion_dmt, adhesion_sjkr, adhesion_sjkr2,
+    adhesion_capillary;
 
 static const adhesion_law *const registry[] = {
     &adhesion_jkr,
     &adhesion_dmt,
     &adhesion_sjkr,
     &adhesion_sjkr2,
+    &adhesion_capillary,
 };
 
 #define COUNT ((int)(sizeof registry / sizeof registry[0]))

@@ -250,6 +250,115 @@ static void run_dmt(int on_wall)
 static void test_dmt_two_spheres(void **state) { (void)state; run_dmt(0); }
 static void test_dmt_on_a_wall(void **state) { (void)state; run_dmt(ON_WALL); }
 
+/* A liquid bridge (capillary): V = 1e-12 m^3 of water (0.072 N/m) at 20 degrees. */
+static const double BRIDGE_V = 1e-12, BRIDGE_DEG = 20.0, BRIDGE_GAMMA = 0.072;
+
+/* Willett et al.'s pull at the gap s between the surfaces, as the paper gives it for
+ * equal spheres of radius R at half-separation S = s/2, with Derjaguin's harmonic mean
+ * radius for unequal ones (2 r against a wall). */
+static double willett_pull(double s, double r_i, double r_j)
+{
+    double R = r_j > 0 ? 2 * r_i * r_j / (r_i + r_j) : 2 * r_i;
+    double s_plus = 0.5 * s * sqrt(R / BRIDGE_V), theta = BRIDGE_DEG * M_PI / 180;
+    return 2 * M_PI * R * BRIDGE_GAMMA * cos(theta) / (1 + 2.1 * s_plus + 10 * s_plus * s_plus);
+}
+
+typedef struct bridge_trace {
+    double e_eff, r_eff, r_j, f0;
+    double rupture;          /* Lian et al.'s S_c */
+    double first_d, last_d;  /* the overlap of the first and last step in contact */
+    double widest;           /* the widest gap a force sample was taken at */
+    double eta, rho, rate;   /* the lubrication's viscosity and roughness; d' driven */
+    double worst;            /* largest |F - F_expected| / (F_0 + |F_v|) */
+    double pending_d, pending_f, pending_rate; /* the last step in contact, held back
+                                                  (see dmt_trace), and its d' */
+    int touched, pending, let_go, force_apart, samples;
+} bridge_trace;
+
+static void bridge_step(double d, double f, int in_contact, void *ctx)
+{
+    bridge_trace *t = ctx;
+    if (!in_contact) {
+        if (t->touched) t->let_go = 1;
+        if (f != 0.0) t->force_apart = 1;
+        return;
+    }
+    t->last_d = d;
+    if (!t->touched) { t->touched = 1; t->first_d = d; return; } /* the first step's impulse */
+    if (t->pending) {
+        double dp = t->pending_d, fp = t->pending_f;
+        double lub = 6 * M_PI * t->eta * t->r_eff * t->r_eff * t->pending_rate / fmax(-dp, t->rho);
+        double want = dp > 0 ? 4.0 / 3.0 * t->e_eff * sqrt(t->r_eff) * dp * sqrt(dp) - t->f0
+                             : -willett_pull(-dp, R, t->r_j);
+        t->worst = fmax(t->worst, fabs(fp - want - lub) / (t->f0 + fabs(lub)));
+        t->widest = fmax(t->widest, -dp);
+        t->samples++;
+    }
+    t->pending = 1;
+    t->pending_d = d;
+    t->pending_f = f;
+    t->pending_rate = t->rate;
+}
+
+/* capillary: approached from a gap of S_c / 2 there is no force until the surfaces
+ * touch, where the bridge forms; pressed, the force is Hertz's less the pull at contact
+ * 4 pi gamma cos(theta) R*; pulled apart it follows Willett's F(S) through the gap and
+ * ruptures within one step's travel of Lian's S_c = (1 + theta/2) V^(1/3), with no force
+ * after. With a viscosity eta (and the roughness rho), Reynolds' 6 pi eta R*^2 d' /
+ * max(S, rho) is added: a push while the surfaces approach, a pull while they separate;
+ * the overlap rate the engine gives the law is the driven one up to the bridge's
+ * acceleration over a step, so the force is held to 2e-3 then (eta 1e-3 Pa s, rho
+ * 1e-6 m: at the smallest gap the lubrication is 10 F_0). */
+static void run_capillary(int on_wall, double eta, double rho)
+{
+    stick_world w;
+    double e_eff, r_eff;
+    pair_moduli(on_wall, &e_eff, &r_eff);
+    double s_c = (1 + 0.5 * BRIDGE_DEG * M_PI / 180) * cbrt(BRIDGE_V);
+    stick_world_init(&w, "capillary", on_wall, 0.5 * s_c);
+    for (int b = 0; b < 2; b++) {
+        const double p[] = {BRIDGE_V, BRIDGE_DEG, BRIDGE_GAMMA, eta, rho};
+        memcpy(w.bind[b].adhesion.params, p, sizeof p);
+    }
+    sim s;
+    char err[256];
+    if (sim_create(&s, &w.cfg, err, sizeof err) != 0) fail_msg("%s", err);
+    /* 40,000 steps over S_c at 1 cm/s: the bridge's pull moves a sphere by a dt^2 / 2, a
+     * thousandth of the step's travel (at 0.1 mm/s, as jkr, the pull would stop it) */
+    double rate = 1e-2, dt = s_c / rate / 40000;
+    if (sim_set_timestep(&s, dt, err, sizeof err) != 0) fail_msg("%s", err);
+    bridge_trace t = {.e_eff = e_eff, .r_eff = r_eff, .r_j = on_wall ? 0.0 : R,
+                      .f0 = willett_pull(0.0, R, on_wall ? 0.0 : R), .rupture = s_c,
+                      .eta = eta, .rho = rho, .rate = rate};
+    drive(&s, on_wall, rate, 2e-6, bridge_step, &t);
+    t.rate = -rate;
+    drive(&s, on_wall, -rate, -1.3 * s_c, bridge_step, &t);
+    printf("capillary %s%s: F_0 %.6g N, formed at d = %.3g m (%.2f steps' travel), %d samples "
+           "to a gap of %.6f S_c within %.3g (F_0 + |F_v|) of Hertz - F_0 or Willett's F(S), "
+           "plus F_v, ruptured "
+           "at %.8f S_c (%.2f steps' travel inside)\n", on_wall ? "on a wall" : "two spheres",
+           eta > 0 ? ", lubricated" : "",
+           t.f0, t.first_d, t.first_d / (rate * dt), t.samples, t.widest / s_c, t.worst,
+           -t.last_d / s_c, (t.last_d + s_c) / (rate * dt));
+    assert_true(t.touched && t.let_go && !t.force_apart);
+    /* the bridge formed at touching, not before */
+    assert_true(t.first_d > 0.0 && t.first_d <= 1.01 * rate * dt);
+    assert_true(t.worst < (eta > 0 ? 2e-3 : 1e-9));
+    assert_true(t.widest > 0.999 * s_c);
+    /* held through the gap, to within one step's travel of S_c */
+    assert_true(t.last_d > -s_c && t.last_d + s_c <= 1.01 * rate * dt);
+    sim_free(&s);
+}
+
+static void test_capillary_two_spheres(void **state) { (void)state; run_capillary(0, 0, 0); }
+static void test_capillary_on_a_wall(void **state) { (void)state; run_capillary(ON_WALL, 0, 0); }
+static void test_capillary_lubricated(void **state)
+{
+    (void)state;
+    run_capillary(0, 1e-3, 1e-6);
+    run_capillary(ON_WALL, 1e-3, 1e-6);
+}
+
 /* The skin must exceed the farthest reach: a case whose skin is below it is refused,
  * naming the entry and the key to raise. */
 static void test_reach_beyond_skin_refused(void **state)
@@ -274,6 +383,9 @@ int main(void)
         cmocka_unit_test(test_jkr_on_a_wall),
         cmocka_unit_test(test_dmt_two_spheres),
         cmocka_unit_test(test_dmt_on_a_wall),
+        cmocka_unit_test(test_capillary_two_spheres),
+        cmocka_unit_test(test_capillary_on_a_wall),
+        cmocka_unit_test(test_capillary_lubricated),
         cmocka_unit_test(test_reach_beyond_skin_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,7 +37,8 @@ done
 # the adhesion laws (`dempact laws --adhesion`): each with a summary, full citations and
 # its one key with its unit
 adh=$("$dempact" laws --adhesion) || { echo "FAIL: dempact laws --adhesion exited $?"; exit 1; }
-for entry in jkr:work:J/m^2 dmt:work:J/m^2 sjkr:energy_density:J/m^3 sjkr2:energy_density:J/m^3; do
+for entry in jkr:work:J/m^2 dmt:work:J/m^2 sjkr:energy_density:J/m^3 sjkr2:energy_density:J/m^3 \
+    capillary:volume:m^3 capillary:contact_angle:deg capillary:surface_tension:N/m; do
   IFS=: read -r law key unit <<<"$entry"
   block=$(awk -v h="adhesion.model $law" '$0 == h {on = 1; next} /^$/ {on = 0} on' <<<"$adh")
   [ -n "$block" ] || { echo "FAIL: adhesion law $law is not listed"; exit 1; }
@@ -48,8 +49,9 @@ for entry in jkr:work:J/m^2 dmt:work:J/m^2 sjkr:energy_density:J/m^3 sjkr2:energ
     { echo "FAIL: adhesion law $law does not list $key [$unit]"; exit 1; }
 done
 n=$(grep -c "^adhesion.model " <<<"$adh")
-[ "$n" -eq 4 ] || { echo "FAIL: dempact laws --adhesion lists $n laws, not jkr, dmt, sjkr, sjkr2"; exit 1; }
-for doi in 10.1098/rspa.1971.0141 "10.1016/0021-9797(75)90018-1" 10.1504/PCFD.2012.047457; do
+[ "$n" -eq 5 ] || { echo "FAIL: dempact laws --adhesion lists $n laws, not jkr, dmt, sjkr, sjkr2, capillary"; exit 1; }
+for doi in 10.1098/rspa.1971.0141 "10.1016/0021-9797(75)90018-1" 10.1504/PCFD.2012.047457 \
+    10.1021/la000657y 10.1006/jcis.1993.1452; do
   grep -qF "doi:$doi" <<<"$adh" || { echo "FAIL: no adhesion law cites doi:$doi"; exit 1; }
 done
 echo "all laws listed with full citations"
