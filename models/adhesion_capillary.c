@@ -78,6 +78,14 @@ static double capillary_pull_off(const adhesion_coeffs *ac, double r_eff)
     return ac->a[CAP_PULL] * r_eff;
 }
 
+/* The lubrication at its smallest gap, the roughness: 6 pi eta R*^2 / roughness (0
+ * without a viscosity). */
+static double capillary_dashpot(const adhesion_coeffs *ac, double r_eff)
+{
+    return ac->a[CAP_VISCOUS] > 0.0 ? ac->a[CAP_VISCOUS] * r_eff * r_eff / ac->a[CAP_MIN_GAP]
+                                    : 0.0;
+}
+
 static double capillary_energy_of(const adhesion_coeffs *ac, double d, double r_eff,
                                   double r_i, double r_j)
 {
@@ -99,10 +107,12 @@ const adhesion_law adhesion_capillary = {
               "161(1), 138-147, doi:10.1006/jcis.1993.1452",
     .params = capillary_params,
     .n_params = 5,
-    .caps = LAW_CAP_ENERGY,
+    .caps = LAW_CAP_ENERGY | LAW_CAP_STEP_SPRING,
     .setup = capillary_setup,
     .force = capillary_batch,
     .reach = capillary_reach,
     .pull_off = capillary_pull_off,
     .energy = capillary_energy_of,
+    .dashpot = capillary_dashpot,
+    .damping_key = "roughness",
 };

@@ -34,8 +34,10 @@
 #define ADHESION_MAX_PARAMS 5
 #define ADHESION_MAX_COEFFS 8
 
-/* The flags an adhesion law may declare (plugin.h): LAW_CAP_ENERGY, its `energy`. */
-#define ADHESION_LAW_CAPS (LAW_CAP_ENERGY)
+/* The flags an adhesion law may declare (plugin.h): LAW_CAP_ENERGY, its `energy`;
+ * LAW_CAP_STEP_SPRING, its `dashpot` (a force that resists the normal motion, which the
+ * step must integrate stably: engine/checks/timestep_springs.c). */
+#define ADHESION_LAW_CAPS (LAW_CAP_ENERGY | LAW_CAP_STEP_SPRING)
 
 struct adhesion_law;
 
@@ -80,6 +82,12 @@ typedef struct adhesion_law {
      * for the energy books. */
     double (*energy)(const adhesion_coeffs *ac, double d, double r_eff, double r_i,
                      double r_j);
+    /* LAW_CAP_STEP_SPRING: the stiffest dashpot c [N s/m] it puts against the normal
+     * motion of a contact of R* (a liquid bridge's lubrication at its smallest gap), for
+     * the step's stability limit; damping_key names the key that sets it (a refusal
+     * names it). */
+    double (*dashpot)(const adhesion_coeffs *ac, double r_eff);
+    const char *damping_key;
 } adhesion_law;
 
 /* The registry (models/adhesion_registry.c). */

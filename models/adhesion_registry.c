@@ -48,6 +48,10 @@ int adhesion_registry_check(char *err, size_t err_len)
             why = "needs setup, force, reach and pull_off";
         else if (law_has(&a->plugin, LAW_CAP_ENERGY) != (a->energy != NULL))
             why = "declares LAW_CAP_ENERGY exactly when it has energy";
+        else if (law_has(&a->plugin, LAW_CAP_STEP_SPRING) != (a->dashpot != NULL))
+            why = "declares LAW_CAP_STEP_SPRING exactly when it has a dashpot";
+        else if (a->dashpot && law_plugin_param(&a->plugin, a->damping_key ? a->damping_key : "") < 0)
+            why = "has a damping_key that is not one of its keys";
         else if (adhesion_law_find(a->name) != a)
             why = "has the name of another";
         if (why) {

@@ -106,10 +106,26 @@ typedef struct stiffest_spring {
     double v;
 } stiffest_spring;
 
+/* An adhesion's dashpot (a liquid bridge's lubrication at its smallest gap) on the
+ * pair's reduced mass: it acts along the line of centres, as the normal law does. */
+static void adhesion_mode(timestep_spring *best, const law_instance *li, double ra, double ma,
+                          double rb, double mb)
+{
+    const adhesion_law *a = li->adhesion.law;
+    if (!a || !a->dashpot) return;
+    int wall = !(mb > 0.0);
+    double r_eff = wall ? ra : ra * rb / (ra + rb), m_eff = wall ? ma : ma * mb / (ma + mb);
+    double c = a->dashpot(&li->adhesion, r_eff);
+    if (c > 0.0)
+        consider(best, timestep_spring_dashpot_step(0.0, c, m_eff), li->binding,
+                 TIMESTEP_ADHESION, 0.0, c, m_eff, 0.0, wall);
+}
+
 static void spring_modes_of(const law_instance *li, double ra, double ma, double rb, double mb, void *ctx)
 {
     const stiffest_spring *c = ctx;
     if (li->friction.active) pair_modes(c->best, li, ra, ma, rb, mb, c->v);
+    adhesion_mode(c->best, li, ra, ma, rb, mb);
 }
 
 double timestep_springs(const sim *s, double v, timestep_spring *out)
@@ -123,6 +139,13 @@ double timestep_springs(const sim *s, double v, timestep_spring *out)
  * case gives one: "contacts[0].friction.stiffness = 1e+12". */
 static void spring_key(const sim *s, const timestep_spring *sp, char *buf, size_t len)
 {
+    if (sp->rolling == TIMESTEP_ADHESION) {
+        const contact_adhesion *a = &s->cfg.bindings[sp->binding].adhesion;
+        int k = law_plugin_param(&a->law->plugin, a->law->damping_key);
+        snprintf(buf, len, "contacts[%d].adhesion.%s = %g", sp->binding, a->law->damping_key,
+                 k >= 0 ? a->params[k] : NAN);
+        return;
+    }
     const contact_friction *f = &s->cfg.bindings[sp->binding].friction;
     const tangential_law *t = friction_tangential_law(f);
     const char *part = sp->rolling ? "rolling" : "friction";
@@ -157,6 +180,7 @@ static void spring_key(const sim *s, const timestep_spring *sp, char *buf, size_
 
 static const char *spring_name(const timestep_spring *sp)
 {
+    if (sp->rolling == TIMESTEP_ADHESION) return "adhesion's dashpot";
     return sp->rolling ? (sp->by_damping ? "rolling dashpot" : "rolling spring")
                        : (sp->by_damping ? "tangential dashpot" : "tangential spring");
 }
@@ -166,14 +190,17 @@ void timestep_spring_describe(const sim *s, const timestep_spring *sp, char *buf
     char key[256];
     spring_key(s, sp, key, sizeof key);
     const law_binding *b = &s->cfg.bindings[sp->binding];
+    const int turns = sp->rolling == 1;
     snprintf(buf, len, "%s: the %s of %s on %s%s (k %.4g %s, c %.4g %s on the %s %.4g %s of "
              "the smallest spheres, at the overlap %.3g m) is stable for a step up to %.4g s "
              "((omega dt)^2/4 + gamma dt <= 1)", key, spring_name(sp),
              s->cfg.materials[b->material_a].name, s->cfg.materials[b->material_b].name,
-             sp->against_wall ? " against a wall" : "", sp->k, sp->rolling ? "N m/rad" : "N/m",
-             sp->c, sp->rolling ? "N m s/rad" : "N s/m",
-             sp->rolling ? "central rolling inertia" : "contact point's mass", sp->mass,
-             sp->rolling ? "kg m^2" : "kg", sp->overlap, sp->dt);
+             sp->against_wall ? " against a wall" : "", sp->k, turns ? "N m/rad" : "N/m",
+             sp->c, turns ? "N m s/rad" : "N s/m",
+             turns                              ? "central rolling inertia"
+             : sp->rolling == TIMESTEP_ADHESION ? "reduced mass"
+                                                : "contact point's mass",
+             sp->mass, turns ? "kg m^2" : "kg", sp->overlap, sp->dt);
 }
 
 void timestep_limit_source(const sim *s, char *buf, size_t len)
