@@ -60,8 +60,8 @@ WHERE THE CODES DIFFER, AND WHY (pair_granular.cpp, PairGranular::compute)
   a^3 = 9 pi gamma R*^2 / (4 E*) = 9 pi w R*^2 / (8 E*), x = 3^(1/3), and delta_pulloff
   its overlap, -3^(1/3) l = -1.442 l: the point of the largest pull, 3/2 pi w R*, where
   the force drops to 0 (the pull-off of a contact under a controlled load). dempact
-  follows the stable branch to d = -3 l, where dd/da = 0 (the break of a contact whose
-  separation is imposed, as a collision's is by the spheres' inertia) and lets go at
+  follows the stable branch to d = -3 l, where dd/da = 0 (the break when the overlap,
+  not the load, is what the contact is given: docs/physics.md) and lets go at
   -5/6 pi w R*. LAMMPS's loop gives up W_L = (12/5 4^(1/3) - 6/5 3^(1/3)) pi w a_c^2
   = 2.07906 pi w a_c^2, dempact's W = (2/5 + 12/5 4^(1/3)) pi w a_c^2 = 4.20976 pi w a_c^2:
   LAMMPS's sticking speed is sqrt(W_L / W) = 0.70276 of dempact's. An elastic pair with
@@ -79,8 +79,8 @@ WHERE THE CODES DIFFER, AND WHY (pair_granular.cpp, PairGranular::compute)
 
   The steps at the jumps: LAMMPS applies each jump's force for a whole step whatever part
   of the step the pair was in contact, an impulse error of at most F dt / 2 at each jump
-  (the force's window starts dt / 2 before the step's end, the contact anywhere in the
-  step before), first order in dt (e moves 3.6 to 4.8 times less at dt / 4). The test
+  (a step's force acts from half a step before it to half a step after; the contact
+  began, or ended, anywhere within the step), first order in dt (e moves 3.6 to 4.8 times less at dt / 4). The test
   bounds it by F v dt of energy at each jump (F the jump, v the speed there: 4/3 pi w R*
   at V and 3/2 pi w R* at e V for JKR, 2 pi w R* at both for DMT), which moves e by at
   most dE / (m* V^2 e): LAMMPS must lie within that bound of its closed form. dempact
@@ -96,7 +96,8 @@ the force is smaller) of the closed-form curve at the step's overlap, in both co
 stuck pair that swings less far (0.5 V_s: 1.45740, where the loop's energy from
 touching equals m* V^2 / 2), 2 pi w R* (DMT, less the Hertz force of its first inner step,
 0.13 % at 10 V_s). Exit status 1 on any failure, or if LAMMPS, h5py or the dempact
-package is missing. 32 runs, about 10 s.
+package is missing. 16 collisions, each run by the package, `dempact run` and LAMMPS:
+about 10 s.
 """
 import argparse
 import math
@@ -246,7 +247,7 @@ def trace_dempact(folder, model, v):
     case = write_case(folder, model, v, max_steps)
     sim = dempact.Simulation(case)
     d, fn, vrel = [], [], []
-    quiet = 0
+    quiet, touched = 0, False
     while len(d) < max_steps:
         sim.step(1)
         x, vel, f = sim.positions, sim.velocities, sim.forces
@@ -254,7 +255,7 @@ def trace_dempact(folder, model, v):
         d.append(2.0 * R - (x[j, 0] - x[i, 0]))
         fn.append(-f[i, 0])
         vrel.append(vel[j, 0] - vel[i, 0])
-        touched = any(fk != 0.0 for fk in fn)
+        touched = touched or fn[-1] != 0.0
         quiet = quiet + 1 if (touched and fn[-1] == 0.0) else 0
         if quiet >= QUIET:
             break
