@@ -134,7 +134,12 @@ def run_seed(args, seed, workdir, geo, wall_factor):
                                     dt=g(geo.dt), every=max(1, int(round(lp.KE_SAMPLE / geo.dt))),
                                     thermo=max(1, steps // 10), steps=steps))
     lam = lp.run_lammps(args.lmp, d)
-    return lp.measure(dem, geo, args.time), lp.measure(lam, geo, args.time)
+    res = []
+    for run in (dem, lam):
+        r = lp.measure(run, geo, args.time)
+        r["ke_left"] = math.log10(max(run["ke"][-1], 1e-300) / run["ke"].max())
+        res.append(r)
+    return res
 
 
 def main():
@@ -173,9 +178,9 @@ def main():
             rows["dempact"].append(dem)
             rows["LAMMPS"].append(lam)
             print("seed %d: packing fraction %.4f | %.4f, coordination %.3f | %.3f, "
-                  "without rattlers %.3f | %.3f, settled at %.3f | %.3f s"
+                  "without rattlers %.3f | %.3f, log10 KE(end) / KE(peak) %.2f | %.2f"
                   % (seed, dem["phi"], lam["phi"], dem["Z"], lam["Z"], dem["Z_no_rattlers"],
-                     lam["Z_no_rattlers"], dem["t_settle"], lam["t_settle"]))
+                     lam["Z_no_rattlers"], dem["ke_left"], lam["ke_left"]))
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -185,7 +190,7 @@ def main():
                              ("Z", "coordination", args.band_z),
                              ("Z_no_rattlers", "  without rattlers", None),
                              ("rattlers", "rattler fraction", None),
-                             ("t_settle", "settling time [s]", None)):
+                             ("ke_left", "log10 KE(end) / KE(peak)", None)):
         stats = {}
         for code in rows:
             v = np.array([r[key] for r in rows[code]])
