@@ -73,7 +73,7 @@ WHERE THE CODES DIFFER, AND WHY (pair_granular.cpp, PairGranular::compute)
   closed form. The largest pull is 3/2 pi w R* in both whenever the pair parts.
 
   DMT: a constant pull while d > 0 in both, so an elastic collision gives back all it
-  took: e = 1 at every speed, no sticking. dempact gives 1 within 1e-7; LAMMPS 0.99998 to
+  took: e = 1 at every speed, no sticking. dempact gives 1 within 2e-7; LAMMPS 0.99998 to
   1.0006 (and above 1): the force jumps by 2 pi w R* at touching and at parting, and
   velocity Verlet applies the jump for a whole step.
 
