@@ -207,7 +207,9 @@ int choose_timestep(sim *s, char *err, size_t err_len)
             timestep_spring_describe(s, &spring, what, sizeof what);
             snprintf(err, err_len, "%s; time.step = %g s is above it: lower time.step (or use "
                      "'auto'), or the %s", what, s->dt,
-                     spring.by_damping ? "damping" : "stiffness");
+                     spring.rolling == TIMESTEP_NECK ? "adhesion"
+                     : spring.by_damping || spring.rolling == TIMESTEP_ADHESION ? "damping"
+                                                                                 : "stiffness");
             return -1;
         }
         if (s->cfg.dt_check && s->dt > s->dt_limit) {

@@ -51,16 +51,21 @@ double timestep_wall_speed(const struct sim_config *cfg, const struct wall_spec 
  * <= 1, over the pairs of materials that have friction or rolling resistance, for their
  * smallest spheres at the overlap of an impact at impact_speed; HUGE_VAL when none has
  * a spring or dashpot, NaN when out of memory. *out says which sets it. */
-enum { TIMESTEP_ADHESION = 2 };
+/* timestep_spring.rolling for an adhesion's modes: its dashpot, and its neck (the range
+ * past touching a contact holds, which the step must cross in TIMESTEP_NECK_STEPS steps
+ * at the sticking speed) */
+enum { TIMESTEP_ADHESION = 2, TIMESTEP_NECK = 3 };
+#define TIMESTEP_NECK_STEPS 10.0
 typedef struct timestep_spring {
     double dt;       /* the largest stable step */
     int binding;     /* cfg.bindings[binding] sets it (-1: none) */
-    int rolling;     /* 1: its rolling law; 0: its tangential law; TIMESTEP_ADHESION: its
-                        adhesion's dashpot (models/adhesion_law.h) */
+    int rolling;     /* 1: its rolling law; 0: its tangential law; TIMESTEP_ADHESION,
+                        TIMESTEP_NECK: its adhesion's (models/adhesion_law.h) */
     int by_damping;  /* 1: its dashpot is above critical on that motion (c^2 > 4 k M) */
     double k, c;     /* the spring and dashpot ... */
     double mass;     /* ... on the contact point's mass [kg] (rolling: the inertia) */
-    double overlap;  /* the overlap they were taken at [m] */
+    double overlap;  /* the overlap they were taken at [m] (the neck: its reach) */
+    double speed;    /* the neck: the sticking speed it is crossed at [m/s] */
     int against_wall;
 } timestep_spring;
 double timestep_springs(const struct sim *s, double impact_speed, timestep_spring *out);

@@ -121,11 +121,35 @@ static void adhesion_mode(timestep_spring *best, const law_instance *li, double 
                  TIMESTEP_ADHESION, 0.0, c, m_eff, 0.0, wall);
 }
 
+/* An adhesion whose contacts last past touching: whether a collision sticks is decided
+ * in the neck between touching and the reach, which a pair at the sticking speed
+ * (V_s = sqrt(2 W / m*), W = -U(0) the work from touching to the reach: JKR's loop, a
+ * bridge's) crosses in |reach| / V_s: the step must resolve that in
+ * TIMESTEP_NECK_STEPS steps, or the impulse of the pull, and so sticking, comes out
+ * wrong. */
+static void neck_mode(timestep_spring *best, const law_instance *li, double ra, double ma,
+                      double rb, double mb)
+{
+    const adhesion_law *a = li->adhesion.law;
+    if (!a || !a->energy) return;
+    int wall = !(mb > 0.0);
+    double r_eff = wall ? ra : ra * rb / (ra + rb), m_eff = wall ? ma : ma * mb / (ma + mb);
+    double reach = a->reach(&li->adhesion, r_eff);
+    double work = -a->energy(&li->adhesion, 0.0, r_eff, ra, wall ? 0.0 : rb);
+    if (!(reach < 0.0) || !(work > 0.0)) return;
+    double v_s = sqrt(2.0 * work / m_eff), dt = -reach / v_s / TIMESTEP_NECK_STEPS;
+    if (!(dt < best->dt)) return;
+    *best = (timestep_spring){.dt = dt, .binding = li->binding, .rolling = TIMESTEP_NECK,
+                              .mass = m_eff, .overlap = reach, .speed = v_s,
+                              .against_wall = wall};
+}
+
 static void spring_modes_of(const law_instance *li, double ra, double ma, double rb, double mb, void *ctx)
 {
     const stiffest_spring *c = ctx;
     if (li->friction.active) pair_modes(c->best, li, ra, ma, rb, mb, c->v);
     adhesion_mode(c->best, li, ra, ma, rb, mb);
+    neck_mode(c->best, li, ra, ma, rb, mb);
 }
 
 double timestep_springs(const sim *s, double v, timestep_spring *out)
@@ -139,11 +163,12 @@ double timestep_springs(const sim *s, double v, timestep_spring *out)
  * case gives one: "contacts[0].friction.stiffness = 1e+12". */
 static void spring_key(const sim *s, const timestep_spring *sp, char *buf, size_t len)
 {
-    if (sp->rolling == TIMESTEP_ADHESION) {
+    if (sp->rolling == TIMESTEP_ADHESION || sp->rolling == TIMESTEP_NECK) {
+        /* the dashpot's key; the neck's: the law's first, its strength (work, volume) */
         const contact_adhesion *a = &s->cfg.bindings[sp->binding].adhesion;
-        int k = law_plugin_param(&a->law->plugin, a->law->damping_key);
-        snprintf(buf, len, "contacts[%d].adhesion.%s = %g", sp->binding, a->law->damping_key,
-                 k >= 0 ? a->params[k] : NAN);
+        int k = sp->rolling == TIMESTEP_NECK ? 0 : law_plugin_param(&a->law->plugin, a->law->damping_key);
+        snprintf(buf, len, "contacts[%d].adhesion.%s = %g", sp->binding,
+                 k >= 0 ? a->law->params[k].name : "model", k >= 0 ? a->params[k] : NAN);
         return;
     }
     const contact_friction *f = &s->cfg.bindings[sp->binding].friction;
@@ -181,6 +206,7 @@ static void spring_key(const sim *s, const timestep_spring *sp, char *buf, size_
 static const char *spring_name(const timestep_spring *sp)
 {
     if (sp->rolling == TIMESTEP_ADHESION) return "adhesion's dashpot";
+    if (sp->rolling == TIMESTEP_NECK) return "adhesive neck";
     return sp->rolling ? (sp->by_damping ? "rolling dashpot" : "rolling spring")
                        : (sp->by_damping ? "tangential dashpot" : "tangential spring");
 }
@@ -190,6 +216,15 @@ void timestep_spring_describe(const sim *s, const timestep_spring *sp, char *buf
     char key[256];
     spring_key(s, sp, key, sizeof key);
     const law_binding *b = &s->cfg.bindings[sp->binding];
+    if (sp->rolling == TIMESTEP_NECK) {
+        snprintf(buf, len, "%s: the adhesive neck of %s on %s%s (from touching to %.3g m past it, "
+                 "crossed in %.3g s at the sticking speed %.3g m/s of the smallest spheres) "
+                 "needs a step up to %.4g s (%g steps across it)", key,
+                 s->cfg.materials[b->material_a].name, s->cfg.materials[b->material_b].name,
+                 sp->against_wall ? " against a wall" : "", -sp->overlap,
+                 -sp->overlap / sp->speed, sp->speed, sp->dt, TIMESTEP_NECK_STEPS);
+        return;
+    }
     const int turns = sp->rolling == 1;
     snprintf(buf, len, "%s: the %s of %s on %s%s (k %.4g %s, c %.4g %s on the %s %.4g %s of "
              "the smallest spheres, at the overlap %.3g m) is stable for a step up to %.4g s "
