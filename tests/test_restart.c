@@ -370,7 +370,8 @@ static void test_restart_is_bit_identical_with_microslip(void **state)
     restart_is_bit_identical("microslip_pour.yaml", 1, 0);
 }
 
-/* The same with adhesion (sticky_pour.yaml: JKR between the spheres, DMT on the walls):
+/* The same with adhesion (sticky_pour.yaml: JKR between the spheres, liquid bridges to
+ * the walls):
  * pairs that their adhesion holds past touching at the snapshot must stay in contact
  * after the restart, as they do in the run that goes on. */
 static void test_restart_is_bit_identical_with_adhesion(void **state)
