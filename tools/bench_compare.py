@@ -83,7 +83,8 @@ of adhesion.
 CAPILLARY workload (--workload capillary, frictionless): liquid bridges of water,
 `dempact bench --adhesion capillary` with volume --bridge-volume (default 4e-12 m^3, 0.1 %
 of a bead), contact angle 0, surface tension 0.072 N/m, viscosity 1e-3 Pa s and roughness
-1e-5 m (the pull 2 pi gamma R* of two beads is 2.2 times a bead's weight). dempact alone:
+1e-5 m (the pull-off 4 pi gamma R* of two beads is 4.4 times a bead's weight; a bridge
+ruptures at a gap of V^(1/3), 0.08 diameters). dempact alone:
 neither LAMMPS nor LIGGGHTS's Debian build has a liquid-bridge model; its ratio to
 dempact-0 as for jkr.
 """
