@@ -2,7 +2,7 @@
 """dempact bench against LAMMPS and LIGGGHTS on the same settled bed.
 
 Usage: .venv/bin/python tools/bench_compare.py [--dempact build/dempact] [--particles N[,N...]] [--steps S]
-           [--workload frictionless|mindlin] [--restitution E] [--young Y] [--poisson NU]
+           [--workload frictionless|mindlin|jkr|capillary] [--work W] [--restitution E] [--young Y] [--poisson NU]
            [--radius R] [--density RHO] [--threads 1,2] [--ranks 1,2] [--keep DIR]
            [--reuse] [--json FILE] [--rounds R]
 
@@ -60,6 +60,33 @@ XGAMMAT times the normal one) with XGAMMAT = 2 sqrt(5/6) beta_t sqrt(8 G*) /
 (alpha(cor) sqrt(4/3 E*)), which makes it dempact's (checked on oblique collisions in
 tests/lammps/compare_collide.py); the floor gets 8 G* as a number, because NULL is not
 8 G* for a wall (tools/lammps_packing.py measures it on an oblique impact).
+
+JKR workload (--workload jkr, frictionless, work of adhesion W, --work, default 0.2 J/m^2:
+the pull-off 3/2 pi W R* of two beads, 4.7e-4 N, is 4.6 times a bead's weight, the floor's
+9.2 times): `dempact bench --adhesion jkr --adhesion-param work=W --cohesion-removal off`
+on the spheres' and the floor's contacts (hertz_tti's elastic part is Hertz's, which jkr
+needs); LAMMPS `jkr E cor nu gamma damping tsuji tangential linear_history 0 0 0` for the
+pairs and the floor (E_wall for the floor, as above), gamma = W / 2: LAMMPS's cohesion is
+the surface energy, W = 2 gamma for like surfaces (tests/lammps/compare_adhesion.py and
+docs/validation.md, "Adhesion against LAMMPS", map it line by line). What differs:
+LAMMPS refuses limit_damping with jkr, so its dashpot may pull, hence dempact's cohesion
+removal off; LAMMPS's tsuji dashpot takes its stiffness from the JKR contact radius,
+dempact's from Hertz's sqrt(R* d+); LAMMPS lets a JKR contact go at the largest pull
+(d = -3^(1/3) a_c^2 / R*), dempact at its reach (d = -3 a_c^2 / R*), so dempact keeps a
+few more pairs in tension; `linear_history 0 0 0` rather than linear_nohistory, with
+which LAMMPS's jkr stops on a neighbour-history overflow. LIGGGHTS is not run: it has no
+JKR (its cohesion models sjkr and sjkr2 pull with a constant per contact area, another
+law). Each round also runs dempact's frictionless workload on the same bed ("dempact-0"):
+the ratio dempact / dempact-0 is the adhesive run's speed over the plain one's, the cost
+of adhesion.
+
+CAPILLARY workload (--workload capillary, frictionless): liquid bridges of water,
+`dempact bench --adhesion capillary` with volume --bridge-volume (default 4e-12 m^3, 0.1 %
+of a bead), contact angle 0, surface tension 0.072 N/m, viscosity 1e-3 Pa s and roughness
+1e-5 m (the pull-off 4 pi gamma R* of two beads is 4.4 times a bead's weight; a bridge
+ruptures at a gap of V^(1/3), 0.08 diameters). dempact alone:
+neither LAMMPS nor LIGGGHTS's Debian build has a liquid-bridge model; its ratio to
+dempact-0 as for jkr.
 """
 import argparse
 import json
@@ -273,6 +300,21 @@ def dempact_settings_args(a):
         (["--dt", g17(a.dt)] if a.dt else []) + (["--skin", g17(a.skin)] if a.skin else [])
 
 
+def workload_args(a):
+    """dempact bench's flags for the workload beside the law's (dempact_settings_args)."""
+    if a.workload == "mindlin":
+        return ["--friction", "0.5"]
+    if a.workload == "jkr":
+        return ["--adhesion", "jkr", "--adhesion-param", "work=" + g17(a.work),
+                "--cohesion-removal", "off"]
+    if a.workload == "capillary":
+        return ["--adhesion", "capillary"] + [
+            arg for kv in ("volume=" + g17(a.bridge_volume), "contact_angle=0",
+                           "surface_tension=0.072", "viscosity=1e-3", "roughness=1e-5")
+            for arg in ("--adhesion-param", kv)]
+    return []
+
+
 def compare_one(a, n, workdir, results):
     data = os.path.join(workdir, "bed_%d.data" % n)
     base = dempact_settings_args(a)
@@ -318,22 +360,24 @@ def compare_one(a, n, workdir, results):
     print("N = %d, %d steps, workload %s" % (n, steps, a.workload))
     print("  %-9s %s  %12s  %8s  %10s  %s" % ("code", "p", "p-steps/s", "Z pairs", "bytes/part", "notes"))
 
-    # dempact, which also tells the settings everyone runs with
+    # dempact, which also tells the settings everyone runs with; with adhesion also its
+    # frictionless run (dempact-0), the same bed without the adhesion
     settings = None
-    for threads in a.threads:
-        load = load_average()
-        cmd = [a.dempact, "bench", "--load", data, "--steps", str(steps), "--threads", str(threads),
-               "--format", "json", "--quiet"] + base
-        if a.workload == "mindlin":
-            cmd += ["--friction", "0.5"]
-        rc, text, _ = run_measured(cmd, workdir, log="dempact_%d_%d" % (n, threads))
-        if rc != 0:
-            note("dempact", threads, None, None, None, "refused: " + text.strip().splitlines()[-1][:150])
-            continue
-        r = json.loads(text[text.index("{"):])
-        settings = r["settings"]
-        note("dempact", threads, r["particle_steps_per_second"], r["pair_contacts_per_particle_end"],
-             r["peak_memory_bytes_per_particle"], "load %.2f" % load)
+    adhesive = a.workload in ("jkr", "capillary")
+    for code, extra in [("dempact", workload_args(a))] + ([("dempact-0", [])] if adhesive else []):
+        for threads in a.threads:
+            load = load_average()
+            cmd = [a.dempact, "bench", "--load", data, "--steps", str(steps), "--threads", str(threads),
+                   "--format", "json", "--quiet"] + base + extra
+            rc, text, _ = run_measured(cmd, workdir, log="%s_%d_%d" % (code, n, threads))
+            if rc != 0:
+                note(code, threads, None, None, None, "refused: " + text.strip().splitlines()[-1][:150])
+                continue
+            r = json.loads(text[text.index("{"):])
+            if code == "dempact":
+                settings = r["settings"]
+            note(code, threads, r["particle_steps_per_second"], r["pair_contacts_per_particle_end"],
+                 r["peak_memory_bytes_per_particle"], "load %.2f" % load)
     if settings is None:  # refused (mindlin): take the settings from a zero-step run
         rc, text, _ = run_measured([a.dempact, "bench", "--load", data, "--steps", "0", "--format",
                                     "json", "--quiet"] + base, workdir, log="settings_%d" % n)
@@ -354,7 +398,9 @@ def compare_one(a, n, workdir, results):
 
     lmp = shutil.which(a.lmp)
     mpirun = shutil.which(a.mpirun)
-    if lmp and mpirun:
+    if a.workload == "capillary":
+        note("LAMMPS", 0, None, None, None, "not run: LAMMPS has no liquid-bridge model")
+    elif lmp and mpirun:
         cor = lammps_cor_for(factor)
         if "wall_factor" not in a.__dict__:
             a.wall_factor = probe_lammps_wall(lmp, workdir, young, poisson)
@@ -369,10 +415,17 @@ def compare_one(a, n, workdir, results):
             wall_tangential = "tangential mindlin %s %s 0.5" % (g17(8 * g_eff), g17(xgammat))
         else:
             tangential = wall_tangential = "tangential linear_nohistory 0 0"
-        pair = "hertz/material %s %s %s damping tsuji %s limit_damping" % (
-            g17(young), g17(cor), g17(poisson), tangential)
-        wall = "hertz/material %s %s %s damping tsuji %s limit_damping" % (
-            g17(young_wall), g17(cor), g17(poisson), wall_tangential)
+        if a.workload == "jkr":  # gamma = W / 2; no limit_damping, which LAMMPS refuses with jkr
+            gamma = a.work / 2.0
+            pair = "jkr %s %s %s %s damping tsuji tangential linear_history 0 0 0" % (
+                g17(young), g17(cor), g17(poisson), g17(gamma))
+            wall = "jkr %s %s %s %s damping tsuji tangential linear_history 0 0 0" % (
+                g17(young_wall), g17(cor), g17(poisson), g17(gamma))
+        else:
+            pair = "hertz/material %s %s %s damping tsuji %s limit_damping" % (
+                g17(young), g17(cor), g17(poisson), tangential)
+            wall = "hertz/material %s %s %s damping tsuji %s limit_damping" % (
+                g17(young_wall), g17(cor), g17(poisson), wall_tangential)
         inp = os.path.join(workdir, "in.lammps_%s" % a.workload)
         with open(inp, "w") as f:
             f.write(LAMMPS_INPUT.format(pair=pair, wall=wall, **common))
@@ -381,7 +434,9 @@ def compare_one(a, n, workdir, results):
         note("LAMMPS", 0, None, None, None, "not run: %s not found" % (a.lmp if not lmp else a.mpirun))
 
     lig = shutil.which(a.liggghts)
-    if lig and mpirun:
+    if adhesive:
+        note("LIGGGHTS", 0, None, None, None, "not run: no %s model (see the docstring)" % a.workload)
+    elif lig and mpirun:
         e_l = liggghts_restitution_for(factor)
         inp = os.path.join(workdir, "in.liggghts_%s" % a.workload)
         with open(inp, "w") as f:
@@ -430,7 +485,11 @@ def main():
                                                       "..", "build", "dempact"))
     ap.add_argument("--particles", default="100000", help="comma-separated sizes")
     ap.add_argument("--steps", type=int, default=0, help="0: 2e8 / N, between 20 and 2000")
-    ap.add_argument("--workload", choices=("frictionless", "mindlin"), default="frictionless")
+    ap.add_argument("--workload", choices=("frictionless", "mindlin", "jkr", "capillary"),
+                    default="frictionless")
+    ap.add_argument("--work", type=float, default=0.2, help="jkr's work of adhesion [J/m^2]")
+    ap.add_argument("--bridge-volume", type=float, default=4e-12,
+                    help="capillary's liquid volume per bridge [m^3]")
     ap.add_argument("--restitution", type=float, default=0.5)
     ap.add_argument("--young", type=float, default=1e7)
     ap.add_argument("--poisson", type=float, default=0.25)

@@ -324,11 +324,8 @@ static int build_rolling(const collision_request *rq, contact_friction *f, char 
 
 static const char *adhesion_name(int k) { return adhesion_law_at(k)->name; }
 
-/* The adhesion law (none unless named) and its keys into *a, checked by the law's setup
- * as the case reader checks a case's (the moduli not known yet: the engine's setup per
- * pair of materials checks the law against them and the normal law). */
-static int build_adhesion(const collision_request *rq, contact_adhesion *a, char *err,
-                          size_t err_len)
+int collision_request_adhesion(const collision_request *rq, contact_adhesion *a, char *err,
+                               size_t err_len)
 {
     const char *model = name_of(rq, COLLISION_ADHESION);
     char known[256];
@@ -444,7 +441,7 @@ int collision_request_build(const collision_request *rq, collision_spec *sp, dou
     memcpy(sp->spin, rq->spin, sizeof sp->spin);
     if (build_friction(rq, &sp->friction, err, err_len) ||
         build_rolling(rq, &sp->friction, err, err_len) ||
-        build_adhesion(rq, &sp->adhesion, err, err_len))
+        collision_request_adhesion(rq, &sp->adhesion, err, err_len))
         return -1;
     return 0;
 }

@@ -58,4 +58,13 @@ void collision_request_defaults(collision_request *rq);
 int collision_request_build(const collision_request *rq, collision_spec *sp, double *e_in,
                             char *err, size_t err_len);
 
+/* The adhesion law of rq (none unless named: a->law NULL) and its keys into *a, checked by
+ * the law's setup as the case reader checks a case's (the moduli not known yet: the
+ * engine's setup per pair of materials checks the law against them and the normal law).
+ * Reads rq's adhesion, adhesion_params and names alone, so that another entrance with an
+ * adhesion law (`dempact bench --adhesion`) reads it by the same rules. Returns 0, or -1
+ * with a one-line message. */
+int collision_request_adhesion(const collision_request *rq, contact_adhesion *a, char *err,
+                               size_t err_len);
+
 #endif

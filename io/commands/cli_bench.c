@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "io/ranks/ranks.h"
 #include "io/session/tuning_env.h"
+#include "cli_bench_adhesion.h"
 #include "cli_bench_data.h"
 #include "cli_bench_passes.h"
 #include "io/readers/lammps_data.h"
@@ -45,7 +46,7 @@ static void usage(FILE *out)
             "         [--param KEY=VALUE ...] [--cohesion-removal on|off] [--reproducible on|off]\n"
             "         [--passes auto|fused|generic] [--young Y] [--poisson NU] [--density RHO] [--radius R] [--dt DT] [--skin S]\n"
             "         [--gravity G] [--depth D] [--seed SEED] [--write-data FILE [--overwrite]]\n"
-            "         [--quiet]\n\n"
+            "         [--adhesion MODEL [--adhesion-param KEY=VALUE ...]] [--quiet]\n\n"
             "Times S steps of a settled bed of spheres in a box with a floor (z = zlo) and\n"
             "periodic x and y sides, and prints the number of spheres, contacts per sphere\n"
             "(particle-particle contacts count for both spheres, floor contacts once),\n"
@@ -80,6 +81,10 @@ static void usage(FILE *out)
             "one, generic its generic passes only, auto (the default) each where it is the\n"
             "faster (the same results; docs/performance.md). --rolling MU_R adds the\n"
             "constant rolling torque (dempact laws) of coefficient MU_R to the friction.\n"
+            "--adhesion MODEL (jkr, dmt, sjkr, sjkr2, capillary: dempact laws --adhesion) puts\n"
+            "that adhesion law, its keys each an --adhesion-param KEY=VALUE, on the sphere and\n"
+            "floor contacts of the timed steps; the bed settles without it (the same N gives\n"
+            "the same bed), and the settings name it (json: settings.adhesion, null without).\n"
             "Under mpirun -np N (an MPI build) the bed is split over the N ranks by Zoltan\n"
             "(RCB), always summing by id, and the results add what a rank sends per step\n"
             "and per neighbour rebuild.\n\n"
@@ -105,26 +110,6 @@ static int set_param(const dem_law *law, double *params, const char *text)
     if (law_param_set(law, params, text, err, sizeof err) >= 0) return 0;
     fprintf(stderr, "dempact bench: %s\n", err);
     return -1;
-}
-
-/* A loaded data file as a bed: one density, radius = diameter / 2. */
-static int bed_from_data(const lammps_data *d, bed *b, const char *path)
-{
-    for (size_t i = 1; i < d->n; i++)
-        if (d->density[i] != d->density[0]) {
-            fprintf(stderr, "dempact bench: %s: atom %lld has density %.17g, atom %lld %.17g: the "
-                            "bench takes one density\n", path, (long long)d->id[0], d->density[0],
-                    (long long)d->id[i], d->density[i]);
-            return -1;
-        }
-    if (bed_alloc(b, d->n) != 0) { fprintf(stderr, "dempact bench: out of memory\n"); return -1; }
-    memcpy(b->x, d->x, 3 * d->n * sizeof *b->x);
-    memcpy(b->v, d->v, 3 * d->n * sizeof *b->v);
-    for (size_t i = 0; i < d->n; i++) b->radius[i] = 0.5 * d->diameter[i];
-    b->density = d->density[0];
-    memcpy(b->lo, d->lo, sizeof b->lo);
-    memcpy(b->hi, d->hi, sizeof b->hi);
-    return 0;
 }
 
 static double rayleigh_time(double radius, const material *m)
@@ -217,7 +202,7 @@ int cli_bench(int argc, char **argv)
     if (ranks_silence_others() != 0) return EXIT_BAD_INPUT;
     enum { O_N = 1, O_LOAD, O_STEPS, O_THREADS, O_FRICTION, O_FORMAT, O_LAW, O_E, O_PARAM, O_COH,
            O_Y, O_NU, O_RHO, O_R, O_DT, O_SKIN, O_G, O_DEPTH, O_SEED, O_WRITE, O_QUIET, O_REPRO,
-           O_OVERWRITE, O_PASSES, O_ROLLING };
+           O_OVERWRITE, O_PASSES, O_ROLLING, O_ADH, O_ADH_PARAM };
     static const struct option opts[] = {
         {"particles", required_argument, 0, O_N}, {"load", required_argument, 0, O_LOAD},
         {"steps", required_argument, 0, O_STEPS}, {"threads", required_argument, 0, O_THREADS},
@@ -231,12 +216,14 @@ int cli_bench(int argc, char **argv)
         {"seed", required_argument, 0, O_SEED}, {"write-data", required_argument, 0, O_WRITE},
         {"quiet", no_argument, 0, O_QUIET}, {"reproducible", required_argument, 0, O_REPRO},
         {"overwrite", no_argument, 0, O_OVERWRITE}, {"passes", required_argument, 0, O_PASSES},
-        {"rolling", required_argument, 0, O_ROLLING},
+        {"rolling", required_argument, 0, O_ROLLING}, {"adhesion", required_argument, 0, O_ADH},
+        {"adhesion-param", required_argument, 0, O_ADH_PARAM},
         {0, 0, 0, 0}};
     const char *load = NULL, *format = "text", *law_name = D_LAW, *write_path = NULL;
     const char *params[LAW_MAX_PARAMS * 2];
     int n_params = 0, cohesion = 1, reproducible = 0, quiet = 0, have_particles = 0, have_size = 0;
     int overwrite = 0;
+    bench_adhesion_request adh_rq = {0};
     force_passes loop_passes = PASSES_AUTO;
     static const char *const pass_names[] = {"auto", "fused", "generic"};
     double n_particles = D_PARTICLES, steps = D_STEPS, threads = -1, mu = 0, mu_r = 0, e = NAN;
@@ -282,6 +269,11 @@ int cli_bench(int argc, char **argv)
         case O_DEPTH: target = &depth; break;
         case O_SEED: target = &seed; break;
         case O_WRITE: write_path = optarg; continue;
+        case O_ADH: adh_rq.model = optarg; continue;
+        case O_ADH_PARAM:
+            if (adh_rq.n_params == ADHESION_MAX_PARAMS * 2) return bad("too many --adhesion-param", optarg);
+            adh_rq.params[adh_rq.n_params++] = optarg;
+            continue;
         case O_QUIET: quiet = 1; continue;
         case O_OVERWRITE: overwrite = 1; continue;
         default:
@@ -362,13 +354,18 @@ int cli_bench(int argc, char **argv)
     bind.friction.mu = mu; /* the Hertz-Mindlin workload: the default Mindlin model and damping */
     bind.friction.mu_rolling = mu_r; /* and the shipped cases' rolling resistance */
     if (mu_r > 0) bind.friction.rolling = rolling_law_find("constant");
+    char err[2048];
+    contact_adhesion adhesion; /* the timed steps' only: the bed settles without it */
+    if (bench_adhesion_build(&adh_rq, &adhesion, err, sizeof err) != 0) {
+        fprintf(stderr, "dempact bench: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
     if (threads >= 1) omp_set_num_threads((int)threads);
     material mat = {.density = rho, .young = young, .poisson = nu};
     snprintf(mat.name, sizeof mat.name, "spheres");
 
     /* the bed */
     bed b;
-    char err[2048];
     double r_min = radius, r_max = radius;
     if (load) {
         lammps_data d;
@@ -376,7 +373,7 @@ int cli_bench(int argc, char **argv)
             fprintf(stderr, "dempact bench: %s\n", err);
             return EXIT_BAD_INPUT;
         }
-        int rc = loaded_bed_is_sane(&d, load, &mat, &dt) != 0 ? -1 : bed_from_data(&d, &b, load);
+        int rc = loaded_bed_is_sane(&d, load, &mat, &dt) != 0 ? -1 : bench_bed_from_data(&d, &b, load);
         lammps_data_free(&d);
         if (rc != 0) return EXIT_BAD_INPUT;
         mat.density = b.density;
@@ -413,6 +410,7 @@ int cli_bench(int argc, char **argv)
 
     /* the simulation */
     bed_setup st;
+    bind.adhesion = adhesion;
     bed_setup_fill(&st, &b, &mat, &bind, gravity, dt, skin);
     st.cfg.sources_copied = bed_release_particles; /* the simulation holds its own copy */
     st.cfg.sources_copied_ctx = &b;
@@ -541,10 +539,12 @@ int cli_bench(int argc, char **argv)
         fprintf(out, "}, \"cohesion_removal\": %s, \"young\": %.17g, \"poisson\": %.17g, "
                      "\"density\": %.17g, \"radius_min\": %.17g, \"radius_max\": %.17g, "
                      "\"dt\": %.17g, \"skin\": %.17g, \"gravity\": %.17g, \"friction\": %.17g, "
-                     "\"rolling\": %.17g, \"seed\": %.0f, \"depth\": %.17g, \"reproducible\": %s, \"passes\": \"%s\"}}\n",
+                     "\"rolling\": %.17g, \"seed\": %.0f, \"depth\": %.17g, \"reproducible\": %s, \"passes\": \"%s\"",
                 cohesion ? "true" : "false", young, nu, mat.density, r_min, r_max, s.dt, s.skin,
                 gravity, mu, mu_r, seed, depth > 0 ? depth : 16.0,
                 reproducible ? "true" : "false", pass_names[loop_passes]);
+        bench_adhesion_print(out, &adhesion, 1);
+        fprintf(out, "}}\n");
     } else {
         fprintf(out, "particles                       %zu\n", n);
         fprintf(out, "contacts_per_particle           %.4g  (at the end %.4g; pairs only %.4g; listed pairs %.4g per sphere, each once)\n",
@@ -581,6 +581,7 @@ int cli_bench(int argc, char **argv)
         if (r_max != r_min) fprintf(out, " to %.10g", r_max);
         fprintf(out, " m\n");
         fprintf(out, "dt, skin, gravity               %.10g s, %.10g m, %.10g m/s^2\n", s.dt, s.skin, gravity);
+        bench_adhesion_print(out, &adhesion, 0);
     }
     sim_free(&s);
     return 0;

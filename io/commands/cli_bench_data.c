@@ -130,3 +130,22 @@ int bench_write_bed(const char *path, const bed *b, const char *title, int overw
     if (held_signal) raise(held_signal);
     return rc;
 }
+
+int bench_bed_from_data(const lammps_data *d, bed *b, const char *path)
+{
+    for (size_t i = 1; i < d->n; i++)
+        if (d->density[i] != d->density[0]) {
+            fprintf(stderr, "dempact bench: %s: atom %lld has density %.17g, atom %lld %.17g: the "
+                            "bench takes one density\n", path, (long long)d->id[0], d->density[0],
+                    (long long)d->id[i], d->density[i]);
+            return -1;
+        }
+    if (bed_alloc(b, d->n) != 0) { fprintf(stderr, "dempact bench: out of memory\n"); return -1; }
+    memcpy(b->x, d->x, 3 * d->n * sizeof *b->x);
+    memcpy(b->v, d->v, 3 * d->n * sizeof *b->v);
+    for (size_t i = 0; i < d->n; i++) b->radius[i] = 0.5 * d->diameter[i];
+    b->density = d->density[0];
+    memcpy(b->lo, d->lo, sizeof b->lo);
+    memcpy(b->hi, d->hi, sizeof b->hi);
+    return 0;
+}

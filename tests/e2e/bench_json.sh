@@ -133,6 +133,29 @@ if (by_id["settings"]["reproducible"] is not True or plain["settings"]["reproduc
     print("FAIL: --reproducible on run:", by_id); sys.exit(1)
 print("reproducible on: the same bed, at rest, settings.reproducible true")
 EOF3
+# --adhesion: the timed steps feel it, the bed does not (the same bed at the start, which
+# the plain run keeps at rest and a JKR work of 1 J/m^2, a pull-off 23 times a bead's
+# weight, sets moving), and the settings say it (null without)
+"$dempact" bench --load "$work/bed.data" --young 1e6 --steps 5 --format json --quiet \
+  --adhesion jkr --adhesion-param work=1 > "$work/jkr.json" || fail "bench --adhesion jkr: exit $?"
+python3 - "$work/loaded.json" "$work/jkr.json" <<'EOF5' || exit 1
+import json, sys
+plain, jkr = (json.load(open(p)) for p in sys.argv[1:3])
+def check(ok, what):
+    if not ok:
+        print("FAIL:", what); sys.exit(1)
+check(plain["settings"]["adhesion"] is None, "settings.adhesion %r without --adhesion" % plain["settings"].get("adhesion"))
+check(jkr["settings"]["adhesion"] == {"model": "jkr", "work": 1.0}, "settings.adhesion %r" % jkr["settings"]["adhesion"])
+for key in ("contacts_per_particle", "solid_fraction", "fastest_sphere_start"):
+    check(jkr[key] == plain[key], "%s: %r with jkr, %r without: not the same bed" % (key, jkr[key], plain[key]))
+check(plain["fastest_sphere_end"] < 1e-3 < jkr["fastest_sphere_end"],
+      "fastest sphere at the end %r without, %r with jkr: the adhesion did not act" % (plain["fastest_sphere_end"], jkr["fastest_sphere_end"]))
+print("--adhesion jkr: the same bed, set moving, settings.adhesion said")
+EOF5
+expect_refusal "^dempact bench: --adhesion-param: work=-1: work must be" --load "$work/bed.data" \
+  --adhesion jkr --adhesion-param work=-1 --write-data "$work/adh.data"
+[ ! -e "$work/adh.data" ] || fail "a refused --adhesion wrote $work/adh.data"
+expect_refusal "^dempact bench: --adhesion-param needs --adhesion NAME" --load "$work/bed.data" --adhesion-param work=1
 expect_refusal "--reproducible takes on or off" --load "$work/bed.data" --reproducible maybe
 expect_refusal "not both" --load "$work/bed.data" --particles 10
 expect_refusal "unknown law" --load "$work/bed.data" --law hertz_ttl
