@@ -52,10 +52,10 @@ double timestep_wall_speed(const struct sim_config *cfg, const struct wall_spec 
  * smallest spheres at the overlap of an impact at impact_speed; HUGE_VAL when none has
  * a spring or dashpot, NaN when out of memory. *out says which sets it. */
 /* timestep_spring.rolling for an adhesion's modes: its dashpot, and its neck (the range
- * past touching a contact holds, which the step must cross in TIMESTEP_NECK_STEPS steps
- * at the sticking speed) */
+ * past touching a contact holds, which the step must cross in at least
+ * TIMESTEP_NECK_STEPS steps at the sticking speed: timestep_springs.c) */
 enum { TIMESTEP_ADHESION = 2, TIMESTEP_NECK = 3 };
-#define TIMESTEP_NECK_STEPS 10.0
+#define TIMESTEP_NECK_STEPS 2.0
 typedef struct timestep_spring {
     double dt;       /* the largest stable step */
     int binding;     /* cfg.bindings[binding] sets it (-1: none) */
