@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Adhesion in the law comparison (tools/compare.py --adhesion): the option's syntax,
 how it enters every contact entry of a run's case, how a refusal of `dempact check`
 is laid to it, and the cohesion measures of a packing (docs/compare.md).
@@ -8,8 +9,13 @@ on the generated cases, the rule of the reader, not a copy of it.
 """
 
 import math
+import sys
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as missing:  # pragma: no cover - environment problem
+    import venv_hint
+    sys.exit(venv_hint.message("compare_adhesion", missing))
 
 SYNTAX = "MODEL:KEY=VALUE[,KEY=VALUE...] (or MODEL alone)"
 
@@ -116,3 +122,13 @@ def cohesion_measures(contacts):
     return {"held_past_touching": float(np.count_nonzero(contacts.overlap[live] <= 0)) / n,
             "tension_fraction": float(np.count_nonzero(contacts.normal_force[live] < 0)) / n,
             "contacts_measured": n}
+
+
+def main(argv):
+    import argparse
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
