@@ -38,8 +38,9 @@ kept. --adhesion jkr:work=0.05 (a model and its keys, as a case's `adhesion:` ma
 gives every entry that adhesion, replacing an entry's own; a law whose cases `dempact
 check` refuses with it (jkr needs Hertz's spring: linear, kostek) refuses the call,
 naming the laws to leave out. The report's header states the adhesion, and its packing
-table the fractions of contacts held past touching and in tension. The law's other parameters (v_floor, stiffness, ...) take dempact's defaults: the
-comparison sets none of its own but kostek's area (and what --param gives).
+table the fractions of contacts held past touching and in tension. The law's other
+parameters (v_floor, stiffness, ...) take dempact's defaults: the comparison sets none
+of its own but kostek's area (and what --param gives).
 
 The report folder holds report.md with its SVG figures, table.csv (one row per run),
 summary.csv (mean and standard deviation per law and mode), meta.json (the command, the
@@ -52,8 +53,9 @@ report of compare.py; a folder holding anything else is refused unless --overwri
 which replaces only the report's own names there. Into its own report, a call keeps
 every complete run (dempact exited 0 and the run's done.json was written) and makes the
 rest from scratch: the same command finishes a killed report, and more --seeds or other
---laws add runs. A call whose base case, --restitution, --end-time, --param or --adhesion differ
-from the report's is refused, naming the argument; --overwrite starts the report afresh.
+--laws add runs. A call whose base case, --restitution, --end-time, --param or
+--adhesion differ from the report's is refused, naming the argument; --overwrite starts
+the report afresh.
 Ctrl-C (SIGINT) and SIGTERM stop the runs (each writes a last snapshot) and exit 130 and
 143, keeping the complete ones. Bad arguments: one line on stderr and exit 2, nothing
 written; a run that failed: exit 1.
@@ -506,8 +508,8 @@ def _main_material(case, snap):
 def actual_restitution(dempact, case_text, material, radius, speed, dt):
     """The restitution a head-on collision of two of the case's particles (material,
     radius) at `speed` gives with the case's law, parameters, cohesion removal and
-    adhesion for that material pair, at the step dt. Returns (asked e or NaN, actual e, the
-    `dempact collide` record)."""
+    adhesion for that material pair, at the step dt. Returns (asked e or NaN, actual e,
+    the `dempact collide` record)."""
     case = yaml.safe_load(case_text)
     mat = next(m for m in case["materials"] if m["name"] == material)
     entry = pair_entry(case, material)
