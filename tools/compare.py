@@ -5,7 +5,7 @@ restitution, several seeds each, measure each settled packing and write a report
     .venv/bin/python tools/compare.py [CASE | --size small|full] [--laws all|a,b,..]
         [--seeds N] [--seed-offset K] [--calibrate off|on|both] [--restitution E]
         [--jobs N] [--out DIR [--overwrite]] [--dempact PATH] [--end-time T]
-        [--param LAW:KEY=VALUE ...]
+        [--param LAW:KEY=VALUE ...] [--adhesion MODEL:KEY=VALUE,...]
     .venv/bin/python tools/compare.py --report-only DIR [--dempact PATH]
 
 (.venv/ is the project's Python environment: bash tools/setup.sh makes it.)
@@ -34,22 +34,28 @@ How each law gets the restitution E (the base case's, unless --restitution):
 - hertz (elastic) and kostek (plastic) have neither: one run each with their own
   parameters (kostek: area 1e-10 m^2, see LAW_DEFAULTS), marked "-".
 Every contact entry of the case gets the law; friction, rolling and adhesion entries are
-kept. The law's other parameters (v_floor, stiffness, ...) take dempact's defaults: the
-comparison sets none of its own but kostek's area (and what --param gives).
+kept. --adhesion jkr:work=0.05 (a model and its keys, as a case's `adhesion:` mapping)
+gives every entry that adhesion, replacing an entry's own; a law whose cases `dempact
+check` refuses with it (jkr needs Hertz's spring: linear, kostek) refuses the call,
+naming the laws to leave out. The report's header states the adhesion, and its packing
+table the fractions of contacts held past touching and in tension. The law's other
+parameters (v_floor, stiffness, ...) take dempact's defaults: the comparison sets none
+of its own but kostek's area (and what --param gives).
 
 The report folder holds report.md with its SVG figures, table.csv (one row per run),
 summary.csv (mean and standard deviation per law and mode), meta.json (the command, the
 dempact version, the base case, run times), runs/ and compare-report.json, the marker
 written first that makes the folder a report of compare.py and holds the settings its
-runs share (the base case, e, --end-time, the laws' parameters).
+runs share (the base case, e, --end-time, the laws' parameters, the adhesion).
 
 The folder (docs/compare.md, "The report folder's rules"): --out must be new, empty or a
 report of compare.py; a folder holding anything else is refused unless --overwrite,
 which replaces only the report's own names there. Into its own report, a call keeps
 every complete run (dempact exited 0 and the run's done.json was written) and makes the
 rest from scratch: the same command finishes a killed report, and more --seeds or other
---laws add runs. A call whose base case, --restitution, --end-time or --param differ
-from the report's is refused, naming the argument; --overwrite starts the report afresh.
+--laws add runs. A call whose base case, --restitution, --end-time, --param or
+--adhesion differ from the report's is refused, naming the argument; --overwrite starts
+the report afresh.
 Ctrl-C (SIGINT) and SIGTERM stop the runs (each writes a last snapshot) and exit 130 and
 143, keeping the complete ones. Bad arguments: one line on stderr and exit 2, nothing
 written; a run that failed: exit 1.
@@ -98,6 +104,7 @@ import dempact_h5  # noqa: E402
 import compare_folder as cf  # noqa: E402
 import compare_measure as cm  # noqa: E402
 import compare_runs as crs  # noqa: E402
+import compare_adhesion as cad  # noqa: E402
 
 BULK_MARGIN = 2.0        # bulk region: this many largest diameters from walls and surface
 SIZES = {"small": os.path.join(ROOT, "cases", "packing_small.yaml"),
@@ -184,8 +191,9 @@ def offset_seeds(case, k):
 
 
 def case_for(base, base_path, law, mode, params, calibrate, e, command, seed=0,
-             end_time=None):
-    """The text of the case file of one run."""
+             end_time=None, adhesion=None):
+    """The text of the case file of one run (adhesion: --adhesion's mapping, or None
+    to keep the entries' own)."""
     case = json.loads(json.dumps(base))  # deep copy
     offset_seeds(case, seed)
     case["name"] = mode_dir(law, mode)
@@ -194,6 +202,7 @@ def case_for(base, base_path, law, mode, params, calibrate, e, command, seed=0,
         entry["params"] = dict(params)  # the rest: dempact's defaults for the law
         # explicit either way, so the mode does not hang on the reader's default
         entry["calibrate"] = bool(calibrate)
+    cad.apply(case, adhesion)
     folder = os.path.dirname(os.path.abspath(base_path))
     for item in case.get("particles", []) + case.get("walls", []):
         if "file" in item and not os.path.isabs(item["file"]):
@@ -422,6 +431,8 @@ def measure(h5_path):
         "rotational_end_J": float(ts["rotational_energy"][-1]),
         "impact_speed_m_s": float(math.sqrt(2 * ke.max() / snap.mass.sum())),
         "pp_contacts": int(pairs.shape[0]),
+        "adhesion": cad.of_case(case),
+        **cad.cohesion_measures(c),
         "end_time_s": float(t[-1]),
         "dt_s": run.dt,
     }
@@ -496,9 +507,9 @@ def _main_material(case, snap):
 
 def actual_restitution(dempact, case_text, material, radius, speed, dt):
     """The restitution a head-on collision of two of the case's particles (material,
-    radius) at `speed` gives with the case's law, parameters and cohesion removal for
-    that material pair, at the step dt. Returns (asked e or NaN, actual e, the
-    `dempact collide` record)."""
+    radius) at `speed` gives with the case's law, parameters, cohesion removal and
+    adhesion for that material pair, at the step dt. Returns (asked e or NaN, actual e,
+    the `dempact collide` record)."""
     case = yaml.safe_load(case_text)
     mat = next(m for m in case["materials"] if m["name"] == material)
     entry = pair_entry(case, material)
@@ -522,6 +533,11 @@ def collide(dempact, entry, radius, mat, speed, dt):
         cmd.append("--calibrate")
     if "cohesion_removal" in entry:
         cmd += ["--cohesion-removal", "on" if entry["cohesion_removal"] else "off"]
+    adhesion = dict(entry.get("adhesion") or {})
+    if adhesion:  # the collision with the pair's pull: a slow one may stick (e = 0)
+        cmd += ["--adhesion", str(adhesion.pop("model"))]
+        for key, value in adhesion.items():
+            cmd += ["--adhesion-param", f"{key}={value}"]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: {out.stderr.strip()}")
@@ -620,6 +636,10 @@ def parser():
                    "--report-only: the one meta.json names)")
     p.add_argument("--end-time", type=float)
     p.add_argument("--param", action="append", metavar="LAW:KEY=VALUE")
+    p.add_argument("--adhesion", metavar="MODEL:KEY=VALUE,...",
+                   help="every contact entry gets this adhesion (replacing its own), e.g. "
+                        "jkr:work=0.05 or capillary:volume=1e-12,surface_tension=0.072; "
+                        "models and keys: dempact laws --adhesion")
     p.add_argument("--report-only", metavar="DIR")
     return p
 
@@ -792,6 +812,7 @@ def check_generated(dempact, plans, case_of, a, given):
         seeds = sorted({plans[0][4][0], plans[0][4][-1]})
         checks = [(law, mode, params, cal, seed) for k, (law, mode, params, cal, _) in
                   enumerate(plans) for seed in (seeds if k == 0 else seeds[:1])]
+        refused = []  # (law, mode, message): the adhesion refused, every law checked
         for law, mode, params, cal, seed in checks:
             case = yaml.safe_load(case_of(law, mode, params, cal, seed))
             if a.end_time is not None:
@@ -803,6 +824,9 @@ def check_generated(dempact, plans, case_of, a, given):
             if msg is None:
                 continue
             msg = msg.split(path, 1)[-1].lstrip(":0123456789 ")
+            if given.get("adhesion") and cad.is_about_adhesion(msg):
+                refused.append((law, mode, msg))
+                continue
             keys = [k for (lw, k) in given["params"] if lw == law]
             for k in keys:
                 if f"params.{k} " in msg or f"params.{k}:" in msg:
@@ -814,6 +838,9 @@ def check_generated(dempact, plans, case_of, a, given):
             if "seed" in msg and seed:
                 raise UsageError(f"--seed-offset/--seeds: seed offset {seed}: {msg}")
             raise UsageError(f"{given['case']}: with law {law} (calibrate {mode}): {msg}")
+        if refused:
+            raise UsageError(cad.refusal(given["adhesion"], refused,
+                                         list(dict.fromkeys(p[0] for p in plans))))
 
 
 def differing_setting(old, new, out, case_arg):
@@ -832,6 +859,10 @@ def differing_setting(old, new, out, case_arg):
             return "the case's end" if t is None else f"{t:g} s"
         return (f"--end-time: the report in {out} cuts its runs at {cut(old.get('end_time'))}, "
                 f"this call at {cut(new['end_time'])}" + tail)
+    if old.get("adhesion") != new.get("adhesion"):
+        return (f"--adhesion: the report in {out} was made with "
+                f"{cad.describe(old.get('adhesion'))}, this call with "
+                f"{cad.describe(new.get('adhesion'))}" + tail)
     if old.get("params") != new["params"]:
         def show(ps):
             return ", ".join(f"{law}:{k}={v}" for law in sorted(ps or {})
@@ -928,6 +959,10 @@ def main(argv):
         user_params[(law, key)] = value
         raw_params[(law, key)] = spec.partition("=")[2].strip()
         defaults.setdefault(law, {})[key] = value
+    try:
+        adhesion = None if a.adhesion is None else cad.parse(a.adhesion)
+    except cad.AdhesionError as exc:
+        raise UsageError(str(exc))
     text, base = read_case(case_path)
     msg = dempact_check(dempact, case_path)
     if msg is not None:
@@ -949,7 +984,8 @@ def main(argv):
     abs_case = os.path.abspath(case_path)
 
     def case_of(law, mode, params, cal, seed, cmd=None):
-        return case_for(base, case_path, law, mode, params, cal, e, cmd, seed, a.end_time)
+        return case_for(base, case_path, law, mode, params, cal, e, cmd, seed, a.end_time,
+                        adhesion)
 
     plans = []  # (law, mode, params, calibrate flag, seeds)
     for law in laws:
@@ -958,10 +994,12 @@ def main(argv):
             params.update({k: v for (lw, k), v in user_params.items() if lw == law})
             plans.append((law, mode, params, cal, seeds))
     check_generated(dempact, plans, case_of,
-                    a, {"params": raw_params, "case": case_path})
+                    a, {"params": raw_params, "case": case_path, "adhesion": a.adhesion})
     settings = {"case": abs_case, "case_sha256": case_digest(text, base, case_path),
                 "restitution": e, "end_time": a.end_time,
                 "params": {law: dict(sorted(v.items())) for law, v in sorted(defaults.items())}}
+    if adhesion is not None:  # absent otherwise: the markers of reports without it
+        settings["adhesion"] = adhesion
     settings = json.loads(json.dumps(settings))  # as the marker will hold them
     out = a.out or os.path.join("compare", os.path.splitext(os.path.basename(case_path))[0])
 

@@ -49,6 +49,8 @@ STRUCTURE = [
     ("fabric_zz", "fabric zz", "{:.3f}"),
     ("fabric_anisotropy", "fabric anisotropy", "{:.3f}"),
     ("overlap_mean_rel", "mean overlap / r", "{:.2e}"),
+    ("held_past_touching", "held past touching", "{:.3f}"),
+    ("tension_fraction", "in tension", "{:.3f}"),
 ]
 ENERGY = [
     ("restitution_asked", "e asked", "{:.3f}"),
@@ -373,6 +375,8 @@ def write(out, rows, curves, meta):
         lines.append(f"Base case: `{os.path.basename(meta['base_case'])}`, "
                      f"{first['particles']} particles, restitution asked "
                      f"{meta.get('restitution', float('nan')):g}; {meta.get('dempact', 'dempact ?')}.")
+    adhesions = sorted({r.get("adhesion", "none") for r in rows})
+    lines.append("Adhesion: " + " | ".join(f"`{x}`" for x in adhesions) + ".")
     if invocations:
         lines.append("Commands: " + "; ".join(f"`{i['command']}`" for i in invocations) + ".")
     seeds = sorted({r["seed"] for r in rows})
@@ -400,6 +404,10 @@ def write(out, rows, curves, meta):
               "Overburden: the weight of the particles above each height, averaged over the bulk's "
               "height, per area (1 for a static bed without side walls; below 1 where walls carry "
               "weight).",
+              "- Held past touching, in tension: the fraction of the last snapshot's contacts "
+              "(particle pairs and walls) with overlap <= 0 (a JKR neck or a liquid bridge "
+              "holding the surfaces apart) and with a normal force < 0 (a pull); 0 without "
+              "adhesion.",
               "- Fabric: sum w n (x) n / sum w over the particle pairs; isotropic 1/3 each; "
               "anisotropy phi_zz - (phi_xx + phi_yy)/2 (> 0: preferentially vertical contacts).",
               "- Energy: what each mechanism dissipated by the end, as a fraction of the total; "
@@ -407,7 +415,8 @@ def write(out, rows, curves, meta):
               "rotational + gravitational + elastic, W the moving walls' work.",
               "- e asked: the restitution the case gives the law; e actual: what a head-on "
               "collision of two particles of the main material, mean radius, at the run's step "
-              "and at the impact speed sqrt(2 KE_peak / M) of the run gives (`dempact collide`).",
+              "and at the impact speed sqrt(2 KE_peak / M) of the run gives (`dempact collide`, "
+              "with the pair's adhesion: 0 where it sticks).",
               "- calibrate: off (published mapping), on (calibrated to e), on* (calibrated: the "
               "law has no other way to e), - (no restitution: hertz, kostek)."]
     # a figure of an earlier report that this one does not draw (stress_strain.svg)
