@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Usage: cohesive_heap.sh DEMPACT SOURCE_DIR
 # The angle of repose of cases/cohesive_heap.yaml against the granular Bond number
-# Bo = pull-off force / bead weight (label validation: about a quarter of an hour on one
-# core; run by hand). The case's JKR work of adhesion w is set per run in a copy of the
-# case (Bo = 3/2 pi w R* / (4/3 pi R^3 rho g) for the mean bead, R = 1.5 mm, R* = R/2:
+# Bo = pull-off force / bead weight, at Bo = 0, 1, 3 and 10 (COHESIVE_HEAP_BO sets
+# others; label validation: five pours, about a quarter of an hour on one core; run by
+# hand). The case's JKR work of adhesion w is set per run in a copy of the case
+# (Bo = 3/2 pi w R* / (4/3 pi R^3 rho g) for the mean bead, R = 1.5 mm, R* = R/2:
 # w = 0.0981 J/m^2 per unit of Bo); Bo = 0 is the case without its adhesion line, the
 # heap of cases/heap.yaml. The check is the trend: the angle rises with Bo, each step by
 # more than the seed-to-seed spread measured at the middle Bond number (two pours, the
-# inlet's seeds 11 and 12). Figures: docs/validation.md#cohesive-heap.
+# inlet's seeds 11 and 12; of four Bond numbers the second). Figures: docs/validation.md#cohesive-heap.
 set -eu
 dempact=$1 src=$2
 py=${DEMPACT_PYTHON:-/usr/bin/python3}
-bos=${COHESIVE_HEAP_BO:-"0 1 3"}
+bos=${COHESIVE_HEAP_BO:-"0 1 3 10"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 case_in="$src/cases/cohesive_heap.yaml"
