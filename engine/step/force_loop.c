@@ -344,10 +344,11 @@ static void chunk_forces(const sim *s, contact_list *c, const chunk_scratch *cs,
             for (size_t q = 0; q < n; q++) bs->f_normal[q] = bs->f[q] > 0.0 ? bs->f[q] : 0.0;
             batch_friction(s, c, cs, bs, &li->friction, n, cs->one_law >= 0 && !adhesive);
         }
-        /* after friction, whose cap takes the law's force alone (models/adhesion_law.h) */
+        /* the adhesion after friction, whose cap takes the law's force alone
+         * (models/adhesion_law.h); the first and last steps after both: the cap takes
+         * the force at the instant, and the ends integrate the adhesion too */
         adhesion_batch ab;
         if (adhesive) add_adhesion(s, c, cs, bs, li, n, &ab);
-        /* after friction, whose Coulomb cap takes the force at the instant */
         if (s->spring_span > 0.0)
             contact_ends(s, c, li, L, cs, bs, &batch, adhesive ? &ab : NULL, nh);
         result_context rc = {.nh = nh, .dt = s->dt, .work = work, .exact = exact,
