@@ -94,28 +94,19 @@ particles:
   - {{source: file, material: glass, file: {csv}}}
 """
 
-LAMMPS_INPUT = """# lammps_cohesive_packing.py: seed {seed}
-units           si
-atom_style      sphere
-atom_modify     map array
-boundary        p p f
-comm_modify     vel yes
-read_data       {data}
-pair_style      granular
-pair_coeff      * * jkr {young} {cor} {nu} {gamma} damping tsuji tangential mindlin NULL {xg} {mu}
-fix             floor all wall/gran granular hertz/material {young_wall} {cor} {nu} damping tsuji tangential mindlin {kt_wall} {xg} {mu} limit_damping zplane 0.0 NULL
-fix             gravity all gravity {g} vector 0 0 -1
-fix             integrate all nve/sphere
-neighbor        {skin} bin
-neigh_modify    delay 0 every 1 check yes
-timestep        {dt}
-compute         k all ke
-compute         r all erotate/sphere
-fix             ke all print {every} "$(time:%.10g) $(c_k:%.10g) $(c_r:%.10g)" file ke.txt screen no title "# time ke erotate"
-thermo          {thermo}
-run             {steps}
-write_dump      all custom final.txt id radius x y z modify sort id format float %.17g
-"""
+
+def _jkr_input(plain):
+    """lammps_packing's LAMMPS input with JKR between the spheres (no limit_damping: LAMMPS
+    refuses it with jkr); the floor's fix is the same."""
+    hertz = ("pair_coeff      * * hertz/material {young} {cor} {nu} damping tsuji "
+             "tangential mindlin NULL {xg} {mu} limit_damping\n")
+    jkr = ("pair_coeff      * * jkr {young} {cor} {nu} {gamma} damping tsuji "
+           "tangential mindlin NULL {xg} {mu}\n")
+    assert plain.count(hertz) == 1, "lammps_packing.py's pair_coeff line changed"
+    return plain.replace(hertz, jkr).replace("# lammps_packing.py:", "# lammps_cohesive_packing.py:")
+
+
+LAMMPS_INPUT = _jkr_input(lp.LAMMPS_INPUT)
 
 
 def run_seed(args, seed, workdir, geo, wall_factor):

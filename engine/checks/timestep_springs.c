@@ -57,6 +57,16 @@ static int dashpot_sets(double k, double c, double m)
     return c * c > 4.0 * k * m;
 }
 
+/* The reduced radius and mass of sphere a against sphere b (mb = 0: a wall, whose side
+ * is a sphere of infinite radius and mass); returns whether b is a wall. */
+static int reduced(double ra, double ma, double rb, double mb, double *r_eff, double *m_eff)
+{
+    int wall = !(mb > 0.0);
+    *r_eff = wall ? ra : ra * rb / (ra + rb);
+    *m_eff = wall ? ma : ma * mb / (ma + mb);
+    return wall;
+}
+
 /* One pair's two modes against the best so far. */
 static void consider(timestep_spring *best, double dt, int binding, int rolling, double k,
                      double c, double m, double d, int against_wall)
@@ -72,8 +82,8 @@ static void pair_modes(timestep_spring *best, const law_instance *li, double ra,
                        double rb, double mb, double v)
 {
     const friction_coeffs *fc = &li->friction;
-    int wall = !(mb > 0.0);
-    double r_eff = wall ? ra : ra * rb / (ra + rb), m_eff = wall ? ma : ma * mb / (ma + mb);
+    double r_eff, m_eff;
+    int wall = reduced(ra, ma, rb, mb, &r_eff, &m_eff);
     double t_c = li->law->contact_time(&li->coeffs, r_eff, m_eff, v);
     double d = fmin(0.5 * v * t_c, 0.5 * (wall ? ra : fmin(ra, rb)));
     if (!(d > 0.0)) return;
@@ -113,8 +123,8 @@ static void adhesion_mode(timestep_spring *best, const law_instance *li, double 
 {
     const adhesion_law *a = li->adhesion.law;
     if (!a || !a->dashpot) return;
-    int wall = !(mb > 0.0);
-    double r_eff = wall ? ra : ra * rb / (ra + rb), m_eff = wall ? ma : ma * mb / (ma + mb);
+    double r_eff, m_eff;
+    int wall = reduced(ra, ma, rb, mb, &r_eff, &m_eff);
     double c = a->dashpot(&li->adhesion, r_eff);
     if (c > 0.0)
         consider(best, timestep_spring_dashpot_step(0.0, c, m_eff), li->binding,
@@ -135,8 +145,8 @@ static void neck_mode(timestep_spring *best, const law_instance *li, double ra, 
 {
     const adhesion_law *a = li->adhesion.law;
     if (!a || !a->energy) return;
-    int wall = !(mb > 0.0);
-    double r_eff = wall ? ra : ra * rb / (ra + rb), m_eff = wall ? ma : ma * mb / (ma + mb);
+    double r_eff, m_eff;
+    int wall = reduced(ra, ma, rb, mb, &r_eff, &m_eff);
     double reach = a->reach(&li->adhesion, r_eff);
     double work = -a->energy(&li->adhesion, 0.0, r_eff, ra, wall ? 0.0 : rb);
     if (!(reach < 0.0) || !(work > 0.0)) return;
