@@ -98,6 +98,7 @@ typedef struct contact_kinematics {
     double turn[3];     /* rotation of i relative to j during the step, while in contact
                            [rad] (the rolling spring's increment; uses_turn laws only) */
     double f_normal;    /* normal force magnitude, >= 0 [N] */
+    double dt;          /* the step [s] */
 } contact_kinematics;
 
 /* The contacts of one pair type as arrays of n (one array per component), for the laws
@@ -116,6 +117,7 @@ typedef struct friction_batch {
                                   list's own arrays, read and written in place) */
     double *f_t[3], *m_r[3];   /* out: tangential force and rolling torque on i */
     double *power[2];          /* out: f_t . v_t and -m_r . w_r [W] */
+    double dt;                 /* the step [s] */
 } friction_batch;
 
 typedef struct tangential_law {

@@ -83,7 +83,8 @@ spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linea
     const uint32_t *restrict slot = b->slot;
     double *restrict f0 = b->f_t[0], *restrict f1 = b->f_t[1], *restrict f2 = b->f_t[2];
     double *restrict power = b->power[0];
-    const spring_constants sc = tangential_spring_of(fc, linear);
+    const spring_constants sc = tangential_spring_of(fc, linear, b->dt);
+    const double inv_dt = sc.inv_dt;
     const double k_linear = sc.k_linear, g8 = sc.g8, eta_factor = sc.eta_factor;
     const double mu = sc.mu, mu_static = sc.mu_static;
     /* tangential_spring_contact for each contact, in blocks: the stiffness and dashpot of
@@ -125,7 +126,8 @@ spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linea
             const double sp[3] = {turned[0][e], turned[1][e], turned[2][e]};
             double g[3], s_new[3], pw;
             overflowed[e] = (unsigned char)tangential_spring_lane(
-                n, u, p, sp, stiffness[e], damping[e], mu, mu_static, f_normal[q], s_new, g, &pw);
+                n, u, p, sp, stiffness[e], damping[e], damping[e] * inv_dt, mu, mu_static,
+                f_normal[q], s_new, g, &pw);
             big |= overflowed[e];
             for (int a = 0; a < 3; a++) spring[a][e] = s_new[a];
             f0[q] = g[0];
@@ -140,8 +142,9 @@ spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linea
                 const double n[3] = {n0[q], n1[q], n2[q]}, u[3] = {u0[q], u1[q], u2[q]},
                              p[3] = {p0[q], p1[q], p2[q]};
                 double sp[3] = {turned[0][e], turned[1][e], turned[2][e]}, g[3];
-                power[q] = tangential_spring_force(n, u, p, sp, stiffness[e], damping[e], mu,
-                                                   mu_static, f_normal[q], g);
+                power[q] = tangential_spring_force(n, u, p, sp, stiffness[e], damping[e],
+                                                   damping[e] * inv_dt, mu, mu_static,
+                                                   f_normal[q], g);
                 f0[q] = g[0];
                 f1[q] = g[1];
                 f2[q] = g[2];

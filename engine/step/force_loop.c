@@ -53,7 +53,8 @@ static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *c
     contact_kinematics kin = {.n = {cs->nx[m], cs->ny[m], cs->nz[m]},
                               .d = overlap_in_contact(cs->d[m]), /* adhesion: d may be < 0 */
                               .r_eff = cs->r_eff[m], .m_eff = cs->m_eff[m],
-                              .inertia_r = cs->inertia_r[m], .f_normal = f_normal};
+                              .inertia_r = cs->inertia_r[m], .f_normal = f_normal,
+                              .dt = s->dt};
     double xi[3], theta[3] = {0.0, 0.0, 0.0};
     for (int a = 0; a < 3; a++) {
         kin.v_rel[a] = cs->v_rel[a][m];
@@ -98,7 +99,7 @@ static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *c
         }
         return;
     }
-    friction_batch b = {.n = n, .f_normal = bs->f_normal, .slot = cs->slot};
+    friction_batch b = {.n = n, .f_normal = bs->f_normal, .slot = cs->slot, .dt = s->dt};
     for (int a = 0; a < 3; a++) {
         b.xi[a] = c->tangential[a];
         b.f_t[a] = bs->f_t[a];

@@ -89,7 +89,8 @@ void friction_force(const friction_coeffs *fc, const contact_kinematics *k, doub
         .w_rel = {&k->w_rel[0], &k->w_rel[1], &k->w_rel[2]},
         .disp = {&k->disp[0], &k->disp[1], &k->disp[2]},
         .xi = {&xi[0], &xi[1], &xi[2]}, .slot = &first, .f_t = {&f_t[0], &f_t[1], &f_t[2]},
-        .m_r = {&m_r[0], &m_r[1], &m_r[2]}, .power = {&power[0], &power[1]}};
+        .m_r = {&m_r[0], &m_r[1], &m_r[2]}, .power = {&power[0], &power[1]},
+        .dt = k->dt};
     const tangential_law *t = fc->tangential;
     if (t) {
         if (t->batch) t->batch(fc, &one);

@@ -146,7 +146,7 @@ fused_chunk(const sim *s, contact_list *c, chunk_scratch *cs, size_t start,
     const form_constants fk = form_constants_of(form, &li->coeffs);
     const int cohesion_removal = li->coeffs.cohesion_removal;
     spring_constants sc = {0};
-    if (friction) sc = tangential_spring_of(&li->friction, 0);
+    if (friction) sc = tangential_spring_of(&li->friction, 0, dt);
     const double mu_r = li->friction.mu_r;
     const result_context rc = {.nh = n_state, .dt = dt, .work = work,
                                .work_kind = work_kind_of(li)};

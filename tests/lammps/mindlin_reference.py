@@ -3,7 +3,9 @@ compare_collide.py, with each of the three places where dempact and LAMMPS diffe
 switch, so that a difference between the two codes can be taken apart:
 
   reset    what the tangential spring holds after a sliding step:
-           "dempact": the whole Coulomb force, xi = F / k_t        (models/tangential_spring.c)
+           "dempact": the spring relaxes towards the Coulomb force through its dashpot,
+                      xi = (F + (eta_t / dt) xi_in) / (k_t + eta_t / dt), xi_in the
+                      spring before the step's increment          (models/tangential_spring.h)
            "lammps":  the Coulomb force minus the dashpot's share,
                       xi = (F - eta_t v_t) / k_t                   (pair_granular.cpp)
   arm      the lever arm of the spin in the contact point's velocity:
@@ -83,6 +85,7 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
         part = 1.0
         if velocity == "dempact" and first and -sn > d:
             part = d / -sn    # the part of the step since first touch
+        xi_in = list(xi)
         xi = [xi[0] + (sr[0] - sn * nx) * part, xi[1] + (sr[1] - sn * ny) * part]
         kt = 8.0 * G_eff * math.sqrt(r_eff * d)
         eta = 2.0 * math.sqrt(5.0 / 6.0) * beta * math.sqrt(kt * m_eff)
@@ -93,7 +96,9 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
             sc = cap / ft
             ftx, fty = ftx * sc, fty * sc
             if reset == "dempact":
-                xi = [ftx / kt, fty / kt] if kt > 0 else [0.0, 0.0]
+                r = eta / dt
+                xi = ([(ftx + r * xi_in[0]) / (kt + r), (fty + r * xi_in[1]) / (kt + r)]
+                      if kt + r > 0 else [0.0, 0.0])
             else:
                 xi = [(ftx - eta * vtx) / kt, (fty - eta * vty) / kt] if kt > 0 else [0.0, 0.0]
         f0 = (-fn * nx + ftx, -fn * ny + fty)
