@@ -230,10 +230,11 @@ def beta_of(e):
     return -le / math.sqrt(le * le + math.pi ** 2)
 
 
-def xgammat(beta, alpha):
+def xgammat(beta, alpha, e_eff=E_EFF, g_eff=G_EFF):
     """LAMMPS's tangential damping multiplier that makes its dashpot
-    XGAMMAT alpha sqrt(m* 4/3 E* a) equal dempact's 2 sqrt(5/6) beta sqrt(m* 8 G* a)."""
-    return 2.0 * math.sqrt(5.0 / 6.0) * beta * math.sqrt(8.0 * G_EFF) / (alpha * math.sqrt(4.0 / 3.0 * E_EFF))
+    XGAMMAT alpha sqrt(m* 4/3 E* a) equal dempact's 2 sqrt(5/6) beta sqrt(m* 8 G* a)
+    (E*, G*: this file's steel unless given)."""
+    return 2.0 * math.sqrt(5.0 / 6.0) * beta * math.sqrt(8.0 * g_eff) / (alpha * math.sqrt(4.0 / 3.0 * e_eff))
 
 
 MU = 0.3
@@ -351,36 +352,46 @@ def run_lammps(lmp, case, workdir, index):
             "HALF_VT": g17(vt / 2), "SPIN1": " ".join(g17(w) for w in spins[0]),
             "SPIN2": " ".join(g17(w) for w in spins[1]), "PAIR_COEFF": case["lammps"],
             "SKIN": g17(0.2 * R), "DT": g17(DT), "TRACE": trace, "STEPS": str(steps)}
-    with open(TEMPLATE) as f:
+    run_template([lmp, "-nocite"], TEMPLATE, subs, os.path.join(workdir, "in%02d.collide" % index),
+                 workdir, MASS)
+    return measure(trace, case.get("mu", 0.0))
+
+
+def run_template(command, template, subs, inp, workdir, mass_expected, name="LAMMPS"):
+    """Fills `template` (each @KEY@ from subs; none may be left after its first four lines)
+    into the input file inp, runs `command -in inp -log none` in workdir and checks the
+    sphere mass the input prints ("dempact-check mass M") against mass_expected. The
+    caller reads the trace that subs["TRACE"] names (measure)."""
+    with open(template) as f:
         text = f.read()
     for k, v in subs.items():
         text = text.replace("@%s@" % k, v)
     left = re.findall(r"@[A-Z0-9_]+@", text.split("\n", 4)[-1])
     if left:
-        raise RuntimeError("collide.in: unfilled placeholders %s" % left)
-    inp = os.path.join(workdir, "in%02d.collide" % index)
+        raise RuntimeError("%s: unfilled placeholders %s" % (os.path.basename(template), left))
     with open(inp, "w") as f:
         f.write(text)
-    out = subprocess.run([lmp, "-in", inp, "-log", "none", "-nocite"], capture_output=True,
+    out = subprocess.run([command[0], "-in", inp, "-log", "none"] + command[1:], capture_output=True,
                          text=True, cwd=workdir)
     if out.returncode != 0:
-        raise RuntimeError("LAMMPS failed on %s:\n%s%s" % (inp, out.stdout[-3000:], out.stderr[-2000:]))
+        raise RuntimeError("%s failed on %s:\n%s%s" % (name, inp, out.stdout[-3000:], out.stderr[-2000:]))
     mass = None
     for line in out.stdout.splitlines():
         if line.startswith("dempact-check mass"):
             mass = float(line.split()[-1])
-    if mass is None or abs(mass / MASS - 1) > 1e-12:
-        raise RuntimeError("LAMMPS's sphere mass %r is not %r: density or diameter mismatch" % (mass, MASS))
-    return measure(trace, case.get("mu", 0.0))
+    if mass is None or abs(mass / mass_expected - 1) > 1e-12:
+        raise RuntimeError("%s's sphere mass %r is not %r: density or diameter mismatch"
+                           % (name, mass, mass_expected))
 
 
 def crossing(t0, d0, t1, d1):
     return t0 + (t1 - t0) * (0.0 - d0) / (d1 - d0)
 
 
-def measure(trace, mu):
+def measure(trace, mu, v0=V0):
     """engine/collide/collision.c's measurement, on LAMMPS's per-step trace (collide.in: step, t, d,
-    force on atom 1, positions, velocities and angular velocities of atoms 1 and 2)."""
+    force on atom 1, positions, velocities and angular velocities of atoms 1 and 2), at the
+    normal impact speed v0."""
     rows = []
     with open(trace) as f:
         for line in f:
@@ -413,7 +424,7 @@ def measure(trace, mu):
                 t_end = crossing(prev[1], prev[2], t, d)
             separated += 1
             if separated == 3:
-                res.update({"e": (v2[0] - v1[0]) / V0, "tc": t_end - t_start,
+                res.update({"e": (v2[0] - v1[0]) / v0, "tc": t_end - t_start,
                             "slide": sliding / contact, "vy1": v1[1], "vy2": v2[1],
                             "wz1": w1[2], "wz2": w2[2]})
                 return res
