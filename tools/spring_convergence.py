@@ -48,6 +48,9 @@ all three; they differ in the rule for a sliding contact):
             alone exceeds mu F_n, and then sets the force to mu F_n along the spring,
             xi = F / k_t, and drops the dashpot; while it sticks the force k_t xi +
             eta_t v_t is not capped (LIGGGHTS 3.8.0, tangential_model_history.h).
+  lammps_reset (only when --codes names it) tests/lammps/mindlin_reference.py, the
+            third integration of compare_collide.py, with dempact's rules except LAMMPS's
+            reset: what that one rule does to the convergence.
 All three start the spheres 0.01 R apart, offset along y so that their centres line up
 on x at first touch, and integrate with velocity Verlet.
 
@@ -83,6 +86,7 @@ MATERIAL = ["--radius", cc.g17(R), "--density", cc.g17(RHO), "--young", cc.g17(Y
             "--poisson", cc.g17(NU), "--law", "hertz_tti", "--restitution", cc.g17(E),
             "--velocity", cc.g17(V0)]
 CODES = ("dempact", "lammps", "liggghts")
+EXTRA_CODES = ("lammps_reset",)
 STEPS = (20, 40, 80, 160, 320, 4000, 16000)
 
 
@@ -104,11 +108,20 @@ def rebound(angle, vy1, vy2, wz1, wz2, e):
     return {"wz1": wz1, "e_t": -slip / tangential_speed(angle), "e": e}
 
 
-def run_dempact(dempact, angle, dt, workdir, index):
+def run_dempact(dempact, angle, dt):
     r = dempact_json(dempact, ["--friction", cc.g17(MU), "--angle", cc.g17(angle),
                                "--dt", cc.g17(dt)])
     v, w = r["velocity_out"], r["spin_out"]
     return rebound(angle, v[0][1], v[1][1], w[0][2], w[1][2], r["restitution_out"])
+
+
+def run_reference(angle, dt, factor):
+    """mindlin_reference.py with dempact's rules but LAMMPS's reset after sliding."""
+    import mindlin_reference
+    alpha = cc.alpha_tsuji(bench_compare.lammps_cor_for(factor))
+    r = mindlin_reference.collide(R, RHO, E_EFF, G_EFF, V0, tangential_speed(angle), (0.0, 0.0),
+                                  alpha, cc.beta_of(E), MU, dt, reset="lammps")
+    return rebound(angle, r["vy1"], r["vy2"], r["wz1"], r["wz2"], r["e"])
 
 
 def template_subs(angle, dt, steps, trace):
@@ -188,9 +201,10 @@ def parse(argv):
     a = ap.parse_args(argv)
     try:
         a.codes = a.codes.split(",")
-        bad = [c for c in a.codes if c not in CODES]
+        bad = [c for c in a.codes if c not in CODES + EXTRA_CODES]
         if bad or not a.codes:
-            raise ValueError("--codes %r: each one of %s" % (",".join(a.codes), ", ".join(CODES)))
+            raise ValueError("--codes %r: each one of %s" % (",".join(a.codes),
+                                                             ", ".join(CODES + EXTRA_CODES)))
         a.angles = positive_list(a.angles, "--angles", float)
         if any(v >= 90 for v in a.angles):
             raise ValueError("--angles: each below 90 degrees")
@@ -210,7 +224,7 @@ def parse(argv):
 
 
 def table(results, steps, angles):
-    lines = ["%-9s %5s %7s %16s %10s %11s" % ("code", "angle", "N", "wz1 [rad/s]", "e_t",
+    lines = ["%-12s %5s %7s %16s %10s %11s" % ("code", "angle", "N", "wz1 [rad/s]", "e_t",
                                                "error [rad/s]")]
     for code, per_angle in results.items():
         for angle in angles:
@@ -219,7 +233,7 @@ def table(results, steps, angles):
                 r = rows.get(str(n))
                 if r is None:
                     continue
-                lines.append("%-9s %5g %7d %16.10g %10.6f %+11.3e" % (code, angle, n, r["wz1"],
+                lines.append("%-12s %5g %7d %16.10g %10.6f %+11.3e" % (code, angle, n, r["wz1"],
                                                                       r["e_t"], r["error"]))
     return "\n".join(lines)
 
@@ -242,7 +256,7 @@ def main(argv=None):
     binaries = {"lammps": a.lmp, "liggghts": a.liggghts}
     templates = {"lammps": LAMMPS_TEMPLATE, "liggghts": LIGGGHTS_TEMPLATE}
     for code in a.codes:
-        if code != "dempact":
+        if code in binaries:
             why = peer_ready(code, binaries[code])
             if why:
                 unable[code] = why
@@ -263,7 +277,9 @@ def main(argv=None):
                     index += 1
                     try:
                         if code == "dempact":
-                            r = run_dempact(a.dempact, angle, dt, workdir, index)
+                            r = run_dempact(a.dempact, angle, dt)
+                        elif code == "lammps_reset":
+                            r = run_reference(angle, dt, factor)
                         else:
                             r = run_peer(code, shutil.which(binaries[code]), templates[code],
                                          maps[code], angle, dt, steps, workdir, index)
@@ -273,7 +289,7 @@ def main(argv=None):
                         continue
                     r["dt"] = dt
                     rows[str(n)] = r
-                    print("%-9s %5g deg N = %6d  wz1 = %.10g rad/s  e_t = %.6f"
+                    print("%-12s %5g deg N = %6d  wz1 = %.10g rad/s  e_t = %.6f"
                           % (code, angle, n, r["wz1"], r["e_t"]), flush=True)
                 finest = rows.get(str(a.steps[-1]))
                 for r in rows.values():
