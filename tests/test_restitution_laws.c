@@ -166,33 +166,19 @@ static double engine_restitution(const impact *c, double steps_per_contact)
     return collide(&sp).restitution_out;
 }
 
-/* The reference needs no more steps: at 1000 and 4000 per unit of time it agrees to
- * 1e-10 over the range the engine is checked in (it prints the difference). */
+/* The reference, at 1000 steps per unit of time; each one is also computed at 4000 and
+ * must agree to 1e-10 (it does to 1e-11), so that its own error is out of the question. */
 #define REF_STEPS 1000.0
 #define REF_CONVERGED 1e-10
 
 static double reference(const impact *c)
 {
-    double e = reference_restitution(c, REF_STEPS);
-    assert_true(isfinite(e));
+    double e = reference_restitution(c, REF_STEPS), fine = reference_restitution(c, 4 * REF_STEPS);
+    if (!(fabs(e - fine) < REF_CONVERGED))
+        print_error("%s, coefficient %g, v0 %g: the reference moves by %.1e from 1000 to 4000 "
+                    "steps\n", law_name[c->law], c->coeff, c->v0, fabs(e - fine));
+    assert_true(fabs(e - fine) < REF_CONVERGED);
     return e;
-}
-
-static void reference_converges(void **state)
-{
-    const double as[] = {0.001, 0.1, 1.0};
-    double worst = 0.0;
-    for (int L = 0; L < 3; L++)
-        for (int on = 0; on < 2; on++)
-            for (int i = 0; i < 3; i++) {
-                impact c = steel(L, 0.0, 1.0, on);
-                c.coeff = coeff_for(c, as[i]);
-                double coarse = reference(&c), fine = reference_restitution(&c, 4 * REF_STEPS);
-                worst = fmax(worst, fabs(coarse - fine));
-                assert_true(fabs(coarse - fine) < REF_CONVERGED);
-            }
-    print_message("reference at %g and %g steps per unit time: largest difference %.1e\n",
-                  REF_STEPS, 4 * REF_STEPS, worst);
 }
 
 /* Small damping, the dashpot allowed to pull (the series are for d'' = -F to d = 0):
@@ -230,7 +216,7 @@ static void reference_follows_the_series(void **state)
 
 /* What the speed does to each reference: none for the critical ratio; kk and lh through
  * g ~ eta v0^(1/5) and h ~ eta v0^(-1/5) alone (a speed 100 times as high is the same
- * collision as eta times 100^(-1/5) resp. 100^(1/5) at the first speed). */
+ * collision as eta times 100^(1/5) (kk) or 100^(-1/5) (lh) at the first speed). */
 static void reference_scales_with_the_speed(void **state)
 {
     for (int on = 0; on < 2; on++) {
@@ -262,7 +248,7 @@ static void reference_scales_with_the_speed(void **state)
  *   DEMLab's (hertz_tti's) alpha = -2.2664 ln e / sqrt(ln^2 e + 10.1354), which
  *   docs/laws.md says restitutes e within 2%;
  *   Tsuji et al.'s alpha(e) as LAMMPS's pair granular fits it (the polynomial of
- *   tests/lammps/compare_collide.py; LAMMPS states no accuracy). It fits the reference
+ *   tests/lammps/compare_collide.py). It fits the reference
  *   for a dashpot sqrt(2) times as strong as LAMMPS applies it, alpha sqrt(2 m* K): the
  *   factor discussed in lammps/lammps#5113; the polynomial is about DEMLab's alpha over
  *   sqrt(2). */
@@ -360,7 +346,6 @@ static void critical_ratio_ignores_the_speed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(reference_converges),
         cmocka_unit_test(reference_follows_the_series),
         cmocka_unit_test(reference_scales_with_the_speed),
         cmocka_unit_test(critical_ratio_against_peer_fits),
