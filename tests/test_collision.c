@@ -139,8 +139,8 @@ static void tti_near_e_and_kk_falls_with_speed(void **state)
     }
 }
 
-/* Critical damping ratio 0 is elastic; LH with eta gives e = exp(-pi eta / 2 / w) only
- * for a linear spring, so here only check the ordering: more damping, less restitution. */
+/* Critical damping ratio 0 is elastic, and more damping gives less restitution (the
+ * values themselves: tests/test_restitution_laws.c, against an independent integration). */
 static void damping_orders_restitution(void **state)
 {
     const char *laws[] = {"hertz_critical_ratio", "hertz_lh"};
