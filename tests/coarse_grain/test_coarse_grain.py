@@ -10,17 +10,22 @@ velocity zeroed whenever the kinetic energy has passed a maximum) and writes thr
 snapshots 2 ms apart, then checks:
 - momentum balance: the vertical stress of a profile along z equals the weight of the
   beads whose centres lie above each height per unit area (counted from the snapshots
-  with numpy), within 1 %, for the Gaussian and Lucy's kernel, in the band from two
-  diameters above the floor to three below the highest centre (below it the floor's
-  layering and the walls' contact points, within a kernel's reach; above it the kernel
-  reaches past the surface, where the weight above is no longer linear in height);
+  with numpy), within 1 %, for the Gaussian and Lucy's kernel of width w = d/2, in the
+  band from two diameters above the floor to seven below the highest centre. Below it
+  the kernel (cutoff 3w = 1.5 d) reaches the floor's contact points, under which the
+  stress drops to 0. Above it the bed's density falls off over its ragged surface (about
+  4 d deep): a kernel smooths the weight above by w^2/2 g drho/dz, which is 1 % there.
+  In the bulk the difference is a few beads' weight either way (0.1 to 0.4 %);
 - the box average equals the virial sum (1/V) (sum m v' v' - sum_c f_c (x) l_c) from the
   snapshots' contacts with numpy (branches from the positions by the minimum image,
   not the snapshot's endpoints), on the bed and on a pour still falling and colliding
   (where the kinetic part is not negligible), to 1e-9 of the largest component;
 - width independence: profiles with w = d/2, d and 2d (d the mean diameter) agree in the
-  bed's homogeneous part (more than 3 x 2d from the floor and the surface): density
-  within 1.5 %, the vertical and horizontal stresses within 1.5 %.
+  bed's homogeneous part (seven diameters from the floor and the highest centre: more
+  than 3 x 2d): density and vertical stress within 1.5 % at every point, the horizontal
+  stress's linear trend over the band within 1.5 % (the horizontal stress itself is
+  carried by force chains and varies by 10 % from layer to layer);
+- a grid averaged over x and y equals the profile in that band within 2 %.
 `hostile` checks that every bad input of the program and of tools/coarse_grain.py is
 refused with exit status 2, a one-line message naming the argument or file, and nothing
 written, and that --help prints the usage.
@@ -89,6 +94,7 @@ def make_pour(folder):
     text = open(os.path.join(HERE, "settled_bed.yaml")).read()
     text = text.replace("name: settled_bed", "name: pour_early").replace("end: 0.35", "end: 0.2")
     text = text.replace("output_interval: 0.05", "output_interval: 0.02")
+    os.makedirs(folder, exist_ok=True)
     case = os.path.join(folder, "pour_early.yaml")
     with open(case, "w") as f:
         f.write(text)
@@ -112,14 +118,16 @@ def virial(snap, lo, hi, periodic):
     dv = v - vbar
     kinetic = np.einsum("p,pa,pb->ab", m, dv, dv)
     c = snap.contacts
+    if c is None or len(c.wall) == 0:
+        return kinetic / volume, kinetic / volume
     row = {int(i): k for k, i in enumerate(snap.id)}
     keep = c.ended != 2
-    i = np.array([row[int(x)] for x in c.id[:, 0]])
+    i = np.array([row[int(x)] for x in c.id[:, 0]], dtype=np.int64)
     xi = snap.position[i]
     branch = np.empty_like(xi)
     wall = c.wall.astype(bool)
     branch[wall] = c.point[wall] - xi[wall]
-    j = np.array([row[int(x)] if not w else 0 for x, w in zip(c.id[:, 1], wall)])
+    j = np.array([row[int(x)] if not w else 0 for x, w in zip(c.id[:, 1], wall)], dtype=np.int64)
     b = snap.position[j] - xi
     for a in range(3):
         if periodic[a]:
@@ -159,11 +167,11 @@ def bed_checks(work):
         check(done.returncode == 0, f"profile {kernel}: {done.stdout.strip()} {done.stderr.strip()}")
         f = coarse_grain.load(out)
         z, szz = f["z"], f["stress"][:, 2, 2]
-        band = (z > lo[2] + 2 * d) & (z < top - 3 * d)
+        band = (z > lo[2] + 2 * d) & (z < top - 7 * d)
         w = weight_above(bed, z, area)
         err = np.abs(szz[band] / w[band] - 1)
         check(err.max() < 0.01, f"momentum balance ({kernel}, w = d/2): sigma_zz against the weight above, "
-                                f"z in [{lo[2] + 2 * d:.4f}, {top - 3 * d:.4f}] m ({band.sum()} points): "
+                                f"z in [{lo[2] + 2 * d:.4f}, {top - 7 * d:.4f}] m ({band.sum()} points): "
                                 f"largest error {100 * err.max():.3f} %")
         check(f["attrs"]["n_snapshots"] == 3, "the window holds the three snapshots")
 
@@ -196,25 +204,37 @@ def bed_checks(work):
     z = fields[1.0]["z"]
     band = (z > lo[2] + 7 * d) & (z < top - 7 * d)
     for key, pick, tol in (("density", lambda f: f["density"], 0.015),
-                           ("sigma_zz", lambda f: f["stress"][:, 2, 2], 0.015),
-                           ("sigma_xx", lambda f: f["stress"][:, 0, 0], 0.015)):
+                           ("sigma_zz", lambda f: f["stress"][:, 2, 2], 0.015)):
         ref = pick(fields[1.0])[band]
         for factor in (0.5, 2.0):
             err = np.abs(pick(fields[factor])[band] / ref - 1).max()
             check(err < tol, f"width independence of {key}: w = {factor} d against w = d, z in "
                              f"[{lo[2] + 7 * d:.4f}, {top - 7 * d:.4f}] m: largest difference {100 * err:.2f} % "
                              f"(tolerance {100 * tol:.1f} %)")
+    # the horizontal stress is no smooth field (force chains: +-10 % from layer to layer);
+    # its trend over the band, a straight line, which every kernel keeps, must agree
+    ends = np.array([lo[2] + 7 * d, top - 7 * d])
+    line = {f: np.polyval(np.polyfit(z[band], fields[f]["stress"][band, 0, 0], 1), ends) for f in fields}
+    for factor in (0.5, 2.0):
+        err = np.abs(line[factor] / line[1.0] - 1).max()
+        check(err < 0.015, f"width independence of sigma_xx's trend over the band: w = {factor} d against w = d: "
+                           f"{100 * err:.2f} % (tolerance 1.5 %)")
 
-    # the grid's XDMF names the fields of the HDF5 file beside it
+    # the grid: its XDMF beside it, and averaged over x and y it is the profile (a 3D
+    # kernel cut off at a sphere against the 1D kernel: equal in the homogeneous band)
     out = os.path.join(work, "grid.h5")
-    done = cg(bed, "--out", out, "--width", d, "--grid", "8,8,40", *everything)
+    done = cg(bed, "--out", out, "--width", d, "--grid", "8,8,100", *everything)
     check(done.returncode == 0 and os.path.isfile(os.path.join(work, "grid.xmf")), "grid: OUT.h5 and OUT.xmf written")
-    with h5py.File(out, "r") as f:
-        shape = f["fields/stress"].shape
-        total = float(f["fields/density"][()].sum()) * float(np.prod((hi - lo) / [8, 8, 40]))
-    check(shape == (40, 8, 8, 9), f"grid stress is (nz, ny, nx, 9): {shape}")
-    mass = np.mean([s.mass.sum() for s in run])
-    check(abs(total / mass - 1) < 0.01, f"the grid's density integrates to the beads' mass: {total / mass:.5f}")
+    f = coarse_grain.load(out)
+    shape = f["stress"].shape
+    check(shape == (100, 8, 8, 3, 3), f"grid stress is (nz, ny, nx, 3, 3): {shape}")
+    gz = f["z"]
+    inside = (gz > lo[2] + 7 * d) & (gz < top - 7 * d)
+    for key, grid_value, profile_value in (
+            ("density", f["density"].mean(axis=(1, 2)), fields[1.0]["density"]),
+            ("sigma_zz", f["stress"][:, :, :, 2, 2].mean(axis=(1, 2)), fields[1.0]["stress"][:, 2, 2])):
+        err = np.abs(grid_value[inside] / np.interp(gz[inside], z, profile_value) - 1).max()
+        check(err < 0.02, f"grid averaged over x and y = profile ({key}, w = d): {100 * err:.2f} % (tolerance 2 %)")
 
 
 def hostile_checks(work):
