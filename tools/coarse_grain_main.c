@@ -35,9 +35,11 @@ static void usage(FILE *out)
             "  --region ...  the grid's or profile's extent [m] (default: the domain), inside it\n"
             "  --from, --to  the time window [s]: every snapshot with T0 <= t <= T1 is\n"
             "                averaged (default: the last snapshot alone)\n\n"
-            "Along periodic axes the kernel wraps: its cutoff 3W plus the largest diameter must\n"
-            "be shorter than half the period. Exit status: 0 written, 2 bad input (nothing\n"
-            "written), 3 out of memory, 1 the output could not be written.\n\n"
+            "Along periodic axes the kernel wraps: twice its cutoff (6W) plus the largest\n"
+            "diameter must be shorter than the period (a profile: along its axis only).\n"
+            "Stresses are positive in compression. Exit status: 0 written, 2 bad input\n"
+            "(nothing written), 3 out of memory, 1 the output could not be written.\n"
+            "docs/coarse-graining.md says what each field is.\n\n"
             "example: coarse_grain output/pour.h5 --out pour_cg.h5 --width 0.002 --profile z --bins 200\n");
 }
 
