@@ -103,14 +103,16 @@ enum {
     CG_VOLUME_FRACTION = 1, /* sum V_p W */
     CG_MOMENTUM = 2,       /* sum m v W (3) */
     CG_KINETIC = 5,        /* sum m v' v' W (9): per snapshot sum m v v W - p p / rho */
-    CG_CONTACT = 14,       /* -sum_c f_c (x) l_c int_0^1 W ds (9) */
-    CG_FABRIC = 23,        /* sum_p V_p sum_c n_c (x) n_c W (9) */
+    CG_FABRIC = 14,        /* sum_p V_p sum_c n_c (x) n_c W (9) */
+    CG_PARTICLE_FIELDS = 23, /* the fields above: one pass over the particles */
+    CG_CONTACT = 23,       /* -sum_c f_c (x) l_c int_0^1 W ds (9) */
     CG_WALL_FORCE = 32,    /* sum over wall contacts of the force on the particle, W at the contact point (3) */
     CG_FIELDS = 35
 };
 
-/* Adds one snapshot's sums into acc (points x CG_FIELDS, zeroed by the caller). */
-void cg_sum_snapshot(const cg_grid *g, const cg_kernel *k, const cg_snapshot *s, double *acc);
+/* Adds one snapshot's sums into acc (points x CG_FIELDS, zeroed by the caller); -1 when
+ * memory runs out. */
+int cg_sum_snapshot(const cg_grid *g, const cg_kernel *k, const cg_snapshot *s, double *acc);
 
 /* ---- output ---- */
 typedef struct cg_meta {

@@ -288,8 +288,11 @@ int main(int argc, char **argv)
         steps[s - first] = snap.step;
         if (!(rc = check_period(&g, &k, &snap, a.run))) {
             memset(acc, 0, (size_t)g.points * CG_FIELDS * sizeof *acc);
-            cg_sum_snapshot(&g, &k, &snap, acc);
-            for (int64_t p = 0; p < g.points; p++) {
+            if (cg_sum_snapshot(&g, &k, &snap, acc) < 0) {
+                fprintf(stderr, "coarse_grain: out of memory for snapshot %s\n", snap.name);
+                rc = CG_EXIT_NO_MEMORY;
+            }
+            for (int64_t p = 0; p < g.points && !rc; p++) {
                 double *x = acc + p * CG_FIELDS;
                 /* sum m v' v' W = sum m v v W - p p / rho, v' about this snapshot's velocity field */
                 if (x[CG_DENSITY] > 0)

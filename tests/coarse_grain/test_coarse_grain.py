@@ -138,6 +138,17 @@ def virial(snap, lo, hi, periodic):
     return (kinetic + contact) / volume, kinetic / volume
 
 
+def fabric_sum(snap, volume):
+    """sum over contacts of (V_i + V_j) n (x) n / V (V_i alone for a wall contact)."""
+    c = snap.contacts
+    if c is None or len(c.wall) == 0:
+        return np.zeros((3, 3))
+    vol = {int(i): 4.0 / 3.0 * np.pi * r ** 3 for i, r in zip(snap.id, snap.radius)}
+    weight = np.array([vol[int(a)] + (0.0 if w else vol[int(b)]) for (a, b), w in zip(c.id, c.wall)])
+    weight[c.ended == 2] = 0.0
+    return np.einsum("c,ca,cb->ab", weight, c.normal, c.normal) / volume
+
+
 def weight_above(run_file, heights, area):
     run = dempact_h5.Run(run_file)
     total = np.zeros_like(heights)
@@ -191,6 +202,10 @@ def bed_checks(work):
                           f"{scale:.4g} Pa (kinetic part {np.abs(kin).max():.3g} Pa)")
         check(np.abs(f["kinetic_stress"] - kin).max() <= 1e-9 * max(np.abs(kin).max(), 1e-30),
               f"box kinetic stress = sum m v' v' / V ({name})")
+        fabric = np.mean([fabric_sum(s, float(np.prod(hi - lo))) for s in r], axis=0)
+        err = np.abs(f["fabric"] - fabric).max() / np.abs(fabric).max()
+        check(err < 1e-12, f"box fabric = sum (V_i + V_j) n n / V ({name}): difference {err:.1e}, trace "
+                           f"{np.trace(fabric):.4f}")
         rho = np.mean([s.mass.sum() for s in r]) / float(np.prod(hi - lo))
         check(abs(float(f["density"]) / rho - 1) < 1e-12, f"box density = total mass / V ({name})")
 
