@@ -26,8 +26,8 @@ snapshots 2 ms apart, then checks:
   stress's linear trend over the band within 1.5 % (the horizontal stress itself is
   carried by force chains and varies by 10 % from layer to layer);
 - a grid averaged over x and y equals the profile in that band within 2 %.
-`hostile` checks that every bad input of the program and of tools/coarse_grain.py is
-refused with exit status 2, a one-line message naming the argument or file, and nothing
+`hostile` checks that every bad input of the program and of tools/coarse_grain.py (26
+arguments and files, 4 damaged snapshots, 3 calls of the Python entry) is refused with exit status 2, a one-line message naming the argument or file, and nothing
 written, and that --help prints the usage.
 
 DEMPACT_COARSE_GRAIN names the program (ctest sets it), else build/tools/coarse_grain.
@@ -309,6 +309,23 @@ def hostile_checks(work):
         check(done.returncode == 2 and len(lines) == 1 and word in lines[0] and not os.path.exists(out)
               and not os.path.exists(os.path.join(work, "out.xmf")),
               f"{what}: exit {done.returncode}, {done.stderr.strip()!r}")
+    # damaged snapshots: a copy of the run with its last snapshot's file changed
+    import shutil
+    for what, damage, word in (
+            ("a position that is not finite", lambda f: f["position"].__setitem__((0, 2), np.nan), "not finite"),
+            ("no mass", lambda f: f.__delitem__("mass"), "no dataset mass"),
+            ("radii of the wrong length", lambda f: (f.__delitem__("radius"), f.create_dataset("radius", data=[1.0])),
+             "radius is not"),
+            ("a zero radius", lambda f: f["radius"].__setitem__(3, 0.0), "radius 0")):
+        bad = os.path.join(work, "damaged")
+        shutil.rmtree(bad, ignore_errors=True)
+        shutil.copytree(folder, bad)
+        with h5py.File(os.path.join(bad, "settled_bed.d", "000002.h5"), "r+") as f:
+            damage(f)
+        done = cg(os.path.join(bad, "settled_bed.h5"), *base, "--box")
+        lines = done.stderr.strip().splitlines()
+        check(done.returncode == 2 and len(lines) == 1 and word in lines[0] and "000002" in lines[0]
+              and not os.path.exists(out), f"a snapshot with {what}: exit {done.returncode}, {done.stderr.strip()!r}")
     done = cg(good, *base, "--box")
     check(done.returncode == 0 and os.path.exists(out), "the same run with good arguments is written")
     # the Python entry
