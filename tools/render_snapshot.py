@@ -15,7 +15,9 @@ through X.
 
 The recipe is the documented one (docs/output.md, "ParaView"): Glyph of type Sphere,
 scaled by `radius` with factor 2 (the sphere source has diameter 1), on every point;
-contacts coloured by normal_force; walls at opacity 0.3."""
+contacts coloured by normal_force; walls at opacity 0.3. Each colouring gets its legend (a
+colour bar with the array's name and unit, docs/output.md's units): the particles' on
+the right, the contacts' on the left."""
 import argparse
 import atexit
 import os
@@ -95,6 +97,35 @@ def ensure_display():
     sys.exit("render_snapshot.py: could not start a virtual display (Xvfb)")
 
 
+# The unit of each array the .xmf files offer (docs/output.md); a vector is coloured by
+# its magnitude.
+UNITS = {"id": "", "type": "", "radius": "m", "mass": "kg", "velocity": "m/s", "angular_velocity": "rad/s",
+         "force": "N", "torque": "N m", "n_contacts": "", "kinetic_energy": "J", "rotational_energy": "J",
+         "normal_force": "N", "overlap": "m", "wall": "", "normal": "", "normal_force_vector": "N",
+         "tangential_force": "N"}
+VECTORS = {"velocity", "angular_velocity", "force", "torque", "normal", "normal_force_vector", "tangential_force"}
+
+
+def legend_title(name):
+    """The colour bar's title: the array's name (a vector's: "NAME magnitude") and its unit."""
+    title = f"{name} magnitude" if name in VECTORS else name
+    unit = UNITS.get(name, "")
+    return f"{title} ({unit})" if unit else title
+
+
+def legend(pv, view, lut, name, where):
+    """A colour bar for lut, titled with the array's name and unit, black on the white view."""
+    bar = pv.GetScalarBar(lut, view)
+    bar.Title = legend_title(name)
+    bar.ComponentTitle = ""
+    bar.TitleColor = bar.LabelColor = [0.0, 0.0, 0.0]
+    bar.TitleFontSize = bar.LabelFontSize = 16
+    bar.WindowLocation = where
+    bar.ScalarBarLength = 0.4
+    bar.Visibility = 1
+    return bar
+
+
 def main(argv):
     a = parse(argv)
     ensure_display()
@@ -105,7 +136,7 @@ def main(argv):
     if not os.path.isfile(xmf):
         sys.exit(f"render_snapshot.py: {a.xmf}: no such file")
     particles = pv.Xdmf3ReaderT(FileName=[xmf])
-    contacts = walls = None
+    contacts = walls = c = None
     if os.path.isfile(stem + "_contacts.xmf"):
         contacts = pv.Xdmf3ReaderT(FileName=[stem + "_contacts.xmf"])
     if os.path.isfile(stem + "_walls.xmf"):
@@ -134,6 +165,7 @@ def main(argv):
     shown.LookupTable = pv.GetColorTransferFunction(a.color)
     shown.LookupTable.ApplyPreset("Viridis (matplotlib)", True)
     shown.LookupTable.RescaleOnVisibilityChange = 1
+    legend(pv, view, shown.LookupTable, a.color, "Lower Right Corner")
     if contacts is not None:
         c = pv.Show(contacts, view)
         c.SetRepresentationType("Surface")
@@ -141,6 +173,7 @@ def main(argv):
         pv.ColorBy(c, ("CELLS", "normal_force"))
         c.LookupTable = pv.GetColorTransferFunction("normal_force")
         c.LookupTable.ApplyPreset("Inferno (matplotlib)", True)
+        legend(pv, view, c.LookupTable, "normal_force", "Lower Left Corner")
     if walls is not None:
         w = pv.Show(walls, view)
         pv.ColorBy(w, None)
@@ -174,8 +207,9 @@ def main(argv):
             t = min(times, key=lambda x: abs(x - float(when)))
         scene.AnimationTime = t
         keeper.Time = t
-        for lut in (shown.LookupTable,):
-            shown.RescaleTransferFunctionToDataRange(False, True)
+        for display in (shown, c):  # each legend's range: this snapshot's values
+            if display is not None:
+                display.RescaleTransferFunctionToDataRange(False, True)
         if not camera_set:  # one camera for every picture: the domain seen from the side, a bit above
             view.CameraPosition = [1.0, -2.2, 1.1]
             view.CameraFocalPoint = [0.0, 0.0, 0.0]
