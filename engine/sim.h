@@ -186,7 +186,8 @@ enum {
     SIM_MEMORY_POPULATION,  /* inserting or removing particles */
     SIM_MEMORY_REBUILD,     /* the neighbour rebuild */
     SIM_MEMORY_WALL_LOADS,  /* summing the wall loads */
-    SIM_MEMORY_DROP         /* the watchdog dropping a particle */
+    SIM_MEMORY_DROP,        /* the watchdog dropping a particle */
+    SIM_MEMORY_FORCES       /* recording the pairs' forces (sim_record_pair_forces) */
 };
 #define SIM_RUNAWAY_MARGIN 1.0
 
