@@ -25,7 +25,9 @@
 
 typedef enum run_outcome {
     RUN_FINISHED,     /* total_steps reached: the last sample and snapshot are written */
-    RUN_STOPPED,      /* *stop became nonzero: a snapshot of the step reached is written */
+    RUN_STOPPED,      /* *stop became nonzero: a snapshot of the step reached is written
+                         (the next step, when the one it came after did not record the
+                         pairs' forces: run_driver.record_always) */
     RUN_WATCHDOG,     /* the watchdog stopped the run (err: its message); a last snapshot
                          is written */
     RUN_NO_MEMORY,    /* the step ran out of memory (s->fault, s->fault_memory) */
