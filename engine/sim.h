@@ -148,6 +148,9 @@ typedef struct sim {
     double pass_seconds[SIM_PASSES]; /* wall-clock time in sim_step since the start, by
                                  pass (SIM_PASS_*): every stretch of a step goes to one */
 
+    int pair_forces_recorded; /* the last force evaluation recorded the particle pairs'
+                                 forces (sim_record_pair_forces) */
+
     /* diagnostics of the last step */
     size_t n_contacts;        /* touching pairs (particle-particle + particle-wall) */
     double max_overlap;
@@ -183,7 +186,8 @@ enum {
     SIM_MEMORY_POPULATION,  /* inserting or removing particles */
     SIM_MEMORY_REBUILD,     /* the neighbour rebuild */
     SIM_MEMORY_WALL_LOADS,  /* summing the wall loads */
-    SIM_MEMORY_DROP         /* the watchdog dropping a particle */
+    SIM_MEMORY_DROP,        /* the watchdog dropping a particle */
+    SIM_MEMORY_FORCES       /* recording the pairs' forces (sim_record_pair_forces) */
 };
 #define SIM_RUNAWAY_MARGIN 1.0
 
@@ -225,6 +229,20 @@ int sim_binding_against_wall(const sim *s, int binding);
 /* Replaces the timestep, checking it against the stable limit (unless the case turned
  * the check off). Returns 0 or -1 with a message. */
 int sim_set_timestep(sim *s, double dt, char *err, size_t err_len);
+
+/* Whether the force evaluations from now on record each particle pair's force on the
+ * pair (contact_list.force of s->pairs, 24 bytes per candidate pair): what snapshots'
+ * contact forces, the watchdog's contact reports and energy budget, the watchdog's
+ * drop_particle and the Python package read. A particle's forces never need them (a
+ * cross pair keeps its j side on its cross slot), so a run records only the steps whose
+ * forces someone reads (io/session/run_driver.c); a simulation records from its start
+ * until told otherwise (sim_place). Starting zeroes every pair's (pairs apart read 0;
+ * the next force evaluation writes those in contact), stopping frees them; wall pairs
+ * keep theirs always. Returns 0 or -1 (out of memory: nothing is recorded). */
+int sim_record_pair_forces(sim *s, int on);
+/* Whether the last force evaluation recorded the particle pairs' forces (on every rank,
+ * split: the runs record on the same schedule). */
+static inline int sim_pair_forces_recorded(const sim *s) { return s->pair_forces_recorded; }
 
 /* One velocity-Verlet step. A step that cannot be done sets sim.fault (SIM_FAULT_*)
  * and returns; every later step then returns at once. */

@@ -402,6 +402,8 @@ double watchdog_over_ranks(const sim *s, double x)
 double watchdog_energy_budget(const sim *s)
 {
     if (!watchdog_energy_applies(s)) return NAN;
+    /* the contacts' stored energy from their forces: none without them (no check) */
+    if (!s->pairs.force[0]) return NAN;
     double stored = 0.0;
     for (int L = 0; L < 2; L++) {
         const contact_list *c = L ? &s->wall_pairs : &s->pairs;

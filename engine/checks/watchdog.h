@@ -81,7 +81,10 @@ typedef struct watchdog_contact {
     int material_a, material_b; /* the particle's material, the other's (or the wall's) */
     double overlap;    /* m */
     double fraction;   /* overlap / smaller radius */
-    double force;      /* |F| on the particle from this contact, N */
+    double force;      /* |F| on the particle from this contact, N; NaN where the step
+                          did not record it (force_recorded) */
+    bool force_recorded; /* a wall contact's force always; a particle pair's where the
+                            last step recorded it (sim_record_pair_forces) */
 } watchdog_contact;
 
 typedef struct watchdog_report {
@@ -94,7 +97,9 @@ typedef struct watchdog_report {
                              "force" or "torque" */
     double position[3], velocity[3], force[3];
     watchdog_contact contact; /* OVERLAP: the contact at fault; otherwise the particle's
-                                 strongest contact (non-finite or largest force), if any */
+                                 strongest contact (non-finite or largest force), if any;
+                                 after a step that did not record the pairs' forces, its
+                                 deepest (non-finite or largest overlap) */
     double limit;         /* OVERLAP: the allowed fraction; LEFT_DOMAIN: the face crossed;
                              ENERGY_RISE: the energy allowed, J; TOO_FAST: the distance
                              allowed per step, m; RUNAWAY: the distance from the domain

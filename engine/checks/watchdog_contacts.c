@@ -32,8 +32,25 @@ void watchdog_describe_contact(const sim *s, int L, size_t k, size_t i, watchdog
     c->law = li->law ? li->law->name : "(none)";
     c->overlap = contact_overlap(list, p, k);
     c->fraction = c->overlap / r;
-    c->force = sqrt(list->force[0][k] * list->force[0][k] + list->force[1][k] * list->force[1][k] +
-                    list->force[2][k] * list->force[2][k]);
+    c->force_recorded = L || watchdog_pair_forces_recorded(s);
+    c->force = !c->force_recorded ? NAN
+                                  : sqrt(list->force[0][k] * list->force[0][k] +
+                                         list->force[1][k] * list->force[1][k] +
+                                         list->force[2][k] * list->force[2][k]);
+}
+
+bool watchdog_pair_forces_recorded(const sim *s)
+{
+    return s->pairs.force[0] && sim_pair_forces_recorded(s);
+}
+
+/* How strong contact k of list c is, as watchdog_strongest_contact ranks them: its
+ * force's size (the sum of the components' sizes), or its overlap where the step did
+ * not record the pairs' forces (`by_overlap`: every contact, walls too, ranked alike). */
+static double strength(const contact_list *c, size_t k, double d, bool by_overlap)
+{
+    if (by_overlap) return d;
+    return fabs(c->force[0][k]) + fabs(c->force[1][k]) + fabs(c->force[2][k]);
 }
 
 /* Is contact k a worse culprit than the best so far? Non-finite forces first, then the
@@ -44,10 +61,12 @@ static bool worse(double force, double best)
     return isfinite(best) && force > best;
 }
 
-/* The contact of particle i with a non-finite force, else with the largest force. */
+/* The contact of particle i with a non-finite force, else with the largest force; where
+ * the step did not record the pairs' forces, with a non-finite overlap, else the largest. */
 void watchdog_strongest_contact(const sim *s, size_t i, watchdog_contact *out)
 {
     *out = (watchdog_contact){.found = false};
+    const bool by_overlap = !watchdog_pair_forces_recorded(s);
     double best = -1.0;
     int best_list = -1;
     size_t best_k = 0;
@@ -57,7 +76,7 @@ void watchdog_strongest_contact(const sim *s, size_t i, watchdog_contact *out)
         for (size_t k = c->first_of_i[i]; k < c->first_of_i[i + 1]; k++) {
             double d = contact_overlap(c, &s->p, k);
             if (!(d > 0.0) && isfinite(d)) continue;
-            double f = fabs(c->force[0][k]) + fabs(c->force[1][k]) + fabs(c->force[2][k]);
+            double f = strength(c, k, d, by_overlap);
             if (best_list < 0 || worse(f, best)) { best = f; best_list = L; best_k = k; }
         }
         if (L == 0) /* where i is the second particle: a scan (only when reporting) */
@@ -65,7 +84,7 @@ void watchdog_strongest_contact(const sim *s, size_t i, watchdog_contact *out)
                 if (c->owner_j[k] != i) continue;
                 double d = contact_overlap(c, &s->p, k);
                 if (!(d > 0.0) && isfinite(d)) continue;
-                double f = fabs(c->force[0][k]) + fabs(c->force[1][k]) + fabs(c->force[2][k]);
+                double f = strength(c, k, d, by_overlap);
                 if (best_list < 0 || worse(f, best)) { best = f; best_list = L; best_k = k; }
             }
     }

@@ -1,6 +1,7 @@
 /* The watchdog's messages (watchdog_format): what went wrong, where, with the particle's
  * state and its strongest contact. */
 #include "watchdog.h"
+#include "watchdog_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -29,9 +30,18 @@ static void say_contact(text *t, const sim *s, const watchdog_contact *c)
         say(t, "wall %s", s->walls.walls[c->wall].name);
     else
         say(t, "particle %lld", (long long)c->other_id);
-    say(t, ", law %s (%s on %s), overlap %.4g m = %.3g of the %s radius, force %.4g N",
+    say(t, ", law %s (%s on %s), overlap %.4g m = %.3g of the %s radius",
         c->law, m[c->material_a].name, m[c->material_b].name, c->overlap, c->fraction,
-        c->wall >= 0 ? "particle's" : "smaller", c->force);
+        c->wall >= 0 ? "particle's" : "smaller");
+    if (c->force_recorded) say(t, ", force %.4g N", c->force);
+}
+
+/* "; its strongest contact: with " and the contact (watchdog_strongest_contact): its
+ * deepest where the step did not record the pairs' forces. */
+static void say_strongest(text *t, const sim *s, const watchdog_contact *c, const char *lead)
+{
+    say(t, "%s %s contact: with ", lead, watchdog_pair_forces_recorded(s) ? "strongest" : "deepest");
+    say_contact(t, s, c);
 }
 
 static void say_state(text *t, const watchdog_report *r)
@@ -58,8 +68,7 @@ void watchdog_format(const watchdog_report *r, const sim *s, char *out, size_t l
     case WATCHDOG_NOT_FINITE:
         say(&t, "the %s of particle %lld is not finite", r->quantity, (long long)r->particle_id);
         if (r->contact.found) {
-            say(&t, "; its strongest contact: with ");
-            say_contact(&t, s, &r->contact);
+            say_strongest(&t, s, &r->contact, "; its");
         }
         say_state(&t, r);
         break;
@@ -75,8 +84,7 @@ void watchdog_format(const watchdog_report *r, const sim *s, char *out, size_t l
             (long long)r->particle_id, axis[r->axis], r->position[r->axis],
             r->side < 0 ? "below" : "above", r->side < 0 ? "min" : "max", r->limit);
         if (r->contact.found) {
-            say(&t, "; its strongest contact: with ");
-            say_contact(&t, s, &r->contact);
+            say_strongest(&t, s, &r->contact, "; its");
         }
         say_state(&t, r);
         break;
@@ -86,8 +94,7 @@ void watchdog_format(const watchdog_report *r, const sim *s, char *out, size_t l
                 "of its radius (%.4g m): the step cannot integrate it",
             (long long)r->particle_id, v * s->dt, v, s->dt, WATCHDOG_STEP_FRACTION, r->limit);
         if (r->contact.found) {
-            say(&t, "; its strongest contact: with ");
-            say_contact(&t, s, &r->contact);
+            say_strongest(&t, s, &r->contact, "; its");
         }
         say_state(&t, r);
         break;
@@ -116,8 +123,7 @@ void watchdog_format(const watchdog_report *r, const sim *s, char *out, size_t l
             r->energy, r->energy_budget, watchdog_settings_of(s).energy_tolerance);
         say(&t, "; the fastest particle is %lld", (long long)r->particle_id);
         if (r->contact.found) {
-            say(&t, ", its strongest contact: with ");
-            say_contact(&t, s, &r->contact);
+            say_strongest(&t, s, &r->contact, ", its");
         }
         say_state(&t, r);
         break;

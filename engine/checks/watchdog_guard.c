@@ -82,7 +82,10 @@ static void release_partners(sim *s, int64_t id)
     particle_store *p = &s->p;
     contact_list *c = &s->pairs;
     double *f[3] = {p->fx, p->fy, p->fz};
-    for (size_t k = 0; k < c->n; k++) {
+    /* the pairs' forces, which a run that drops particles records at every step
+     * (io/session/run_driver.c); without them (a simulation that records none) the
+     * partners keep what the particle exerted on them */
+    for (size_t k = 0; k < c->n && c->force[0]; k++) {
         bool first = p->id[c->i[k]] == id, second = p->id[c->j[k]] == id;
         if (first == second) continue; /* not it, or it with itself */
         if (!contact_in_touch(contact_overlap(c, p, k), c->touching[k])) continue; /* apart */

@@ -35,8 +35,12 @@ bool watchdog_by_id(const sim *s);
 bool watchdog_sooner(const sim *s, size_t i, long best);
 /* Fills c with contact k of list L (0: particle pairs, 1: walls) seen from particle i. */
 void watchdog_describe_contact(const sim *s, int L, size_t k, size_t i, watchdog_contact *c);
-/* The contact of particle i with a non-finite force, else with the largest force. */
+/* The contact of particle i with a non-finite force, else with the largest force; after
+ * a step that did not record the pairs' forces (watchdog_pair_forces_recorded), the
+ * contact with a non-finite overlap, else the deepest. */
 void watchdog_strongest_contact(const sim *s, size_t i, watchdog_contact *out);
+/* Whether the last step recorded the particle pairs' forces (sim_record_pair_forces). */
+bool watchdog_pair_forces_recorded(const sim *s);
 /* The first contact (lowest index, pairs before walls; by id: the smallest key)
  * overlapping more than `fraction` of its smaller radius; returns its list (0, 1) or -1. */
 int watchdog_first_deep_contact(const sim *s, double fraction, size_t *k_out);

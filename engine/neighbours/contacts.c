@@ -13,7 +13,9 @@ void contact_list_free(contact_list *c)
     for (int a = 0; a < 3; a++) {
         field_free(c->force[a]); field_free(c->tangential[a]); field_free(c->rolling[a]);
     }
-    for (int a = 0; a < 3; a++) { field_free(c->torque[a]); field_free(c->cross_torque[a]); }
+    for (int a = 0; a < 3; a++) {
+        field_free(c->torque[a]); field_free(c->cross_force[a]); field_free(c->cross_torque[a]);
+    }
     for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) field_free(c->slip[h]);
     field_free(c->overlap); field_free(c->cross_slot); field_free(c->cross_pair);
     free(c->first_of_i); free(c->cross_first);
@@ -31,6 +33,7 @@ void contact_list_configure(contact_list *c, int is_wall, int impact, int n_hist
     c->has_friction = friction;
     c->has_rolling = rolling;
     c->has_slip = slip;
+    c->records_forces = 1; /* until told otherwise (contact_list_record_forces) */
 }
 
 void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, int n_history,
@@ -38,6 +41,7 @@ void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, in
 {
     contact_list_configure(c, is_wall, impact, n_history, friction, rolling, slip);
     c->history_only = 1;
+    c->records_forces = 0; /* keeps_forces says */
 }
 
 #define GROW(ptr, count)                                                            \
@@ -47,9 +51,16 @@ void contact_list_configure_carrier(contact_list *c, int is_wall, int impact, in
         ptr = q;                                                                    \
     } while (0)
 
+/* Whether c holds force[3] (contact_list.force, .records_forces, .keeps_forces). */
+static int holds_forces(const contact_list *c)
+{
+    if (c->history_only) return c->keeps_forces;
+    return !c->configured || c->is_wall || c->records_forces;
+}
+
 int contact_list_reserve(contact_list *c, size_t capacity)
 {
-    int forces_missing = c->keeps_forces && !c->force[0];
+    int forces_missing = holds_forces(c) && !c->force[0];
     if (capacity <= c->capacity && c->owner_j && !forces_missing) return 0;
     if (capacity < c->capacity) capacity = c->capacity;
     if (capacity > CONTACT_MAX_PAIRS) return -1;
@@ -64,7 +75,7 @@ int contact_list_reserve(contact_list *c, size_t capacity)
         if (all || c->has_rolling) GROW(c->rolling[a], capacity);
     }
     for (int h = 0; h < CONTACT_SLIP_HISTORY && (all || c->has_slip); h++) GROW(c->slip[h], capacity);
-    for (int a = 0; a < 3 && (whole || c->keeps_forces); a++) GROW(c->force[a], capacity);
+    for (int a = 0; a < 3 && holds_forces(c); a++) GROW(c->force[a], capacity);
     if (whole) {
         GROW(c->i, capacity); GROW(c->j, capacity);
         for (int a = 0; a < 3 && (all || (c->has_friction && c->is_wall)); a++)
@@ -76,13 +87,33 @@ int contact_list_reserve(contact_list *c, size_t capacity)
     return 0;
 }
 
+int contact_list_record_forces(contact_list *c, int on)
+{
+    if (c->is_wall || c->history_only || !c->configured) return 0; /* they hold them always */
+    c->records_forces = on != 0;
+    if (!on) {
+        for (int a = 0; a < 3; a++) { field_free(c->force[a]); c->force[a] = NULL; }
+        return 0;
+    }
+    if (c->force[0] || c->capacity == 0) return 0; /* recording, or the first reserve allocates */
+    for (int a = 0; a < 3; a++) {
+        c->force[a] = field_realloc(NULL, c->capacity * sizeof(double));
+        if (!c->force[a]) {
+            contact_list_record_forces(c, 0);
+            return -1;
+        }
+        memset(c->force[a], 0, c->n * sizeof(double));
+    }
+    return 0;
+}
+
 /* Copies pair k of `from` to entry m of `to`: its other end and its history. */
 static void copy_history(contact_list *to, size_t m, const contact_list *from, size_t k)
 {
     to->owner_j[m] = from->owner_j[k];
     to->touching[m] = from->touching[k];
     /* the last force, where `to` keeps it (contact_list.keeps_forces) */
-    for (int a = 0; a < 3 && to->force[0]; a++) to->force[a][m] = from->force[a][k];
+    for (int a = 0; a < 3 && to->force[0] && from->force[0]; a++) to->force[a][m] = from->force[a][k];
     if (to->impact_velocity) to->impact_velocity[m] = from->impact_velocity[k];
     for (int h = 0; h < LAW_MAX_HISTORY && to->history[h]; h++) to->history[h][m] = from->history[h][k];
     for (int a = 0; a < 3 && to->tangential[0]; a++) to->tangential[a][m] = from->tangential[a][k];
@@ -110,7 +141,9 @@ int contact_list_keep_touching_by_id(contact_list *carry, const contact_list *c,
 
 static int keep_touching(contact_list *carry, const contact_list *c, const int64_t *ids)
 {
-    carry->keeps_forces = ids != NULL;
+    carry->keeps_forces = ids != NULL && c->force[0] != NULL;
+    if (!carry->keeps_forces) /* (kept while the list recorded) */
+        for (int a = 0; a < 3; a++) { field_free(carry->force[a]); carry->force[a] = NULL; }
     size_t n_seg = (c->n_first + KEEP_SEGMENT - 1) / KEEP_SEGMENT;
     size_t *seg_first = malloc((n_seg + 1) * sizeof *seg_first);
     uint32_t *first = realloc(carry->first_of_i, (c->n_first + 1) * sizeof *first);
@@ -195,6 +228,7 @@ static int reserve_cross(contact_list *c, size_t n)
     if (n <= c->cross_capacity && c->cross_pair) return 0;
     size_t capacity = n + n / 8 + 16;
     GROW(c->cross_pair, capacity);
+    for (int a = 0; a < 3; a++) GROW(c->cross_force[a], capacity);
     for (int a = 0; a < 3 && (!c->configured || c->has_friction); a++)
         GROW(c->cross_torque[a], capacity);
     c->cross_capacity = capacity;
@@ -260,6 +294,7 @@ int contact_list_index_cross(contact_list *c, size_t n_particles, size_t block,
         #pragma omp parallel for schedule(static) if (n_particles > 4096)
         for (size_t p = 0; p < n_particles; p++) order_by_partner(c, first[p], first[p + 1], ids);
     }
+    for (int a = 0; a < 3; a++) memset(c->cross_force[a], 0, n * sizeof(double));
     for (int a = 0; a < 3 && c->cross_torque[a]; a++) memset(c->cross_torque[a], 0, n * sizeof(double));
     return 0;
 }
@@ -321,7 +356,7 @@ static void move_entry(contact_list *c, size_t to, size_t from)
     copy_history(c, to, c, from);
     c->i[to] = c->i[from]; c->j[to] = c->j[from];
     if (c->overlap) c->overlap[to] = c->overlap[from];
-    for (int a = 0; a < 3; a++) c->force[a][to] = c->force[a][from];
+    for (int a = 0; a < 3 && c->force[0]; a++) c->force[a][to] = c->force[a][from];
     for (int a = 0; a < 3 && c->torque[0]; a++) c->torque[a][to] = c->torque[a][from];
 }
 

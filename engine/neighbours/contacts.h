@@ -56,7 +56,11 @@ typedef struct contact_list {
     double *rolling[3];                 /* rolling spring: relative rotation [rad] */
     double *slip[CONTACT_SLIP_HISTORY]; /* Mindlin-Deresiewicz microslip state (only
                                            that model has it: has_slip) */
-    double *force[3];                   /* force on i from the last step (on j: minus) */
+    double *force[3];                   /* force on i from the last step (on j: minus):
+                                           the recorded forces. A wall list holds them
+                                           always (the walls' loads read them); a
+                                           particle list only while it records them
+                                           (records_forces; NULL otherwise) */
     double *torque[3];                  /* torque on i, last step: wall lists only (a
                                            particle pair adds its torques to the
                                            particles directly, or through cross_torque) */
@@ -70,7 +74,8 @@ typedef struct contact_list {
      * whose i and owner_j lie in different blocks of `block` consecutive particles.
      * The force loop runs the blocks in parallel, each adding its pairs' forces to its
      * own particles; a cross pair's j side goes to another block's particle, so it is
-     * left on the pair (force, cross_torque) and added in a pass of its own.
+     * left on the pair's cross slot (cross_force, cross_torque) and added in a pass of
+     * its own.
      * cross_slot[k]: the pair's cross index q, or CONTACT_SAME_BLOCK; cross entries
      * are grouped by owner_j: those of particle p are cross_first[p]..[p+1], and
      * cross_pair[q] is the pair's list index. */
@@ -81,6 +86,8 @@ typedef struct contact_list {
     size_t n_cross, cross_capacity;
     uint32_t *cross_first;
     uint32_t *cross_pair;
+    double *cross_force[3];             /* force on i of cross pair q, last step (on
+                                           owner_j: minus); 0 for a pair apart */
     double *cross_torque[3];            /* torque on owner_j of cross pair q, last step
                                            (only with friction) */
     /* Which optional arrays the list holds (contact_list_configure, before the first
@@ -94,9 +101,16 @@ typedef struct contact_list {
     int has_rolling;      /* rolling[3] */
     int has_slip;         /* slip[CONTACT_SLIP_HISTORY] (the microslip model) */
     int has_impact;       /* impact_velocity (a law with LAW_CAP_IMPACT_VELOCITY) */
+    /* a particle list that records its pairs' forces (force[3]): set by
+     * contact_list_configure, switched by contact_list_record_forces. Nothing in a step
+     * reads them (a cross pair's j side takes cross_force), only snapshots, the
+     * watchdog and the Python package: 24 bytes per candidate pair, held only while
+     * someone will read them (sim_record_pair_forces) */
+    int records_forces;
     int history_only;     /* a history carrier (contact_list_keep_touching): first_of_i,
                              owner_j, touching and the history arrays, nothing else */
-    /* a carrier kept by ids also holds each pair's last force[3]: the next force
+    /* a carrier kept by ids of a list that records its forces also holds each pair's
+     * last force[3]: the next force
      * evaluation replaces it, but a split run's start makes its last rebuild again and
      * a snapshot or the watchdog may read it before. A carrier kept by index feeds only
      * rebuilds that a force evaluation follows (contact_list_adopt_history takes no
@@ -113,6 +127,12 @@ void contact_list_free(contact_list *c);
 void contact_list_configure(contact_list *c, int is_wall, int impact, int n_history,
                             int friction, int rolling, int slip);
 int contact_list_reserve(contact_list *c, size_t capacity);
+/* Starts (on) or stops recording the forces of particle list c (contact_list
+ * .records_forces): starting allocates force[3] for the list's capacity, every pair at
+ * 0 (a pair apart reads 0; the force loop writes those in contact), stopping frees it.
+ * Nothing for a list that records already, or does not. Returns 0 or -1 (out of
+ * memory: c then records nothing). */
+int contact_list_record_forces(contact_list *c, int on);
 
 /* The most pairs a list holds: its indices are uint32_t (4.4 candidates per sphere
  * reach it at about 10^9 spheres); building a longer list fails as out of memory. */
@@ -125,7 +145,7 @@ int contact_list_reserve(contact_list *c, size_t capacity);
 #define CONTACT_BLOCK 2048
 
 /* Finds the cross pairs of a particle-particle list for blocks of `block` particles
- * among `n_particles` (contact_list.block) and zeroes their cross_torque. With `ids`
+ * among `n_particles` (contact_list.block) and zeroes their cross_force and cross_torque. With `ids`
  * (the order by id, sim_config.reproducible) every pair is a cross pair, and each
  * particle's entries are sorted by the id of the pair's particle i, so that the j sides
  * are added in an order set by the ids alone. Returns 0 or -1 (allocation failure). */

@@ -180,7 +180,7 @@ static int build_list(sim *s, contact_list *list, contact_list *old, candidate_f
                 list->owner_j[k] = is_wall ? walls_pair_key(list->j, first[i], k, s->walls.n)
                                            : (uint32_t)particles_owner(&s->p, list->j[k]);
                 if (is_wall) list->overlap[k] = 0.0;
-                for (int a = 0; a < 3; a++) list->force[a][k] = 0.0;
+                for (int a = 0; a < 3 && list->force[0]; a++) list->force[a][k] = 0.0;
                 for (int a = 0; a < 3 && list->torque[0]; a++) list->torque[a][k] = 0.0;
             }
     }

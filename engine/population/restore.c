@@ -166,8 +166,10 @@ static int restore_history(sim *s, const sim_restart_state *st, const id_row *ro
     for (int L = 0; L < 2; L++)
         for (size_t k = 0; k < lists[L]->n; k++) {
             contact_clear_history(lists[L], k);
-            for (int a = 0; a < 3; a++) lists[L]->force[a][k] = 0.0;
+            for (int a = 0; a < 3 && lists[L]->force[0]; a++) lists[L]->force[a][k] = 0.0;
         }
+    for (size_t q = 0; q < s->pairs.n_cross && s->pairs.cross_force[0]; q++)
+        for (int a = 0; a < 3; a++) s->pairs.cross_force[a][q] = 0.0;
     for (size_t m = 0; m < st->n_contacts; m++) {
         int64_t a = st->contact_id[2 * m], b = st->contact_id[2 * m + 1], slot = st->contact_slot[m];
         int is_wall = st->contact_wall[m] != 0;

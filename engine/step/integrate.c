@@ -58,9 +58,6 @@ correct_block(particle_store *p, double h, size_t lo, size_t hi, const int torqu
                      p->inv_inertia, h, lo, hi);
 }
 
-/* How many cross pairs ahead integrate_add_stored_forces prefetches their forces. */
-enum { CROSS_AHEAD = 16 };
-
 /* Adds to each particle what the force loop left on the pairs: the j side of its cross
  * pairs, then its wall contacts, in list order. Within a step (`correct`), the
  * particle's force is then final, and the same pass, block by block, corrects its
@@ -87,15 +84,8 @@ void integrate_add_stored_forces(sim *s, const int correct)
             if (cross_lo == cross_hi && wall_lo == wall_hi) continue;
             double f[3] = {p->fx[i], p->fy[i], p->fz[i]}, t[3] = {0.0, 0.0, 0.0};
             if (torques) { t[0] = p->tx[i]; t[1] = p->ty[i]; t[2] = p->tz[i]; }
-            for (size_t q = cross_lo; q < cross_hi; q++) {
-                /* the pairs' forces lie scattered over the list: ask for those a few
-                 * cross pairs ahead, so that their misses overlap */
-                if (q + CROSS_AHEAD < c->n_cross) {
-                    uint32_t ahead = c->cross_pair[q + CROSS_AHEAD];
-                    for (int a = 0; a < 3; a++) __builtin_prefetch(&c->force[a][ahead]);
-                }
-                uint32_t k = c->cross_pair[q];
-                for (int a = 0; a < 3; a++) f[a] -= c->force[a][k];
+            for (size_t q = cross_lo; q < cross_hi; q++) { /* in order: no scattered reads */
+                for (int a = 0; a < 3; a++) f[a] -= c->cross_force[a][q];
                 for (int a = 0; a < 3 && torques; a++) t[a] += c->cross_torque[a][q];
             }
             for (size_t k = wall_lo; k < wall_hi; k++) {

@@ -77,8 +77,11 @@ static inline __attribute__((always_inline)) void work_close(const result_contex
 }
 
 /* Adds a chunk's particle pairs' forces and torques, in list order, to the particles:
- * each pair's force on i is kept on the pair (c->force) and added to i and, within the
- * block, minus it to j; a cross pair's torque on j stays on the pair (c->cross_torque).
+ * each pair's force on i is added to i and, within the block, minus it to j; a cross
+ * pair's force and its torque on j stay on its cross slot (c->cross_force,
+ * c->cross_torque) for integrate_add_stored_forces. Where the list records its forces
+ * (contact_list.records_forces) each pair's force on i is also kept on the pair
+ * (c->force), for its readers; otherwise pair_f is NULL and nothing is kept.
  * A particle's pairs are consecutive in the list: its side is summed in registers
  * (f_i, t_i) and added once. Its partners have higher indices (particle_candidates), so
  * none of them is the particle whose sums are held.
@@ -90,7 +93,8 @@ static inline __attribute__((always_inline)) void work_close(const result_contex
  * loop (the default order must not pay for by_id). */
 typedef struct delivery {
     double *f[3], *t[3];        /* the particles' sums */
-    double *pair_f[3];          /* c->force */
+    double *pair_f[3];          /* c->force (NULL: not recorded) */
+    double *cross_f[3];         /* c->cross_force */
     double *cross_t[3];         /* c->cross_torque */
     uint32_t held;              /* the particle whose side is in f_i, t_i */
     double f_i[3], t_i[3];
@@ -104,6 +108,7 @@ delivery_open(delivery *dl, const force_sums *sums, contact_list *c, uint32_t fi
         dl->f[a] = sums->f[a];
         dl->t[a] = sums->t[a];
         dl->pair_f[a] = c->force[a];
+        dl->cross_f[a] = c->cross_force[a];
         dl->cross_t[a] = c->cross_torque[a];
         dl->f_i[a] = dl->t_i[a] = 0.0;
     }
@@ -149,10 +154,13 @@ delivery_pair(delivery *dl, uint32_t k, uint32_t i, uint32_t o, uint32_t q, cons
         }
         dl->held = i;
     }
-    for (int a = 0; a < 3; a++) dl->pair_f[a][k] = f[a];
+    if (dl->pair_f[0])
+        for (int a = 0; a < 3; a++) dl->pair_f[a][k] = f[a];
     for (int a = 0; a < 3; a++) dl->f_i[a] += f[a];
     if (q == CONTACT_SAME_BLOCK)
         for (int a = 0; a < 3; a++) dl->f[a][o] -= f[a];
+    else
+        for (int a = 0; a < 3; a++) dl->cross_f[a][q] = f[a];
     if (!torques) return;
     for (int a = 0; a < 3; a++) dl->t_i[a] += ti[a];
     if (q == CONTACT_SAME_BLOCK)

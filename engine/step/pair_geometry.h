@@ -184,16 +184,19 @@ static void first_touch_span(const sim *s, chunk_scratch *cs, size_t m)
 }
 
 /* A pair apart holds zero force and torque (what the sums read): set when the list was
- * built, and here the step a touching pair k separates, so pairs that stay apart (most
- * candidates) need no stores. */
+ * built (a cross pair's when it was indexed, contact_list_index_cross), and here the
+ * step a touching pair k separates, so pairs that stay apart (most candidates) need no
+ * stores. Its recorded force too, where the list records them. */
 static void pair_separates(contact_list *c, size_t k)
 {
     contact_clear_history(c, k);
-    c->force[0][k] = c->force[1][k] = c->force[2][k] = 0.0;
+    if (c->force[0]) c->force[0][k] = c->force[1][k] = c->force[2][k] = 0.0;
     for (int a = 0; a < 3 && c->torque[0]; a++) c->torque[a][k] = 0.0;
-    if (!c->is_wall && c->cross_slot[k] != CONTACT_SAME_BLOCK)
-        for (int a = 0; a < 3 && c->cross_torque[0]; a++)
-            c->cross_torque[a][c->cross_slot[k]] = 0.0;
+    if (!c->is_wall && c->cross_slot[k] != CONTACT_SAME_BLOCK) {
+        uint32_t q = c->cross_slot[k];
+        for (int a = 0; a < 3; a++) c->cross_force[a][q] = 0.0;
+        for (int a = 0; a < 3 && c->cross_torque[0]; a++) c->cross_torque[a][q] = 0.0;
+    }
 }
 
 /* A touching pair of law `law` at overlap d <= 0, which the geometry finds apart: still

@@ -56,6 +56,7 @@ static int compute_forces(sim *s, const int in_step, double *clock)
     lap(s, SIM_PASS_BOOKS, clock);
     force_loop_run(s, &s->pairs, 0);
     force_loop_run(s, &s->wall_pairs, 1);
+    s->pair_forces_recorded = s->pairs.force[0] != NULL;
     lap(s, SIM_PASS_PAIRS, clock);
     integrate_add_stored_forces(s, in_step);
     lap(s, SIM_PASS_INTEGRATION, clock);
@@ -120,6 +121,14 @@ void sim_step(sim *s)
     }
     s->step++;
     s->time = s->step * s->dt;
+}
+
+int sim_record_pair_forces(sim *s, int on)
+{
+    int was = s->pairs.force[0] != NULL;
+    int rc = contact_list_record_forces(&s->pairs, on);
+    if ((s->pairs.force[0] != NULL) != was) s->pair_forces_recorded = 0; /* until the next forces */
+    return rc;
 }
 
 /* ---- creation ----------------------------------------------------------------------- */

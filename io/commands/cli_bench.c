@@ -420,7 +420,9 @@ int cli_bench(int argc, char **argv)
     if (n_ranks > 1) reproducible = 1; /* a split run sums by id (sim_split) */
     st.cfg.reproducible = reproducible;
     st.cfg.passes = loop_passes;
-    if (sim_create(&s, &st.cfg, err, sizeof err) != 0) {
+    /* nothing reads the pairs' forces: none recorded (sim_record_pair_forces) */
+    if (sim_place(&s, &st.cfg, err, sizeof err) != 0 || sim_record_pair_forces(&s, 0) != 0 ||
+        sim_start(&s, err, sizeof err) != 0) {
         fprintf(stderr, "dempact bench: %s\n", err);
         sim_free(&s);
         bed_free(&b);

@@ -17,6 +17,10 @@ int cli_no_memory(const sim *s)
         fprintf(stderr, "dempact: out of memory in the neighbour rebuild (%zu particles, "
                 "%zu candidate pairs before it)\n", s->p.n_local, s->pairs.n);
         break;
+    case SIM_MEMORY_FORCES:
+        fprintf(stderr, "dempact: out of memory recording the contact forces (%zu candidate "
+                "pairs)\n", s->pairs.n);
+        break;
     case SIM_MEMORY_WALL_LOADS:
         fprintf(stderr, "dempact: out of memory summing the wall loads\n");
         break;

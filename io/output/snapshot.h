@@ -97,6 +97,9 @@ typedef struct contact_table {
     double *overlap, *normal_force;                                  /* m */
     double *endpoints; /* 6 m: the two ends of the segment ParaView draws */
     double *history[SIM_MAX_HISTORY_FIELDS]; /* per sim_pair_history field: count m */
+    /* the particle pairs' forces were not recorded (sim_record_pair_forces): their rows'
+     * forces are NaN (contacts@forces_recorded 0) */
+    int unrecorded;
 } contact_table;
 
 /* Fills t from the contact lists of st (empty when st has none): the pairs whose first

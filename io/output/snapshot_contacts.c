@@ -30,7 +30,8 @@ static size_t count_rows(const contact_list *c, size_t n_local)
     return n;
 }
 
-/* Row r of the table from pair k of list c. */
+/* Row r of the table from pair k of list c; a particle pair's force NaN where the pairs'
+ * forces were not recorded (t->unrecorded). */
 static void fill_row(contact_table *t, size_t r, const snapshot_state *st, const contact_list *c,
                      size_t k, int is_wall)
 {
@@ -70,7 +71,9 @@ static void fill_row(contact_table *t, size_t r, const snapshot_state *st, const
     }
     t->slot[r] = (int64_t)(k - c->first_of_i[i]);
     t->ended[r] = contact_ended_code(c->touching[k]);
-    double f[3] = {c->force[0][k], c->force[1][k], c->force[2][k]}; /* on i */
+    double f[3] = {NAN, NAN, NAN}; /* on i */
+    if (is_wall || !t->unrecorded)
+        for (int a = 0; a < 3; a++) f[a] = c->force[a][k];
     double fn = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
     for (int a = 0; a < 3; a++) {
         t->point[3 * r + a] = xi[a] + contact_dist * n[a];
@@ -145,6 +148,10 @@ int contact_table_build(contact_table *t, const snapshot_state *st)
     size_t n_local = st->p->n_local;
     size_t np = count_rows(st->pairs, n_local), nw = st->walls ? count_rows(st->wall_pairs, n_local) : 0;
     if (contact_table_alloc(t, np + nw) != 0) return -1;
+    /* a simulation's pairs hold the last step's forces where it recorded them; a list
+     * without an engine, where it holds them */
+    t->unrecorded = st->pairs && (!st->pairs->force[0] ||
+                                  (st->engine && !sim_pair_forces_recorded(st->engine)));
     size_t r = 0;
     const contact_list *lists[2] = {st->pairs, st->walls ? st->wall_pairs : NULL};
     for (int L = 0; L < 2; L++) {

@@ -285,7 +285,10 @@ static int write_contacts(hid_t g, const contact_table *t, const size_t *order, 
 #define COL(name, type, part, cols, data) \
     if (part_column(c, "contacts", name, type, part, cols, \
                     in_order(data, (cols ? cols : 1) * sizeof *(data), m, order, out)) < 0) goto done
-    if (sh5_attr(c, "n_contacts", SH5_I64, 0, &m64) < 0) goto done;
+    uint8_t recorded = !t->unrecorded;
+    if (sh5_attr(c, "n_contacts", SH5_I64, 0, &m64) < 0 ||
+        sh5_attr(c, "forces_recorded", SH5_U8, 0, &recorded) < 0)
+        goto done;
     COL("id", SH5_I64, rows, 2, t->id);
     COL("wall", SH5_U8, rows, 0, t->wall);
     COL("slot", SH5_I64, rows, 0, t->slot);

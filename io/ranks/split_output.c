@@ -317,6 +317,7 @@ int split_output_write(snapshot_file *out, const sim *s, char *err, size_t err_l
         st.p = &b.p;
         st.pairs = st.wall_pairs = NULL;
         st.position_at_rebuild = b.x_at_rebuild;
+        b.contacts.unrecorded = own.unrecorded; /* (every rank records alike) */
         st.contacts = &b.contacts;
         st.n_contacts = b.n_contacts;
         st.in_id_order = 1;

@@ -87,7 +87,10 @@ static int run_until(dempact_run *r, int64_t end, dempact_output *o, char *err, 
     ss->total_steps = end;
     if (o) output_grids(&ss->cfg, s->dt, end, &ss->snapshots, &ss->samples);
     run_driver how = {.poll = r->poll, .poll_ctx = r->poll_ctx, .log = o ? stderr : NULL,
-                      .who = "dempact", .written = o ? snapshot_count(o->file) : 0};
+                      .who = "dempact", .written = o ? snapshot_count(o->file) : 0,
+                      /* contacts() and write_snapshot() read the pairs' forces after
+                         any step: each step records them (24 bytes per candidate pair) */
+                      .record_always = 1};
     dem_error e;
     run_outcome outcome = session_run(ss, &how, &e);
     ss->out = NULL;

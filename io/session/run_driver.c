@@ -144,6 +144,18 @@ int run_driver_begin(run_driver *d, char *err, size_t err_len)
     return write_snapshot(d, err, err_len);
 }
 
+/* Whether step s->step + 1 records the particle pairs' forces (run_driver
+ * .record_always); `stopping`: a stop takes effect after it. The same on every rank. */
+static int records_next(const run_driver *d, int stopping)
+{
+    const sim *s = d->s;
+    if (d->record_always || stopping ||
+        s->cfg.watchdog.on_error == WATCHDOG_ACTION_DROP_PARTICLE)
+        return 1;
+    int64_t next = s->step + 1;
+    return !steps_only(d) && (output_grid_due(&d->snapshots, next) || next == d->total_steps);
+}
+
 run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
 {
     sim *s = d->s;
@@ -152,7 +164,14 @@ run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
     /* a stop asked before the first step (one process: the ranks agree after a step) */
     step_end end = {.stop = !d->ranks && stop_asked(d)};
     if (end.stop) d->stopped_by = stop_value(d);
+    /* A stop agreed after a step that did not record the pairs' forces takes effect
+     * one step later, a recorded one, so that its snapshot holds the contact forces. */
+    int stopping = 0;
     while (s->step < d->total_steps && !end.stop) {
+        if (sim_record_pair_forces(s, records_next(d, stopping)) != 0 && !s->fault) {
+            s->fault = SIM_FAULT_NO_MEMORY; /* (the step then does nothing) */
+            s->fault_memory = SIM_MEMORY_FORCES;
+        }
         sim_step(s);
         watchdog_report wr;
         /* memory may run out in the step, or as the watchdog drops a particle */
@@ -173,6 +192,9 @@ run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
             return RUN_WATCHDOG;
         }
         int last = s->step == d->total_steps;
+        if (stopping) end.stop = 1;
+        else if (end.stop && !last && !steps_only(d) && !sim_pair_forces_recorded(s))
+            end.stop = 0, stopping = 1;
         if (!steps_only(d) && (output_grid_due(&d->samples, s->step) || last) &&
             failed(d, run_driver_add_sample(d->out, s, d->wall_load, err, err_len)))
             return RUN_WRITE_FAILED;

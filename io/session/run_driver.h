@@ -25,7 +25,9 @@
 
 typedef enum run_outcome {
     RUN_FINISHED,     /* total_steps reached: the last sample and snapshot are written */
-    RUN_STOPPED,      /* *stop became nonzero: a snapshot of the step reached is written */
+    RUN_STOPPED,      /* *stop became nonzero: a snapshot of the step reached is written
+                         (the next step, when the one it came after did not record the
+                         pairs' forces: run_driver.record_always) */
     RUN_WATCHDOG,     /* the watchdog stopped the run (err: its message); a last snapshot
                          is written */
     RUN_NO_MEMORY,    /* the step ran out of memory (s->fault, s->fault_memory) */
@@ -74,6 +76,12 @@ typedef struct run_driver {
     int stopped_by;                     /* RUN_STOPPED: the value of *stop that stopped it
                                            (split: the largest over the ranks that had one) */
     int warned_dashpots;                /* the dashpot warning was given (in and out) */
+    /* every step records the particle pairs' forces (sim_record_pair_forces): a caller
+     * that may read them after any step (the Python package). Otherwise a step records
+     * them when a snapshot follows it (on the snapshot grid, the last step, the step a
+     * stop takes effect at) or the watchdog drops particles (on_error: drop_particle,
+     * whose release of the partners reads them) */
+    int record_always;
     int failure;                        /* RUN_WRITE_FAILED: its status (status.h; split:
                                            the largest over the ranks) */
 } run_driver;

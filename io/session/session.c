@@ -243,7 +243,7 @@ run_outcome session_run(session *ss, const run_driver *how, dem_error *e)
                       .wall_load = ss->wall_load, .stop = how->stop, .log = how->log, .who = how->who,
                       .ranks = ss->ranks ? ss->ranks->driver : NULL, .progress = how->progress,
                       .progress_ctx = how->progress_ctx, .poll = how->poll, .poll_ctx = how->poll_ctx,
-                      .written = how->written};
+                      .written = how->written, .record_always = how->record_always};
     e->status = 0;
     e->msg[0] = '\0';
     run_outcome outcome = run_driver_loop(d, e->msg, sizeof e->msg);

@@ -254,7 +254,8 @@ static PyObject *Run_contacts(Run *self, PyObject *unused)
         if (!contact_holds_force(c->touching[k])) continue;
         id[2 * r] = p->id[c->i[k]];
         id[2 * r + 1] = p->id[c->owner_j[k]];
-        for (int a = 0; a < 3; a++) f[3 * r + a] = c->force[a][k];
+        /* a run of the package records every step's (run_driver.record_always) */
+        for (int a = 0; a < 3; a++) f[3 * r + a] = c->force[0] ? c->force[a][k] : NAN;
         r++;
     }
     return Py_BuildValue("(NN)", ids, force);
