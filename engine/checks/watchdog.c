@@ -95,9 +95,13 @@ static void flag_block(const particle_store *p, size_t start, size_t end, const 
         const double *restrict wx = p->wx, *restrict wy = p->wy, *restrict wz = p->wz;
         const double *restrict fx = p->fx, *restrict fy = p->fy, *restrict fz = p->fz;
         const double *restrict tx = p->tx, *restrict ty = p->ty, *restrict tz = p->tz;
-        for (size_t i = start; i < end; i++)
-            bad |= NOT_FINITE(wx[i] + wy[i] + wz[i] + fx[i] + fy[i] + fz[i] + tx[i] + ty[i] +
-                              tz[i]);
+        if (tx)
+            for (size_t i = start; i < end; i++)
+                bad |= NOT_FINITE(wx[i] + wy[i] + wz[i] + fx[i] + fy[i] + fz[i] + tx[i] +
+                                  ty[i] + tz[i]);
+        else /* no torque (particles.h) */
+            for (size_t i = start; i < end; i++)
+                bad |= NOT_FINITE(wx[i] + wy[i] + wz[i] + fx[i] + fy[i] + fz[i]);
     }
     flags[0] = bad & SIGN;
     flags[1] = out & SIGN;
@@ -204,7 +208,8 @@ static void find_not_finite(const sim *s, watchdog_report *r)
                         : !watchdog_all_finite(p->vx[i], p->vy[i], p->vz[i]) ? "velocity"
                         : !watchdog_all_finite(p->wx[i], p->wy[i], p->wz[i]) ? "angular velocity"
                         : !watchdog_all_finite(p->fx[i], p->fy[i], p->fz[i]) ? "force"
-                        : !watchdog_all_finite(p->tx[i], p->ty[i], p->tz[i]) ? "torque"
+                        : p->tx && !watchdog_all_finite(p->tx[i], p->ty[i], p->tz[i])
+                            ? "torque"
                                                                     : NULL;
         if (!q || !watchdog_sooner(s, i, best)) continue;
         best = (long)i;

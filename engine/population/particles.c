@@ -6,18 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every per-particle array but the ghosts' own and the spins' history, with its element
+/* Every per-particle array but the ghosts' own and the spins' (below), with its element
  * type, for X(field, type). */
 #define PARTICLE_FIELDS(X)                                                                 \
     X(id, int64_t) X(type, int32_t) X(radius, double) X(mass, double) X(inv_mass, double) \
     X(inv_inertia, double) X(x, double) X(y, double) X(z, double) X(vx, double)           \
     X(vy, double) X(vz, double) X(wx, double) X(wy, double) X(wz, double) X(fx, double)   \
-    X(fy, double) X(fz, double) X(tx, double) X(ty, double) X(tz, double) X(fx0, double)  \
-    X(fy0, double) X(fz0, double) X(vhx, double) X(vhy, double) X(vhz, double)
+    X(fy, double) X(fz, double) X(fx0, double) X(fy0, double) X(fz0, double) X(vhx, double) \
+    X(vhy, double) X(vhz, double)
 
-/* The spins' history (particles_keep_spin_history): all six or none. */
+/* The torques and the spins' history (particles_keep_spin_history): all nine or none.
+ * They exist exactly when something can exert a torque on a particle: a contact law with
+ * friction or rolling resistance between some pair of materials, particle or wall
+ * (pair_table_configure_lists, where !sim_spin_free), or an external torque
+ * (sim_set_external_loads). Otherwise every torque would be 0 all run (integrate.h) and
+ * its readers take 0 for a missing array. The spins themselves (wx, wy, wz) are always
+ * held: a particle may spin without a torque. */
 #define SPIN_FIELDS(X)                                                                     \
-    X(tx0, double) X(ty0, double) X(tz0, double) X(whx, double) X(why, double) X(whz, double)
+    X(tx, double) X(ty, double) X(tz, double) X(tx0, double) X(ty0, double)               \
+    X(tz0, double) X(whx, double) X(why, double) X(whz, double)
 
 /* PARTICLE_ARRAYS (particles.h) counts them */
 #define COUNT(field, type) +1
@@ -78,21 +85,22 @@ int particles_keep_spin_history(particle_store *p)
 {
     if (p->tx0) return 0;
     size_t capacity = p->capacity ? p->capacity : 1;
-    double *a[6];
-    for (int k = 0; k < 6; k++) {
+    double *a[9];
+    for (int k = 0; k < 9; k++) {
         a[k] = field_realloc(NULL, capacity * sizeof(double));
         if (a[k]) continue;
         while (k-- > 0) field_free(a[k]);
         return -1;
     }
-    /* no previous torque; the mid-step spin of a particle not yet stepped is its spin
-     * (as integrate_start_sums has it) */
+    /* no torque so far, none the step before; the mid-step spin of a particle not yet
+     * stepped is its spin (as integrate_start_sums has it) */
     for (size_t i = 0; i < p->n_total; i++) {
-        a[0][i] = a[1][i] = a[2][i] = 0.0;
-        a[3][i] = p->wx[i]; a[4][i] = p->wy[i]; a[5][i] = p->wz[i];
+        a[0][i] = a[1][i] = a[2][i] = a[3][i] = a[4][i] = a[5][i] = 0.0;
+        a[6][i] = p->wx[i]; a[7][i] = p->wy[i]; a[8][i] = p->wz[i];
     }
-    p->tx0 = a[0]; p->ty0 = a[1]; p->tz0 = a[2];
-    p->whx = a[3]; p->why = a[4]; p->whz = a[5];
+    p->tx = a[0]; p->ty = a[1]; p->tz = a[2];
+    p->tx0 = a[3]; p->ty0 = a[4]; p->tz0 = a[5];
+    p->whx = a[6]; p->why = a[7]; p->whz = a[8];
     return 0;
 }
 
@@ -133,11 +141,11 @@ long particles_add(particle_store *p, int32_t type, double radius, double densit
     p->vx[i] = vel ? vel[0] : 0.0; p->vy[i] = vel ? vel[1] : 0.0; p->vz[i] = vel ? vel[2] : 0.0;
     p->wx[i] = p->wy[i] = p->wz[i] = 0.0;
     p->fx[i] = p->fy[i] = p->fz[i] = 0.0;
-    p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
     /* no previous step: the first mid-step velocities are the initial ones */
     p->fx0[i] = p->fy0[i] = p->fz0[i] = 0.0;
     p->vhx[i] = p->vx[i]; p->vhy[i] = p->vy[i]; p->vhz[i] = p->vz[i];
     if (p->tx0) {
+        p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
         p->tx0[i] = p->ty0[i] = p->tz0[i] = 0.0;
         p->whx[i] = p->why[i] = p->whz[i] = 0.0;
     }

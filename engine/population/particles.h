@@ -22,17 +22,19 @@ typedef struct particle_store {
     double *vx, *vy, *vz; /* velocity [m/s] */
     double *wx, *wy, *wz; /* angular velocity [rad/s] */
     double *fx, *fy, *fz; /* force [N] (local particles only) */
-    double *tx, *ty, *tz; /* torque [N m] (local particles only) */
+    double *tx, *ty, *tz; /* torque [N m] (local particles only; NULL with the spins'
+                             history, below) */
     double *fx0, *fy0, *fz0, *tx0, *ty0, *tz0; /* the previous step's force and torque,
                                                   kept while velocities are predicted */
     /* the mid-step velocity and angular velocity v(n+1/2), w(n+1/2) that drifted the
      * positions (local particles and remote ghosts; a periodic ghost reads its owner's):
      * the springs' increments */
     double *vhx, *vhy, *vhz, *whx, *why, *whz;
-    /* tx0, ty0, tz0, whx, why, whz (the spins' history) are NULL until
-     * particles_keep_spin_history: a run whose contacts exert no torque and that has no
-     * external torque never turns a spin (engine/step/integrate.h, sim_spin_free) and
-     * spares their 48 bytes per particle */
+    /* tx0, ty0, tz0, whx, why, whz (the spins' history) and the torques tx, ty, tz are
+     * NULL until particles_keep_spin_history: a run whose contacts exert no torque and
+     * that has no external torque never turns a spin (engine/step/integrate.h,
+     * sim_spin_free), and every torque would stay 0: it spares their 72 bytes per
+     * particle, and whatever reads a torque reads 0 where tx is NULL */
     /* the external loads set from outside the engine (engine/step/external_loads.h), by
      * component: force x, y, z [N], then torque x, y, z [N m], per local particle; NULL
      * where none is set (the torques may be NULL alone). Moved with their particles by
@@ -47,8 +49,9 @@ typedef struct particle_store {
 } particle_store;
 
 int particles_init(particle_store *p, size_t capacity);
-/* Holds the spins' history from now on (the previous torque 0, the mid-step spin the
- * spin), for every particle and every one added later. Returns 0 or -1. */
+/* Holds the torques and the spins' history from now on (the torque and the previous
+ * torque 0, the mid-step spin the spin), for every particle and every one added later.
+ * Returns 0 or -1. */
 int particles_keep_spin_history(particle_store *p);
 /* Room for n_ghosts ghosts' owners and shifts. Returns 0 or -1. */
 int particles_reserve_ghosts(particle_store *p, size_t n_ghosts);
@@ -77,7 +80,7 @@ size_t particles_remove(particle_store *p, const uint8_t *remove, int64_t *new_i
 /* Every per-particle array p holds but the ghosts' own (ghost_owner, ghost_shift), for
  * code that moves whole particles: writes their addresses to array[] and their
  * elements' sizes to size[] (room for PARTICLE_ARRAYS of each) and returns how many
- * (PARTICLE_ARRAYS with the spins' history, 6 fewer without). */
+ * (PARTICLE_ARRAYS with the torques and the spins' history, 9 fewer without). */
 enum { PARTICLE_ARRAYS = 33 };
 size_t particles_arrays(particle_store *p, void **array, size_t *size);
 

@@ -124,10 +124,14 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
         q.wx[r] = st->angular_velocity[3 * r]; q.wy[r] = st->angular_velocity[3 * r + 1];
         q.wz[r] = st->angular_velocity[3 * r + 2];
         q.fx[r] = st->force[3 * r]; q.fy[r] = st->force[3 * r + 1]; q.fz[r] = st->force[3 * r + 2];
-        q.tx[r] = st->torque[3 * r]; q.ty[r] = st->torque[3 * r + 1]; q.tz[r] = st->torque[3 * r + 2];
-        if (sim_spin_free(s)) /* a snapshot of a run with friction, restarted without:
-                                       no torque acts from here on (the steps leave it) */
-            q.tx[r] = q.ty[r] = q.tz[r] = 0.0;
+        if (q.tx) { /* (without, no torque acts: particles.h) */
+            q.tx[r] = st->torque[3 * r]; q.ty[r] = st->torque[3 * r + 1];
+            q.tz[r] = st->torque[3 * r + 2];
+            if (sim_spin_free(s)) /* a snapshot of a run with friction, restarted without
+                                     but with an external torque: no contact's torque acts
+                                     from here on (the steps leave it) */
+                q.tx[r] = q.ty[r] = q.tz[r] = 0.0;
+        }
         q.fx0[r] = q.fy0[r] = q.fz0[r] = 0.0;
         if (q.tx0) q.tx0[r] = q.ty0[r] = q.tz0[r] = 0.0;
     }

@@ -15,12 +15,12 @@ void integrate_start_sums(sim *s)
     #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
         p->fx[i] = p->mass[i] * g[0]; p->fy[i] = p->mass[i] * g[1]; p->fz[i] = p->mass[i] * g[2];
-        p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
         p->vhx[i] = p->vx[i]; p->vhy[i] = p->vy[i]; p->vhz[i] = p->vz[i];
     }
-    if (!p->whx) return; /* no spin turns (particles.h) */
+    if (!p->whx) return; /* no torque, no spin turns (particles.h) */
     #pragma omp parallel for schedule(static) if (p->n_local > s->parallel_min)
     for (size_t i = 0; i < p->n_local; i++) {
+        p->tx[i] = p->ty[i] = p->tz[i] = 0.0;
         p->whx[i] = p->wx[i]; p->why[i] = p->wy[i]; p->whz[i] = p->wz[i];
     }
 }

@@ -180,8 +180,8 @@ static int check_state(const snapshot_state *st)
     if (n > p->n_total) return -1;
     if (n > 0 && (!p->id || !p->type || !p->radius || !p->mass || !p->x || !p->y || !p->z ||
                   !p->vx || !p->vy || !p->vz || !p->wx || !p->wy || !p->wz || !p->fx ||
-                  !p->fy || !p->fz || !p->tx || !p->ty || !p->tz))
-        return -1;
+                  !p->fy || !p->fz || !p->tx != !p->ty || !p->tx != !p->tz))
+        return -1; /* (no torques at all: written as zeros, particles.h) */
     if (st->wall_pairs && !st->walls) return -1;
     return 0;
 }

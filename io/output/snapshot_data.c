@@ -107,6 +107,10 @@ static size_t row_of(const size_t *order, size_t r) { return order ? order[r] : 
 static const double *gather3(double *buf, size_t n, const double *a, const double *b, const double *c,
                              const size_t *order)
 {
+    if (!a) { /* a column the store does not hold (the torques, particles.h): zeros */
+        for (size_t r = 0; r < 3 * n; r++) buf[r] = 0.0;
+        return buf;
+    }
     for (size_t r = 0; r < n; r++) {
         size_t i = row_of(order, r);
         buf[3 * r + 0] = a[i];

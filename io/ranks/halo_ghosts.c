@@ -132,7 +132,7 @@ static void unpack_motion(particle_store *p, size_t g, const double *rec)
     if (p->whx) { p->whx[g] = rec[12]; p->why[g] = rec[13]; p->whz[g] = rec[14]; }
     /* the force loop sums the pairs it lists under g here, and they go nowhere */
     p->fx[g] = p->fy[g] = p->fz[g] = 0.0;
-    p->tx[g] = p->ty[g] = p->tz[g] = 0.0;
+    if (p->tx) p->tx[g] = p->ty[g] = p->tz[g] = 0.0;
 }
 
 /* The outgoing entries grouped by rank into send_index and send_buf (whole entries). */

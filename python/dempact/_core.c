@@ -146,7 +146,8 @@ static PyObject *Run_field(Run *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "no particle field '%s'", name);
         return NULL;
     }
-    size_t n = p->n_local, width = vec[0] ? 3 : 1;
+    int is_vec = vec[0] || !strcmp(name, "torque");
+    size_t n = p->n_local, width = is_vec ? 3 : 1;
     size_t *order = id_order(p);
     if (!order) return NULL;
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * width * 8));
@@ -156,6 +157,8 @@ static PyObject *Run_field(Run *self, PyObject *args)
             size_t i = order[k];
             if (is_id) memcpy(buf + 8 * k, &p->id[i], 8);
             else if (scalar) memcpy(buf + 8 * k, &scalar[i], 8);
+            else if (!vec[0]) /* no torques held (particles.h): all zero */
+                memset(buf + 8 * 3 * k, 0, 24);
             else
                 for (int a = 0; a < 3; a++) memcpy(buf + 8 * (3 * k + a), &vec[a][i], 8);
         }

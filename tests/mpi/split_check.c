@@ -46,12 +46,15 @@ static void check(const char *when, const sim *ref, const sim *s)
             if (failures++ < 10) fprintf(stderr, "rank %d: %s: particle %lld is not in the one-process run\n", self_rank, when, (long long)p->id[i]);
             continue;
         }
+        /* a store without torques holds none: they are 0 (particles.h) */
         const double mine[] = {p->x[i], p->y[i], p->z[i], p->vx[i], p->vy[i], p->vz[i], p->wx[i],
-                               p->wy[i], p->wz[i], p->fx[i], p->fy[i], p->fz[i], p->tx[i],
-                               p->ty[i], p->tz[i]};
+                               p->wy[i], p->wz[i], p->fx[i], p->fy[i], p->fz[i],
+                               p->tx ? p->tx[i] : 0.0, p->ty ? p->ty[i] : 0.0,
+                               p->tz ? p->tz[i] : 0.0};
         const double theirs[] = {r->x[o], r->y[o], r->z[o], r->vx[o], r->vy[o], r->vz[o],
                                  r->wx[o], r->wy[o], r->wz[o], r->fx[o], r->fy[o], r->fz[o],
-                                 r->tx[o], r->ty[o], r->tz[o]};
+                                 r->tx ? r->tx[o] : 0.0, r->ty ? r->ty[o] : 0.0,
+                                 r->tz ? r->tz[o] : 0.0};
         for (size_t k = 0; k < sizeof mine / sizeof mine[0]; k++)
             if (!same_bits(mine[k], theirs[k])) {
                 if (differ++ < 5)

@@ -144,6 +144,26 @@ def test_constant_load_work_and_spin(tmp_path, friction):
     assert abs(res) <= 1e-9 * abs(work)
 
 
+def test_frictionless_run_reports_zero_torques(tmp_path):
+    """Where nothing can exert a torque (no friction, no external torque) the engine holds
+    no torques (engine/population/particles.h); every torque reported is then 0, in the
+    package and in the snapshot's torque dataset (N x 3, as with friction), while the
+    spheres collide with each other and the floor."""
+    rows = [(0.0, 0.0, -0.99, 0.0, 0.0, -0.5), (0.003, 0.0, -0.975, 0.0, 0.0, -1.0)]
+    sim = dempact.Simulation(write_case(tmp_path, "bump", rows))
+    sim.step(3000)
+    assert sim.torques.shape == (2, 3)
+    assert np.array_equal(sim.torques, np.zeros((2, 3)))
+    assert np.all(sim.velocities[:, 0] != 0.0)   # the oblique contact pushed them sideways
+    sim.write_snapshot(tmp_path / "out")
+    snapshots = sorted((tmp_path / "out" / "bump.d").glob("*.h5"))   # one file each
+    assert snapshots
+    for snapshot in snapshots:
+        with h5py.File(snapshot, "r") as f:
+            assert f["torque"].shape == (2, 3) and f["torque"].dtype == np.float64
+            assert not f["torque"][()].any()
+
+
 def test_load_like_gravity_leaves_gravity_residual(tmp_path):
     """A sphere bouncing on the floor (Hertz, elastic: the residual is the integrator's
     error through the contacts) under gravity, and the same without gravity pulled down
