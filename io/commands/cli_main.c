@@ -1,3 +1,4 @@
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +60,22 @@ static int dispatch(int argc, char **argv)
     return EXIT_BAD_INPUT;
 }
 
+/* Every block of 128 KiB or more is mapped on its own and given back to the system when
+ * freed. glibc otherwise raises that threshold to the size of each large block freed (up
+ * to 32 MB), so that the arrays a rebuild frees and allocates again (the neighbour grid,
+ * the list's scratch) land in the heap, which keeps what is freed: 22 bytes per particle
+ * more at the peak of a million-sphere bench (docs/performance.md, "Memory"). No step
+ * allocates such a block, only rebuilds do, so the mappings cost nothing per step. */
+static void release_large_blocks(void)
+{
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
+
 int main(int argc, char **argv)
 {
+    release_large_blocks();
 #ifndef DEMPACT_MPI
     /* under mpirun, the MPI build beside this program runs the command in its place */
     if (ranks_launched() && cli_relaunch_mpi(argv) != 0) return EXIT_BAD_INPUT;
