@@ -194,6 +194,22 @@ typedef struct sim_tuning {
 typedef enum partition_method { PARTITION_RCB = 0, PARTITION_RIB, PARTITION_HSFC } partition_method;
 #define PARALLEL_REBALANCE 1.2
 
+/* domain.lees_edwards: simple shear without walls (Lees & Edwards 1972). The flow is
+ * along x and the gradient along z, both periodic: the images of the particles beyond
+ * the top z face slide along +x at shear_rate times the box height, those below the
+ * bottom face along -x, and a particle crossing a z face comes back shifted in x and
+ * in velocity to match (engine/neighbours/ghosts.c). */
+typedef struct lees_edwards_spec {
+    bool on;
+    double shear_rate;    /* 1/s: dv_x/dz of the imposed flow */
+    bool initial_profile; /* the particles placed at t = 0 get vx += shear_rate (z - z_centre) */
+    /* a pressure-controlled box (pressure > 0): its height follows the normal stress
+     * sigma_zz to `pressure` (engine/neighbours/lees_edwards.h, the barostat) */
+    double pressure;        /* Pa; 0: constant volume */
+    double pressure_time;   /* s: the barostat's relaxation time */
+    double max_strain_rate; /* 1/s: the largest |d height/dt| / height */
+} lees_edwards_spec;
+
 typedef struct sim_config {
     char name[NAME_LEN];
     material *materials;
@@ -211,6 +227,7 @@ typedef struct sim_config {
 
     double domain_min[3], domain_max[3]; /* the box; periodic axes wrap at its faces */
     bool periodic[3];
+    lees_edwards_spec lees_edwards;
     double gravity[3];
 
     double dt;             /* 0: chosen from the Rayleigh and contact-time estimates */

@@ -19,8 +19,13 @@
  * The document as libcyaml loads it: every scalar as text, NULL when absent.
  * ---------------------------------------------------------------------------------- */
 
+typedef struct raw_lees_edwards {
+    char *shear_rate, *initial_profile, *pressure, *pressure_time, *max_strain_rate;
+} raw_lees_edwards;
+
 typedef struct raw_domain {
     char *min[3], *max[3], *periodic[3];
+    raw_lees_edwards *lees_edwards;
 } raw_domain;
 
 typedef struct raw_time {

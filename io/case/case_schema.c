@@ -40,10 +40,19 @@ const char *case_schema_entry_words(const cyaml_schema_value_t *entry)
                                      : "numbers";
 }
 
+static const cyaml_schema_field_t lees_edwards_fields[] = {
+    TEXT("shear_rate", REQUIRED, raw_lees_edwards, shear_rate),
+    TEXT("initial_profile", OPTIONAL, raw_lees_edwards, initial_profile),
+    TEXT("pressure", OPTIONAL, raw_lees_edwards, pressure),
+    TEXT("pressure_time", OPTIONAL, raw_lees_edwards, pressure_time),
+    TEXT("max_strain_rate", OPTIONAL, raw_lees_edwards, max_strain_rate),
+    CYAML_FIELD_END};
+
 static const cyaml_schema_field_t domain_fields[] = {
     NUMBERS("min", REQUIRED, raw_domain, min, 3),
     NUMBERS("max", REQUIRED, raw_domain, max, 3),
     SWITCHES("periodic", OPTIONAL, raw_domain, periodic, 3),
+    CYAML_FIELD_MAPPING_PTR("lees_edwards", OPTIONAL, raw_domain, lees_edwards, lees_edwards_fields),
     CYAML_FIELD_END};
 
 static const cyaml_schema_field_t time_fields[] = {

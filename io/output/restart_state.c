@@ -44,6 +44,8 @@ struct restart_state {
     int64_t next_id;
     double rebuild_wall_time;
     uint8_t list_stale;
+    int has_lees_edwards;   /* the case shears: engine@lees_edwards was read */
+    double lees_edwards[SIM_LEES_EDWARDS_STATE];
 };
 
 void restart_state_free(restart_state *rs)
@@ -142,6 +144,17 @@ int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp,
                        (long long)rs->next_id);
         goto done;
     }
+    if (s->cfg.lees_edwards.on) {
+        int bad = H5Aexists_by_name(g, "engine", "lees_edwards", H5P_DEFAULT) <= 0 ||
+                  h5_read_attr(g, "engine", "lees_edwards", H5T_NATIVE_DOUBLE, rs->lees_edwards) < 0;
+        for (int q = 0; q < SIM_LEES_EDWARDS_STATE && !bad; q++) bad = !isfinite(rs->lees_edwards[q]);
+        rs->has_lees_edwards = 1;
+        if (bad) {
+            restart_refuse(f, err, err_len, "snapshot %d: attribute engine@lees_edwards (the shear's "
+                           "offset and work) is missing, unreadable or not finite", k);
+            goto done;
+        }
+    }
     double rwt = rs->rebuild_wall_time;
     if (!isnan(rwt) && (!isfinite(rwt) || rwt < 0.0 || rwt > rp->time)) {
         restart_refuse(f, err, err_len, "snapshot %d: attribute engine@rebuild_wall_time is %.17g s; it is in "
@@ -199,7 +212,8 @@ static sim_restart_state state_of(const restart_state *rs, const snap_arrays *a,
                             .wall_work = rs->kept.wall_work, .wall_work_sum = rs->kept.wall_work_sum,
                             .inlets = rs->kept.inlets, .outlets = rs->kept.outlets,
                             .inlets_bytes = rs->kept.inlets_bytes, .outlets_bytes = rs->kept.outlets_bytes,
-                            .rebuild_wall_time = rs->rebuild_wall_time, .list_stale = rs->list_stale};
+                            .rebuild_wall_time = rs->rebuild_wall_time, .list_stale = rs->list_stale,
+                            .lees_edwards = rs->has_lees_edwards ? rs->lees_edwards : NULL};
     for (int h = 0; h < sim_n_pair_history; h++) st.history[h] = a->history[h];
     return st;
 }

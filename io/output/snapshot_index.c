@@ -35,8 +35,8 @@ const snapshot_ts_column snapshot_ts_columns[] = {
      "energy dissipated by plastic deformation since t = 0", 0},
     {"energy_residual", offsetof(sim_observables, energy_residual), 0, "J",
      "energy balance residual (time integration): kinetic + gravitational + elastic + "
-     "dissipated - the same at t = 0 - work of moving walls and of external loads; NaN with "
-     "inlets or outlets", 1},
+     "dissipated - the same at t = 0 - work of moving walls, of external loads and of the "
+     "shear; NaN with inlets or outlets", 1},
     {"n_contacts", offsetof(sim_observables, n_contacts), 1, "", "touching particle-particle pairs", 0},
     {"n_wall_contacts", offsetof(sim_observables, n_wall_contacts), 1, "", "touching particle-wall pairs", 0},
     {"max_overlap", offsetof(sim_observables, max_overlap), 0, "m", "largest overlap of any contact", 0},
@@ -44,6 +44,21 @@ const snapshot_ts_column snapshot_ts_columns[] = {
      "mass the inlets put in since t = 0", 0},
     {"discharged_mass", offsetof(sim_observables, discharged_mass), 0, "kg",
      "mass the outlets took out since t = 0", 0},
+    {"shear_work", offsetof(sim_observables, shear_work), 0, "J",
+     "work of the Lees-Edwards box on the particles since t = 0: the images' slip, the "
+     "crossings of the z faces and the barostat (0 without)", 1},
+    {"lees_edwards_offset", offsetof(sim_observables, lees_edwards_offset), 0, "m",
+     "x shift of the Lees-Edwards images above the top z face (0 without)", 1},
+    {"box_height", offsetof(sim_observables, box_height), 0, "m",
+     "the Lees-Edwards box's height along z, which a barostat changes (0 without)", 1},
+    {"shear_stress", offsetof(sim_observables, shear_stress), 0, "Pa",
+     "Lees-Edwards box: -sigma_xz, contacts' virial plus momentum flux about the imposed "
+     "flow, over the volume (0 without)", 1},
+    {"normal_stress", offsetof(sim_observables, normal_stress), 0, "Pa",
+     "Lees-Edwards box: sigma_zz, compression positive (0 without)", 1},
+    {"mean_stress", offsetof(sim_observables, mean_stress), 0, "Pa",
+     "Lees-Edwards box: (sigma_xx + sigma_yy + sigma_zz) / 3, compression positive (0 "
+     "without)", 1},
 };
 const size_t snapshot_n_ts_columns = sizeof snapshot_ts_columns / sizeof snapshot_ts_columns[0];
 
