@@ -304,11 +304,6 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
         snprintf(err, err_len, "parallel.reproducible: a run over several ranks sums by id");
         return -1;
     }
-    if (s->cfg.lees_edwards.on) {
-        snprintf(err, err_len, "domain.lees_edwards: a sheared box runs on one process (with "
-                 "threads); run it without mpirun");
-        return -1;
-    }
     /* The split makes the last rebuild again, over the ranks: the particles where that
      * rebuild had them (the list it made, and no periodic wrap beyond its own), the
      * walls where they were then. The touching pairs go through it by the ids of their

@@ -146,7 +146,8 @@ int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp,
     }
     if (s->cfg.lees_edwards.on) {
         int bad = H5Aexists_by_name(g, "engine", "lees_edwards", H5P_DEFAULT) <= 0 ||
-                  h5_read_attr(g, "engine", "lees_edwards", H5T_NATIVE_DOUBLE, rs->lees_edwards) < 0;
+                  h5_read_attr_n(g, "engine", "lees_edwards", H5T_NATIVE_DOUBLE,
+                                 SIM_LEES_EDWARDS_STATE, rs->lees_edwards) < 0;
         for (int q = 0; q < SIM_LEES_EDWARDS_STATE && !bad; q++) bad = !isfinite(rs->lees_edwards[q]);
         rs->has_lees_edwards = 1;
         if (bad) {
