@@ -50,7 +50,7 @@ int dempact_open(dempact_run *r, const char *case_path, char *err, size_t err_le
     const sim *s = &r->ss.s;
     size_t nw = s->walls.n ? s->walls.n : 1;
     r->shift_free_speed = calloc(nw, sizeof *r->shift_free_speed);
-    r->ss.wall_load = calloc(6 * nw, sizeof *r->ss.wall_load);
+    r->ss.wall_load = calloc(9 * nw, sizeof *r->ss.wall_load);
     if (!r->shift_free_speed || !r->ss.wall_load) {
         snprintf(err, err_len, "%s: out of memory", case_path);
         dempact_close(r);
