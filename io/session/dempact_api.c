@@ -194,6 +194,11 @@ int dempact_set_wall_velocity(dempact_run *r, size_t w, const double v[3], char 
         snprintf(err, err_len, "wall index %zu: the case has %zu walls", w, ws->n);
         return -1;
     }
+    if (ws->state[w].servo) {
+        snprintf(err, err_len, "walls[%zu] ('%s') is a servo wall: it moves itself to hold its "
+                 "target load, and takes no velocity", w, ws->walls[w].name);
+        return -1;
+    }
     if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]) || norm3(v) > CASE_MAX_SPEED) {
         snprintf(err, err_len, "walls[%zu] velocity: must be finite and at most %g m/s", w,
                  CASE_MAX_SPEED);
