@@ -467,7 +467,7 @@ def piston_position(wall, t):
 
 
 def servo_holds(wall, area):
-    """The stresses a servo wall's schedule holds (docs/case-file.md#servo-walls): each
+    """The stresses a servo wall's schedule holds (docs/case-file.md#servo-walls-wallsservo): each
     stretch between two entries of the same target, and the last entry's target to the end
     (time None). [(end time or None, target stress Pa)]; a force is taken over `area` (the
     servo's own area when it gives one)."""

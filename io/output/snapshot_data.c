@@ -340,19 +340,7 @@ static int write_engine(hid_t g, const sim *s)
         COL("wall_work", SH5_F64, s->walls.n, s->walls.work);
         COL("wall_work_sum", SH5_F64, s->walls.n, s->walls.work_sum);
     }
-    if (walls_n_servo(&s->walls) > 0) {
-        double *servo = malloc(WALL_SERVO_STATE * s->walls.n * sizeof *servo);
-        if (!servo) {
-            snprintf(sh5_error, sizeof sh5_error, "out of memory");
-            snapshot_no_memory = 1;
-            goto done;
-        }
-        walls_servo_save(&s->walls, servo);
-        int bad = column(e, "engine", "wall_servo", SH5_F64, s->walls.n, WALL_SERVO_STATE,
-                         servo) < 0;
-        free(servo);
-        if (bad) goto done;
-    }
+    if (snapshot_write_servo(e, &s->walls) < 0) goto done;
 #undef COL
     const field_doc *in = snapshot_field_doc("engine", "inlets"),
                     *out = snapshot_field_doc("engine", "outlets");

@@ -254,7 +254,7 @@ class Piston(unittest.TestCase):
 
     def test_servo_holds(self):
         # the stretches between two entries of one target, then the last target to the end
-        # (docs/case-file.md#servo-walls); a force over the servo's area
+        # (docs/case-file.md#servo-walls-wallsservo); a force over the servo's area
         wall = {"servo": {"area": 0.5, "targets": [
             {"time": 0, "stress": 0}, {"time": 0.1, "stress": 0}, {"time": 0.1, "force": 5},
             {"time": 0.3, "stress": 10}, {"time": 0.4, "stress": 2}, {"time": 0.5, "force": 1},
