@@ -7,12 +7,15 @@ usage: servo_wall.py DEMPACT DATA_DIR
 1. servo_sphere.yaml: a plane holding 1 N on a sphere on the floor. At rest the plane
    carries the target and the floor the same; each contact's overlap is Hertz's,
    d = (3 F / (4 E* sqrt(R)))^(2/3), so the plane stands 1 mm + 2 d below its start.
-   While it comes down to the sphere it moves at its speed limit: 0.02 m/s x t.
+   The plane's work equals the elastic energy plus what the dashpots dissipated. While it
+   comes down to the sphere it moves at its speed limit: 0.02 m/s x t.
 2. The speed limit: between time-series samples a servo wall moves at most
    max_speed x the time between them (servo_sphere and small_servo, whose limit drops
    from 1 to 0.2 m/s at 0.03 s).
-3. small_servo.yaml stopped at 0.02 s and restarted to 0.04 s ends bit for bit as the
-   run that never stopped (every dataset of the last snapshot, and the time series).
+3. small_servo.yaml on 2 threads (every loop parallel) gives the bits of 1 thread, every
+   snapshot and the time series; stopped at 0.02 s and restarted to 0.04 s it ends bit
+   for bit as the run that never stopped (every dataset of the last snapshot, and the
+   time series).
 4. Hostile servo keys: exit 2, a message naming the key, nothing written.
 Exits 1 on the first failure.
 """
@@ -40,6 +43,25 @@ def run(case, out, *extra):
                    check=True)
 
 
+def datasets(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda n, o: out.__setitem__(n, o[()]) if isinstance(o, h5py.Dataset) else None)
+    return out
+
+
+def same_run(a, b):
+    """Every dataset of the two outputs' index files and snapshot files has the same bits."""
+    snaps = sorted(os.listdir(a[:-3] + ".d"))
+    files = [(a, b)] + [(os.path.join(a[:-3] + ".d", s), os.path.join(b[:-3] + ".d", s)) for s in snaps]
+    for x, y in files:
+        dx, dy = datasets(x), datasets(y)
+        if dx.keys() != dy.keys() or not all(
+                np.array_equal(dx[k], dy[k], equal_nan=dx[k].dtype.kind == "f") for k in dx):
+            return False
+    return len(snaps) >= 3
+
+
 def series(path):
     with h5py.File(path, "r") as f:
         return {k: f["timeseries"][k][()] for k in f["timeseries"]}
@@ -59,6 +81,15 @@ with tempfile.TemporaryDirectory() as work:
     print(f"Hertz overlap {d:.12g} m: plane travel {travel:.12g} m, closed form {gap + 2 * d:.12g} m")
     check(abs(press - target) < 1e-9 and abs(floor - target) < 1e-9, "load settles to the target")
     check(abs(travel - (gap + 2 * d)) < 1e-6 * d, "travel = gap + 2 Hertz overlaps (1e-6 of d)")
+    # the energy books: the plane's work = elastic energy + what the dashpots took
+    with h5py.File(os.path.join(work, "sphere", "servo_sphere.h5"), "r") as f:
+        last = f["snapshots"][sorted(f["snapshots"])[-1]]
+        work_done = float(last["engine/wall_work"][1])
+    stored = ts["elastic_energy"][-1] + ts["dissipated_damping"][-1]
+    print(f"plane's work {work_done:.9g} J, elastic + dissipated {stored:.9g} J, "
+          f"residual {ts['energy_residual'][-1]:.3g} J")
+    check(work_done > 0 and abs(ts["energy_residual"][-1]) < 1e-4 * work_done
+          and abs(work_done - stored) < 1e-4 * work_done, "the energy books close (1e-4)")
     t = ts["time"]
     k = int(np.searchsorted(t, 0.04))  # before it touches (at 0.05 s)
     free = -ts["wall_displacement"][k, 1, 2]
@@ -81,7 +112,15 @@ with tempfile.TemporaryDirectory() as work:
     ts_full = series(full_h5)
     limited(ts_full, 5, lambda a, b: 1.0 if a < 0.03 - 1e-12 else 0.2, "small_servo")
 
-    # 3. the restart
+    # 3. two threads (every loop parallel, small blocks) and the restart
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", DEMPACT_PARALLEL_MIN="0",
+               DEMPACT_BLOCK="32")
+    for n in (1, 2):  # the same tuning (block sizes set the order of the sums)
+        subprocess.run([dempact, "run", small, "--output", os.path.join(work, f"threads{n}"),
+                        "--quiet", "--threads", str(n)], check=True, env=env)
+    check(same_run(os.path.join(work, "threads1", "small_servo.h5"),
+                   os.path.join(work, "threads2", "small_servo.h5")),
+          "2 threads: every snapshot and the time series bit-identical to 1 thread")
     run(small, os.path.join(work, "half"), "--end-time", "0.02")
     run(small, os.path.join(work, "rest"), "--restart", os.path.join(work, "half", "small_servo.h5"))
     rest_h5 = os.path.join(work, "rest", "small_servo.h5")
