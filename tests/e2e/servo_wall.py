@@ -8,7 +8,8 @@ usage: servo_wall.py DEMPACT DATA_DIR
    carries the target and the floor the same; each contact's overlap is Hertz's,
    d = (3 F / (4 E* sqrt(R)))^(2/3), so the plane stands 1 mm + 2 d below its start.
    The plane's work equals the elastic energy plus what the dashpots dissipated. While it
-   comes down to the sphere it moves at its speed limit: 0.02 m/s x t.
+   comes down to the sphere it moves at its speed limit: 0.02 m/s x t. A rectangle given
+   a stress of 1 N over its own area (4 x its half sizes) does the same.
 2. The speed limit: between time-series samples a servo wall moves at most
    max_speed x the time between them (servo_sphere and small_servo, whose limit drops
    from 1 to 0.2 m/s at 0.03 s).
@@ -95,6 +96,25 @@ with tempfile.TemporaryDirectory() as work:
     free = -ts["wall_displacement"][k, 1, 2]
     check(abs(free - 0.02 * t[k]) < 1e-12, f"comes down at the limit: {free:.15g} m at {t[k]:g} s")
 
+    # a rectangle's stress acts on its own area (4 x half sizes): 1250 Pa on 8e-4 m^2 = 1 N
+    base = open(os.path.join(data, "servo_sphere.yaml")).read()
+    servo = "servo: {force: 1.0, gain: 0.02, max_speed: 0.02}"
+    plane = "    type: plane\n"
+    assert servo in base and plane in base
+    rect = base.replace(servo, "servo: {stress: 1250, gain: 0.02, max_speed: 0.02}").replace(
+        plane, "    type: rectangle\n    axis: [1, 0, 0]\n    half_size: [0.01, 0.02]\n")
+    with open(os.path.join(work, "servo_sphere.csv"), "w") as dst, \
+            open(os.path.join(data, "servo_sphere.csv")) as src:
+        dst.write(src.read())
+    with open(os.path.join(work, "rectangle.yaml"), "w") as f:
+        f.write(rect)
+    run(os.path.join(work, "rectangle.yaml"), os.path.join(work, "rect"))
+    rts = series(os.path.join(work, "rect", "servo_sphere.h5"))
+    print(f"rectangle: 1250 Pa x 8e-4 m^2, carries {rts['wall_force'][-1, 1, 2]:.12g} N")
+    check(abs(rts["wall_force"][-1, 1, 2] - 1.0) < 1e-9 and np.array_equal(
+        rts["wall_displacement"][-1], ts["wall_displacement"][-1]),
+        "a rectangle's stress over its own area: the plane's load and travel")
+
     # 2. the speed limit
     def limited(ts, wall, limit_at, what):
         t = ts["time"]
@@ -140,9 +160,6 @@ with tempfile.TemporaryDirectory() as work:
           "restart: time series bit-identical")
 
     # 4. hostile values
-    base = open(os.path.join(data, "servo_sphere.yaml")).read()
-    servo = "servo: {force: 1.0, gain: 0.02, max_speed: 0.02}"
-    assert servo in base
     hostile = [
         ("servo: {force: 1.0, gain: 0.02, max_speed: -0.05}", "walls[1].servo.max_speed"),
         ("servo: {force: 1.0, gain: 0, max_speed: 0.02}", "walls[1].servo.gain"),
@@ -171,9 +188,6 @@ with tempfile.TemporaryDirectory() as work:
                        "axis: [0, 0, 1], radius: 0.01, length: 0.02, servo: {force: 1, gain: 1, "
                        "max_speed: 1}}")
     cases = [(base.replace(servo, h), key) for h, key in hostile] + [(cyl, "walls[0].servo")]
-    with open(os.path.join(data, "servo_sphere.csv")) as src, \
-            open(os.path.join(work, "servo_sphere.csv"), "w") as dst:
-        dst.write(src.read())
     for n, (text, key) in enumerate(cases):
         path = os.path.join(work, f"hostile{n}.yaml")
         with open(path, "w") as f:
