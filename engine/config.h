@@ -14,6 +14,7 @@
 
 #define NAME_LEN 64
 #define WALL_MAX_MOTION 16 /* segments of a wall's motion schedule */
+#define WALL_MAX_SERVO 16  /* entries of a servo wall's target schedule */
 
 typedef struct material {
     char name[NAME_LEN];
@@ -110,6 +111,16 @@ typedef struct wall_spec {
     int n_motion;
     double motion_duration[WALL_MAX_MOTION];   /* s, > 0 */
     double motion_velocity[WALL_MAX_MOTION][3]; /* m/s */
+    /* or a servo (plane and rectangle, no other motion; engine/walls/wall_servo.c): the
+     * wall moves along its normal at u = gain (F_target(t) - F), |u| <= the speed limit,
+     * F the particles' load on it along -normal; n_servo = 0: no servo. The target is
+     * linear in t between entries (equal times: a step), constant outside them; the
+     * speed limit of entry k holds from servo_time[k] on (before the first: the first's). */
+    int n_servo;
+    double servo_gain;                      /* m/(N s), > 0 */
+    double servo_time[WALL_MAX_SERVO];      /* s, non-decreasing */
+    double servo_force[WALL_MAX_SERVO];     /* N, >= 0 */
+    double servo_speed[WALL_MAX_SERVO];     /* m/s, > 0 */
 } wall_spec;
 
 typedef enum source_kind {

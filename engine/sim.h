@@ -343,6 +343,8 @@ typedef struct sim_restart_state {
     const double *wall_work;      /* walls.n */
     const double *wall_work_sum;  /* walls.n: the running sums behind wall_work (NULL:
                                      files from before these sums were kept) */
+    const double *wall_servo;     /* WALL_SERVO_STATE per wall (walls_servo_save; NULL: no
+                                     servo walls) */
     const void *inlets, *outlets; /* the inlet_state and outlet_state arrays, as bytes */
     size_t inlets_bytes, outlets_bytes;
     double rebuild_wall_time;     /* where the walls were at the last rebuild (NaN: at

@@ -93,6 +93,7 @@ double timestep_wall_speed(const sim_config *cfg, const wall_spec *w)
         const double *u = w->motion_velocity[g];
         v = fmax(v, sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]));
     }
+    for (int g = 0; g < w->n_servo; g++) v = fmax(v, w->servo_speed[g]); /* its speed limits */
     double reach = 0.0;
     for (int corner = 0; corner < 8; corner++) {
         double r2 = 0.0;

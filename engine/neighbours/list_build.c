@@ -314,6 +314,7 @@ int list_rebuild_carried(sim *s)
         s->x_at_rebuild[3 * i + 2] = s->p.z[i];
     }
     s->rebuild_wall_time = s->walls.time;
+    walls_mark_rebuild(&s->walls); /* where a servo wall is (it moves by its loads) */
     s->n_rebuilds++;
 done:
     free(from);

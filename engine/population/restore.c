@@ -235,6 +235,14 @@ static int restore_engine(sim *s, const sim_restart_state *st, char *err, size_t
             s->walls.work[w] = st->wall_work[w];
             s->walls.work_sum[w] = st->wall_work_sum ? st->wall_work_sum[w] : st->wall_work[w];
         }
+    /* the servo walls' state, which the replay of the last rebuild reads (replay_lists) */
+    if (walls_n_servo(&s->walls) > 0) {
+        if (!st->wall_servo) {
+            snprintf(err, err_len, "the snapshot has no state of the case's servo walls");
+            return -1;
+        }
+        if (walls_servo_load(&s->walls, st->wall_servo, err, err_len) != 0) return -1;
+    }
     size_t ni = (size_t)s->cfg.n_inlets * sizeof *s->inlets, no = (size_t)s->cfg.n_outlets * sizeof *s->outlets;
     if ((ni && (!st->inlets || st->inlets_bytes != ni)) || (no && (!st->outlets || st->outlets_bytes != no))) {
         snprintf(err, err_len, "the snapshot's inlet and outlet states do not fit the case's %d inlets "

@@ -101,6 +101,9 @@ void sim_observe(const sim *s, sim_observables *o)
     if (o->wall_torque)
         for (size_t k = 0; k < 3 * s->walls.n; k++)
             o->wall_torque[k] = s->walls.torque ? s->walls.torque[k] : NAN;
+    if (o->wall_displacement)
+        for (size_t k = 0; k < s->walls.n; k++)
+            for (int a = 0; a < 3; a++) o->wall_displacement[3 * k + a] = s->walls.state[k].shift[a];
     o->n_wall_contacts = n_wall;
     o->max_overlap = worst;
     o->inserted_mass = o->discharged_mass = 0.0;

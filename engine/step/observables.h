@@ -50,9 +50,13 @@ typedef struct sim_observables {
     double *wall_torque;        /* 3 per wall, N m: the torque the particles exert on it
                                    about its reference point (walls.ref_point); caller's
                                    buffer like wall_force, may be NULL */
+    double *wall_displacement;  /* 3 per wall, m: how far its translation has taken it
+                                   from where the case places it (a servo wall's travel
+                                   along its normal); caller's buffer like wall_force,
+                                   may be NULL */
 } sim_observables;
 
-/* Fills o from s (o->wall_force and o->wall_torque, where not NULL, must point to
+/* Fills o from s (o->wall_force, o->wall_torque and o->wall_displacement, where not NULL, must point to
  * 3 * s->walls.n doubles). Uses the
  * contact lists as left by the last force computation. */
 void sim_observe(const struct sim *s, sim_observables *o);

@@ -55,6 +55,7 @@ static const field_doc engine_docs[] = {
     {"work", "J", "work done on the contacts since t = 0, by kind"},
     {"wall_work", "J", "work each moving wall has done on the particles since t = 0"},
     {"wall_work_sum", "J", "restart data: the running sums behind wall_work"},
+    {"wall_servo", "m, s, m/s, m, s", "restart data, servo walls only: per wall the displacement along the normal at the controller's last decision, its time, the speed then chosen, and the displacement and time of the last neighbour rebuild"},
     {"inlets", "", "restart data: the inlets' states (generator, rate, particles owed, next insertion, counts, mass)"},
     {"outlets", "", "restart data: the outlets' counts and masses"},
     {NULL, NULL, NULL}};
@@ -349,6 +350,7 @@ static int write_engine(hid_t g, const sim *s)
         COL("wall_work", SH5_F64, s->walls.n, s->walls.work);
         COL("wall_work_sum", SH5_F64, s->walls.n, s->walls.work_sum);
     }
+    if (snapshot_write_servo(e, &s->walls) < 0) goto done;
 #undef COL
     const field_doc *in = snapshot_field_doc("engine", "inlets"),
                     *out = snapshot_field_doc("engine", "outlets");

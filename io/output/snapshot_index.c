@@ -62,9 +62,10 @@ const snapshot_ts_column snapshot_ts_columns[] = {
 };
 const size_t snapshot_n_ts_columns = sizeof snapshot_ts_columns / sizeof snapshot_ts_columns[0];
 
-const snapshot_ts_column snapshot_wall_series[2] = {
+const snapshot_ts_column snapshot_wall_series[SNAPSHOT_WALL_SERIES] = {
     {"wall_force", 0, 0, "N", "force the particles exert on each wall", 0},
     {"wall_torque", 0, 0, "N m", "torque the particles exert on each wall about its reference point", 0},
+    {"wall_displacement", 0, 0, "m", "translation of each wall from where the case places it", 1},
 };
 
 int snapshot_series_add(snapshot_series *s, const sim_observables *o)
@@ -74,7 +75,7 @@ int snapshot_series_add(snapshot_series *s, const sim_observables *o)
         sim_observables *r = realloc(s->rows, cap * sizeof *r);
         if (r) s->rows = r;
         int ok = r != NULL;
-        for (int k = 0; k < 2 && s->n_walls; k++) {
+        for (int k = 0; k < SNAPSHOT_WALL_SERIES && s->n_walls; k++) {
             double *w = realloc(s->wall[k], 3 * s->n_walls * cap * sizeof *w);
             if (w) s->wall[k] = w;
             else ok = 0;
@@ -84,10 +85,10 @@ int snapshot_series_add(snapshot_series *s, const sim_observables *o)
     }
     sim_observables *row = &s->rows[s->n];
     *row = *o;
-    row->wall_force = row->wall_torque = NULL;
+    row->wall_force = row->wall_torque = row->wall_displacement = NULL;
     row->n_walls = s->n_walls;
-    const double *load[2] = {o->wall_force, o->wall_torque};
-    for (int k = 0; k < 2 && s->n_walls; k++) {
+    const double *load[SNAPSHOT_WALL_SERIES] = {o->wall_force, o->wall_torque, o->wall_displacement};
+    for (int k = 0; k < SNAPSHOT_WALL_SERIES && s->n_walls; k++) {
         double *dst = s->wall[k] + 3 * s->n_walls * s->n;
         if (load[k] && o->n_walls == s->n_walls) memcpy(dst, load[k], 3 * s->n_walls * sizeof *dst);
         else for (size_t i = 0; i < 3 * s->n_walls; i++) dst[i] = NAN;
@@ -101,6 +102,7 @@ void snapshot_series_free(snapshot_series *s)
     free(s->rows);
     free(s->wall[0]);
     free(s->wall[1]);
+    free(s->wall[2]);
     size_t walls = s->n_walls;
     memset(s, 0, sizeof *s);
     s->n_walls = walls;
@@ -127,7 +129,7 @@ static int write_series(hid_t file, const snapshot_series *ts)
                         tc->meaning) < 0)
             goto done;
     }
-    for (int k = 0; k < 2 && ts->n_walls > 0; k++) {
+    for (int k = 0; k < SNAPSHOT_WALL_SERIES && ts->n_walls > 0; k++) {
         hsize_t dims[3] = {n, ts->n_walls, 3};
         if (sh5_dataset(g, snapshot_wall_series[k].name, SH5_F64, 3, dims, ts->wall[k],
                         snapshot_wall_series[k].unit, snapshot_wall_series[k].meaning) < 0)
