@@ -316,7 +316,12 @@ extern const int sim_n_pair_history;
 double *sim_pair_history_array(const contact_list *c, const pair_history_field *f, int comp);
 
 /* What a snapshot holds for a restart. Vectors are 3 per particle (row-major). */
-enum { SIM_LEES_EDWARDS_STATE = 15 }; /* sim_restart_state.lees_edwards */
+/* The state of a Lees-Edwards shear a restart needs (sim_restart_state.lees_edwards, a
+ * snapshot's engine@lees_edwards): the offset and its value at the last rebuild, the
+ * running sum behind the shear's work, the power, the force through the faces' plane
+ * (3), the box height and its value at the last rebuild, the box stress (6). */
+enum { SIM_LEES_EDWARDS_STATE = 15 };
+void sim_lees_edwards_state(const struct sim *s, double state[SIM_LEES_EDWARDS_STATE]);
 
 typedef struct sim_restart_state {
     double time, dt;

@@ -193,3 +193,30 @@ void lees_edwards_start_profile(sim *s)
     for (size_t i = 0; i < p->n_local; i++)
         p->vx[i] += s->cfg.lees_edwards.shear_rate * (p->z[i] - centre);
 }
+
+void sim_lees_edwards_state(const sim *s, double state[SIM_LEES_EDWARDS_STATE])
+{
+    const sim_lees_edwards *le = &s->le;
+    const double v[SIM_LEES_EDWARDS_STATE] = {
+        le->offset, le->offset_at_rebuild, le->work_sum, le->power,
+        le->plane_force[0], le->plane_force[1], le->plane_force[2],
+        s->cfg.domain_max[2] - s->cfg.domain_min[2], le->height_at_rebuild,
+        le->stress[0], le->stress[1], le->stress[2], le->stress[3], le->stress[4], le->stress[5]};
+    for (int q = 0; q < SIM_LEES_EDWARDS_STATE; q++) state[q] = v[q];
+}
+
+void lees_edwards_restore(sim *s, const double state[SIM_LEES_EDWARDS_STATE], int at_rebuild)
+{
+    sim_lees_edwards *le = &s->le;
+    if (at_rebuild) {
+        le->offset = state[1];
+        s->cfg.domain_max[2] = s->cfg.domain_min[2] + state[8];
+        return;
+    }
+    le->offset = state[0];
+    le->work_sum = state[2];
+    le->power = state[3];
+    for (int a = 0; a < 3; a++) le->plane_force[a] = state[4 + a];
+    s->cfg.domain_max[2] = s->cfg.domain_min[2] + state[7];
+    for (int a = 0; a < 6; a++) le->stress[a] = state[9 + a];
+}

@@ -38,6 +38,9 @@ static inline int lees_edwards_side(const particle_store *p, size_t q)
     return (dz > 0.0) - (dz < 0.0);
 }
 
+/* Takes the state sim_lees_edwards_state wrote: as at the last rebuild (`at_rebuild`:
+ * the offset and height the rebuild placed the images with), or whole. */
+void lees_edwards_restore(sim *s, const double state[SIM_LEES_EDWARDS_STATE], int at_rebuild);
 /* cfg.lees_edwards.initial_profile: adds shear_rate (z - z_centre) to the x velocity of
  * every particle placed (at t = 0, before the first list). */
 void lees_edwards_start_profile(sim *s);
