@@ -90,11 +90,7 @@ int lees_edwards_index_pairs(sim *s)
     return 0;
 }
 
-/* The force the particles above the plane exert through it on those below: a pair
- * whose partner is an image above the top face (side 1) pushes its particle, below,
- * with its recorded force; one whose partner is below the bottom face (side -1) pushes
- * its particle, above, so the particle pushes back on the one below. In list order:
- * the same sum for any number of threads. */
+/* In list order and particle order: the same sums for any number of threads. */
 void lees_edwards_box_stress(const sim *s, double stress[6])
 {
     const contact_list *c = &s->pairs;
@@ -121,6 +117,11 @@ void lees_edwards_box_stress(const sim *s, double stress[6])
     for (int a = 0; a < 6; a++) stress[a] = (w[a] + k[a]) / volume;
 }
 
+/* The force the particles above the plane exert through it on those below: a pair
+ * whose partner is an image above the top face (side 1) pushes its particle, below,
+ * with its recorded force; one whose partner is below the bottom face (side -1) pushes
+ * its particle, above, so the particle pushes back on the one below. In list order:
+ * the same sum for any number of threads. */
 void lees_edwards_plane(sim *s, int in_step)
 {
     if (!s->cfg.lees_edwards.on) return;
@@ -152,7 +153,7 @@ double lees_edwards_barostat(sim *s)
 {
     const lees_edwards_spec *le = &s->cfg.lees_edwards;
     if (!le->on || !(le->pressure > 0.0)) return 0.0;
-    /* every `every` steps, for that many: its books cost two passes over the contacts */
+    /* every `every` steps, for that many: its books cost a pass over the contacts */
     const int64_t every = lees_edwards_barostat_every(s);
     if (s->step % every != 0) return 0.0;
     double rate = (s->le.stress[2] - le->pressure) / (le->pressure * le->pressure_time);
