@@ -116,14 +116,11 @@ def run_dempact(exe, folder, angle, end, interval, threads, name="chute"):
                     str(threads), "--overwrite"], check=True, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - start
     frames = []
-    with h5py.File(os.path.join(folder, "out", name + ".h5"), "r") as h:
-        names = sorted(k for k in h["snapshots"].keys()) if "snapshots" in h else []
     snapdir = os.path.join(folder, "out", name + ".d")
     for fname in sorted(os.listdir(snapdir)):
         with h5py.File(os.path.join(snapdir, fname), "r") as s:
-            t = float(s["engine"].attrs.get("time", np.nan)) if "engine" in s else np.nan
-            frames.append((t, s["type"][:], s["position"][:], s["velocity"][:]))
-    del names
+            frames.append((float(s.attrs["time"]), s["type"][:], s["position"][:],
+                           s["velocity"][:]))
     return frames, wall
 
 
@@ -260,9 +257,9 @@ def main():
     ap.add_argument("--dempact", default=os.path.join(HERE, "..", "build", "dempact"))
     ap.add_argument("--lammps", default=None, help="LAMMPS executable (Debian: lmp)")
     ap.add_argument("--angle", type=float, default=24.0)
-    ap.add_argument("--end", type=float, default=20.0)
-    ap.add_argument("--window", type=float, default=5.0)
-    ap.add_argument("--interval", type=float, default=0.5)
+    ap.add_argument("--end", type=float, default=200.0)
+    ap.add_argument("--window", type=float, default=50.0)
+    ap.add_argument("--interval", type=float, default=2.0)
     ap.add_argument("--work", default="chute-work")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--stop", default=None, help="angles for the stopping scan, e.g. 19,21,23")
