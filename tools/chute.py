@@ -195,9 +195,10 @@ def slab_volume(z, lo, hi, r=0.5):
     return prim(b) - prim(a)
 
 
-def profiles(frames, t_from):
-    """phi(z), v_x(z) averaged over the frames at t >= t_from; z from the base's top."""
-    use = [f for f in frames if f[0] >= t_from - 1e-9]
+def profiles(frames, t_from, t_to=math.inf):
+    """phi(z), v_x(z) averaged over the frames at t_from <= t <= t_to; z from the base's
+    top."""
+    use = [f for f in frames if t_from - 1e-9 <= f[0] <= t_to + 1e-9]
     base = [f for f in frames[:1]][0]
     zb = float(np.mean(base[2][base[1] == 1, 2])) + 0.5
     edges = np.arange(0.0, 40.0 + 1e-9, 1.0)
@@ -216,9 +217,9 @@ def profiles(frames, t_from):
     return 0.5 * (edges[1:] + edges[:-1]), phi, v, len(use)
 
 
-def measure(frames, window):
-    t_end = frames[-1][0]
-    zc, phi, v, n = profiles(frames, t_end - window)
+def measure(frames, window, t_end=None):
+    t_end = frames[-1][0] if t_end is None else t_end
+    zc, phi, v, n = profiles(frames, t_end - window, t_end)
     # H: phi falls to half the bulk value (linear between bin centres)
     top = np.nonzero(phi > 0.3)[0].max()
     bulk = float(np.mean(phi[1:top]))
@@ -243,8 +244,24 @@ def measure(frames, window):
     q = float(np.sum(phi * v))  # bins of height 1
     return {"H": float(h), "phi_bulk": bulk, "bagnold_exponent": float(best),
             "A_at_1.5": amp15, "bagnold_rms_relative": rms, "flow_rate": q,
-            "v_surface": float(v[k]), "frames": n, "z": zc[: k + 2].tolist(),
+            "v_mean": float(np.sum(phi * v) / np.sum(phi)), "v_surface": float(v[k]),
+            "frames": n, "z": zc[: k + 2].tolist(),
             "phi": phi[: k + 2].tolist(), "vx": v[: k + 2].tolist()}
+
+
+KEYS = ("H", "phi_bulk", "bagnold_exponent", "A_at_1.5", "bagnold_rms_relative", "flow_rate",
+        "v_mean", "v_surface")
+
+
+def measure_with_spread(frames, window):
+    """measure() over the window, and each value's spread: half the difference between
+    the window's two halves (a flow still accelerating shows here as a wide spread)."""
+    out = measure(frames, window)
+    t_end = frames[-1][0]
+    first, second = measure(frames, 0.5 * window, t_end - 0.5 * window), measure(frames, 0.5 * window)
+    out["spread"] = {k: 0.5 * abs(first[k] - second[k]) for k in KEYS}
+    out["halves"] = {k: [first[k], second[k]] for k in KEYS}
+    return out
 
 
 def mean_speed(frames, t_from, t_to):
@@ -279,12 +296,12 @@ def main():
     steps = int(round(a.end / DT))
     frames, wall = run_dempact(a.dempact, os.path.join(a.work, "dempact"), a.angle, a.end,
                                a.interval, a.threads)
-    result["dempact"] = measure(frames, a.window)
+    result["dempact"] = measure_with_spread(frames, a.window)
     result["dempact"].update(wall_seconds=wall, particle_steps_per_second=n * steps / wall)
     if a.lammps:
         frames, wall, loop = run_lammps(a.lammps, os.path.join(a.work, "lammps"), a.angle,
                                         a.end, a.interval)
-        result["lammps"] = measure(frames, a.window)
+        result["lammps"] = measure_with_spread(frames, a.window)
         result["lammps"].update(wall_seconds=wall, loop_seconds=loop,
                                 particle_steps_per_second=n * steps / loop)
     if a.stop:
@@ -301,10 +318,12 @@ def main():
           f"({int(LX) * int(LY)} fixed); e = {result['restitution_grains']:.4f} between grains, "
           f"{result['restitution_base']:.4f} on the base")
     codes = [c for c in ("dempact", "lammps") if c in result]
-    print(f"{'':26s}" + "".join(f"{c:>14s}" for c in codes))
-    for key in ("H", "phi_bulk", "bagnold_exponent", "A_at_1.5", "bagnold_rms_relative",
-                "flow_rate", "v_surface", "wall_seconds", "particle_steps_per_second"):
-        print(f"{key:26s}" + "".join(f"{result[c][key]:14.4g}" for c in codes))
+    print(f"{'':26s}" + "".join(f"{c:>18s}" for c in codes))
+    for key in KEYS:
+        print(f"{key:26s}" + "".join(f"{result[c][key]:9.4g} +-{result[c]['spread'][key]:<7.2g}"
+                                     for c in codes))
+    for key in ("wall_seconds", "particle_steps_per_second"):
+        print(f"{key:26s}" + "".join(f"{result[c][key]:9.4g}{'':9s}" for c in codes))
     for s in result.get("stop_scan", []):
         print(f"stop scan {s['angle']:5.1f} deg: mean v_x {s['mean_vx_third_quarter']:.4g} "
               f"then {s['mean_vx_last_quarter']:.4g} ({'decays' if s['decays'] else 'grows'})")
