@@ -3,19 +3,21 @@ fraction even in height, and the two codes alike (tools/chute.py does the measur
 
 usage: chute.py DEMPACT SOURCE_DIR [LAMMPS]
 
-Runs tools/chute.py at 24 degrees to t = 60 sqrt(d/g), measured over [40, 60], in both
-codes on the same chute and the same initial grains. Each value comes with a spread:
-half the difference between the window's two halves (the flow is still speeding up at
-t = 60, docs/validation.md, "Chute flow"). Fails when
+Runs tools/chute.py at 24 degrees to t = 200 sqrt(d/g), measured over [150, 200], in
+both codes on the same chute and the same initial grains. Each value comes with a
+spread: half the difference between the window's two halves (the mean speed still rises
+by about 2% per 10 sqrt(d/g) at t = 200, docs/validation.md, "Chute flow"; before
+t = 150 the profile is not yet Bagnold's: at t = 60 its best exponent is above 2.5).
+Fails when
   - dempact's profile departs from Bagnold's: the least-squares fit of
-    A (H^(3/2) - (H - z)^(3/2)) leaves an rms residual above 6% of the largest speed, or
+    A (H^(3/2) - (H - z)^(3/2)) leaves an rms residual above 5% of the largest speed, or
     the best exponent a of A (H^a - (H - z)^a) is outside [1.2, 2.1];
   - dempact's solid fraction changes with height in the bulk: a bin of 0.25 H < z <
     0.75 H more than 0.04 from the bulk mean;
   - dempact and LAMMPS differ in H, phi_bulk, v_mean or the flow rate by more than
     3 sqrt(s_dempact^2 + s_lammps^2) + 2% of the value (s: the spreads).
 LAMMPS missing: exit 77 (ctest's skip). One run of each code, no generated inputs: about
-3 minutes on one core.
+10 minutes on one core (dempact about 4, LAMMPS about 4, on a quiet core).
 """
 import json
 import math
@@ -34,7 +36,7 @@ work = tempfile.mkdtemp(prefix="chute.")
 try:
     out = os.path.join(work, "chute.json")
     subprocess.run([sys.executable, os.path.join(src, "tools", "chute.py"), "--dempact", dempact,
-                    "--lammps", lmp, "--end", "60", "--window", "20", "--interval", "1",
+                    "--lammps", lmp, "--end", "200", "--window", "50", "--interval", "2",
                     "--work", work, "--json", out], check=True)
     r = json.load(open(out))
 finally:
@@ -49,8 +51,8 @@ def check(ok, what):
         failures.append(what)
 
 
-check(d["bagnold_rms_relative"] < 0.06,
-      f"Bagnold fit at a = 3/2: rms residual {d['bagnold_rms_relative']:.3f} of the top speed (< 0.06)")
+check(d["bagnold_rms_relative"] < 0.05,
+      f"Bagnold fit at a = 3/2: rms residual {d['bagnold_rms_relative']:.3f} of the top speed (< 0.05)")
 check(1.2 <= d["bagnold_exponent"] <= 2.1, f"best exponent {d['bagnold_exponent']:.3f} in [1.2, 2.1]")
 zs, phis = d["z"], d["phi"]
 bulk = [p for z, p in zip(zs, phis) if 0.25 * d["H"] < z < 0.75 * d["H"]]
