@@ -264,9 +264,68 @@ def measure_with_spread(frames, window):
     return out
 
 
-def mean_speed(frames, t_from, t_to):
-    vals = [float(np.mean(v[kind == 0, 0])) for t, kind, _, v in frames if t_from <= t <= t_to]
-    return float(np.mean(vals)) if vals else float("nan")
+def gravity(angle):
+    t = math.radians(angle)
+    return np.array([math.sin(t), 0.0, -math.cos(t)])
+
+
+def scan_dempact(exe_dir, folder, angle, angles, spin_up, stage, threads):
+    """The flow at `angle` to t = spin_up, then at each of `angles` in turn for `stage`:
+    the change of gravity is an external load m (g(theta) - g(angle)) on each grain (the
+    Python package's set_external_loads). Returns the mean v_x of the grains over each
+    stage's last fifth."""
+    import dempact  # the package tools/setup.sh installs into .venv
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "chute_scan.yaml")
+    end = spin_up + stage * len(angles) + 1.0
+    open(path, "w").write(case_text(angle, end, end, "chute_scan"))
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    sim = dempact.Simulation(path)
+    grains = sim.ids >= int(LX) * int(LY)  # the base is the first source
+    sim.run(until=spin_up)
+    out = []
+    for theta in angles:
+        load = np.zeros((len(sim.ids), 3))
+        load[grains] = np.outer(sim.masses[grains], gravity(theta) - gravity(angle))
+        sim.set_external_loads(load)
+        t0, speeds = sim.time, []
+        for k in range(1, 11):
+            sim.run(until=t0 + stage * k / 10.0)
+            speeds.append(float(np.mean(sim.velocities[grains, 0])))
+        out.append({"angle": theta, "mean_vx": float(np.mean(speeds[-2:])), "trace": speeds})
+    return out
+
+
+def scan_lammps(exe, folder, angle, angles, spin_up, stage):
+    """The same scan in LAMMPS: `fix gravity` redefined at each stage."""
+    os.makedirs(folder, exist_ok=True)
+    data = os.path.join(folder, "chute.data")
+    write_lammps_data(data)
+    text = lammps_input(angle, spin_up, stage / 10.0, data, os.path.join(folder, "d.dump"))
+    text = text.replace(f"dump 1 all custom", "# dump 1 all custom").replace("dump_modify", "# dump_modify")
+    text = text.replace("thermo ", "compute vx active reduce ave vx\nthermo_style custom step c_vx\nthermo ")
+    n_stage = int(round(stage / DT))
+    for theta in angles:
+        text += f"unfix 1\nfix 1 all gravity 1.0 chute {theta!r}\nrun {n_stage}\n"
+    inp = os.path.join(folder, "scan.in")
+    open(inp, "w").write(text)
+    log = os.path.join(folder, "log.lammps")
+    subprocess.run([exe, "-in", inp, "-log", log], check=True, capture_output=True, cwd=folder,
+                   env=dict(os.environ, OMP_NUM_THREADS="1"))
+    rows = {}
+    for line in open(log):
+        f = line.split()
+        if len(f) == 2 and f[0].isdigit():
+            try:
+                rows[int(f[0])] = float(f[1])
+            except ValueError:  # "950 atoms" and the like
+                pass
+    base, out = int(round(spin_up / DT)), []
+    for k, theta in enumerate(angles):
+        lo = base + k * n_stage
+        speeds = [rows[lo + n_stage * q // 10] for q in range(1, 11) if lo + n_stage * q // 10 in rows]
+        out.append({"angle": theta, "mean_vx": float(np.mean(speeds[-2:])), "trace": speeds})
+    return out
 
 
 def main():
@@ -279,7 +338,11 @@ def main():
     ap.add_argument("--interval", type=float, default=2.0)
     ap.add_argument("--work", default="chute-work")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--stop", default=None, help="angles for the stopping scan, e.g. 19,21,23")
+    ap.add_argument("--stop", default=None,
+                    help="angles to lower the flow through, e.g. 23,22,21,20,19")
+    ap.add_argument("--spin-up", type=float, default=60.0)
+    ap.add_argument("--stage", type=float, default=30.0)
+    ap.add_argument("--skip-flow", action="store_true", help="the stopping scan alone")
     ap.add_argument("--json", default=None)
     ap.add_argument("--write-case", action="store_true",
                     help="write cases/chute_base.csv and cases/chute_flow.csv and stop")
@@ -294,39 +357,42 @@ def main():
               "restitution_grains": restitution(0.5), "restitution_base": restitution(1.0)}
     n = NX_FLOW * NY_FLOW * NZ_FLOW + int(LX) * int(LY)
     steps = int(round(a.end / DT))
-    frames, wall = run_dempact(a.dempact, os.path.join(a.work, "dempact"), a.angle, a.end,
-                               a.interval, a.threads)
-    result["dempact"] = measure_with_spread(frames, a.window)
-    result["dempact"].update(wall_seconds=wall, particle_steps_per_second=n * steps / wall)
-    if a.lammps:
+    if not a.skip_flow:
+        frames, wall = run_dempact(a.dempact, os.path.join(a.work, "dempact"), a.angle, a.end,
+                                   a.interval, a.threads)
+        result["dempact"] = measure_with_spread(frames, a.window)
+        result["dempact"].update(wall_seconds=wall, particle_steps_per_second=n * steps / wall)
+    if a.lammps and not a.skip_flow:
         frames, wall, loop = run_lammps(a.lammps, os.path.join(a.work, "lammps"), a.angle,
                                         a.end, a.interval)
         result["lammps"] = measure_with_spread(frames, a.window)
         result["lammps"].update(wall_seconds=wall, loop_seconds=loop,
                                 particle_steps_per_second=n * steps / loop)
     if a.stop:
-        scan = []
-        for angle in [float(s) for s in a.stop.split(",")]:
-            fr, wall = run_dempact(a.dempact, os.path.join(a.work, f"stop_{angle:g}"), angle,
-                                   a.end, a.interval, a.threads, name="chute_stop")
-            late = mean_speed(fr, 0.75 * a.end, a.end)
-            mid = mean_speed(fr, 0.5 * a.end, 0.75 * a.end)
-            scan.append({"angle": angle, "mean_vx_last_quarter": late,
-                         "mean_vx_third_quarter": mid, "decays": bool(late < mid)})
-        result["stop_scan"] = scan
+        angles = [float(x) for x in a.stop.split(",")]
+        result["stop_scan"] = {"spin_up": a.spin_up, "stage": a.stage, "dempact": scan_dempact(
+            a.dempact, os.path.join(a.work, "scan"), a.angle, angles, a.spin_up, a.stage,
+            a.threads)}
+        if a.lammps:
+            result["stop_scan"]["lammps"] = scan_lammps(a.lammps, os.path.join(a.work, "scan_lmp"),
+                                                        a.angle, angles, a.spin_up, a.stage)
     print(f"chute at {a.angle} degrees, t = {a.end} (window {a.window}), {n} grains "
           f"({int(LX) * int(LY)} fixed); e = {result['restitution_grains']:.4f} between grains, "
           f"{result['restitution_base']:.4f} on the base")
     codes = [c for c in ("dempact", "lammps") if c in result]
+    scanned = [c for c in ("dempact", "lammps") if c in result.get("stop_scan", {})]
     print(f"{'':26s}" + "".join(f"{c:>18s}" for c in codes))
-    for key in KEYS:
+    for key in KEYS if codes else ():
         print(f"{key:26s}" + "".join(f"{result[c][key]:9.4g} +-{result[c]['spread'][key]:<7.2g}"
                                      for c in codes))
-    for key in ("wall_seconds", "particle_steps_per_second"):
+    for key in ("wall_seconds", "particle_steps_per_second") if codes else ():
         print(f"{key:26s}" + "".join(f"{result[c][key]:9.4g}{'':9s}" for c in codes))
-    for s in result.get("stop_scan", []):
-        print(f"stop scan {s['angle']:5.1f} deg: mean v_x {s['mean_vx_third_quarter']:.4g} "
-              f"then {s['mean_vx_last_quarter']:.4g} ({'decays' if s['decays'] else 'grows'})")
+    if a.stop:
+        for c in scanned:
+            scan = result["stop_scan"].get(c, [])
+            print(f"{c} lowered from {a.angle:g} degrees after t = {a.spin_up:g}, "
+                  f"{a.stage:g} per angle: mean v_x at each stage's end: " +
+                  ", ".join(f"{x['angle']:g}: {x['mean_vx']:.3g}" for x in scan))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(result, f, indent=1)
