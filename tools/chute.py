@@ -376,7 +376,7 @@ def main():
         if a.lammps:
             result["stop_scan"]["lammps"] = scan_lammps(a.lammps, os.path.join(a.work, "scan_lmp"),
                                                         a.angle, angles, a.spin_up, a.stage)
-    print(f"chute at {a.angle} degrees, t = {a.end} (window {a.window}), {n} grains "
+    print(f"chute at {a.angle} degrees, t = {a.end} (window {a.window}), {n} particles "
           f"({int(LX) * int(LY)} fixed); e = {result['restitution_grains']:.4f} between grains, "
           f"{result['restitution_base']:.4f} on the base")
     codes = [c for c in ("dempact", "lammps") if c in result]
