@@ -5,7 +5,9 @@ usage: fixed_particles.py DEMPACT
 1. A grain meets a fixed grain head on (linear spring-dashpot, k = 2e5, eta = 50, m = 1,
    no gravity): it leaves at e v0 with e the closed form of m x'' = -k x - eta x', that
    is with the effective mass the moving grain's own (m* = m, the fixed one infinitely
-   massive), within 1e-3; the harmonic m* = m/2 would give 0.779, 0.06 away.
+   massive), within 1e-3; the harmonic m* = m/2 would give 0.779, 0.06 away. The same
+   bounce with a restitution of 0.8 asked (the linear law's damping solved for the
+   pair's reference collision, which for a material all fixed is m* = m) gives 0.8.
 2. Grains with friction and rolling resistance (Ai's spring, which reads the rolling
    inertia: a fixed partner's is infinite) fall onto a rough base of fixed grains under gravity, with the watchdog's
    energy check on: the fixed grains keep their positions to the bit and a zero
@@ -100,6 +102,14 @@ time: {{end: 0.2, step: 1.0e-5, output_interval: 0.2}}
                                   f"m* = m {closed:.5f}")
     check(np.all(last["position"][0] == [0.0, 0.0, 0.5]) and np.all(last["velocity"][0] == 0),
           "the fixed grain has not moved")
+    # a restitution asked of the linear law: its damping is solved for m* = m on a pair
+    # whose one material is all fixed, so the bounce restitutes what was asked
+    asked = case[1].replace("params: {stiffness: 2.0e5, damping: 50.0}",
+                            "params: {stiffness: 2.0e5, restitution: 0.8}")
+    r = run(folder, ("bounce", asked))
+    e = float(snapshots(folder, "output", "bounce")[-1]["velocity"][1][2])
+    check(r.returncode == 0 and abs(e - 0.8) < 1e-3,
+          f"restitution 0.8 asked on a fixed grain: {e:.5f} (solved for m* = m/2 it would give 0.854)")
 
 
 def pile_case(folder):
