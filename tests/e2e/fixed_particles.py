@@ -17,7 +17,9 @@ usage: fixed_particles.py DEMPACT
    snapshot's particle arrays are bit-identical.
 4. A restart from the middle snapshot runs to the same end, to the bit, fixed grains
    still fixed.
-5. Bad input is refused with exit 2 and the key named: fixed: maybe, a fixed source
+5. The Python package's set_velocity refuses a velocity other than 0 for a fixed
+   particle (skipped without the package).
+6. Bad input is refused with exit 2 and the key named: fixed: maybe, a fixed source
    with a velocity, a fixed file source whose file gives a velocity.
 No generated inputs: one fixed set of cases per run; about 10 s.
 """
@@ -178,6 +180,25 @@ def pile(folder):
           "the restart keeps the fixed grains where they were")
 
 
+def python_velocity(folder):
+    """The Python package's set_velocity: 0 for a fixed particle, nothing else."""
+    try:
+        import dempact
+    except ImportError:
+        print("skip the Python package's set_velocity (no dempact package)")
+        return
+    sim = dempact.Simulation(os.path.join(folder, "pile.yaml"))
+    try:
+        sim.set_velocity(0, (0.0, 0.0, 1.0))
+        refused = ""
+    except dempact.Error as e:
+        refused = str(e)
+    check("fixed" in refused, f"set_velocity on a fixed particle refused: {refused!r}")
+    sim.set_velocity(0, (0.0, 0.0, 0.0))
+    sim.step(10)
+    check(np.all(sim.velocities[0] == 0), "set_velocity 0 on a fixed particle is taken")
+
+
 def refusals(folder):
     case = pile_case(folder)
     bad = [("fixed: maybe", case[1].replace("fixed: true", "fixed: maybe"), "fixed"),
@@ -200,6 +221,7 @@ def main():
     try:
         bounce(folder)
         pile(folder)
+        python_velocity(folder)
         refusals(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True) if not os.environ.get("KEEP") else print(folder)
