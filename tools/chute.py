@@ -328,6 +328,36 @@ def scan_lammps(exe, folder, angle, angles, spin_up, stage):
     return out
 
 
+def speed(dempact_exe, lammps_exe, folder, angle, end):
+    """Both codes on the chute at the same time, one thread each on a core of its own
+    (taskset; cores 0 and 1), so that both see the same machine: dempact writing only its
+    first and last snapshots, LAMMPS no dump. Returns particle-steps per second of each
+    (dempact: the run's wall time; LAMMPS: its loop time)."""
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "chute_speed.yaml")
+    open(path, "w").write(case_text(angle, end, end, "chute_speed"))
+    data = os.path.join(folder, "chute.data")
+    write_lammps_data(data)
+    inp = os.path.join(folder, "speed.in")
+    text = lammps_input(angle, end, end, data, os.path.join(folder, "d.dump"))
+    open(inp, "w").write(text.replace("dump 1", "# dump 1").replace("dump_modify", "# dump_modify"))
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    start = time.monotonic()
+    d = subprocess.Popen(["taskset", "-c", "0", dempact_exe, "run", path, "--output",
+                          os.path.join(folder, "out"), "--threads", "1", "--overwrite", "--quiet"],
+                         env=env)
+    lmp = subprocess.run(["taskset", "-c", "1", lammps_exe, "-in", inp, "-log",
+                          os.path.join(folder, "log.lammps")], env=env, cwd=folder,
+                         capture_output=True, text=True, check=True).stdout
+    d.wait()
+    wall = time.monotonic() - start  # dempact ends first, or this overstates its time
+    loop = float(re.search(r"Loop time of ([0-9.eE+-]+) on", lmp).group(1))
+    n = NX_FLOW * NY_FLOW * NZ_FLOW + int(LX) * int(LY)
+    steps = int(round(end / DT))
+    return {"dempact_upper_bound_seconds": wall, "lammps_loop_seconds": loop,
+            "dempact": n * steps / wall, "lammps": n * steps / loop}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dempact", default=os.path.join(HERE, "..", "build", "dempact"))
@@ -343,12 +373,23 @@ def main():
     ap.add_argument("--spin-up", type=float, default=60.0)
     ap.add_argument("--stage", type=float, default=30.0)
     ap.add_argument("--skip-flow", action="store_true", help="the stopping scan alone")
+    ap.add_argument("--speed", type=float, default=None,
+                    help="time both codes side by side for this long (needs --lammps) and stop")
     ap.add_argument("--json", default=None)
     ap.add_argument("--write-case", action="store_true",
                     help="write cases/chute_base.csv and cases/chute_flow.csv and stop")
     a = ap.parse_args()
     if a.write_case:
         write_particles(CASES)
+        return 0
+    if a.speed:
+        if not a.lammps:
+            ap.error("--speed needs --lammps")
+        r = speed(a.dempact, a.lammps, os.path.join(a.work, "speed"), a.angle, a.speed)
+        print(f"side by side, {a.speed:g} time units at {a.angle:g} degrees, one core each: "
+              f"dempact {r['dempact']:.4g} particle-steps/s (at least; "
+              f"{r['dempact_upper_bound_seconds']:.1f} s), LAMMPS {r['lammps']:.4g} "
+              f"({r['lammps_loop_seconds']:.1f} s)")
         return 0
     if not (a.window > 0 and a.end > a.window and a.interval > 0):
         ap.error(f"--end {a.end}, --window {a.window}, --interval {a.interval}: give "

@@ -10,7 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-
 /* A particle's moment of inertia: 1 / (1/inertia), or for a fixed particle (1/inertia 0)
  * the solid sphere's 2/5 m r^2, which a pair of two fixed ones or a fixed one and a wall
  * reads (their rolling dashpots see no turn) */
