@@ -29,14 +29,18 @@ height 1 (z from the base's mean top, z_b = mean base height + 1/2):
   - the Bagnold fit v_x(z) = A (H^a - (H - z)^a) over 1 < z < H - 1, by least squares
     in A and a (Bagnold: a = 3/2), and A at a = 3/2;
   - the flow rate Q = integral of phi v_x dz per unit width (d^2 sqrt(g d) / d^2).
-With --stop ANGLES it runs (dempact only) from rest at each angle and reports the mean
-speed over the last quarter of the run and whether it fell over the run's second half:
-a flow that decays at theta and flows at the next angle up brackets the stopping
-angle theta_stop(H) from above (a flow started from rest: see docs/validation.md).
+With --stop ANGLES the flow runs at --angle to t = --spin-up, then is lowered to each of
+ANGLES in turn for --stage each (dempact: an external load m (g(theta) - g(angle)) on every
+grain, through the Python package; LAMMPS: `fix gravity` redefined), and the mean v_x of
+the grains is read ten times per stage: the angle below which the flowing layer slows
+down brackets its stopping angle from above (--skip-flow: the scan alone). With
+--speed T both codes run the chute for T at the same time, one thread each on a core of
+its own, and their particle-steps per second are printed.
 
-usage: chute.py --dempact build/dempact [--lammps lmp] [--angle 24] [--end 20]
-                [--window 5] [--work DIR] [--threads 1] [--stop 19,20,21,22]
-                [--json OUT] [--write-case]
+usage: chute.py --dempact build/dempact [--lammps lmp] [--angle 24] [--end 200]
+                [--window 50] [--interval 2] [--work DIR] [--threads 1]
+                [--stop 22,21,20,19,18 [--spin-up 60] [--stage 40] [--skip-flow]]
+                [--speed T] [--json OUT] [--write-case]
 
 Needs numpy and h5py: run it with `.venv/bin/python tools/chute.py`.
 """
