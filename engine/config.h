@@ -138,6 +138,11 @@ typedef struct particle_source {
     double velocity[3];          /* initial velocity of every particle */
     double gap;                  /* lattice: extra spacing as a fraction of 2 r_max */
     uint64_t seed;
+    /* fixed: the particles never move (a rough base, a glued wall): velocity and spin 0
+     * for ever, 1/mass and 1/inertia 0 so that the integrator's kicks leave them where
+     * they are; their pairs take the moving partner's mass as the effective mass
+     * (particles_fixed, engine/population/particles.h) */
+    bool fixed;
     /* SOURCE_LIST: n_list particles, arrays of length n_list (velocities may be NULL) */
     long n_list;
     double *list_position; /* 3 n_list */

@@ -124,13 +124,13 @@ static double energy_block(const particle_store *p, size_t start, size_t end, co
         for (int l = 0; l < 4; l++) {
             size_t q = i + l;
             lane[l] += 0.5 * m[q] * (vx[q] * vx[q] + vy[q] * vy[q] + vz[q] * vz[q]) +
-                       0.5 * (wx[q] * wx[q] + wy[q] * wy[q] + wz[q] * wz[q]) / ii[q] -
+                       particles_spin_energy(wx[q] * wx[q] + wy[q] * wy[q] + wz[q] * wz[q], ii[q]) -
                        m[q] * (g[0] * (x[q] - origin[0]) + g[1] * (y[q] - origin[1]) +
                                g[2] * (z[q] - origin[2]));
         }
     for (; i < end; i++)
         lane[0] += 0.5 * m[i] * (vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i]) +
-                   0.5 * (wx[i] * wx[i] + wy[i] * wy[i] + wz[i] * wz[i]) / ii[i] -
+                   particles_spin_energy(wx[i] * wx[i] + wy[i] * wy[i] + wz[i] * wz[i], ii[i]) -
                    m[i] * (g[0] * (x[i] - origin[0]) + g[1] * (y[i] - origin[1]) +
                            g[2] * (z[i] - origin[2]));
     return (lane[0] + lane[1]) + (lane[2] + lane[3]);

@@ -227,14 +227,33 @@ static int fill_list(particle_store *p, const particle_source *src, const materi
     return 0;
 }
 
+/* Fixes particles [from, n_local) in place (particle_source.fixed): at rest, and 1/mass
+ * and 1/inertia 0, which keep them so through every kick (particles_fixed). */
+static void fix_particles(particle_store *p, size_t from)
+{
+    for (size_t i = from; i < p->n_local; i++) {
+        p->inv_mass[i] = 0.0;
+        p->inv_inertia[i] = 0.0;
+        p->vx[i] = p->vy[i] = p->vz[i] = 0.0;
+        p->vhx[i] = p->vhy[i] = p->vhz[i] = 0.0;
+        p->wx[i] = p->wy[i] = p->wz[i] = 0.0;
+    }
+    if (p->n_local > from) p->has_fixed = 1;
+}
+
 int fill_source(particle_store *p, const particle_source *src, const material *mat,
                 int index, const volatile sig_atomic_t *stop, char *err, size_t err_len)
 {
+    size_t from = p->n_local;
+    int rc = -1;
     switch (src->kind) {
-    case SOURCE_LATTICE: return fill_lattice(p, src, mat, index, stop, err, err_len);
-    case SOURCE_RANDOM: return fill_random(p, src, mat, index, stop, err, err_len);
-    case SOURCE_LIST: return fill_list(p, src, mat, index, err, err_len);
+    case SOURCE_LATTICE: rc = fill_lattice(p, src, mat, index, stop, err, err_len); break;
+    case SOURCE_RANDOM: rc = fill_random(p, src, mat, index, stop, err, err_len); break;
+    case SOURCE_LIST: rc = fill_list(p, src, mat, index, err, err_len); break;
+    default:
+        snprintf(err, err_len, "particles[%d]: unknown source kind", index);
+        return -1;
     }
-    snprintf(err, err_len, "particles[%d]: unknown source kind", index);
-    return -1;
+    if (rc == 0 && src->fixed) fix_particles(p, from);
+    return rc;
 }

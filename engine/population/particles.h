@@ -46,6 +46,8 @@ typedef struct particle_store {
     size_t *ghost_owner;  /* ghost_capacity */
     double *ghost_shift;  /* 3 per ghost */
     size_t ghost_capacity;
+    /* some particle is fixed (particles_fixed): set by fill_source, never cleared */
+    int has_fixed;
 } particle_store;
 
 int particles_init(particle_store *p, size_t capacity);
@@ -55,6 +57,35 @@ int particles_init(particle_store *p, size_t capacity);
 int particles_keep_spin_history(particle_store *p);
 /* Room for n_ghosts ghosts' owners and shifts. Returns 0 or -1. */
 int particles_reserve_ghosts(particle_store *p, size_t n_ghosts);
+
+/* Whether entry q (local or ghost) is fixed (particle_source.fixed): its 1/mass is 0,
+ * so that every kick of velocity Verlet (v += dt/2 f/m) and every external load leaves
+ * it at rest without a test in the integrator; 1/inertia is 0 likewise. Its mass stays
+ * its own (snapshots, gravity, the timestep's estimates). */
+static inline int particles_fixed(const particle_store *p, size_t q)
+{
+    return p->inv_mass[q] == 0.0;
+}
+
+/* The effective mass of a pair of which one or both are fixed: the moving partner's
+ * mass, as if the fixed one were infinitely massive (LAMMPS's granular pair styles do
+ * the same with fix freeze: meff = the other particle's mass); m_eff as given otherwise.
+ * With both fixed, j's (no force on either moves anything). */
+static inline double particles_pair_mass(const particle_store *p, size_t i, size_t j,
+                                         double m_eff)
+{
+    if (particles_fixed(p, i)) return p->mass[j];
+    if (particles_fixed(p, j)) return p->mass[i];
+    return m_eff;
+}
+
+/* The rotational kinetic energy 1/2 I w^2 of a spin w2 = |w|^2 with 1/inertia ii: 0 for
+ * a fixed particle (ii 0, w 0), whose 0 / 0 would be NaN; the same bits as
+ * 0.5 * w2 / ii otherwise (a NaN spin stays NaN). */
+static inline double particles_spin_energy(double w2, double ii)
+{
+    return ii == 0.0 ? 0.0 : 0.5 * w2 / ii;
+}
 
 /* The local particle entry q stands for: itself, or a ghost's owner. */
 static inline size_t particles_owner(const particle_store *p, size_t q)

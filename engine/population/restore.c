@@ -111,6 +111,16 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
                      st->radius[r], st->mass[r]);
             goto done;
         }
+        if (particles_fixed(from, i) &&
+            (st->velocity[3 * r] != 0.0 || st->velocity[3 * r + 1] != 0.0 ||
+             st->velocity[3 * r + 2] != 0.0 || st->angular_velocity[3 * r] != 0.0 ||
+             st->angular_velocity[3 * r + 1] != 0.0 || st->angular_velocity[3 * r + 2] != 0.0)) {
+            *bad = r;
+            snprintf(err, err_len, "particle id %lld: the case fixes it (particles[].fixed), "
+                                   "the snapshot has it moving (the case's particles changed)",
+                     (long long)id);
+            goto done;
+        }
         q.id[r] = id;
         q.type[r] = from->type[i];
         q.radius[r] = from->radius[i];
@@ -137,6 +147,7 @@ static int restore_particles(sim *s, const sim_restart_state *st, const id_row *
         if (q.tx0) q.tx0[r] = q.ty0[r] = q.tz0[r] = 0.0;
     }
     q.n_local = q.n_total = st->n;
+    q.has_fixed = p->has_fixed; /* the case's fixed particles (their 1/mass is copied) */
     q.next_id = st->next_id >= 0 ? st->next_id : p->next_id;
     double *xr = realloc(s->x_at_rebuild, 3 * (st->n + 1) * sizeof *xr);
     if (!xr) goto oom_done;

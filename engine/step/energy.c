@@ -25,7 +25,7 @@ const law_instance *sim_contact_law(const sim *s, const contact_list *c, size_t 
     double sum_r = p->radius[i] + p->radius[j], sum_m = p->mass[i] + p->mass[j];
     double inv_both = 1.0 / (sum_r * sum_m);
     *r_eff = p->radius[i] * p->radius[j] * sum_m * inv_both;
-    if (m_eff) *m_eff = p->mass[i] * p->mass[j] * sum_r * inv_both;
+    if (m_eff) *m_eff = particles_pair_mass(p, i, j, p->mass[i] * p->mass[j] * sum_r * inv_both);
     return &s->laws[p->type[i] * s->n_materials + p->type[j]];
 }
 
@@ -124,7 +124,7 @@ double sim_kinetic_energy(const sim *s)
     for (size_t i = 0; i < p->n_local; i++) {
         double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
         double w2 = p->wx[i] * p->wx[i] + p->wy[i] * p->wy[i] + p->wz[i] * p->wz[i];
-        tally_add(&e, 0.5 * p->mass[i] * v2 + 0.5 * w2 / p->inv_inertia[i]);
+        tally_add(&e, 0.5 * p->mass[i] * v2 + particles_spin_energy(w2, p->inv_inertia[i]));
     }
     sim_reduce_tally(s, &e);
     return tally_total(&e);

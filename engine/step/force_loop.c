@@ -435,9 +435,10 @@ void force_loop_run(sim *s, contact_list *c, int is_wall)
     double worst = s->max_overlap;
     double started = omp_get_wtime();
     /* the fused passes where a chunk's law has one (fused_pass.h): not for the forces at
-     * the start (no spring moves) nor for a list summed by id */
+     * the start (no spring moves), nor for a list summed by id, nor with fixed particles
+     * (whose pairs' effective mass the generic geometry sets: particles_pair_mass) */
     const int fused = !is_wall && s->spring_span > 0.0 && !chunk_exact &&
-                      s->cfg.passes != PASSES_GENERIC;
+                      s->cfg.passes != PASSES_GENERIC && !s->p.has_fixed;
     /* a wall pair costs a distance to a curved surface as well: walls go parallel sooner */
     #pragma omp parallel if (c->n > (is_wall ? s->parallel_min / 8 : s->parallel_min))
     {

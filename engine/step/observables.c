@@ -20,7 +20,7 @@ void sim_observe(const sim *s, sim_observables *o)
         double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
         double w2 = p->wx[i] * p->wx[i] + p->wy[i] * p->wy[i] + p->wz[i] * p->wz[i];
         tally_add(&kinetic, 0.5 * p->mass[i] * v2);
-        tally_add(&rotational, 0.5 * w2 / p->inv_inertia[i]);
+        tally_add(&rotational, particles_spin_energy(w2, p->inv_inertia[i]));
         tally_add(&gravitational, -(p->mass[i] * (g[0] * p->x[i] + g[1] * p->y[i] + g[2] * p->z[i])));
     }
     sim_reduce_tally(s, &kinetic);

@@ -11,6 +11,15 @@
 #include <math.h>
 #include <string.h>
 
+/* A particle's moment of inertia: 1 / (1/inertia), or for a fixed particle (1/inertia 0)
+ * the solid sphere's 2/5 m r^2, which a pair of two fixed ones or a fixed one and a wall
+ * reads (their rolling dashpots see no turn) */
+static inline double own_inertia(const particle_store *p, size_t q)
+{
+    return particles_fixed(p, q) ? 0.4 * p->mass[q] * p->radius[q] * p->radius[q]
+                                 : 1.0 / p->inv_inertia[q];
+}
+
 /* For friction: the contact point lies on the line of centres, arm = R - d/2 from each
  * centre; a wall's point there moves with the wall (walls_point_velocity) and turns
  * with the wall's angular velocity. Fills the kinematics of contact m of the chunk: the
@@ -39,7 +48,7 @@ contact_motion(const sim *s, const double n[3], double d, double rate, uint32_t 
     /* the relative velocity of j's contact point past i's, predicted (v) and mid-step (h) */
     double v[3], h[3];
     /* the reduced rolling inertia: only the rolling laws' dashpots need it */
-    double inertia_i = turn ? 1.0 / p->inv_inertia[i] + p->mass[i] * arm_i * arm_i : 0.0;
+    double inertia_i = turn ? own_inertia(p, i) + p->mass[i] * arm_i * arm_i : 0.0;
     double inertia_r = inertia_i;
     if (!is_wall) {
         /* (v_j - w_j x arm_j n) - (v_i + w_i x arm_i n) = v_j - v_i - (arm_i w_i + arm_j w_j) x n */
@@ -58,6 +67,7 @@ contact_motion(const sim *s, const double n[3], double d, double rate, uint32_t 
         h[0] = p->vhx[owner_j] - p->vhx[i] - (sh[1] * n[2] - sh[2] * n[1]);
         h[1] = p->vhy[owner_j] - p->vhy[i] - (sh[2] * n[0] - sh[0] * n[2]);
         h[2] = p->vhz[owner_j] - p->vhz[i] - (sh[0] * n[1] - sh[1] * n[0]);
+<<<<<<< HEAD
         /* an image across a Lees-Edwards face moves at its particle's velocity -+ U
          * (the velocities v above are the image's own) */
         if (__builtin_expect(j >= p->n_local && s->cfg.lees_edwards.on, 0))
@@ -65,6 +75,13 @@ contact_motion(const sim *s, const double n[3], double d, double rate, uint32_t 
         if (turn) {
             double inertia_j = 1.0 / p->inv_inertia[j] + p->mass[j] * arm_j * arm_j;
             inertia_r = inertia_i * inertia_j / (inertia_i + inertia_j);
+=======
+        if (turn) { /* a fixed partner (1/inertia 0) is infinitely inert */
+            double inertia_j = own_inertia(p, j) + p->mass[j] * arm_j * arm_j;
+            inertia_r = particles_fixed(p, i) == particles_fixed(p, j)
+                            ? inertia_i * inertia_j / (inertia_i + inertia_j)
+                            : particles_fixed(p, j) ? inertia_i : inertia_j;
+>>>>>>> h-chute
         }
     } else {
         /* v_i + w_i x (arm_i n), against the wall's point there: at rest, or moving with
@@ -453,6 +470,11 @@ particle_pair_touching(const sim *s, contact_list *c, size_t start, chunk_scratc
     }
     cs->worst = worst;
     cs->n_ending = n_ending;
+    if (p->has_fixed) /* a fixed partner weighs as if infinitely massive */
+        for (size_t m = 0; m < n; m++) {
+            uint32_t q = slot[m] - (uint32_t)start;
+            m_eff[m] = particles_pair_mass(p, list_i[q], list_j[q], m_eff[m]);
+        }
 
     if (c->impact_velocity) { /* else no law reads it */
         for (size_t f = 0; f < n_first; f++) {

@@ -28,13 +28,19 @@ static void effective_moduli(const material *a, const material *b, law_pair_prop
 }
 
 /* Mean radius and mass of the particles of one material type, and how many there are;
- * a 1 mm sphere of that material if there are none. */
-static size_t typical_particle(const sim *s, int material, double *radius, double *mass)
+ * a 1 mm sphere of that material if there are none. *all_fixed: every one of them is
+ * fixed (particles_fixed: they weigh as if infinitely massive). */
+static size_t typical_particle(const sim *s, int material, double *radius, double *mass,
+                               bool *all_fixed)
 {
     double r = 0.0, m = 0.0;
-    size_t n = 0;
+    size_t n = 0, n_fixed = 0;
     for (size_t i = 0; i < s->p.n_local; i++)
-        if (s->p.type[i] == material) { r += s->p.radius[i]; m += s->p.mass[i]; n++; }
+        if (s->p.type[i] == material) {
+            r += s->p.radius[i]; m += s->p.mass[i]; n++;
+            n_fixed += (size_t)particles_fixed(&s->p, i);
+        }
+    *all_fixed = n > 0 && n_fixed == n;
     if (n > 0) { *radius = r / n; *mass = m / n; return n; }
     *radius = 1e-3;
     *mass = s->cfg.materials[material].density * 4.0 / 3.0 * M_PI * 1e-9;
@@ -48,10 +54,13 @@ static size_t typical_particle(const sim *s, int material, double *radius, doubl
 static law_reference calibration_reference(const sim *s, const law_binding *b, bool *against_wall)
 {
     double ra, ma, rb, mb;
-    size_t na = typical_particle(s, b->material_a, &ra, &ma);
-    size_t nb = typical_particle(s, b->material_b, &rb, &mb);
+    bool fa, fb;
+    size_t na = typical_particle(s, b->material_a, &ra, &ma, &fa);
+    size_t nb = typical_particle(s, b->material_b, &rb, &mb, &fb);
     law_reference ref = {.r_eff = ra * rb / (ra + rb), .m_eff = ma * mb / (ma + mb),
                          .v0 = timestep_impact_speed(s)};
+    if (fa != fb) /* a material all fixed meets a moving one: the moving one's mass */
+        ref.m_eff = fa ? mb : ma;
     *against_wall = s->walls.n > 0 && (na == 0) != (nb == 0);
     if (*against_wall) {
         ref.r_eff = na ? ra : rb;

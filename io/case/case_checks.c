@@ -27,8 +27,10 @@ static int check_gravity_walls(case_reader *c)
         double g = cfg->gravity[a];
         if (g == 0.0 || cfg->periodic[a]) continue;
         /* a plane or rectangle facing gravity holds; a cylinder, cone or STL surface may
-         * (a drum, a hopper); an outlet takes what falls out on purpose */
+         * (a drum, a hopper); an outlet takes what falls out on purpose; so may fixed
+         * particles (a rough base: particles[].fixed) */
         bool held = cfg->n_outlets > 0;
+        for (int k = 0; k < cfg->n_sources && !held; k++) held = cfg->sources[k].fixed;
         for (int k = 0; k < cfg->n_walls && !held; k++) {
             const wall_spec *w = &cfg->walls[k];
             held = (w->kind != WALL_PLANE && w->kind != WALL_RECTANGLE) || w->normal[a] * g < 0.0;

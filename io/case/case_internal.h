@@ -120,6 +120,7 @@ typedef struct raw_source {
     char *count;
     char *velocity[3];
     char *seed, *gap, *file;
+    char *fixed;
     /* radius is a number or {min, max}: libcyaml cannot say "either", so it skips the
      * key and read_radius reads it from the locator. */
 } raw_source;

@@ -267,6 +267,30 @@ static int read_file_source(case_reader *c, const char *at, const raw_source *r,
     return 0;
 }
 
+/* A fixed source's particles never move (particle_source.fixed): they start at rest,
+ * so a velocity given to them is refused rather than dropped. */
+static int check_fixed_at_rest(case_reader *c, const char *at, const particle_source *s)
+{
+    for (int a = 0; a < 3; a++)
+        if (s->velocity[a] != 0.0) {
+            key_path v = case_key("%s.velocity", at);
+            return case_fail_at(c, v.s, "%s: the particles of a fixed source (fixed: true) "
+                                        "are at rest: give 0 0 0 or leave velocity out", v.s);
+        }
+    for (long k = 0; k < s->n_list; k++)
+        for (int a = 0; a < 3; a++) {
+            double v = s->list_velocity ? s->list_velocity[3 * k + a] : 0.0,
+                   w = s->list_angular_velocity ? s->list_angular_velocity[3 * k + a] : 0.0;
+            if (v != 0.0 || w != 0.0) {
+                key_path f = case_key("%s.file", at);
+                return case_fail_at(c, f.s, "%s: particle %ld of the file moves (velocity "
+                                            "or angular velocity not 0); the particles of a "
+                                            "fixed source (fixed: true) are at rest", f.s, k + 1);
+            }
+        }
+    return 0;
+}
+
 static int read_source(case_reader *c, int i, particle_source *s)
 {
     const raw_source *r = &c->raw->particles[i];
@@ -292,8 +316,12 @@ static int read_source(case_reader *c, int i, particle_source *s)
     if (case_resolve_material(c, mat.s, r->material, &s->material) != 0) return -1;
     if (r->velocity[0] && case_read_vector(c, velocity.s, r->velocity, 3, s->velocity) != 0)
         return -1;
-    if (s->kind == SOURCE_LIST) return read_file_source(c, at.s, r, s);
-    return read_generated_source(c, at.s, r, s);
+    if (r->fixed && case_read_bool(c, case_key("%s.fixed", at.s).s, r->fixed, &s->fixed) != 0)
+        return -1;
+    int rc = s->kind == SOURCE_LIST ? read_file_source(c, at.s, r, s)
+                                    : read_generated_source(c, at.s, r, s);
+    if (rc != 0 || !s->fixed) return rc;
+    return check_fixed_at_rest(c, at.s, s);
 }
 
 int case_read_sources(case_reader *c)

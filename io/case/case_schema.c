@@ -189,6 +189,7 @@ static const cyaml_schema_field_t source_fields[] = {
     TEXT("seed", OPTIONAL, raw_source, seed),
     TEXT("gap", OPTIONAL, raw_source, gap),
     TEXT("file", OPTIONAL, raw_source, file),
+    TEXT("fixed", OPTIONAL, raw_source, fixed),
     CYAML_FIELD_END};
 static const cyaml_schema_value_t source_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_source, source_fields)};

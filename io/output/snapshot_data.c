@@ -207,7 +207,7 @@ static void particle_extras(const snapshot_state *st, int32_t *n_contacts, doubl
         double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
         double w2 = p->wx[i] * p->wx[i] + p->wy[i] * p->wy[i] + p->wz[i] * p->wz[i];
         ek[i] = 0.5 * p->mass[i] * v2;
-        er[i] = p->inv_inertia ? 0.5 * w2 / p->inv_inertia[i] : 0.0;
+        er[i] = p->inv_inertia ? particles_spin_energy(w2, p->inv_inertia[i]) : 0.0;
     }
 }
 

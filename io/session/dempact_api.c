@@ -164,6 +164,11 @@ int dempact_check_velocity(const dempact_run *r, size_t i, const double v[3], co
                  "at most %g m/s", who, (long long)p->id[i], v[0], v[1], v[2], CASE_MAX_SPEED);
         return -1;
     }
+    if (particles_fixed(p, i) && (v[0] != 0.0 || v[1] != 0.0 || v[2] != 0.0)) {
+        snprintf(err, err_len, "%s: particle %lld is fixed (particles[].fixed): its velocity "
+                 "stays 0, not (%g, %g, %g) m/s", who, (long long)p->id[i], v[0], v[1], v[2]);
+        return -1;
+    }
     return timestep_check_particle_speed(&r->ss.s, i, v, who, "set to", err, err_len);
 }
 

@@ -19,6 +19,7 @@ end_time() {
     bounce) echo 0.005 ;;    # one falling ball: threads have little to split
     collision) echo 0.0005 ;; # the spheres meet at 0.2 ms
     pour) echo 0.03 ;;       # the first beads reach the floor at about 0.02 s
+    chute) echo 1.2 ;;       # the grains reach the fixed base at about 0.95 (units of sqrt(d/g))
     *) echo 0.01 ;;
   esac
 }
