@@ -2,7 +2,8 @@
 """Compare the normal contact laws on one case: run it for every law at the same
 restitution, several seeds each, measure each settled packing and write a report.
 
-    .venv/bin/python tools/compare.py [CASE | --size small|full] [--laws all|a,b,..]
+    .venv/bin/python tools/compare.py [CASE | [--stage packing|shear] --size small|full]
+        [--laws all|a,b,..]
         [--seeds N] [--seed-offset K] [--calibrate off|on|both] [--restitution E]
         [--jobs N] [--out DIR [--overwrite]] [--dempact PATH] [--end-time T]
         [--param LAW:KEY=VALUE ...] [--adhesion MODEL:KEY=VALUE,...]
@@ -14,6 +15,16 @@ restitution, several seeds each, measure each settled packing and write a report
 with 3 seeds take about 250 s of CPU, a little over 2 minutes on two free cores),
 --size full (the default) runs cases/packing_settle.yaml (2000 beads in a box). A CASE
 given by path replaces both.
+
+--stage shear (the packing stage is the default) shears each law's beads in a
+Lees-Edwards cell at an imposed pressure, cases/shear_small.yaml with --size small (500
+beads, 0.3 s, about 12 s of CPU a run) or cases/shear_cell.yaml (1000 beads, 0.5 s),
+and measures the steady flow over the last half of each run: mu = tau / p, the solid
+fraction phi, the inertial number I, the coordination Z and the shares of the shear's
+work that the normal dashpot, friction, rolling and plasticity dissipate, each mean
+± standard error over the seeds (tools/compare_shear.py). A CASE with
+domain.lees_edwards is of the shear stage; --stage names the stage of --size and must
+agree with a CASE's.
 
 Seeds: run K (K = seed offset, 0 to N-1 by default) adds K to the `seed` of every random
 particle source and inlet (an absent seed is the reader's default, 1 for a source and
