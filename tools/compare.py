@@ -1074,6 +1074,12 @@ def main(argv):
     msg = dempact_check(dempact, case_path)
     if msg is not None:
         raise UsageError(msg if msg.startswith(case_path) else f"{case_path}: {msg}")
+    stage_params = {}  # the shear stage's own parameters, under --param's
+    floor = cs.v_floor(base) if stage == "shear" else None
+    for law in laws if floor else []:
+        if "v_floor" in table[law]["params"] and (law, "v_floor") not in user_params:
+            stage_params[(law, "v_floor")] = floor
+            defaults.setdefault(law, {})["v_floor"] = floor
     if not isinstance(base.get("contacts"), list) or not base["contacts"]:
         raise UsageError(f"{case_path}: has no contacts entry for the laws to take")
     e = a.restitution
@@ -1094,7 +1100,7 @@ def main(argv):
         return case_for(base, case_path, law, mode, params, cal, e, cmd, seed, a.end_time,
                         adhesion)
 
-    plans = plan_runs(laws, table, e, calibrate, user_params, seeds)
+    plans = plan_runs(laws, table, e, calibrate, {**stage_params, **user_params}, seeds)
     check_generated(dempact, plans, case_of,
                     a, {"params": raw_params, "case": case_path, "adhesion": a.adhesion})
     settings = {"case": abs_case, "case_sha256": case_digest(text, base, case_path),

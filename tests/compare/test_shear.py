@@ -17,7 +17,9 @@
   (from `dempact laws`), each run's case (the law swapped in, the Lees-Edwards keys
   kept, the seed offset), the base case of each --stage and --size, and the refusals
   (--stage shear with a case without domain.lees_edwards, --stage packing with one):
-  exit 2, one line, nothing written.
+  exit 2, one line, nothing written; the stage's v_floor, sqrt(2 g d_min), in the cases
+  of the laws that take it and in the marker, and --param's in its place (two tiny
+  comparisons cut at 3 ms).
 
     .venv/bin/python tests/compare/test_shear.py [--dempact build/dempact]
 
@@ -25,6 +27,7 @@ Without --dempact the planning tests that need `dempact laws` are skipped.
 """
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -256,6 +259,35 @@ class Planning(unittest.TestCase):
                     self.assertEqual(entry["law"], law)
                     self.assertEqual(entry["friction"], base["contacts"][0]["friction"])
                     self.assertEqual(entry["calibrate"], cal)
+
+    def test_stage_v_floor(self):
+        # the laws with v_floor get sqrt(2 g d_min) (the packing stage's floor for these
+        # beads), written into each run's case and the marker; --param overrides it
+        floor = math.sqrt(2 * 9.81 * 2 * 0.0009)
+        with open(compare.STAGES["shear"]["small"]) as fh:
+            self.assertAlmostEqual(cs.v_floor(yaml.safe_load(fh)), floor, delta=1e-15)
+        with tempfile.TemporaryDirectory() as tmp:
+            for extra, want in (([], floor), (["--param", "hunt_crossley:v_floor=0.3"], 0.3)):
+                out = os.path.join(tmp, f"r{len(extra)}")
+                code, _, err = run_compare(["--stage", "shear", "--size", "small", "--laws",
+                                            "hunt_crossley,hertz_tti", "--seeds", "1",
+                                            "--end-time", "0.003", "--jobs", "2", "--out", out,
+                                            "--dempact", DEMPACT] + extra, timeout=300)
+                self.assertEqual(code, 0, err)
+                with open(os.path.join(out, "runs", "hunt_crossley_off", "seed0",
+                                       "case.yaml")) as fh:
+                    case = yaml.safe_load(fh)
+                self.assertAlmostEqual(case["contacts"][0]["params"]["v_floor"], want,
+                                       delta=1e-15)
+                with open(os.path.join(out, "runs", "hertz_tti_off", "seed0",
+                                       "case.yaml")) as fh:
+                    case = yaml.safe_load(fh)
+                if "v_floor" not in self.table["hertz_tti"]["params"]:
+                    self.assertNotIn("v_floor", case["contacts"][0]["params"])
+                with open(os.path.join(out, "compare-report.json")) as fh:
+                    marker = json.load(fh)
+                self.assertAlmostEqual(marker["settings"]["params"]["hunt_crossley"]["v_floor"],
+                                       want, delta=1e-15)
 
     def test_stage_refusals(self):
         with tempfile.TemporaryDirectory() as tmp:
