@@ -24,7 +24,9 @@ fraction phi, the inertial number I, the coordination Z and the shares of the sh
 work that the normal dashpot, friction, rolling and plasticity dissipate, each mean
 ± standard error over the seeds (tools/compare_shear.py). A CASE with
 domain.lees_edwards is of the shear stage; --stage names the stage of --size and must
-agree with a CASE's.
+agree with a CASE's. The shear stage gives the laws with the parameter v_floor
+sqrt(2 g d_min) (the engine's floor for the same beads under gravity: its 1 mm/s
+without gravity stops exact and hunt_crossley); --param LAW:v_floor=V replaces it.
 
 Seeds: run K (K = seed offset, 0 to N-1 by default) adds K to the `seed` of every random
 particle source and inlet (an absent seed is the reader's default, 1 for a source and
