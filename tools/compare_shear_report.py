@@ -5,9 +5,9 @@ run) and summary.csv (mean, standard deviation and standard error over the seeds
 law and mode). The layout, the law families and the figures' style are
 tools/compare_report.py's; the measures are tools/compare_shear.py's.
 
-Every cell is the mean over the seeds ± its standard error (sd / sqrt(n)); with one seed
-it is the run's value ± its block standard error (the window's blocks), marked "(1 run)"
-in the seeds column. Used by tools/compare.py; `compare.py --report-only DIR` rebuilds a
+Every cell is the mean over the seeds ± its standard error: the larger of the seeds'
+(sd / sqrt(n)) and the runs' own from the window's blocks, sqrt(sum se_i^2) / n (error_of);
+with one seed the run's block error, marked "1 run" in the seeds column. Used by tools/compare.py; `compare.py --report-only DIR` rebuilds a
 report.
 """
 
@@ -44,14 +44,20 @@ PARTS = [("share_damping", "normal damping"), ("share_friction", "friction"),
 
 
 def error_of(rows, key, idx):
-    """The error bar of a mean: the standard error over the seeds, or with one seed the
-    run's block standard error (its KEY_se), NaN where neither exists."""
+    """The error bar of a mean over the seeds: the larger of its standard error over the
+    seeds, sd / sqrt(n), and the runs' own, sqrt(sum of their block standard errors
+    squared) / n (KEY_se): with few seeds the seeds' spread can be small by chance (two
+    seeds that happen to agree), while the blocks still say how well each run fixed its
+    value. With one seed the run's block error; NaN where neither exists."""
     mean, sd, n = cr.stats([rows[i].get(key, float("nan")) for i in idx])
-    if n > 1:
-        return sd / math.sqrt(n)
-    if n == 1:
-        return float(rows[idx[0]].get(f"{key}_se", float("nan")))
-    return float("nan")
+    if n == 0:
+        return float("nan")
+    own = [rows[i].get(f"{key}_se", float("nan")) for i in idx]
+    own = [x for x in own if isinstance(x, (int, float)) and math.isfinite(x)]
+    pooled = math.sqrt(sum(x * x for x in own)) / len(own) if own else float("nan")
+    seeds = sd / math.sqrt(n) if n > 1 else float("nan")
+    finite = [x for x in (seeds, pooled) if math.isfinite(x)]
+    return max(finite) if finite else float("nan")
 
 
 def cell(rows, key, idx, fmt):
@@ -118,8 +124,9 @@ def write(out, rows, curves, meta):
     lines += [f"Seed offsets: {', '.join(map(str, seeds))}. Steady window: the last "
               f"{cs.WINDOW:g} of each run, {first['window_start_s']:g} to "
               f"{first['window_end_s']:g} s ({first['window_strain']:.2g} strain units). "
-              "Each cell: mean over the seeds ± its standard error (one seed, '1 run': the "
-              f"run's block standard error over {cs.BLOCKS} blocks of the window). "
+              "Each cell: mean over the seeds ± its standard error: the larger of the "
+              "seeds' (sd / sqrt(n)) and the runs' own from "
+              f"{cs.BLOCKS} blocks of the window (one seed: '1 run'). "
               "Definitions: docs/compare.md, \"The shear stage\".", "",
               "## Steady flow", ""]
     lines += table(rows, grouped, FLOW, steady=True)
@@ -141,8 +148,9 @@ def write(out, rows, curves, meta):
               "stored - residual = 1 exactly.",
               "- power / (tau rate V): the shear work's rate over the window / (<tau> rate L_x "
               "L_y <H>): 1 in steady flow.",
-              f"- steady: mu and phi of the window's second half minus its first within "
-              f"{cs.STEADY_Z:g} standard errors (blocks); 'k of n drift': k seeds did not.",
+              f"- steady: a line fitted to the {cs.BLOCKS} block values of mu (and of phi) "
+              f"against time has a slope within {cs.STEADY_Z:g} of its standard error; "
+              "'k of n drift': k seeds did not.",
               "- e actual: a head-on collision of two particles of the mean radius at the "
               "run's step and at the shear's speed across one diameter, rate d "
               "(`dempact collide`).",

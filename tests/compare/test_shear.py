@@ -167,6 +167,22 @@ class SteadyFlow(unittest.TestCase):
         self.assertFalse(cs.is_shear([]))
 
 
+class ErrorBars(unittest.TestCase):
+    def test_error_of(self):
+        import compare_shear_report as csr
+        # two seeds that agree: the runs' own errors, sqrt(0.3^2 + 0.4^2) / 2 = 0.25
+        rows = [{"mu": 1.0, "mu_se": 0.3}, {"mu": 1.0, "mu_se": 0.4}]
+        self.assertAlmostEqual(csr.error_of(rows, "mu", [0, 1]), 0.25, delta=1e-15)
+        # two that differ: sd / sqrt(2) = 1
+        rows = [{"mu": 0.0, "mu_se": 0.1}, {"mu": 2.0, "mu_se": 0.1}]
+        self.assertAlmostEqual(csr.error_of(rows, "mu", [0, 1]), 1.0, delta=1e-15)
+        # one seed: its block error; no block error (Z): the seeds' alone
+        self.assertEqual(csr.error_of(rows, "mu", [1]), 0.1)
+        rows = [{"z_mean": 3.0}, {"z_mean": 5.0}, {"z_mean": 4.0}]
+        self.assertAlmostEqual(csr.error_of(rows, "z_mean", [0, 1, 2]), 1 / math.sqrt(3),
+                               delta=1e-15)
+
+
 def write_run(path, case_text, radii, ts, contacts_pairs, n_touching):
     """An HDF5 file of dempact's layout: one snapshot at the end, the time series."""
     n = len(radii)
