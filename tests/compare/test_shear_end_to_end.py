@@ -13,8 +13,9 @@ files say when read here by other means, and against physics:
   residual add up to 1, the residual below 1e-3 of the work;
 - hertz has no normal dashpot: its damping share is exactly 0 and friction takes the
   rest; hertz_tti's dashpot takes a share > 0.05; mu of frictional spheres (mu_p 0.5) at
-  I ~ 0.06 lies in 0.25 to 0.6 and phi in 0.5 to 0.65 (Chialvo, Sun & Sundaresan 2012
-  give mu ~ 0.4 and phi ~ 0.58 there); both runs steady;
+  I ~ 0.06 lies in 0.25 to 0.6 and phi in 0.5 to 0.65 (a dense flow: below the
+  particles' friction, above a loose packing; the runs give about 0.40 and 0.58); both
+  runs steady;
 - --report-only rebuilds the same table.csv from the HDF5 files alone.
 
     .venv/bin/python tests/compare/test_shear_end_to_end.py --dempact build/dempact
