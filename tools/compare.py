@@ -2,7 +2,8 @@
 """Compare the normal contact laws on one case: run it for every law at the same
 restitution, several seeds each, measure each settled packing and write a report.
 
-    .venv/bin/python tools/compare.py [CASE | --size small|full] [--laws all|a,b,..]
+    .venv/bin/python tools/compare.py [CASE | [--stage packing|shear] --size small|full]
+        [--laws all|a,b,..]
         [--seeds N] [--seed-offset K] [--calibrate off|on|both] [--restitution E]
         [--jobs N] [--out DIR [--overwrite]] [--dempact PATH] [--end-time T]
         [--param LAW:KEY=VALUE ...] [--adhesion MODEL:KEY=VALUE,...]
@@ -14,6 +15,18 @@ restitution, several seeds each, measure each settled packing and write a report
 with 3 seeds take about 250 s of CPU, a little over 2 minutes on two free cores),
 --size full (the default) runs cases/packing_settle.yaml (2000 beads in a box). A CASE
 given by path replaces both.
+
+--stage shear (the packing stage is the default) shears each law's beads in a
+Lees-Edwards cell at an imposed pressure, cases/shear_small.yaml with --size small (500
+beads, 0.3 s, about 12 s of CPU a run) or cases/shear_cell.yaml (1000 beads, 0.5 s),
+and measures the steady flow over the last half of each run: mu = tau / p, the solid
+fraction phi, the inertial number I, the coordination Z and the shares of the shear's
+work that the normal dashpot, friction, rolling and plasticity dissipate, each mean
+± standard error over the seeds (tools/compare_shear.py). A CASE with
+domain.lees_edwards is of the shear stage; --stage names the stage of --size and must
+agree with a CASE's. The shear stage gives the laws with the parameter v_floor
+sqrt(2 g d_min) (the engine's floor for the same beads under gravity: its 1 mm/s
+without gravity stops exact and hunt_crossley); --param LAW:v_floor=V replaces it.
 
 Seeds: run K (K = seed offset, 0 to N-1 by default) adds K to the `seed` of every random
 particle source and inlet (an absent seed is the reader's default, 1 for a source and
@@ -105,10 +118,15 @@ import compare_folder as cf  # noqa: E402
 import compare_measure as cm  # noqa: E402
 import compare_runs as crs  # noqa: E402
 import compare_adhesion as cad  # noqa: E402
+import compare_shear as cs  # noqa: E402
 
 BULK_MARGIN = 2.0        # bulk region: this many largest diameters from walls and surface
-SIZES = {"small": os.path.join(ROOT, "cases", "packing_small.yaml"),
-         "full": os.path.join(ROOT, "cases", "packing_settle.yaml")}
+# the base case of each stage and size
+STAGES = {"packing": {"small": os.path.join(ROOT, "cases", "packing_small.yaml"),
+                      "full": os.path.join(ROOT, "cases", "packing_settle.yaml")},
+          "shear": {"small": os.path.join(ROOT, "cases", "shear_small.yaml"),
+                    "full": os.path.join(ROOT, "cases", "shear_cell.yaml")}}
+SIZES = STAGES["packing"]
 
 # parameters a law needs that the comparison does not vary (overridable by --param)
 LAW_DEFAULTS = {
@@ -173,6 +191,18 @@ def law_runs(law, info, e, calibrate):
     published = {"fit": "published"} if info.get("fit") else {}
     return [(m, dict(params, restitution=e, **(published if m == "off" else {})), m == "on")
             for m in want]
+
+
+def plan_runs(laws, table, e, calibrate, user_params, seeds):
+    """[(law, mode, params, calibrate flag, seeds)]: the runs of a comparison, every law's
+    modes (law_runs) with its --param values, each for every seed. Both stages plan
+    alike: the stage is the base case's."""
+    plans = []
+    for law in laws:
+        for mode, params, cal in law_runs(law, table[law], e, calibrate):
+            params.update({k: v for (lw, k), v in user_params.items() if lw == law})
+            plans.append((law, mode, params, cal, list(seeds)))
+    return plans
 
 
 def mode_dir(law, mode):
@@ -291,6 +321,8 @@ def measure(h5_path):
     end = float(meta.get("end_time", case["time"]["end"]))
     if len(run) == 0 or run.times[-1] < end - 1.5 * run.dt:
         raise Incomplete(f"it stopped at t = {run.times[-1] if len(run) else 0:g} s of {end:g} s")
+    if cs.is_shear(case):
+        return measure_shear(run, case, meta)
     snap = run.snapshot()
     ts = run.timeseries()
     lo, hi = _box(case)
@@ -447,6 +479,30 @@ def measure(h5_path):
               "z_mid": 0.5 * (edges[:-1] + edges[1:]), "phi_z": np.array(phi_z),
               "surface": surface, "compression": comp}
     return row, curves
+
+
+def measure_shear(run, case, meta):
+    """The shear stage's row of one run (tools/compare_shear.py) with the columns every
+    row has; impact_speed_m_s is the shear's speed across one mean diameter, rate d,
+    the speed of the binary collision behind e actual."""
+    material = _main_material(case, run.snapshot())
+    row, curves = cs.measure(run, case, material)
+    head = {
+        "stage": "shear",
+        "law": meta.get("law", base_law(case)),
+        "calibrate": meta.get("mode", "on" if case["contacts"][0].get("calibrate") else "off"),
+        "seed": int(meta.get("seed", 0)),
+        "restitution": (float("nan") if meta.get("mode") == "-" else
+                        meta.get("restitution", case["contacts"][0].get("params", {}).get(
+                            "restitution", float("nan")))),
+        "particles": int(run.n_particles[-1]),
+        "radius_mean_m": 0.5 * row["diameter_mean_m"],
+        "material": material,
+        "adhesion": cad.of_case(case),
+    }
+    tail = {"impact_speed_m_s": abs(row["shear_rate_1_s"]) * row["diameter_mean_m"],
+            "end_time_s": float(run.times[-1]), "dt_s": run.dt}
+    return {**head, **row, **tail}, curves
 
 
 def piston_position(wall, t):
@@ -637,6 +693,9 @@ def report(out, meta=None, dempact=None, version=None):
         curves.append(cv)
     if not rows:
         raise ReportError(f"no run in {os.path.join(out, cf.RUNS)} could be measured")
+    if rows[0].get("stage") == "shear":
+        import compare_shear_report
+        return compare_shear_report.write(out, rows, curves, meta)
     return compare_report.write(out, rows, curves, meta)
 
 
@@ -656,9 +715,14 @@ def parser():
     p = Parser(prog="compare.py", description=__doc__.split("\n\n")[0],
                epilog="\n\n".join(__doc__.split("\n\n")[1:]),
                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("case", nargs="?", help="the base case (default: --size)")
+    p.add_argument("case", nargs="?", help="the base case (default: --stage and --size)")
+    p.add_argument("--stage", choices=sorted(STAGES), default=None,
+                   help="packing (default): the settling packing; shear: the steady "
+                        "simple shear of a Lees-Edwards cell (mu, phi, I, the dissipation "
+                        "split); a CASE with domain.lees_edwards is of the shear stage")
     p.add_argument("--size", choices=sorted(SIZES), default=None,
-                   help="small: cases/packing_small.yaml; full (default): cases/packing_settle.yaml")
+                   help="small: cases/packing_small.yaml (--stage shear: cases/shear_small.yaml); "
+                        "full (default): cases/packing_settle.yaml (cases/shear_cell.yaml)")
     p.add_argument("--laws", help="all (default) or a comma-separated list of laws")
     p.add_argument("--seeds", type=int, help=f"runs per law and mode (default 3, at most {MAX_SEEDS})")
     p.add_argument("--seed-offset", type=int,
@@ -973,7 +1037,7 @@ def main(argv):
             raise UsageError(f"{option}: an empty path")
     if a.case and a.size:
         raise UsageError("give a CASE or --size, not both")
-    case_path = a.case or SIZES[a.size or "full"]
+    case_path = a.case or STAGES[a.stage or "packing"][a.size or "full"]
     seeds_n = 3 if a.seeds is None else a.seeds
     offset = 0 if a.seed_offset is None else a.seed_offset
     if not 1 <= seeds_n <= MAX_SEEDS:
@@ -1004,9 +1068,20 @@ def main(argv):
     except cad.AdhesionError as exc:
         raise UsageError(str(exc))
     text, base = read_case(case_path)
+    stage = "shear" if cs.is_shear(base) else "packing"
+    if a.stage is not None and a.stage != stage:
+        raise UsageError(f"--stage {a.stage}: {case_path} " + (
+            "has no domain.lees_edwards, which the shear stage shears" if a.stage == "shear"
+            else "is a shear cell (domain.lees_edwards): give --stage shear"))
     msg = dempact_check(dempact, case_path)
     if msg is not None:
         raise UsageError(msg if msg.startswith(case_path) else f"{case_path}: {msg}")
+    stage_params = {}  # the shear stage's own parameters, under --param's
+    floor = cs.v_floor(base) if stage == "shear" else None
+    for law in laws if floor else []:
+        if "v_floor" in table[law]["params"] and (law, "v_floor") not in user_params:
+            stage_params[(law, "v_floor")] = floor
+            defaults.setdefault(law, {})["v_floor"] = floor
     if not isinstance(base.get("contacts"), list) or not base["contacts"]:
         raise UsageError(f"{case_path}: has no contacts entry for the laws to take")
     e = a.restitution
@@ -1027,12 +1102,7 @@ def main(argv):
         return case_for(base, case_path, law, mode, params, cal, e, cmd, seed, a.end_time,
                         adhesion)
 
-    plans = []  # (law, mode, params, calibrate flag, seeds)
-    for law in laws:
-        runs = law_runs(law, table[law], e, calibrate)
-        for mode, params, cal in runs:
-            params.update({k: v for (lw, k), v in user_params.items() if lw == law})
-            plans.append((law, mode, params, cal, seeds))
+    plans = plan_runs(laws, table, e, calibrate, {**stage_params, **user_params}, seeds)
     check_generated(dempact, plans, case_of,
                     a, {"params": raw_params, "case": case_path, "adhesion": a.adhesion})
     settings = {"case": abs_case, "case_sha256": case_digest(text, base, case_path),
@@ -1104,7 +1174,8 @@ def main(argv):
     print(f"compare.py: {what} of {case_path} ({len(seeds)} seeds) at e = {e:g}, "
           f"{jobs_n} at a time, into {out}", file=sys.stderr)
     meta.update({"dempact": version, "dempact_path": os.path.abspath(dempact),
-                 "base_case": abs_case, "base_case_text": text, "restitution": e})
+                 "base_case": abs_case, "base_case_text": text, "restitution": e,
+                 "stage": stage})
     invocation = {"command": command, "calibrate": calibrate, "laws": laws, "seeds": seeds,
                   "date": created, "kept": kept, "failed": []}
     meta.setdefault("invocations", []).append(invocation)

@@ -32,7 +32,8 @@ RUNS = "runs"
 DONE = "done.json"
 TMP = ".compare-tmp"
 FIGURES = ("kinetic_energy.svg", "measures.svg", "energy.svg", "packing_profile.svg",
-           "force_distribution.svg", "stress_strain.svg")
+           "force_distribution.svg", "stress_strain.svg", "shear_measures.svg",
+           "shear_energy.svg", "shear_mu_time.svg")
 OWN_FILES = (MARKER, "meta.json", "report.md", "table.csv", "summary.csv") + FIGURES
 
 

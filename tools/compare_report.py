@@ -144,7 +144,7 @@ def loop_table(rows, grouped):
     return lines + table(rows, grouped, columns)
 
 
-def write_csv(out, rows, grouped):
+def write_csv(out, rows, grouped, spreads=("sd",)):
     keys = list(dict.fromkeys(k for row in rows for k in row))
     f = io.StringIO(newline="")
     w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
@@ -157,12 +157,14 @@ def write_csv(out, rows, grouped):
                and all(isinstance(r.get(k, 0.0), (int, float)) for r in rows)]
     f = io.StringIO(newline="")
     w = csv.writer(f)
-    w.writerow(["law", "calibrate", "seeds"] + [f"{k}_{s}" for k in numeric for s in ("mean", "sd")])
+    w.writerow(["law", "calibrate", "seeds"] + [f"{k}_{s}" for k in numeric
+                                                for s in ("mean",) + tuple(spreads)])
     for (law, mode), idx in grouped.items():
         vals = []
         for k in numeric:
-            mean, sd, _ = stats([rows[i].get(k, float("nan")) for i in idx])
-            vals += [repr(mean), repr(sd)]
+            mean, sd, n = stats([rows[i].get(k, float("nan")) for i in idx])
+            spread = {"sd": sd, "se": sd / math.sqrt(n) if n > 1 else float("nan")}
+            vals += [repr(mean)] + [repr(spread[s]) for s in spreads]
         w.writerow([law, mode, len(idx)] + vals)
     cf.atomic_write(os.path.join(out, "summary.csv"), f.getvalue())
 
@@ -204,7 +206,8 @@ def _panels(plt, n, width=4.2, height=3.2):
 
 
 def curve_panels(plt, path, grouped, curves, xkey, ykey, xlabel, ylabel, title, logy=False,
-                 threshold=None, transform=None, swap=False, legend="best", ylim=None):
+                 threshold=None, transform=None, swap=False, legend="best", ylim=None,
+                 vline=None):
     """One panel per law family; per law and mode the median over the seeds as a line and
     the seeds' range (min to max) as a band."""
     fams, names = _families_present(grouped)
@@ -241,6 +244,8 @@ def curve_panels(plt, path, grouped, curves, xkey, ykey, xlabel, ylabel, title, 
             _plain_log_ticks(ax.yaxis)
         if threshold is not None:
             ax.axhline(threshold, color="k", lw=0.8, ls=":")
+        if vline is not None:
+            ax.axvline(vline, color="k", lw=0.8, ls=":")
         if ylim is not None:
             ax.set_ylim(*ylim)
         ax.set_title(name)
@@ -254,9 +259,10 @@ def curve_panels(plt, path, grouped, curves, xkey, ykey, xlabel, ylabel, title, 
     plt.close(fig)
 
 
-def dot_panels(plt, path, rows, grouped, measures, title):
+def dot_panels(plt, path, rows, grouped, measures, title, error=None):
     """One panel per measure: every law and mode a row (grouped by family), the mean over
-    the seeds a dot, one standard deviation an error bar."""
+    the seeds a dot, one standard deviation an error bar (or error(key, row indices),
+    the bar's half-width)."""
     labels = [label(law, mode) for law, mode in grouped]
     fams = [family_of(law) for law, _ in grouped]
     y = np.arange(len(labels))[::-1]
@@ -273,6 +279,8 @@ def dot_panels(plt, path, rows, grouped, measures, title):
             mean, sd, cnt = stats([rows[k].get(key, float("nan")) for k in idx])
             if cnt == 0:
                 continue
+            if error is not None:
+                sd = error(key, idx)
             ax.errorbar(mean, yy, xerr=sd if math.isfinite(sd) else None, fmt="o",
                         ms=4, color=cmap(fam % 10), capsize=2, lw=1)
             if extra:
@@ -292,13 +300,17 @@ def dot_panels(plt, path, rows, grouped, measures, title):
     plt.close(fig)
 
 
-def energy_bars(plt, path, rows, grouped):
+ENERGY_PARTS = [("frac_damping", "normal damping"), ("frac_friction", "friction"),
+                ("frac_rolling", "rolling"), ("frac_plasticity", "plasticity")]
+
+
+def energy_bars(plt, path, rows, grouped, parts=ENERGY_PARTS,
+                residual=("energy_balance_error", "|balance residual| / dissipated"),
+                xlabel="fraction of the dissipated energy"):
     """Where the energy went: per law and mode the mean fraction of the dissipated energy
     each mechanism took, stacked, and the balance residual beside it."""
     labels = [label(law, mode) for law, mode in grouped]
     y = np.arange(len(labels))[::-1]
-    parts = [("frac_damping", "normal damping"), ("frac_friction", "friction"),
-             ("frac_rolling", "rolling"), ("frac_plasticity", "plasticity")]
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 0.26 * len(labels) + 1.6), sharey=True,
                                   gridspec_kw={"width_ratios": [3, 1.3]})
     left = np.zeros(len(labels))
@@ -311,16 +323,16 @@ def energy_bars(plt, path, rows, grouped):
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
     ax.set_xlim(0, 1)
-    ax.set_xlabel("fraction of the dissipated energy")
+    ax.set_xlabel(xlabel)
     ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     for yy, idx in zip(y, grouped.values()):
-        mean, sd, cnt = stats([abs(rows[i]["energy_balance_error"]) for i in idx])
+        mean, sd, cnt = stats([abs(rows[i][residual[0]]) for i in idx])
         if cnt:
             ax2.errorbar(mean, yy, xerr=sd if math.isfinite(sd) else None, fmt="o", ms=4,
                          color="k", capsize=2, lw=1)
     ax2.set_xscale("log")
     _plain_log_ticks(ax2.xaxis)
-    ax2.set_xlabel("|balance residual| / dissipated")
+    ax2.set_xlabel(residual[1])
     ax2.grid(axis="x", alpha=0.3, lw=0.5)
     fig.tight_layout()
     cf.atomic_save(path, lambda tmp: fig.savefig(tmp, format="svg"))
