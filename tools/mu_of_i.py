@@ -27,14 +27,15 @@ the largest overlap is below 1e-4 d: both codes start from these positions (17 d
 with the linear shear profile vx = gdot (z - L/2) and no spin.
 
 THE MEASUREMENT. Each run lasts --strain units of strain (gdot t). The stress is sampled
-every 0.01 strain: LAMMPS `compute pressure` with `temp/deform` (the kinetic part about
-the streaming profile, plus the pair virial); dempact's time series `plane_shear_stress`
-and `plane_normal_stress` (the force across the sliding plane per unit area). For both
-codes mu = tau / p with p = sigma_zz, the normal stress on the shear planes (LAMMPS's
-P_zz; dempact's plane normal stress), and tau = -P_xz for LAMMPS (its pressure tensor is
-compression positive; the shear stress that resists u_x = gdot z is -P_xz > 0) and the
-plane shear stress for dempact. LAMMPS's mu over the mean pressure trace / 3 is
-reported beside it (mu_mean). I uses the same p = sigma_zz.
+every 0.01 strain: dempact's time series `plane_shear_stress` and `plane_normal_stress`
+(the contact force across the sliding plane per unit area: on average the contact part
+of the stress, without the kinetic part, which no force carries), LAMMPS's `compute
+pressure NULL virial` (the pair virial: the same contact part). For both codes mu = tau /
+p with p = sigma_zz, the normal stress on the shear planes, and tau = -P_xz for LAMMPS
+(its pressure tensor is compression positive; the shear stress that resists u_x = gdot z
+is -P_xz > 0), the plane shear stress for dempact. I uses the same p. LAMMPS's whole
+stress (`compute pressure` with `temp/deform`: the kinetic part about the streaming
+profile added) gives mu_total beside it, and over the mean pressure trace / 3, mu_mean.
   Block averages: the first third of the samples is discarded, the rest cut into
 --blocks equal blocks (default 10); the value is the mean of the block means and its
 error the standard error of the block means (sd / sqrt(blocks)). mu is the ratio of the
@@ -258,7 +259,8 @@ fix             integrate all nve/sphere
 fix             shear all deform 1 xz erate {gdot} remap v flip yes
 compute         tdef all temp/deform
 compute         press all pressure tdef
-fix             stress all ave/time {every} 1 {every} c_press[1] c_press[2] c_press[3] c_press[4] c_press[5] c_press[6] file stress.txt format " %.10g"
+compute         pvir all pressure NULL virial
+fix             stress all ave/time {every} 1 {every} c_pvir[1] c_pvir[2] c_pvir[3] c_pvir[4] c_pvir[5] c_pvir[6] c_press[1] c_press[2] c_press[3] c_press[4] c_press[5] c_press[6] file stress.txt format " %.10g"
 thermo          {thermo}
 thermo_modify   temp tdef
 run             {steps}
@@ -282,9 +284,11 @@ def run_lammps(lmp, workdir, pt, strain):
     if out.returncode != 0:
         raise SystemExit("mu_of_i: LAMMPS failed in %s:\n%s%s" % (workdir, out.stdout[-3000:], out.stderr[-2000:]))
     a = np.loadtxt(os.path.join(workdir, "stress.txt"), comments="#", ndmin=2)
-    # columns: step, pxx, pyy, pzz, pxy, pxz, pyz (compression positive)
+    # columns: step, then pxx, pyy, pzz, pxy, pxz, pyz (compression positive) of the
+    # contact virial alone, then of the whole (kinetic part about the streaming profile)
     return {"strain": a[:, 0] * pt.dt * pt.gdot, "tau": -a[:, 5], "p": a[:, 3],
-            "p_mean": (a[:, 1] + a[:, 2] + a[:, 3]) / 3.0, "wall": wall, "steps": steps}
+            "tau_total": -a[:, 11], "p_total": a[:, 9], "p_mean": (a[:, 7] + a[:, 8] + a[:, 9]) / 3.0,
+            "wall": wall, "steps": steps}
 
 
 # ---- dempact ------------------------------------------------------------------------------
@@ -395,7 +399,9 @@ def run_point(code, exe, folder, phi, gdot, n, strain, blocks, seed, keep_box=Fa
               "steps": run["steps"], "wall": run["wall"]})
     m["I"], m["I_err"] = inertial_number(gdot, m["p"], m["p_err"])
     if code == "lammps":
-        m["mu_mean"], m["mu_mean_err"] = ratio_block_average(run["tau"], run["p_mean"], blocks)
+        m["mu_total"], m["mu_total_err"] = ratio_block_average(run["tau_total"], run["p_total"], blocks)
+        m["mu_mean"], m["mu_mean_err"] = ratio_block_average(run["tau_total"], run["p_mean"], blocks)
+        m["p_total"] = block_average(run["p_total"], blocks)[0]
         m["p_mean"] = block_average(run["p_mean"], blocks)[0]
     if code == "dempact" and keep_box:
         s = box_stress(run["h5"], strain / 3.0, gdot)
