@@ -268,8 +268,7 @@ run             {steps}
 
 
 def run_lammps(lmp, workdir, pt, strain):
-    steps = int(round(strain / (pt.gdot * pt.dt)))
-    every = max(1, int(round(SAMPLE_STRAIN / (pt.gdot * pt.dt))))
+    steps, every = steps_of(pt, strain)
     text = LAMMPS_INPUT.format(phi=pt.phi, gdot=lp.g17(pt.gdot), young=lp.g17(lp.YOUNG), cor=lp.g17(lp.COR),
                                nu=lp.g17(lp.NU), xg=lp.g17(lp.XGAMMAT), mu=lp.g17(lp.MU),
                                skin=lp.g17(pt.skin), dt=lp.g17(pt.dt), every=every,
@@ -316,13 +315,21 @@ neighbour:
 """
 
 
+def steps_of(pt, strain):
+    """The run's steps and the steps between stress samples (the same in both codes)."""
+    every = max(1, int(round(SAMPLE_STRAIN / (pt.gdot * pt.dt))))
+    samples = max(1, int(round(strain / (pt.gdot * pt.dt * every))))
+    return samples * every, every
+
+
 def dempact_case_text(pt, strain, name="shear"):
     law = _LAW.format(rho=lp.g17(lp.RHO), young=lp.g17(lp.YOUNG), nu=lp.g17(lp.NU), e=lp.g17(lp.E_TTI),
                       e_t=lp.g17(lp.E_T), mu=lp.g17(lp.MU))
-    end = strain / pt.gdot
+    steps, every = steps_of(pt, strain)
+    snap = max(1, steps // (every * 12)) * every       # about 12 snapshots, on sample steps
     return DEMPACT_CASE.format(phi=pt.phi, gdot=lp.g17(pt.gdot), name=name, side=lp.g17(pt.side),
-                               end=lp.g17(end), dt=lp.g17(pt.dt), snap=lp.g17(end / 12.0),
-                               sample=lp.g17(SAMPLE_STRAIN / pt.gdot), skin=lp.g17(pt.skin), law=law)
+                               end=lp.g17(steps * pt.dt), dt=lp.g17(pt.dt), snap=lp.g17(snap * pt.dt),
+                               sample=lp.g17(every * pt.dt), skin=lp.g17(pt.skin), law=law)
 
 
 def run_dempact(dempact, workdir, pt, strain):
@@ -343,7 +350,7 @@ def run_dempact(dempact, workdir, pt, strain):
         tau = np.asarray(ts["plane_shear_stress"][()])
         pzz = np.asarray(ts["plane_normal_stress"][()])
     return {"strain": t * pt.gdot, "tau": tau, "p": pzz, "wall": wall,
-            "steps": int(round(strain / (pt.gdot * pt.dt))), "h5": path}
+            "steps": steps_of(pt, strain)[0], "h5": path}
 
 
 def box_stress(h5, strain_from, gdot):
