@@ -16,10 +16,11 @@ LAMMPS `pair_style granular hertz/material ... damping tsuji tangential mindlin`
 
 THE SWEEP. The volume is held constant, so each point is a solid fraction phi and a shear
 rate; I = gdot d / sqrt(p / rho) is measured. Below the jamming fraction of these spheres
-(about 0.585) the flow is inertial and phi sets I (p ~ rho d^2 gdot^2 / I^2); each point's
-shear rate is chosen so that p is about 1e3-1e4 Pa (p / E ~ 1e-4: the rigid limit within
-a few %). Low I (1e-3 .. 1e-2) needs phi at jamming and small shear rates: 50 / (I
-sqrt(...)) steps per unit strain, beyond this tool's default budget (say --points).
+(about 0.588) the flow is inertial and phi sets I (p ~ rho d^2 gdot^2 / I^2); the default
+points' shear rates give p of 500-600 Pa there (p / E ~ 5e-5: the rigid limit). Above
+it (0.59, 0.60) the packing is jammed, p is set by the overlaps (2-10 kPa) and the shear
+rate sets I (down to about 1e-3). The cost is about 1 / (I gdot dt) steps per unit of
+strain: the lowest I takes most of the time. gdot_for(I) gives the rate for p ~ P_TARGET.
 
 THE INITIAL PACKING. The N spheres are placed at random in the box at the point's phi and
 pushed apart (steepest descent on a harmonic overlap energy, periodic in x, y, z) until
@@ -41,8 +42,10 @@ profile added) gives mu_total beside it, and over the mean pressure trace / 3, m
 error the standard error of the block means (sd / sqrt(blocks)). mu is the ratio of the
 block means of tau and p (each block's ratio of means, then averaged the same way). The
 integrated autocorrelation time of tau over the kept samples is printed with each point
-(tau_int, in samples), and the tool warns when a block is shorter than 5 tau_int (the
-block means then are correlated and the error bar too small).
+(tau_int, in samples), and the tool warns when a block is shorter than 2 tau_int. For an
+exponentially decaying correlation, adjacent block means of length b are correlated by
+about tau_int / (2 b), so the standard error from blocks of 2 tau_int is low by about
+20 %, from 5 tau_int by about 10 %: read the error bars with that in mind.
 
 THE FIT. mu(I) = mu_s + (mu_2 - mu_s) / (1 + I_0 / I), weighted least squares on the
 points' error bars (scipy.optimize.least_squares; parameters' errors from the Jacobian);
@@ -76,8 +79,10 @@ D_MEAN = R_MIN + R_MAX
 SAMPLE_STRAIN = 0.01          # strain between stress samples
 P_TARGET = 3.0e3              # Pa: the pressure each point's shear rate aims at
 
-# Default sweep: (phi, guessed I); the shear rate is set from the guess so that p ~ P_TARGET.
-DEFAULT_POINTS = [(0.50, 0.25), (0.54, 0.14), (0.56, 0.08), (0.57, 0.05), (0.575, 0.035)]
+# The sweep of docs/validation.md: (phi, shear rate 1/s). Below jamming (about 0.588) each
+# rate gives p of 500-600 Pa; at 0.59 and 0.60 the packing is jammed and the rate sets I.
+DEFAULT_POINTS = [(0.54, 61.3), (0.56, 35.1), (0.57, 21.9), (0.58, 8.76), (0.585, 4.38), (0.59, 2.19),
+                  (0.60, 5.0), (0.60, 1.0)]
 
 
 # ---- analysis -----------------------------------------------------------------------------
@@ -413,7 +418,7 @@ def run_point(code, exe, folder, phi, gdot, n, strain, blocks, seed, keep_box=Fa
     if code == "dempact" and keep_box:
         s = box_stress(run["h5"], strain / 3.0, gdot)
         m["box_tau"], m["box_p"] = float(s[0, 2]), float(np.trace(s) / 3.0)
-    if m["block_len"] < 5 * m["tau_int"]:
+    if m["block_len"] < 2 * m["tau_int"]:
         print("mu_of_i: warning: %s phi %.3f: blocks of %d samples, tau_int %.1f samples" %
               (code, phi, m["block_len"], m["tau_int"]), file=sys.stderr)
     return m
@@ -463,8 +468,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--codes", default="lammps,dempact")
-    ap.add_argument("--points", help="phi:gdot,... (default: %s, shear rates for p ~ %g Pa)" % (
-        ",".join("%g" % p for p, _ in DEFAULT_POINTS), P_TARGET))
+    ap.add_argument("--points", help="phi:gdot,... (default: %s)" % ",".join("%g:%g" % p for p in DEFAULT_POINTS))
     ap.add_argument("--particles", type=int, default=1000)
     ap.add_argument("--strain", type=float, default=6.0)
     ap.add_argument("--blocks", type=int, default=10)
@@ -474,6 +478,8 @@ def main(argv=None):
     ap.add_argument("--figure")
     ap.add_argument("--dempact", default=os.path.join(HERE, "..", "build", "dempact"))
     ap.add_argument("--lmp", default="lmp")
+    ap.add_argument("--results", help="FILE,FILE,...: no runs; the rows of earlier --json files, fitted, "
+                                      "tabled and drawn together")
     ap.add_argument("--box-check", action="store_true",
                     help="also the box-averaged stress of dempact's snapshots through tools/coarse_grain")
     a = ap.parse_args(argv)
@@ -484,7 +490,7 @@ def main(argv=None):
         print("mu_of_i: --strain must be > 0 and --blocks >= 2", file=sys.stderr)
         return 2
     try:
-        points = parse_points(a.points) if a.points else [(phi, gdot_for(i)) for phi, i in DEFAULT_POINTS]
+        points = parse_points(a.points) if a.points else DEFAULT_POINTS
     except ValueError:
         print("mu_of_i: --points %r: phi:gdot,phi:gdot,..." % a.points, file=sys.stderr)
         return 2
@@ -498,8 +504,14 @@ def main(argv=None):
         if c not in exes:
             print("mu_of_i: --codes: %r is not lammps or dempact" % c, file=sys.stderr)
             return 2
-    os.makedirs(a.out, exist_ok=True)
     rows = []
+    if a.results:
+        for path in a.results.split(","):
+            with open(path) as f:
+                rows += json.load(f)["rows"]
+        points, codes = [], sorted({r["code"] for r in rows})
+    else:
+        os.makedirs(a.out, exist_ok=True)
     for phi, gdot in points:
         for c in codes:
             r = run_point(c, exes[c], a.out, phi, gdot, a.particles, a.strain, a.blocks, a.seed, a.box_check)
