@@ -37,6 +37,10 @@ p with p = sigma_zz, the normal stress on the shear planes, and tau = -P_xz for 
 is -P_xz > 0), the plane shear stress for dempact. I uses the same p. LAMMPS's whole
 stress (`compute pressure` with `temp/deform`: the kinetic part about the streaming
 profile added) gives mu_total beside it, and over the mean pressure trace / 3, mu_mean.
+dempact's plane stresses are cross-checked by the box-averaged stress of its snapshots
+(tools/coarse_grain --box, about one unit of strain apart, those of the kept two thirds):
+box_mu = -sigma_xz / sigma_zz per snapshot, mean and standard error over the snapshots
+(this one holds the kinetic part too).
   Block averages: the first third of the samples is discarded, the rest cut into
 --blocks equal blocks (default 10); the value is the mean of the block means and its
 error the standard error of the block means (sd / sqrt(blocks)). mu is the ratio of the
@@ -358,13 +362,21 @@ def run_dempact(dempact, workdir, pt, strain):
             "steps": steps_of(pt, strain)[0], "h5": path}
 
 
-def box_stress(h5, strain_from, gdot):
-    """The box-averaged stress tensor of the snapshots after strain_from, through
-    tools/coarse_grain (--box): the cross-check of the plane stresses."""
+def box_stresses(h5, strain_from, gdot):
+    """The box-averaged stress tensor (compression positive) of each snapshot after
+    strain_from, through tools/coarse_grain --box (the contact part and the kinetic part
+    about the streaming profile): the cross-check of the plane stresses. (S, 3, 3)."""
+    import h5py
     import coarse_grain
+    with h5py.File(h5, "r", locking=False) as f:
+        times = sorted(float(g.attrs["time"]) for g in f["snapshots"].values())
     out = h5[:-3] + "_box.h5"
-    coarse_grain.run(h5, out, width=D_MEAN, box=True, time_from=strain_from / gdot)
-    return coarse_grain.load(out)["stress"]
+    tensors = []
+    for t in times:
+        if t * gdot >= strain_from:
+            coarse_grain.run(h5, out, width=D_MEAN, box=True, time_from=t, time_to=t)
+            tensors.append(coarse_grain.load(out)["stress"])
+    return np.array(tensors)
 
 
 # ---- the sweep ----------------------------------------------------------------------------
@@ -393,7 +405,7 @@ def parse_points(text):
     return out
 
 
-def run_point(code, exe, folder, phi, gdot, n, strain, blocks, seed, keep_box=False):
+def run_point(code, exe, folder, phi, gdot, n, strain, blocks, seed, box_check=True):
     pt = Point(phi, gdot, n)
     work = os.path.join(folder, "%s_%s" % (code, pt.label()))
     os.makedirs(work, exist_ok=True)
@@ -415,9 +427,14 @@ def run_point(code, exe, folder, phi, gdot, n, strain, blocks, seed, keep_box=Fa
         m["mu_mean"], m["mu_mean_err"] = ratio_block_average(run["tau_total"], run["p_mean"], blocks)
         m["p_total"] = block_average(run["p_total"], blocks)[0]
         m["p_mean"] = block_average(run["p_mean"], blocks)[0]
-    if code == "dempact" and keep_box:
-        s = box_stress(run["h5"], strain / 3.0, gdot)
-        m["box_tau"], m["box_p"] = float(s[0, 2]), float(np.trace(s) / 3.0)
+    if code == "dempact" and box_check:
+        # per snapshot (about one unit of strain apart): mu = -sigma_xz / sigma_zz, mean and
+        # standard error over the snapshots of the kept two thirds
+        s = box_stresses(run["h5"], strain / 3.0, gdot)
+        mus = -s[:, 0, 2] / s[:, 2, 2]
+        m["box_mu"] = float(mus.mean())
+        m["box_mu_err"] = float(mus.std(ddof=1) / math.sqrt(len(mus))) if len(mus) > 1 else float("nan")
+        m["box_p"] = float(s[:, 2, 2].mean())
     if m["block_len"] < 2 * m["tau_int"]:
         print("mu_of_i: warning: %s phi %.3f: blocks of %d samples, tau_int %.1f samples" %
               (code, phi, m["block_len"], m["tau_int"]), file=sys.stderr)
@@ -480,8 +497,9 @@ def main(argv=None):
     ap.add_argument("--lmp", default="lmp")
     ap.add_argument("--results", help="FILE,FILE,...: no runs; the rows of earlier --json files, fitted, "
                                       "tabled and drawn together")
-    ap.add_argument("--box-check", action="store_true",
-                    help="also the box-averaged stress of dempact's snapshots through tools/coarse_grain")
+    ap.add_argument("--no-box-check", action="store_true",
+                    help="skip the cross-check of dempact's plane stresses by the box-averaged stress of its "
+                         "snapshots (tools/coarse_grain --box)")
     a = ap.parse_args(argv)
     if a.particles < 50 or a.particles > 100000:
         print("mu_of_i: --particles %d: 50 .. 100000" % a.particles, file=sys.stderr)
@@ -514,7 +532,7 @@ def main(argv=None):
         os.makedirs(a.out, exist_ok=True)
     for phi, gdot in points:
         for c in codes:
-            r = run_point(c, exes[c], a.out, phi, gdot, a.particles, a.strain, a.blocks, a.seed, a.box_check)
+            r = run_point(c, exes[c], a.out, phi, gdot, a.particles, a.strain, a.blocks, a.seed, not a.no_box_check)
             rows.append(r)
             print(table([r]).splitlines()[1], flush=True)
     fits = {}
@@ -525,6 +543,13 @@ def main(argv=None):
             f["phi_c"], f["a"] = fit_phi([r["I"] for r in rs], [r["phi"] for r in rs])
             fits[c] = f
     print(table(rows))
+    for r in rows:
+        if "box_mu" in r:
+            print("dempact phi %.3f: mu from the plane stresses %.4f +- %.4f, from the snapshots' box stress "
+                  "(coarse_grain) %.4f +- %.4f" % (r["phi"], r["mu"], r["mu_err"], r["box_mu"], r["box_mu_err"]))
+        if "mu_total" in r:
+            print("lammps  phi %.3f: mu contact part %.4f, with the kinetic part %.4f, over trace/3 %.4f" % (
+                r["phi"], r["mu"], r["mu_total"], r["mu_mean"]))
     for c, f in fits.items():
         print("%s fit: mu_s %.4f +- %.4f, mu_2 %.4f +- %.4f, I_0 %.4f +- %.4f (chi2 %.1f / %d); phi = %.4f - %.3f I" % (
             c, f["mu_s"], f["mu_s_err"], f["mu_2"], f["mu_2_err"], f["I_0"], f["I_0_err"], f["chi2"], f["dof"],
