@@ -53,7 +53,8 @@ about tau_int / (2 b), so the standard error from blocks of 2 tau_int is low by 
 
 THE FIT. mu(I) = mu_s + (mu_2 - mu_s) / (1 + I_0 / I), weighted least squares on the
 points' error bars (scipy.optimize.least_squares; parameters' errors from the Jacobian);
-phi(I) = phi_c - a I, straight line.
+phi(I) = phi_c - a I, a straight line through the points with I >= 0.01 (below, the cell
+is jammed and phi is set by the overlaps, i.e. by p / E, not by I).
 
 Output: a table (stdout), --json FILE, and --figure FILE (matplotlib, mu(I) and phi(I)
 with error bars and fits, one marker per code).
@@ -167,9 +168,14 @@ def fit_mu(i, mu, err=None):
             "chi2": float(chi2), "dof": int(len(mu) - 3)}
 
 
-def fit_phi(i, phi):
-    """phi = phi_c - a I (least squares): (phi_c, a)."""
-    a, b = np.polyfit(np.asarray(i, dtype=float), np.asarray(phi, dtype=float), 1)
+PHI_FIT_MIN_I = 0.01  # below it the cell is jammed: phi is set by the overlaps, not by I
+
+
+def fit_phi(i, phi, i_min=PHI_FIT_MIN_I):
+    """phi = phi_c - a I (least squares over the points with I >= i_min): (phi_c, a)."""
+    i, phi = np.asarray(i, dtype=float), np.asarray(phi, dtype=float)
+    keep = i >= i_min
+    a, b = np.polyfit(i[keep], phi[keep], 1)
     return float(b), float(-a)
 
 

@@ -96,5 +96,5 @@ def test_fit_recovers_noisy_data(mu_s, dmu, i_0, seed):
 
 def test_phi_line():
     i = np.array([0.01, 0.05, 0.1, 0.3])
-    phi_c, a = mu_of_i.fit_phi(i, 0.59 - 0.3 * i)
+    phi_c, a = mu_of_i.fit_phi(np.append(i, 0.005), np.append(0.59 - 0.3 * i, 0.61))
     assert phi_c == pytest.approx(0.59) and a == pytest.approx(0.3)
