@@ -35,8 +35,11 @@ pressure NULL virial` (the pair virial: the same contact part). For both codes m
 p with p = sigma_zz, the normal stress on the shear planes, and tau = -P_xz for LAMMPS
 (its pressure tensor is compression positive; the shear stress that resists u_x = gdot z
 is -P_xz > 0), the plane shear stress for dempact. I uses the same p. LAMMPS's whole
-stress (`compute pressure` with `temp/deform`: the kinetic part about the streaming
-profile added) gives mu_total beside it, and over the mean pressure trace / 3, mu_mean.
+stress (`compute pressure` with `temp/profile` over 10 layers along z: the kinetic part
+about each layer's mean velocity added) gives mu_total beside it, and over the mean
+pressure trace / 3, mu_mean. (Not `temp/deform`: its streaming profile is gdot (z -
+zlo), while the cell's starts as gdot (z - L/2), so it would count the uniform drift
+-gdot L / 2 along x as kinetic stress in sigma_xx.)
 dempact's plane stresses are cross-checked by the box-averaged stress of its snapshots
 (tools/coarse_grain --box, about one unit of strain apart, those of the kept two thirds):
 box_mu = -sigma_xz / sigma_zz per snapshot, mean and standard error over the snapshots
@@ -272,12 +275,12 @@ neigh_modify    delay 0 every 1 check yes
 timestep        {dt}
 fix             integrate all nve/sphere
 fix             shear all deform 1 xz erate {gdot} remap v flip yes
-compute         tdef all temp/deform
-compute         press all pressure tdef
+compute         tprof all temp/profile 1 1 1 z 10
+compute         press all pressure tprof
 compute         pvir all pressure NULL virial
 fix             stress all ave/time {every} 1 {every} c_pvir[1] c_pvir[2] c_pvir[3] c_pvir[4] c_pvir[5] c_pvir[6] c_press[1] c_press[2] c_press[3] c_press[4] c_press[5] c_press[6] file stress.txt format " %.10g"
 thermo          {thermo}
-thermo_modify   temp tdef
+thermo_modify   temp tprof
 run             {steps}
 """
 
