@@ -14,6 +14,7 @@
 
 #define NAME_LEN 64
 #define WALL_MAX_MOTION 16 /* segments of a wall's motion schedule */
+#define WALL_MAX_SERVO 16  /* entries of a servo wall's target schedule */
 
 typedef struct material {
     char name[NAME_LEN];
@@ -110,6 +111,16 @@ typedef struct wall_spec {
     int n_motion;
     double motion_duration[WALL_MAX_MOTION];   /* s, > 0 */
     double motion_velocity[WALL_MAX_MOTION][3]; /* m/s */
+    /* or a servo (plane and rectangle, no other motion; engine/walls/wall_servo.c): the
+     * wall moves along its normal at u = gain (F_target(t) - F), |u| <= the speed limit,
+     * F the particles' load on it along -normal; n_servo = 0: no servo. The target is
+     * linear in t between entries (equal times: a step), constant outside them; the
+     * speed limit of entry k holds from servo_time[k] on (before the first: the first's). */
+    int n_servo;
+    double servo_gain;                      /* m/(N s), > 0 */
+    double servo_time[WALL_MAX_SERVO];      /* s, non-decreasing */
+    double servo_force[WALL_MAX_SERVO];     /* N, >= 0 */
+    double servo_speed[WALL_MAX_SERVO];     /* m/s, > 0 */
 } wall_spec;
 
 typedef enum source_kind {
@@ -194,6 +205,22 @@ typedef struct sim_tuning {
 typedef enum partition_method { PARTITION_RCB = 0, PARTITION_RIB, PARTITION_HSFC } partition_method;
 #define PARALLEL_REBALANCE 1.2
 
+/* domain.lees_edwards: simple shear without walls (Lees & Edwards 1972). The flow is
+ * along x and the gradient along z, both periodic: the images of the particles beyond
+ * the top z face slide along +x at shear_rate times the box height, those below the
+ * bottom face along -x, and a particle crossing a z face comes back shifted in x and
+ * in velocity to match (engine/neighbours/ghosts.c). */
+typedef struct lees_edwards_spec {
+    bool on;
+    double shear_rate;    /* 1/s: dv_x/dz of the imposed flow */
+    bool initial_profile; /* the particles placed at t = 0 get vx += shear_rate (z - z_centre) */
+    /* a pressure-controlled box (pressure > 0): its height follows the normal stress
+     * sigma_zz to `pressure` (engine/neighbours/lees_edwards.h, the barostat) */
+    double pressure;        /* Pa; 0: constant volume */
+    double pressure_time;   /* s: the barostat's relaxation time */
+    double max_strain_rate; /* 1/s: the largest |d height/dt| / height */
+} lees_edwards_spec;
+
 typedef struct sim_config {
     char name[NAME_LEN];
     material *materials;
@@ -211,6 +238,7 @@ typedef struct sim_config {
 
     double domain_min[3], domain_max[3]; /* the box; periodic axes wrap at its faces */
     bool periodic[3];
+    lees_edwards_spec lees_edwards;
     double gravity[3];
 
     double dt;             /* 0: chosen from the Rayleigh and contact-time estimates */

@@ -83,6 +83,28 @@ typedef struct sim_ghost_hooks {
     void *ctx;
 } sim_ghost_hooks;
 
+/* The state of a Lees-Edwards shear (cfg.lees_edwards; engine/neighbours/lees_edwards.h). */
+typedef struct sim_lees_edwards {
+    double offset;            /* m: the x shift of the images above the top face, grown by
+                                 shear_rate x height x dt each step (whole box lengths
+                                 taken off at each rebuild) */
+    double offset_at_rebuild; /* m: the offset the last rebuild placed the images with */
+    uint32_t *pairs;          /* the pairs whose partner is an image across a z face */
+    size_t n_pairs, pairs_capacity;
+    double plane_force[3];    /* N: the force the particles above the z faces' plane exert
+                                 through it on those below, at the last force evaluation */
+    double power;             /* W: the shear's power then, speed x plane_force[0] */
+    double work_sum;          /* J: power x dt summed over the steps, plus the kinetic
+                                 energy each crossing of a z face changed and the
+                                 barostat's work */
+    double height_at_rebuild; /* m: the box height the last rebuild placed the images with */
+    /* the box's stress at the last force evaluation, compression positive, in the order
+     * xx, yy, zz, xy, xz, yz [Pa]: the contacts' virial sum (force on i times the branch
+     * from j to i) and the particles' momentum flux (velocities less the imposed flow),
+     * over the volume */
+    double stress[6];
+} sim_lees_edwards;
+
 typedef struct sim {
     sim_config cfg;           /* shallow copy: the caller keeps the config alive */
     const sim_ghost_hooks *ghost_hooks; /* NULL in one process */
@@ -147,6 +169,8 @@ typedef struct sim {
                                  MPI run's measure of its ranks' balance) */
     double pass_seconds[SIM_PASSES]; /* wall-clock time in sim_step since the start, by
                                  pass (SIM_PASS_*): every stretch of a step goes to one */
+
+    sim_lees_edwards le;      /* cfg.lees_edwards */
 
     int pair_forces_recorded; /* the last force evaluation recorded the particle pairs'
                                  forces (sim_record_pair_forces) */
@@ -292,6 +316,8 @@ extern const int sim_n_pair_history;
 double *sim_pair_history_array(const contact_list *c, const pair_history_field *f, int comp);
 
 /* What a snapshot holds for a restart. Vectors are 3 per particle (row-major). */
+enum { SIM_LEES_EDWARDS_STATE = 15 }; /* sim_restart_state.lees_edwards */
+
 typedef struct sim_restart_state {
     double time, dt;
     int64_t step;
@@ -317,10 +343,15 @@ typedef struct sim_restart_state {
     const double *wall_work;      /* walls.n */
     const double *wall_work_sum;  /* walls.n: the running sums behind wall_work (NULL:
                                      files from before these sums were kept) */
+    const double *wall_servo;     /* WALL_SERVO_STATE per wall (walls_servo_save; NULL: no
+                                     servo walls) */
     const void *inlets, *outlets; /* the inlet_state and outlet_state arrays, as bytes */
     size_t inlets_bytes, outlets_bytes;
     double rebuild_wall_time;     /* where the walls were at the last rebuild (NaN: at
                                      `time`; only matters for moving walls) */
+    /* Lees-Edwards (sim.le): offset, offset_at_rebuild, work_sum, power, plane_force[3],
+     * the box height, height_at_rebuild, stress[6]; NULL without */
+    const double *lees_edwards;
     /* a rank's share (sim_restore_share): each particle's and contact's row in the
      * snapshot, which a refusal names; NULL otherwise */
     const int64_t *row, *contact_row;

@@ -438,6 +438,11 @@ def measure(h5_path):
     }
     if comp is not None:
         row["piston_peak_stress_Pa"] = float(comp["stress"].max())
+        for j, (target, when, stress, strain) in enumerate(comp["holds"], 1):
+            row[f"hold{j}_target_Pa"] = target
+            row[f"hold{j}_time_s"] = when
+            row[f"hold{j}_stress_Pa"] = stress
+            row[f"hold{j}_strain"] = strain
     curves = {"time": t, "ke": ke / scale, "fn": fn_pp,
               "z_mid": 0.5 * (edges[:-1] + edges[1:]), "phi_z": np.array(phi_z),
               "surface": surface, "compression": comp}
@@ -461,12 +466,36 @@ def piston_position(wall, t):
     return p0 + shift
 
 
+def servo_holds(wall, area):
+    """The stresses a servo wall's schedule holds (docs/case-file.md#servo-walls-wallsservo): each
+    stretch between two entries of the same target, and the last entry's target to the end
+    (time None). [(end time or None, target stress Pa)]; a force is taken over `area` (the
+    servo's own area when it gives one)."""
+    sv = wall.get("servo")
+    if not sv:
+        return []
+    a = float(sv.get("area", area))
+
+    def stress(e):
+        return float(e["stress"]) if "stress" in e else float(e["force"]) / a
+
+    targets = sv.get("targets") or [{"time": 0.0, **{k: sv[k] for k in ("stress", "force")
+                                                      if k in sv}}]
+    holds = [(float(b["time"]), stress(b)) for a_, b in zip(targets, targets[1:])
+             if stress(a_) == stress(b) and float(b["time"]) > float(a_["time"])]
+    return holds + [(None, stress(targets[-1]))]
+
+
 def compression_curve(run, case, ts, onset=0.01):
     """Stress against strain for a case with a moving wall named `piston`: stress = the
     load the particles put on the piston along its normal / the domain's cross-section;
     strain = the piston's travel since the stress first passed `onset` x its largest
     value (the touch: it differs from law to law, as the beds settle to different
-    heights) / the piston's height above the floor then."""
+    heights) / the piston's height above the floor then. The piston's position is the
+    time series' wall_displacement (a servo piston's travel), or in outputs without it
+    its velocity or motion schedule's. A servo piston's held stresses after the touch
+    (servo_holds) give the loop at the same pressures for every law: `holds`, a list of
+    (target Pa, time s, measured stress Pa, strain) at each hold's end."""
     walls = case.get("walls", [])
     names = [w.get("name") for w in walls]
     if "piston" not in names or "wall_force" not in ts:
@@ -478,7 +507,12 @@ def compression_curve(run, case, ts, onset=0.01):
     lo, hi = _box(case)
     area = (hi[0] - lo[0]) * (hi[1] - lo[1])
     t = ts["time"]
-    height = piston_position(w, t) @ -n  # its height above the origin, along -normal
+    shift = ts.get("wall_displacement")
+    if shift is not None and np.isfinite(shift[:, k, :]).all():
+        position = np.array(w["point"], dtype=float) + shift[:, k, :]
+    else:
+        position = piston_position(w, t)
+    height = position @ -n  # its height above the origin, along -normal
     stress = ts["wall_force"][:, k, :] @ (-n) / area  # the particles push along -n
     if not (stress.max() > 0):
         return None
@@ -486,7 +520,13 @@ def compression_curve(run, case, ts, onset=0.01):
     gap0 = height[touch] - lo @ -n  # above the domain's face behind it (the floor)
     strain = (height[touch] - height) / gap0
     keep = np.arange(len(t)) >= touch
-    return {"strain": strain, "stress": stress, "moving": keep}
+    holds = []
+    for end, target in servo_holds(w, area):
+        at = len(t) - 1 if end is None else int(np.searchsorted(t, end - 1e-9 * max(end, 1.0)))
+        if at <= touch or at >= len(t) or target <= 0:
+            continue
+        holds.append((target, float(t[at]), float(stress[at]), float(strain[at])))
+    return {"strain": strain, "stress": stress, "moving": keep, "holds": holds}
 
 
 # ---------------------------------------------------------------- restitution

@@ -122,6 +122,28 @@ def table(rows, grouped, columns):
     return lines
 
 
+def loop_table(rows, grouped):
+    """The stress-strain loop at the pressures a servo piston holds (compare.py's
+    servo_holds): the strain and the stress measured at the end of each hold, law by
+    law; nothing without a servo piston."""
+    holds = []
+    while all(f"hold{len(holds) + 1}_strain" in r for r in rows):
+        j = len(holds) + 1
+        target = rows[0][f"hold{j}_target_Pa"]
+        holds.append((j, target))
+    if not holds:
+        return []
+    columns = []
+    for j, target in holds:
+        columns += [(f"hold{j}_strain", f"strain at {target / 1000:g} kPa ({j})", "{:.5f}"),
+                    (f"hold{j}_stress_Pa", f"stress ({j}, Pa)", "{:.0f}")]
+    lines = ["", "## Stress-strain loop at the held pressures", "",
+             "The servo piston's held stresses, in the order it holds them; strain: the "
+             "piston's travel since the touch / its height above the floor then, at the end "
+             "of each hold; stress: its load / area measured then.", ""]
+    return lines + table(rows, grouped, columns)
+
+
 def write_csv(out, rows, grouped):
     keys = list(dict.fromkeys(k for row in rows for k in row))
     f = io.StringIO(newline="")
@@ -387,6 +409,7 @@ def write(out, rows, curves, meta):
     lines += table(rows, grouped, STRUCTURE)
     lines += ["", "## Energy, restitution and cost", ""]
     lines += table(rows, grouped, ENERGY)
+    lines += loop_table(rows, grouped)
     lines += ["", "## Figures", ""]
     for name, caption in made:
         lines += [f"![{caption}]({name})", ""]

@@ -14,7 +14,8 @@
     snap.contacts.normal_force                   # (M,): the force network
     snap.contacts.id                             # (M, 2): particle ids (wall index if wall)
     snap.walls.vertices, snap.walls.triangles    # the walls as triangles at that time
-    ts = run.timeseries()                        # dict: time, kinetic_energy, ..., wall_force, wall_torque
+    ts = run.timeseries()                        # dict: time, kinetic_energy, ..., wall_force,
+                                                 # wall_torque, wall_displacement
     print(run.case_text)                         # the case file the run was made with
 
 Every dataset of docs/output.md is an attribute of the snapshot (per particle), of its
@@ -157,7 +158,8 @@ class Run:
 
     def timeseries(self):
         """The global values sampled during the run: a dict of numpy arrays (T,), and
-        wall_force and wall_torque (T, W, 3) when there are walls. NaN columns are not computed yet."""
+        wall_force, wall_torque and wall_displacement (T, W, 3) when there are walls. NaN
+        columns are not computed yet."""
         with self._open() as f:
             if "timeseries" not in f:
                 return {}

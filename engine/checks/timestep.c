@@ -93,6 +93,7 @@ double timestep_wall_speed(const sim_config *cfg, const wall_spec *w)
         const double *u = w->motion_velocity[g];
         v = fmax(v, sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]));
     }
+    for (int g = 0; g < w->n_servo; g++) v = fmax(v, w->servo_speed[g]); /* its speed limits */
     double reach = 0.0;
     for (int corner = 0; corner < 8; corner++) {
         double r2 = 0.0;
@@ -115,8 +116,8 @@ static double wall_speed_bound(const sim *s)
 }
 
 /* The largest impact speed to expect: the given estimate, or the fastest initial (or
- * inlet) speed plus the fastest wall's (wall_speed_bound) plus a free fall across the
- * whole domain, and at least 0.1 m/s. */
+ * inlet) speed plus the fastest wall's (wall_speed_bound) plus the Lees-Edwards images'
+ * (shear rate x height) plus a free fall across the whole domain, and at least 0.1 m/s. */
 double timestep_impact_speed(const sim *s)
 {
     if (s->cfg.impact_speed_estimate > 0.0) return s->cfg.impact_speed_estimate;
@@ -131,7 +132,11 @@ double timestep_impact_speed(const sim *s)
         g2 += s->cfg.gravity[a] * s->cfg.gravity[a];
         h = fmax(h, s->cfg.domain_max[a] - s->cfg.domain_min[a]);
     }
-    return fmax(sqrt(v2) + wall_speed_bound(s) + sqrt(2.0 * sqrt(g2) * h), 0.1);
+    double images = s->cfg.lees_edwards.on
+                        ? fabs(s->cfg.lees_edwards.shear_rate) *
+                              (s->cfg.domain_max[2] - s->cfg.domain_min[2])
+                        : 0.0;
+    return fmax(sqrt(v2) + wall_speed_bound(s) + images + sqrt(2.0 * sqrt(g2) * h), 0.1);
 }
 
 double timestep_velocity_floor(const sim *s)

@@ -24,10 +24,11 @@ bool watchdog_energy_applies(const sim *s)
 {
     if (watchdog_settings_of(s).energy_tolerance < 0.0) return false;
     if (s->cfg.n_inlets > 0 || s->cfg.n_outlets > 0) return false; /* not closed */
+    if (s->cfg.lees_edwards.on) return false; /* the shear does work */
     for (size_t w = 0; w < s->walls.n; w++) {
         const wall_spec *ws = &s->walls.walls[w];
         if (ws->velocity[0] != 0.0 || ws->velocity[1] != 0.0 || ws->velocity[2] != 0.0 ||
-            ws->angular_velocity != 0.0 || ws->n_motion > 0)
+            ws->angular_velocity != 0.0 || ws->n_motion > 0 || ws->n_servo > 0)
             return false; /* a moving wall does work */
     }
     for (int a = 0; a < 3; a++)

@@ -1,6 +1,8 @@
 /* Periodic wrapping and ghost images (ghosts.h). */
 #include "ghosts.h"
 
+#include "lees_edwards.h"
+
 /* compare-and-shift: particles move less than a box length between rebuilds */
 static inline double wrapped(double x, double lo, double hi)
 {
@@ -9,6 +11,7 @@ static inline double wrapped(double x, double lo, double hi)
 
 void ghosts_wrap(sim *s)
 {
+    lees_edwards_wrap(s); /* across z with its shift along x first, then x and y as ever */
     double *pos[3] = {s->p.x, s->p.y, s->p.z};
     for (int a = 0; a < 3; a++) {
         if (!s->cfg.periodic[a]) continue;
@@ -39,8 +42,48 @@ int ghosts_add(particle_store *p, size_t owner, const double shift[3])
     return 0;
 }
 
+/* ghosts_images under Lees-Edwards: an image across a z face is shifted along x by
+ * -+ the offset too, and brought back into the box along x; whether it needs images
+ * across x is then asked where it lands. */
+static size_t sheared_images(const sim *s, const double pos[3], double shift[GHOSTS_MAX_IMAGES][3])
+{
+    const double *lo = s->cfg.domain_min, *hi = s->cfg.domain_max;
+    double length[3];
+    for (int a = 0; a < 3; a++) length[a] = hi[a] - lo[a];
+    int z_choices[3] = {0}, n_z = 1;
+    if (pos[2] < lo[2] + s->cutoff) z_choices[n_z++] = 1;
+    if (pos[2] > hi[2] - s->cutoff) z_choices[n_z++] = -1;
+    size_t n = 0;
+    for (int az = 0; az < n_z; az++) {
+        int cz = z_choices[az];
+        double x = pos[0] + cz * s->le.offset_at_rebuild, wrap = 0.0;
+        if (cz) { /* back into [lo, hi) along x: at most two box lengths away */
+            while (x + wrap >= hi[0]) wrap -= length[0];
+            while (x + wrap < lo[0]) wrap += length[0];
+        }
+        int x_choices[3] = {0}, n_x = 1, y_choices[3] = {0}, n_y = 1;
+        if (x + wrap < lo[0] + s->cutoff) x_choices[n_x++] = 1;
+        if (x + wrap > hi[0] - s->cutoff) x_choices[n_x++] = -1;
+        if (s->cfg.periodic[1]) {
+            if (pos[1] < lo[1] + s->cutoff) y_choices[n_y++] = 1;
+            if (pos[1] > hi[1] - s->cutoff) y_choices[n_y++] = -1;
+        }
+        for (int ax = 0; ax < n_x; ax++)
+            for (int ay = 0; ay < n_y; ay++) {
+                int cx = x_choices[ax], cy = y_choices[ay];
+                if (!cx && !cy && !cz) continue;
+                shift[n][0] = cz * s->le.offset_at_rebuild + wrap + cx * length[0];
+                shift[n][1] = cy * length[1];
+                shift[n][2] = cz * length[2];
+                n++;
+            }
+    }
+    return n;
+}
+
 size_t ghosts_images(const sim *s, const double pos[3], double shift[GHOSTS_MAX_IMAGES][3])
 {
+    if (s->cfg.lees_edwards.on) return sheared_images(s, pos, shift);
     int choices[3][3], n_choice[3];
     for (int a = 0; a < 3; a++) {
         n_choice[a] = 0;
@@ -89,8 +132,31 @@ int ghosts_make(sim *s)
     return 0;
 }
 
+/* ghosts_update under Lees-Edwards: an image across a z face has slid by the offset's
+ * growth since the rebuild, and moves at its particle's velocity -+ U along x. */
+static void sheared_update(const sim *s, particle_store *p)
+{
+    const size_t first = p->n_local + p->n_remote;
+    const double drift = s->le.offset - s->le.offset_at_rebuild, u = lees_edwards_speed(s);
+    const double grown = s->cfg.domain_max[2] - s->cfg.domain_min[2] - s->le.height_at_rebuild;
+    #pragma omp parallel for schedule(static) if (p->n_total - first > s->parallel_min)
+    for (size_t g = first; g < p->n_total; g++) {
+        size_t k = g - p->n_local, o = p->ghost_owner[k];
+        int side = lees_edwards_side(p, g);
+        p->x[g] = p->x[o] + p->ghost_shift[3 * k] + side * drift;
+        p->y[g] = p->y[o] + p->ghost_shift[3 * k + 1];
+        p->z[g] = p->z[o] + p->ghost_shift[3 * k + 2] + side * grown;
+        p->vx[g] = p->vx[o] + side * u; p->vy[g] = p->vy[o]; p->vz[g] = p->vz[o];
+        p->wx[g] = p->wx[o]; p->wy[g] = p->wy[o]; p->wz[g] = p->wz[o];
+    }
+}
+
 void ghosts_update(const sim *s, particle_store *p)
 {
+    if (s->cfg.lees_edwards.on) {
+        sheared_update(s, p);
+        return;
+    }
     const size_t first = p->n_local + p->n_remote; /* the remote ones come by message */
     #pragma omp parallel for schedule(static) if (p->n_total - first > s->parallel_min)
     for (size_t g = first; g < p->n_total; g++) {

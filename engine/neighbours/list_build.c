@@ -6,6 +6,7 @@
 
 #include "engine/step/force_loop.h"
 #include "ghosts.h"
+#include "lees_edwards.h"
 #include "reorder.h"
 #include "engine/checks/runaway.h"
 
@@ -273,6 +274,7 @@ static int build_lists(sim *s, const size_t *from)
     }
     if (failed ||
         list_index_cross(s) != 0 ||
+        lees_edwards_index_pairs(s) != 0 ||
         refresh_list(s, &s->wall_pairs, &s->wall_carry, wall_candidates, 1, from) != 0 ||
         force_loop_reserve_work(s) != 0)
         return -1;
@@ -284,6 +286,7 @@ static int build_lists(sim *s, const size_t *from)
 
 int list_rebuild_carried(sim *s)
 {
+    lees_edwards_rebase(s);
     ghosts_wrap(s);
     size_t *from = NULL;
     int rc = 0;
@@ -311,6 +314,7 @@ int list_rebuild_carried(sim *s)
         s->x_at_rebuild[3 * i + 2] = s->p.z[i];
     }
     s->rebuild_wall_time = s->walls.time;
+    walls_mark_rebuild(&s->walls); /* where a servo wall is (it moves by its loads) */
     s->n_rebuilds++;
 done:
     free(from);
@@ -327,5 +331,10 @@ int list_needs_rebuild(const sim *s, double worst_d2)
     if (walls_need_rebuild(&s->walls, (double)s->step * s->dt, (double)(s->step + 1) * s->dt,
                            s->skin))
         return 1;
+    /* under Lees-Edwards an image across a z face moves with the offset too */
+    if (s->cfg.lees_edwards.on) {
+        double images = lees_edwards_image_drift2(s);
+        worst_d2 = images > worst_d2 ? images : worst_d2;
+    }
     return !(worst_d2 <= 0.25 * s->skin * s->skin);
 }

@@ -235,6 +235,14 @@ static int restore_engine(sim *s, const sim_restart_state *st, char *err, size_t
             s->walls.work[w] = st->wall_work[w];
             s->walls.work_sum[w] = st->wall_work_sum ? st->wall_work_sum[w] : st->wall_work[w];
         }
+    /* the servo walls' state, which the replay of the last rebuild reads (replay_lists) */
+    if (walls_n_servo(&s->walls) > 0) {
+        if (!st->wall_servo) {
+            snprintf(err, err_len, "the snapshot has no state of the case's servo walls");
+            return -1;
+        }
+        if (walls_servo_load(&s->walls, st->wall_servo, err, err_len) != 0) return -1;
+    }
     size_t ni = (size_t)s->cfg.n_inlets * sizeof *s->inlets, no = (size_t)s->cfg.n_outlets * sizeof *s->outlets;
     if ((ni && (!st->inlets || st->inlets_bytes != ni)) || (no && (!st->outlets || st->outlets_bytes != no))) {
         snprintf(err, err_len, "the snapshot's inlet and outlet states do not fit the case's %d inlets "
@@ -306,8 +314,21 @@ static int replay_lists(sim *s, const sim_restart_state *st, size_t *bad, char *
      * keep it, so the list is built as that rebuild built it. */
     int reorder = s->reorder;
     s->reorder = 0;
+    if (st->lees_edwards) { /* the box where the rebuild had it */
+        s->le.offset = st->lees_edwards[1];
+        s->cfg.domain_max[2] = s->cfg.domain_min[2] + st->lees_edwards[8];
+    }
     int rc = list_rebuild(s);
     s->reorder = reorder;
+    if (st->lees_edwards) {
+        const double *le = st->lees_edwards;
+        s->le.offset = le[0];
+        s->le.work_sum = le[2];
+        s->le.power = le[3];
+        for (int a = 0; a < 3; a++) s->le.plane_force[a] = le[4 + a];
+        s->cfg.domain_max[2] = s->cfg.domain_min[2] + le[7];
+        for (int a = 0; a < 6; a++) s->le.stress[a] = le[9 + a];
+    }
     walls_move(&s->walls, st->time);
     s->list_stale = stale;
     if (rc != 0) {

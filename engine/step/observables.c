@@ -5,6 +5,7 @@
 
 #include "engine/exact_sum.h"
 #include "engine/sim.h"
+#include "engine/neighbours/lees_edwards.h"
 
 void sim_observe(const sim *s, sim_observables *o)
 {
@@ -47,12 +48,20 @@ void sim_observe(const sim *s, sim_observables *o)
      * work on the particles */
     double wall_work = 0.0;
     for (size_t w = 0; w < s->walls.n && s->walls.work; w++) wall_work += s->walls.work[w];
+    o->shear_work = lees_edwards_work(s);
+    const int le = s->cfg.lees_edwards.on;
+    const double *stress = s->le.stress;
+    o->lees_edwards_offset = le ? s->le.offset : 0.0;
+    o->box_height = le ? s->cfg.domain_max[2] - s->cfg.domain_min[2] : 0.0;
+    o->shear_stress = le ? -stress[4] : 0.0;
+    o->normal_stress = le ? stress[2] : 0.0;
+    o->mean_stress = le ? (stress[0] + stress[1] + stress[2]) / 3.0 : 0.0;
     o->energy_residual = s->cfg.n_inlets > 0 || s->cfg.n_outlets > 0
                              ? NAN
                              : ek + er + eg + o->elastic_energy + o->dissipated_damping +
                                    o->dissipated_plasticity + o->dissipated_friction +
                                    o->dissipated_rolling - s->initial_energy - wall_work -
-                                   s->external_work;
+                                   s->external_work - o->shear_work;
 
     /* a rank counts the pairs whose first particle it owns (in one process: all) */
     double worst = 0.0;
@@ -92,6 +101,9 @@ void sim_observe(const sim *s, sim_observables *o)
     if (o->wall_torque)
         for (size_t k = 0; k < 3 * s->walls.n; k++)
             o->wall_torque[k] = s->walls.torque ? s->walls.torque[k] : NAN;
+    if (o->wall_displacement)
+        for (size_t k = 0; k < s->walls.n; k++)
+            for (int a = 0; a < 3; a++) o->wall_displacement[3 * k + a] = s->walls.state[k].shift[a];
     o->n_wall_contacts = n_wall;
     o->max_overlap = worst;
     o->inserted_mass = o->discharged_mass = 0.0;

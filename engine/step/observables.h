@@ -34,6 +34,15 @@ typedef struct sim_observables {
     double max_overlap;         /* largest overlap of any contact, m (0 if none) */
     double inserted_mass;       /* kg put in by the inlets since t = 0 */
     double discharged_mass;     /* kg taken out by the outlets since t = 0 */
+    /* Lees-Edwards (0 without): the sheared box's work on the particles since t = 0,
+     * the x offset of the images above the top face, the box height, and the box's
+     * stress at the step's force evaluation (sim_lees_edwards.stress, compression
+     * positive): shear -sigma_xz, normal sigma_zz, mean (sigma_xx + sigma_yy +
+     * sigma_zz) / 3 */
+    double shear_work;          /* J */
+    double lees_edwards_offset; /* m */
+    double box_height;          /* m */
+    double shear_stress, normal_stress, mean_stress; /* Pa */
     size_t n_walls;
     double *wall_force;         /* 3 per wall, N: the force the particles exert on it
                                    (caller's buffer of 3 n_walls doubles, may be NULL
@@ -41,9 +50,13 @@ typedef struct sim_observables {
     double *wall_torque;        /* 3 per wall, N m: the torque the particles exert on it
                                    about its reference point (walls.ref_point); caller's
                                    buffer like wall_force, may be NULL */
+    double *wall_displacement;  /* 3 per wall, m: how far its translation has taken it
+                                   from where the case places it (a servo wall's travel
+                                   along its normal); caller's buffer like wall_force,
+                                   may be NULL */
 } sim_observables;
 
-/* Fills o from s (o->wall_force and o->wall_torque, where not NULL, must point to
+/* Fills o from s (o->wall_force, o->wall_torque and o->wall_displacement, where not NULL, must point to
  * 3 * s->walls.n doubles). Uses the
  * contact lists as left by the last force computation. */
 void sim_observe(const struct sim *s, sim_observables *o);

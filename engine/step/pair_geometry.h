@@ -6,6 +6,7 @@
 #define DEMPACT_PAIR_GEOMETRY_H
 
 #include "force_scratch.h"
+#include "engine/neighbours/lees_edwards.h"
 
 #include <math.h>
 #include <string.h>
@@ -57,6 +58,10 @@ contact_motion(const sim *s, const double n[3], double d, double rate, uint32_t 
         h[0] = p->vhx[owner_j] - p->vhx[i] - (sh[1] * n[2] - sh[2] * n[1]);
         h[1] = p->vhy[owner_j] - p->vhy[i] - (sh[2] * n[0] - sh[0] * n[2]);
         h[2] = p->vhz[owner_j] - p->vhz[i] - (sh[0] * n[1] - sh[1] * n[0]);
+        /* an image across a Lees-Edwards face moves at its particle's velocity -+ U
+         * (the velocities v above are the image's own) */
+        if (__builtin_expect(j >= p->n_local && s->cfg.lees_edwards.on, 0))
+            h[0] += lees_edwards_side(p, j) * lees_edwards_speed(s);
         if (turn) {
             double inertia_j = 1.0 / p->inv_inertia[j] + p->mass[j] * arm_j * arm_j;
             inertia_r = inertia_i * inertia_j / (inertia_i + inertia_j);

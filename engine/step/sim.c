@@ -17,6 +17,7 @@
 #include "force_loop.h"
 #include "friction.h"
 #include "engine/neighbours/ghosts.h"
+#include "engine/neighbours/lees_edwards.h"
 #include "integrate.h"
 #include "engine/neighbours/list_build.h"
 #include "observables.h"
@@ -57,6 +58,7 @@ static int compute_forces(sim *s, const int in_step, double *clock)
     force_loop_run(s, &s->pairs, 0);
     force_loop_run(s, &s->wall_pairs, 1);
     s->pair_forces_recorded = s->pairs.force[0] != NULL;
+    lees_edwards_plane(s, in_step);
     lap(s, SIM_PASS_PAIRS, clock);
     integrate_add_stored_forces(s, in_step);
     lap(s, SIM_PASS_INTEGRATION, clock);
@@ -91,6 +93,9 @@ void sim_step(sim *s)
     }
     lap(s, SIM_PASS_BOOKS, &clock);
     double moved = integrate_advance_positions(s, &s->p, s->dt);
+    double pressed = lees_edwards_barostat(s); /* the box height, the particles' z with it */
+    if (pressed > 0.0) moved = (sqrt(moved) + pressed) * (sqrt(moved) + pressed);
+    lees_edwards_advance(s); /* the images too */
     walls_move(&s->walls, (double)(s->step + 1) * s->dt); /* to where they are at the step's end */
     lap(s, SIM_PASS_INTEGRATION, &clock);
     int due = list_needs_rebuild(s, moved);
@@ -125,6 +130,7 @@ void sim_step(sim *s)
 
 int sim_record_pair_forces(sim *s, int on)
 {
+    if (s->cfg.lees_edwards.on) on = 1; /* the shear's books read them every step */
     int was = s->pairs.force[0] != NULL;
     int rc = contact_list_record_forces(&s->pairs, on);
     if ((s->pairs.force[0] != NULL) != was) s->pair_forces_recorded = 0; /* until the next forces */
@@ -189,6 +195,7 @@ int sim_place(sim *s, const sim_config *cfg, char *err, size_t err_len)
     if ((rc = population_init(s, err, err_len)) != 0) return fail_value(rc);
     s->skin = cfg->skin > 0.0 ? cfg->skin : 0.1 * 2.0 * r_max;
     s->cutoff = 2.0 * r_max + s->skin;
+    if (cfg->lees_edwards.on) lees_edwards_start_profile(s);
     if ((rc = pair_table_check_reach(s, err, err_len)) != 0) return fail_value(rc);
     for (int a = 0; a < 3; a++) {
         double len = cfg->domain_max[a] - cfg->domain_min[a];
@@ -210,6 +217,10 @@ oom:
 
 int sim_start(sim *s, char *err, size_t err_len)
 {
+    if (s->cfg.lees_edwards.on && sim_record_pair_forces(s, 1) != 0) {
+        snprintf(err, err_len, "out of memory");
+        return FAIL_NO_MEMORY;
+    }
     /* split over ranks, this first rebuild keeps each rank's own particles and brings
      * its ghosts (a failure in it is agreed, as is one in the forces) */
     int built = list_rebuild(s);
@@ -370,6 +381,7 @@ void sim_free(sim *s)
     free(s->laws);
     walls_free(&s->walls);
     free(s->x_at_rebuild);
+    free(s->le.pairs);
     free(s->leaving);
     free(s->chunk_work);
     free(s->chunk_exact);

@@ -112,5 +112,6 @@ int wall_loads_sum(sim *s)
         ws->work_sum[w] += power * s->dt;
         ws->work[w] = ws->work_sum[w] - 0.5 * power * s->dt; /* trapezoidal, as the contacts' */
     }
+    walls_servo_update(ws); /* the servo walls' speeds for the next step, from these loads */
     return 0;
 }

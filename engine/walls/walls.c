@@ -14,7 +14,8 @@
  * restarted run rebuilds when the original did. Motions that leave a surface in place
  * (a cylinder or cone spinning about its own axis, a plane spinning about its normal or
  * sliding in itself) have V = 0 and never force a rebuild: a rotating drum costs
- * nothing extra. */
+ * nothing extra. A servo wall (wall_servo.c) moves at most at its speed limit: that
+ * limit is its V. */
 #include "walls.h"
 #include "engine/fail.h"
 
@@ -181,6 +182,13 @@ static double translation_speed(const wall_spec *w, const double *n)
 
 static int setup_motion(const wall_spec *w, wall_state *st, size_t k, char *err, size_t err_len)
 {
+    if (wall_servo_check(w, k, err, err_len) != 0) return -1;
+    if (w->n_servo > 0) { /* moves along its normal, at most at its largest speed limit */
+        st->servo = st->moves = st->shape_moves = 1;
+        for (int q = 0; q < w->n_servo; q++)
+            st->surface_speed = fmax(st->surface_speed, w->servo_speed[q]);
+        return 0;
+    }
     double speed = translation_speed(w, NULL);
     int turns = w->angular_velocity != 0.0;
     if (!isfinite(speed) || !isfinite(w->angular_velocity)) {
@@ -287,7 +295,8 @@ void walls_move(wall_set *ws, double t)
         const wall_spec *w = &ws->walls[k];
         wall_state *st = &ws->state[k];
         const double *ref = w->angular_velocity != 0.0 ? w->rotation_point : w->point;
-        wall_translation(w, t, st->shift, st->velocity);
+        if (st->servo) walls_servo_place(w, st, t);
+        else wall_translation(w, t, st->shift, st->velocity);
         for (int a = 0; a < 3; a++) {
             st->centre[a] = w->rotation_point[a] + st->shift[a];
             st->ref_point[a] = ref[a] + st->shift[a];

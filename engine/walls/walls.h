@@ -46,6 +46,14 @@ typedef struct wall_state {
     double ref_point[3];  /* where its torque is taken about, now */
     double surface_speed; /* bound on the speed of the surface as a set [m/s] */
     wall_mesh *mesh;      /* STL walls only */
+    /* servo walls (wall_servo.c): the displacement along the normal is
+     *   x(t) = servo_x + servo_v (t - servo_t)
+     * from the controller's last decision at servo_t, and rebuild_x at rebuild_t, the
+     * time of the last neighbour rebuild (where list replays put the wall) */
+    int servo;
+    double servo_x, servo_t, servo_v;
+    double rebuild_x, rebuild_t;
+    double servo_now;     /* x at the time walls_move placed it [m] */
 } wall_state;
 
 typedef struct wall_set {
@@ -130,6 +138,29 @@ static inline uint32_t walls_pair_key(const uint32_t *j, size_t first, size_t k,
  * Returns 0, or -1 with "walls[k]: ..." in err. */
 int walls_check_particles(const wall_set *ws, const particle_store *p, char *err,
                           size_t err_len);
+
+/* ---- engine/walls/wall_servo.c ---- */
+/* The values of a servo wall's state a restart needs, per wall (zeros for other walls). */
+#define WALL_SERVO_STATE 5
+/* Refuses a servo that is not well formed (as the case reader refuses it, for walls
+ * made in code). Returns 0, or -1 with "walls[k]...: ..." in err. */
+int wall_servo_check(const wall_spec *w, size_t k, char *err, size_t err_len);
+/* The target normal force [N] at time t, and the speed limit then [m/s] in *limit. */
+double wall_servo_target(const wall_spec *w, double t, double *limit);
+/* The controller: after the loads at ws->time are summed, each servo wall takes its
+ * speed along its normal for the next step from its load (walls.force). */
+void walls_servo_update(wall_set *ws);
+/* The servo walls' placement at t (walls_move). */
+void walls_servo_place(const wall_spec *w, wall_state *st, double t);
+/* Records where the servo walls are now as their placement at a neighbour rebuild. */
+void walls_mark_rebuild(wall_set *ws);
+/* How many walls are servo walls. */
+size_t walls_n_servo(const wall_set *ws);
+/* The restart state: WALL_SERVO_STATE values per wall into out, or from in (then the
+ * walls are placed at ws->time again). walls_servo_load returns 0, or -1 with a message
+ * when a value is not finite. */
+void walls_servo_save(const wall_set *ws, double *out);
+int walls_servo_load(wall_set *ws, const double *in, char *err, size_t err_len);
 
 /* ---- engine/walls/wall_mesh.c ---- */
 /* Builds a mesh from n triangles (9 doubles each): vertices welded where their

@@ -19,8 +19,13 @@
  * The document as libcyaml loads it: every scalar as text, NULL when absent.
  * ---------------------------------------------------------------------------------- */
 
+typedef struct raw_lees_edwards {
+    char *shear_rate, *initial_profile, *pressure, *pressure_time, *max_strain_rate;
+} raw_lees_edwards;
+
 typedef struct raw_domain {
     char *min[3], *max[3], *periodic[3];
+    raw_lees_edwards *lees_edwards;
 } raw_domain;
 
 typedef struct raw_time {
@@ -82,6 +87,16 @@ typedef struct raw_wall_segment {
     char *duration, *velocity[3];
 } raw_wall_segment;
 
+typedef struct raw_servo_target {
+    char *time, *force, *stress, *max_speed;
+} raw_servo_target;
+
+typedef struct raw_wall_servo {
+    char *gain, *max_speed, *area, *force, *stress;
+    raw_servo_target *targets;                    /* the target in time */
+    unsigned targets_count;
+} raw_wall_servo;
+
 typedef struct raw_wall {
     char *name, *type, *material;
     char *point[3], *normal[3], *axis[3];
@@ -92,6 +107,7 @@ typedef struct raw_wall {
     raw_wall_rotation *rotation;
     raw_wall_segment *motion;                     /* a piecewise-constant translation */
     unsigned motion_count;
+    raw_wall_servo *servo;                        /* plane, rectangle */
 } raw_wall;
 
 typedef struct raw_region {
@@ -299,6 +315,8 @@ int case_read_contacts(case_reader *c);
  * ---------------------------------------------------------------------------------- */
 
 int case_read_walls(case_reader *c);
+/* walls[i].servo of r into w (case_servo.c; `at`: "walls[i]"). */
+int case_read_servo(case_reader *c, const char *at, const raw_wall *r, wall_spec *w);
 
 /* ------------------------------------------------------------------------------------
  * Particle sources; inlets and outlets (case_particles.c).

@@ -40,10 +40,19 @@ const char *case_schema_entry_words(const cyaml_schema_value_t *entry)
                                      : "numbers";
 }
 
+static const cyaml_schema_field_t lees_edwards_fields[] = {
+    TEXT("shear_rate", REQUIRED, raw_lees_edwards, shear_rate),
+    TEXT("initial_profile", OPTIONAL, raw_lees_edwards, initial_profile),
+    TEXT("pressure", OPTIONAL, raw_lees_edwards, pressure),
+    TEXT("pressure_time", OPTIONAL, raw_lees_edwards, pressure_time),
+    TEXT("max_strain_rate", OPTIONAL, raw_lees_edwards, max_strain_rate),
+    CYAML_FIELD_END};
+
 static const cyaml_schema_field_t domain_fields[] = {
     NUMBERS("min", REQUIRED, raw_domain, min, 3),
     NUMBERS("max", REQUIRED, raw_domain, max, 3),
     SWITCHES("periodic", OPTIONAL, raw_domain, periodic, 3),
+    CYAML_FIELD_MAPPING_PTR("lees_edwards", OPTIONAL, raw_domain, lees_edwards, lees_edwards_fields),
     CYAML_FIELD_END};
 
 static const cyaml_schema_field_t time_fields[] = {
@@ -123,6 +132,23 @@ static const cyaml_schema_field_t wall_segment_fields[] = {
     CYAML_FIELD_END};
 static const cyaml_schema_value_t wall_segment_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_wall_segment, wall_segment_fields)};
+static const cyaml_schema_field_t servo_target_fields[] = {
+    TEXT("time", REQUIRED, raw_servo_target, time),
+    TEXT("force", OPTIONAL, raw_servo_target, force),
+    TEXT("stress", OPTIONAL, raw_servo_target, stress),
+    TEXT("max_speed", OPTIONAL, raw_servo_target, max_speed),
+    CYAML_FIELD_END};
+static const cyaml_schema_value_t servo_target_entry = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_servo_target, servo_target_fields)};
+static const cyaml_schema_field_t wall_servo_fields[] = {
+    TEXT("gain", REQUIRED, raw_wall_servo, gain),
+    TEXT("max_speed", REQUIRED, raw_wall_servo, max_speed),
+    TEXT("area", OPTIONAL, raw_wall_servo, area),
+    TEXT("force", OPTIONAL, raw_wall_servo, force),
+    TEXT("stress", OPTIONAL, raw_wall_servo, stress),
+    CYAML_FIELD_SEQUENCE("targets", OPTIONAL | CYAML_FLAG_POINTER, raw_wall_servo, targets,
+                         &servo_target_entry, 0, CYAML_UNLIMITED),
+    CYAML_FIELD_END};
 
 static const cyaml_schema_field_t wall_fields[] = {
     TEXT("name", OPTIONAL, raw_wall, name),
@@ -143,6 +169,7 @@ static const cyaml_schema_field_t wall_fields[] = {
     CYAML_FIELD_MAPPING_PTR("rotation", OPTIONAL, raw_wall, rotation, wall_rotation_fields),
     CYAML_FIELD_SEQUENCE("motion", OPTIONAL | CYAML_FLAG_POINTER, raw_wall, motion,
                          &wall_segment_entry, 0, CYAML_UNLIMITED),
+    CYAML_FIELD_MAPPING_PTR("servo", OPTIONAL, raw_wall, servo, wall_servo_fields),
     CYAML_FIELD_END};
 static const cyaml_schema_value_t wall_entry = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, raw_wall, wall_fields)};

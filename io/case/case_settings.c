@@ -39,6 +39,54 @@ int case_read_header(case_reader *c)
     return 0;
 }
 
+/* domain.lees_edwards: the shear needs periodic x (the flow) and z (the gradient), and
+ * the images' speed, shear_rate x height, stays within the case's speeds. */
+static int case_read_lees_edwards(case_reader *c)
+{
+    const raw_lees_edwards *le = c->raw->domain.lees_edwards;
+    sim_config *cfg = c->cfg;
+    lees_edwards_spec *out = &cfg->lees_edwards;
+    out->on = true;
+    if (!cfg->periodic[0] || !cfg->periodic[2])
+        return case_fail_at(c, "domain.lees_edwards",
+                            "domain.lees_edwards shears along x with the gradient along z: both "
+                            "must be periodic (domain.periodic: [true, ..., true])");
+    if (case_read_number(c, "domain.lees_edwards.shear_rate", le->shear_rate, &out->shear_rate) != 0)
+        return -1;
+    double height = cfg->domain_max[2] - cfg->domain_min[2];
+    if (!(fabs(out->shear_rate) * height <= CASE_MAX_SPEED))
+        return case_fail_at(c, "domain.lees_edwards.shear_rate",
+                            "domain.lees_edwards.shear_rate = %g 1/s slides the images at %g m/s "
+                            "(rate x box height); at most %g m/s", out->shear_rate,
+                            fabs(out->shear_rate) * height, CASE_MAX_SPEED);
+    if (le->initial_profile &&
+        case_read_bool(c, "domain.lees_edwards.initial_profile", le->initial_profile,
+                       &out->initial_profile) != 0)
+        return -1;
+    if (!le->pressure) {
+        if (le->pressure_time || le->max_strain_rate)
+            return case_fail_at(c, "domain.lees_edwards",
+                                "domain.lees_edwards: pressure_time and max_strain_rate set the "
+                                "barostat, which needs a pressure");
+        return 0;
+    }
+    if (case_read_positive(c, "domain.lees_edwards.pressure", le->pressure, &out->pressure) != 0)
+        return -1;
+    if (!le->pressure_time)
+        return case_fail_at(c, "domain.lees_edwards",
+                            "domain.lees_edwards.pressure needs pressure_time (s), the barostat's "
+                            "relaxation time");
+    if (case_read_positive(c, "domain.lees_edwards.pressure_time", le->pressure_time,
+                           &out->pressure_time) != 0)
+        return -1;
+    out->max_strain_rate = fabs(out->shear_rate) > 0.0 ? fabs(out->shear_rate) : 1.0 / out->pressure_time;
+    if (le->max_strain_rate &&
+        case_read_positive(c, "domain.lees_edwards.max_strain_rate", le->max_strain_rate,
+                           &out->max_strain_rate) != 0)
+        return -1;
+    return 0;
+}
+
 int case_read_domain(case_reader *c)
 {
     const raw_domain *d = &c->raw->domain;
@@ -65,6 +113,7 @@ int case_read_domain(case_reader *c)
         key_path p = case_key("domain.periodic[%d]", a);
         if (case_read_bool(c, p.s, d->periodic[a], &cfg->periodic[a]) != 0) return -1;
     }
+    if (d->lees_edwards && case_read_lees_edwards(c) != 0) return -1;
     if (c->raw->gravity[0] && case_read_vector(c, "gravity", c->raw->gravity, 3, cfg->gravity) != 0)
         return -1;
     return 0;

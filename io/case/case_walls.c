@@ -1,5 +1,6 @@
 /* The walls: planes, rectangles, cylinders, cones and STL surfaces, each with the keys
- * its type takes, and their motion (a velocity, a schedule of velocities, a rotation). */
+ * its type takes, and their motion (a velocity, a schedule of velocities, a rotation, or
+ * a servo: case_servo.c). */
 #include "case_internal.h"
 
 #include <math.h>
@@ -298,8 +299,8 @@ static int read_wall(case_reader *c, int i, wall_spec *w)
     case WALL_STL: rc = read_stl(c, at.s, r, w); break;
     default: rc = read_round(c, at.s, r, w); break;
     }
-    if (rc != 0) return -1;
-    return read_motion(c, at.s, r, w);
+    if (rc != 0 || read_motion(c, at.s, r, w) != 0) return -1;
+    return r->servo ? case_read_servo(c, at.s, r, w) : 0;
 }
 
 int case_read_walls(case_reader *c)

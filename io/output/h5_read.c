@@ -17,21 +17,26 @@
 #define TEXT_MAX (1u << 24)
 #define CHILD_MS 10000
 
-static int single(hid_t space)
+static int holds(hid_t space, size_t n)
 {
-    int one = space >= 0 && H5Sget_simple_extent_npoints(space) == 1;
+    int ok = space >= 0 && H5Sget_simple_extent_npoints(space) == (hssize_t)n;
     if (space >= 0) H5Sclose(space);
-    return one;
+    return ok;
 }
 
-int h5_read_attr(hid_t loc, const char *obj, const char *name, hid_t type, void *v)
+int h5_read_attr_n(hid_t loc, const char *obj, const char *name, hid_t type, size_t n, void *v)
 {
     if (H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) <= 0) return -1;
     hid_t a = H5Aopen_by_name(loc, obj, name, H5P_DEFAULT, H5P_DEFAULT);
     if (a < 0) return -1;
-    int rc = single(H5Aget_space(a)) && H5Aread(a, type, v) >= 0 ? 0 : -1;
+    int rc = holds(H5Aget_space(a), n) && H5Aread(a, type, v) >= 0 ? 0 : -1;
     H5Aclose(a);
     return rc;
+}
+
+int h5_read_attr(hid_t loc, const char *obj, const char *name, hid_t type, void *v)
+{
+    return h5_read_attr_n(loc, obj, name, type, 1, v);
 }
 
 static void write_all(int fd, const void *buf, size_t n)
@@ -129,7 +134,7 @@ char *h5_read_case_text(hid_t file, int allow_variable, int *no_memory)
     int variable = is_string && H5Tis_variable_str(ft) > 0;
     size_t size = is_string && !variable ? H5Tget_size(ft) : 0;
     char *copy = NULL;
-    if (is_string && single(H5Dget_space(d)) && (variable ? allow_variable : size > 0 && size < (1u << 24))) {
+    if (is_string && holds(H5Dget_space(d), 1) && (variable ? allow_variable : size > 0 && size < (1u << 24))) {
         hid_t t = H5Tcopy(H5T_C_S1);
         H5Tset_cset(t, H5T_CSET_UTF8);
         if (variable) {

@@ -9,6 +9,8 @@
 /* Reads attribute `name` of object `obj` (relative to loc) as `type` into v. Returns 0,
  * or -1 if it is missing, unreadable or not a single value (without touching v). */
 int h5_read_attr(hid_t loc, const char *obj, const char *name, hid_t type, void *v);
+/* The same for an attribute of exactly n values. */
+int h5_read_attr_n(hid_t loc, const char *obj, const char *name, hid_t type, size_t n, void *v);
 
 /* The case file's text stored in the output file (a single string), malloc'd, or NULL.
  * A variable-length string (the older layout 2 wrote one) is read only when

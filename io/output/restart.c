@@ -186,7 +186,7 @@ static int read_series(const restart_file *f, int64_t upto, size_t n_walls, snap
     if (g < 0) return restart_refuse(f, err, err_len, "group /timeseries is missing");
     char why[256];
     int rc = -1;
-    double *col = NULL, *walls[2] = {NULL, NULL};
+    double *col = NULL, *walls[SNAPSHOT_WALL_SERIES] = {NULL, NULL, NULL};
     sim_observables *rows = NULL;
     int64_t t = snapshot_dataset_rows(g, "time", 1, NULL, why, sizeof why);
     if (t < 0) {
@@ -212,7 +212,7 @@ static int read_series(const restart_file *f, int64_t upto, size_t n_walls, snap
             goto done;
         for (size_t r = 0; r < n; r++) memcpy((char *)&rows[r] + tc->offset, (char *)col + 8 * r, 8);
     }
-    for (int k = 0; k < 2 && n_walls > 0; k++) {
+    for (int k = 0; k < SNAPSHOT_WALL_SERIES && n_walls > 0; k++) {
         walls[k] = malloc(3 * n_walls * (n ? n : 1) * sizeof(double));
         if (!walls[k]) {
             restart_fail_memory(f, err, err_len, "out of memory for the time series");
@@ -256,7 +256,7 @@ static int read_series(const restart_file *f, int64_t upto, size_t n_walls, snap
                 goto done;
             }
         }
-        for (int k = 0; k < 2 && n_walls > 0; k++)
+        for (int k = 0; k < SNAPSHOT_WALL_SERIES && n_walls > 0; k++)
             for (size_t i = 0; i < 3 * n_walls; i++)
                 if (isinf(walls[k][3 * n_walls * r + i])) {
                     restart_refuse(f, err, err_len, "/timeseries/%s[%zu] is infinite", snapshot_wall_series[k].name, r);
@@ -270,6 +270,7 @@ static int read_series(const restart_file *f, int64_t upto, size_t n_walls, snap
         o.n_walls = n_walls;
         o.wall_force = n_walls ? walls[0] + 3 * n_walls * r : NULL;
         o.wall_torque = n_walls ? walls[1] + 3 * n_walls * r : NULL;
+        o.wall_displacement = n_walls ? walls[2] + 3 * n_walls * r : NULL;
         if (snapshot_series_add(s, &o) < 0) {
             restart_fail_memory(f, err, err_len, "out of memory for the time series");
             goto done;
@@ -281,6 +282,7 @@ done:
     free(rows);
     free(walls[0]);
     free(walls[1]);
+    free(walls[2]);
     H5Gclose(g);
     return rc;
 }

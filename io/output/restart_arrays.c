@@ -46,7 +46,7 @@ void restart_arrays_free(snap_arrays *a)
     free(a->contact_ended);
     free(a->radius); free(a->mass); free(a->position); free(a->position_at_rebuild); free(a->velocity);
     free(a->angular_velocity); free(a->force); free(a->torque);
-    free(a->work); free(a->wall_work); free(a->wall_work_sum); free(a->inlets); free(a->outlets);
+    free(a->work); free(a->wall_work); free(a->wall_work_sum); free(a->wall_servo); free(a->inlets); free(a->outlets);
     for (int h = 0; h < SIM_MAX_HISTORY_FIELDS; h++) free(a->history[h]);
 }
 

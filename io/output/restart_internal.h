@@ -57,7 +57,7 @@ typedef struct snap_arrays {
     double *radius, *mass, *position, *position_at_rebuild, *velocity, *angular_velocity;
     double *force, *torque;
     double *history[SIM_MAX_HISTORY_FIELDS];
-    double *work, *wall_work, *wall_work_sum;
+    double *work, *wall_work, *wall_work_sum, *wall_servo;
     uint8_t *inlets, *outlets;
     size_t inlets_bytes, outlets_bytes;
 } snap_arrays;
@@ -119,6 +119,8 @@ int restart_check_contacts(const checker *c, const snap_arrays *a, const int64_t
 /* The inlets' and outlets' states (population_h5.h): each field in its range. */
 int restart_check_population(const checker *c, const snap_arrays *a, double time, int64_t next_id);
 int restart_check_sums(const checker *c, const char *what, const double *v, size_t n);
+/* The servo walls' state (engine/wall_servo, n values): finite. */
+int restart_check_servo(const checker *c, const double *v, size_t n);
 /* Whether id is among the n sorted ids; the order they are sorted in (qsort). */
 int restart_find_sorted(const int64_t *sorted, size_t n, int64_t id);
 int restart_cmp_i64(const void *x, const void *y);

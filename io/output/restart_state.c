@@ -44,6 +44,8 @@ struct restart_state {
     int64_t next_id;
     double rebuild_wall_time;
     uint8_t list_stale;
+    int has_lees_edwards;   /* the case shears: engine@lees_edwards was read */
+    double lees_edwards[SIM_LEES_EDWARDS_STATE];
 };
 
 void restart_state_free(restart_state *rs)
@@ -142,6 +144,18 @@ int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp,
                        (long long)rs->next_id);
         goto done;
     }
+    if (s->cfg.lees_edwards.on) {
+        int bad = H5Aexists_by_name(g, "engine", "lees_edwards", H5P_DEFAULT) <= 0 ||
+                  h5_read_attr_n(g, "engine", "lees_edwards", H5T_NATIVE_DOUBLE,
+                                 SIM_LEES_EDWARDS_STATE, rs->lees_edwards) < 0;
+        for (int q = 0; q < SIM_LEES_EDWARDS_STATE && !bad; q++) bad = !isfinite(rs->lees_edwards[q]);
+        rs->has_lees_edwards = 1;
+        if (bad) {
+            restart_refuse(f, err, err_len, "snapshot %d: attribute engine@lees_edwards (the shear's "
+                           "offset and work) is missing, unreadable or not finite", k);
+            goto done;
+        }
+    }
     double rwt = rs->rebuild_wall_time;
     if (!isnan(rwt) && (!isfinite(rwt) || rwt < 0.0 || rwt > rp->time)) {
         restart_refuse(f, err, err_len, "snapshot %d: attribute engine@rebuild_wall_time is %.17g s; it is in "
@@ -156,6 +170,16 @@ int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp,
     if (s->walls.n > 0) READ(wall_work, "engine/wall_work", s->walls.n);
     if (s->walls.n > 0 && H5Lexists(g, "engine/wall_work_sum", H5P_DEFAULT) > 0) /* older files: none */
         READ(wall_work_sum, "engine/wall_work_sum", s->walls.n);
+    if (walls_n_servo(&s->walls) > 0) { /* servo walls: their state, which nothing else gives */
+        if (H5Lexists(g, "engine/wall_servo", H5P_DEFAULT) <= 0) {
+            restart_refuse(f, err, err_len, "snapshot %d: engine/wall_servo is missing: the case has "
+                           "servo walls, the snapshot not their state (another case?)", k);
+            goto done;
+        }
+        if (!(a->wall_servo = restart_read_array(f, k, g, "engine/wall_servo", H5T_NATIVE_DOUBLE, 8,
+                                                 s->walls.n, WALL_SERVO_STATE, err, err_len)))
+            goto done;
+    }
 #undef READ
     if (!(a->inlets = malloc(a->inlets_bytes + 1)) || !(a->outlets = malloc(a->outlets_bytes + 1))) {
         restart_fail_memory(f, err, err_len, "out of memory");
@@ -176,7 +200,8 @@ int restart_check_state(const restart_file *f, hid_t g, const restart_point *rp,
         restart_check_population(&c, a, rp->time, rs->next_id) < 0 ||
         restart_check_sums(&c, "engine/work", a->work, SIM_WORK_KINDS) < 0 ||
         restart_check_sums(&c, "engine/wall_work", a->wall_work, s->walls.n) < 0 ||
-        restart_check_sums(&c, "engine/wall_work_sum", a->wall_work_sum, s->walls.n) < 0)
+        restart_check_sums(&c, "engine/wall_work_sum", a->wall_work_sum, s->walls.n) < 0 ||
+        restart_check_servo(&c, a->wall_servo, s->walls.n * WALL_SERVO_STATE) < 0)
         goto done;
     rc = 0;
 done:
@@ -197,9 +222,11 @@ static sim_restart_state state_of(const restart_state *rs, const snap_arrays *a,
                             .contact_slot = a->contact_slot, .contact_ended = a->contact_ended,
                             .next_id = rs->next_id, .work = rs->kept.work,
                             .wall_work = rs->kept.wall_work, .wall_work_sum = rs->kept.wall_work_sum,
+                            .wall_servo = rs->kept.wall_servo,
                             .inlets = rs->kept.inlets, .outlets = rs->kept.outlets,
                             .inlets_bytes = rs->kept.inlets_bytes, .outlets_bytes = rs->kept.outlets_bytes,
-                            .rebuild_wall_time = rs->rebuild_wall_time, .list_stale = rs->list_stale};
+                            .rebuild_wall_time = rs->rebuild_wall_time, .list_stale = rs->list_stale,
+                            .lees_edwards = rs->has_lees_edwards ? rs->lees_edwards : NULL};
     for (int h = 0; h < sim_n_pair_history; h++) st.history[h] = a->history[h];
     return st;
 }

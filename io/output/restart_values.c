@@ -165,3 +165,10 @@ int restart_check_sums(const checker *c, const char *what, const double *v, size
         if (!isfinite(v[r])) return bad(c, what, r, v[r], "work is finite");
     return 0;
 }
+
+int restart_check_servo(const checker *c, const double *v, size_t n)
+{
+    for (size_t r = 0; v && r < n; r++)
+        if (!isfinite(v[r])) return bad(c, "engine/wall_servo (flattened)", r, v[r], "the servo state is finite");
+    return 0;
+}

@@ -130,17 +130,18 @@ typedef struct snapshot_ts_column {
 } snapshot_ts_column;
 extern const snapshot_ts_column snapshot_ts_columns[];
 extern const size_t snapshot_n_ts_columns;
-/* wall_force and wall_torque, (T, W, 3) each */
-extern const snapshot_ts_column snapshot_wall_series[2];
+/* wall_force, wall_torque and wall_displacement, (T, W, 3) each */
+#define SNAPSHOT_WALL_SERIES 3 /* wall_force, wall_torque, wall_displacement */
+extern const snapshot_ts_column snapshot_wall_series[SNAPSHOT_WALL_SERIES];
 
 /* Samples held in memory (the writer rewrites /timeseries from them). */
 typedef struct snapshot_series {
     size_t n, cap, n_walls;
     sim_observables *rows;  /* their wall_force and wall_torque pointers are not used */
-    double *wall[2];        /* 3 n_walls per row: force, torque */
+    double *wall[SNAPSHOT_WALL_SERIES]; /* 3 n_walls per row: force, torque, displacement */
 } snapshot_series;
 
-/* Appends a sample (o->wall_force and o->wall_torque hold 3 per wall when o->n_walls
+/* Appends a sample (o->wall_force, o->wall_torque and o->wall_displacement hold 3 per wall when o->n_walls
  * is s->n_walls; otherwise NaN is stored). Returns 0 or -1 (memory). */
 int snapshot_series_add(snapshot_series *s, const sim_observables *o);
 void snapshot_series_free(snapshot_series *s);

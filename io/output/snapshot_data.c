@@ -55,6 +55,7 @@ static const field_doc engine_docs[] = {
     {"work", "J", "work done on the contacts since t = 0, by kind"},
     {"wall_work", "J", "work each moving wall has done on the particles since t = 0"},
     {"wall_work_sum", "J", "restart data: the running sums behind wall_work"},
+    {"wall_servo", "m, s, m/s, m, s", "restart data, servo walls only: per wall the displacement along the normal at the controller's last decision, its time, the speed then chosen, and the displacement and time of the last neighbour rebuild"},
     {"inlets", "", "restart data: the inlets' states (generator, rate, particles owed, next insertion, counts, mass)"},
     {"outlets", "", "restart data: the outlets' counts and masses"},
     {NULL, NULL, NULL}};
@@ -334,11 +335,22 @@ static int write_engine(hid_t g, const sim *s)
         sh5_attr(e, "rebuild_wall_time", SH5_F64, 0, &s->rebuild_wall_time) < 0 ||
         sh5_attr(e, "list_stale", SH5_U8, 0, &stale) < 0)
         goto done;
+    if (s->cfg.lees_edwards.on) {
+        /* the shear's state (sim_restart_state.lees_edwards) */
+        const sim_lees_edwards *le = &s->le;
+        double v[SIM_LEES_EDWARDS_STATE] = {le->offset, le->offset_at_rebuild, le->work_sum, le->power,
+                                            le->plane_force[0], le->plane_force[1], le->plane_force[2],
+                                            s->cfg.domain_max[2] - s->cfg.domain_min[2],
+                                            le->height_at_rebuild, le->stress[0], le->stress[1],
+                                            le->stress[2], le->stress[3], le->stress[4], le->stress[5]};
+        if (sh5_attr(e, "lees_edwards", SH5_F64, SIM_LEES_EDWARDS_STATE, v) < 0) goto done;
+    }
     COL("work", SH5_F64, SIM_WORK_KINDS, s->work);
     if (s->walls.n > 0 && s->walls.work) {
         COL("wall_work", SH5_F64, s->walls.n, s->walls.work);
         COL("wall_work_sum", SH5_F64, s->walls.n, s->walls.work_sum);
     }
+    if (snapshot_write_servo(e, &s->walls) < 0) goto done;
 #undef COL
     const field_doc *in = snapshot_field_doc("engine", "inlets"),
                     *out = snapshot_field_doc("engine", "outlets");

@@ -35,8 +35,8 @@ const snapshot_ts_column snapshot_ts_columns[] = {
      "energy dissipated by plastic deformation since t = 0", 0},
     {"energy_residual", offsetof(sim_observables, energy_residual), 0, "J",
      "energy balance residual (time integration): kinetic + gravitational + elastic + "
-     "dissipated - the same at t = 0 - work of moving walls and of external loads; NaN with "
-     "inlets or outlets", 1},
+     "dissipated - the same at t = 0 - work of moving walls, of external loads and of the "
+     "shear; NaN with inlets or outlets", 1},
     {"n_contacts", offsetof(sim_observables, n_contacts), 1, "", "touching particle-particle pairs", 0},
     {"n_wall_contacts", offsetof(sim_observables, n_wall_contacts), 1, "", "touching particle-wall pairs", 0},
     {"max_overlap", offsetof(sim_observables, max_overlap), 0, "m", "largest overlap of any contact", 0},
@@ -44,12 +44,28 @@ const snapshot_ts_column snapshot_ts_columns[] = {
      "mass the inlets put in since t = 0", 0},
     {"discharged_mass", offsetof(sim_observables, discharged_mass), 0, "kg",
      "mass the outlets took out since t = 0", 0},
+    {"shear_work", offsetof(sim_observables, shear_work), 0, "J",
+     "work of the Lees-Edwards box on the particles since t = 0: the images' slip, the "
+     "crossings of the z faces and the barostat (0 without)", 1},
+    {"lees_edwards_offset", offsetof(sim_observables, lees_edwards_offset), 0, "m",
+     "x shift of the Lees-Edwards images above the top z face (0 without)", 1},
+    {"box_height", offsetof(sim_observables, box_height), 0, "m",
+     "the Lees-Edwards box's height along z, which a barostat changes (0 without)", 1},
+    {"shear_stress", offsetof(sim_observables, shear_stress), 0, "Pa",
+     "Lees-Edwards box: -sigma_xz, contacts' virial plus momentum flux about the imposed "
+     "flow, over the volume (0 without)", 1},
+    {"normal_stress", offsetof(sim_observables, normal_stress), 0, "Pa",
+     "Lees-Edwards box: sigma_zz, compression positive (0 without)", 1},
+    {"mean_stress", offsetof(sim_observables, mean_stress), 0, "Pa",
+     "Lees-Edwards box: (sigma_xx + sigma_yy + sigma_zz) / 3, compression positive (0 "
+     "without)", 1},
 };
 const size_t snapshot_n_ts_columns = sizeof snapshot_ts_columns / sizeof snapshot_ts_columns[0];
 
-const snapshot_ts_column snapshot_wall_series[2] = {
+const snapshot_ts_column snapshot_wall_series[SNAPSHOT_WALL_SERIES] = {
     {"wall_force", 0, 0, "N", "force the particles exert on each wall", 0},
     {"wall_torque", 0, 0, "N m", "torque the particles exert on each wall about its reference point", 0},
+    {"wall_displacement", 0, 0, "m", "translation of each wall from where the case places it", 1},
 };
 
 int snapshot_series_add(snapshot_series *s, const sim_observables *o)
@@ -59,7 +75,7 @@ int snapshot_series_add(snapshot_series *s, const sim_observables *o)
         sim_observables *r = realloc(s->rows, cap * sizeof *r);
         if (r) s->rows = r;
         int ok = r != NULL;
-        for (int k = 0; k < 2 && s->n_walls; k++) {
+        for (int k = 0; k < SNAPSHOT_WALL_SERIES && s->n_walls; k++) {
             double *w = realloc(s->wall[k], 3 * s->n_walls * cap * sizeof *w);
             if (w) s->wall[k] = w;
             else ok = 0;
@@ -69,10 +85,10 @@ int snapshot_series_add(snapshot_series *s, const sim_observables *o)
     }
     sim_observables *row = &s->rows[s->n];
     *row = *o;
-    row->wall_force = row->wall_torque = NULL;
+    row->wall_force = row->wall_torque = row->wall_displacement = NULL;
     row->n_walls = s->n_walls;
-    const double *load[2] = {o->wall_force, o->wall_torque};
-    for (int k = 0; k < 2 && s->n_walls; k++) {
+    const double *load[SNAPSHOT_WALL_SERIES] = {o->wall_force, o->wall_torque, o->wall_displacement};
+    for (int k = 0; k < SNAPSHOT_WALL_SERIES && s->n_walls; k++) {
         double *dst = s->wall[k] + 3 * s->n_walls * s->n;
         if (load[k] && o->n_walls == s->n_walls) memcpy(dst, load[k], 3 * s->n_walls * sizeof *dst);
         else for (size_t i = 0; i < 3 * s->n_walls; i++) dst[i] = NAN;
@@ -86,6 +102,7 @@ void snapshot_series_free(snapshot_series *s)
     free(s->rows);
     free(s->wall[0]);
     free(s->wall[1]);
+    free(s->wall[2]);
     size_t walls = s->n_walls;
     memset(s, 0, sizeof *s);
     s->n_walls = walls;
@@ -112,7 +129,7 @@ static int write_series(hid_t file, const snapshot_series *ts)
                         tc->meaning) < 0)
             goto done;
     }
-    for (int k = 0; k < 2 && ts->n_walls > 0; k++) {
+    for (int k = 0; k < SNAPSHOT_WALL_SERIES && ts->n_walls > 0; k++) {
         hsize_t dims[3] = {n, ts->n_walls, 3};
         if (sh5_dataset(g, snapshot_wall_series[k].name, SH5_F64, 3, dims, ts->wall[k],
                         snapshot_wall_series[k].unit, snapshot_wall_series[k].meaning) < 0)

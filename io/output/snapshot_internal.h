@@ -110,6 +110,9 @@ typedef struct wall_triangles {
  * rectangles as two triangles, cylinders and cones as WALL_RING_SEGMENTS quads of two
  * triangles, STL walls as their triangles. Returns 0 or -1 (memory). */
 #define WALL_RING_SEGMENTS 64
+/* engine/wall_servo (group e): the servo walls' state, when there are servo walls.
+ * Returns 0, or -1 with sh5_error (snapshot_no_memory set when memory ran out). */
+int snapshot_write_servo(hid_t e, const wall_set *ws);
 int wall_triangles_build(wall_triangles *out, const wall_set *ws, double t,
                          const double box_min[3], const double box_max[3]);
 void wall_triangles_free(wall_triangles *t);

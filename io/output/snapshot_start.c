@@ -244,6 +244,7 @@ static snapshot_file *create(const char *dir, const char *name, const snapshot_r
             o.n_walls = carry->series.n_walls;
             o.wall_force = carry->series.n_walls ? carry->series.wall[0] + 3 * carry->series.n_walls * r : NULL;
             o.wall_torque = carry->series.n_walls ? carry->series.wall[1] + 3 * carry->series.n_walls * r : NULL;
+            o.wall_displacement = carry->series.n_walls ? carry->series.wall[2] + 3 * carry->series.n_walls * r : NULL;
             if (snapshot_series_add(&f->series, &o) < 0) {
                 snapshot_set_no_memory(err, err_len, "out of memory");
                 goto fail;

@@ -6,6 +6,7 @@
 #include "snapshot_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,4 +301,21 @@ int wall_triangles_build(wall_triangles *out, const wall_set *ws, double t, cons
         return -1;
     }
     return 0;
+}
+
+int snapshot_write_servo(hid_t e, const wall_set *ws)
+{
+    if (walls_n_servo(ws) == 0) return 0;
+    double *servo = malloc(WALL_SERVO_STATE * ws->n * sizeof *servo);
+    if (!servo) {
+        snprintf(sh5_error, sizeof sh5_error, "out of memory");
+        snapshot_no_memory = 1;
+        return -1;
+    }
+    walls_servo_save(ws, servo);
+    const field_doc *doc = snapshot_field_doc("engine", "wall_servo");
+    hsize_t dims[2] = {(hsize_t)ws->n, WALL_SERVO_STATE};
+    int rc = sh5_dataset(e, "wall_servo", SH5_F64, 2, dims, servo, doc->unit, doc->meaning);
+    free(servo);
+    return rc;
 }

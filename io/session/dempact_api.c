@@ -50,7 +50,7 @@ int dempact_open(dempact_run *r, const char *case_path, char *err, size_t err_le
     const sim *s = &r->ss.s;
     size_t nw = s->walls.n ? s->walls.n : 1;
     r->shift_free_speed = calloc(nw, sizeof *r->shift_free_speed);
-    r->ss.wall_load = calloc(6 * nw, sizeof *r->ss.wall_load);
+    r->ss.wall_load = calloc(9 * nw, sizeof *r->ss.wall_load);
     if (!r->shift_free_speed || !r->ss.wall_load) {
         snprintf(err, err_len, "%s: out of memory", case_path);
         dempact_close(r);
@@ -192,6 +192,11 @@ int dempact_set_wall_velocity(dempact_run *r, size_t w, const double v[3], char 
     wall_set *ws = &r->ss.s.walls;
     if (w >= ws->n) {
         snprintf(err, err_len, "wall index %zu: the case has %zu walls", w, ws->n);
+        return -1;
+    }
+    if (ws->state[w].servo) {
+        snprintf(err, err_len, "walls[%zu] ('%s') is a servo wall: it moves itself to hold its "
+                 "target load, and takes no velocity", w, ws->walls[w].name);
         return -1;
     }
     if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]) || norm3(v) > CASE_MAX_SPEED) {

@@ -22,11 +22,12 @@ int run_driver_write_snapshot(snapshot_file *out, const sim *s, char *err, size_
     return snapshot_write(out, &st, err, err_len);
 }
 
-/* wall_load: 6 per wall, the forces (3 per wall) then the torques */
+/* wall_load: 9 per wall, the forces (3 per wall), the torques, the displacements */
 int run_driver_add_sample(snapshot_file *out, const sim *s, double *wall_load, char *err,
                           size_t err_len)
 {
-    sim_observables o = {.wall_force = wall_load, .wall_torque = wall_load + 3 * s->walls.n};
+    sim_observables o = {.wall_force = wall_load, .wall_torque = wall_load + 3 * s->walls.n,
+                         .wall_displacement = wall_load + 6 * s->walls.n};
     sim_observe(s, &o);
     return out ? snapshot_add_sample(out, &o, err, err_len) : 0;
 }

@@ -58,7 +58,7 @@ typedef struct run_driver {
     int64_t total_steps;                /* the run ends at this step */
     output_grid snapshots, samples;     /* output_grids() */
     watchdog_state *wd;                 /* watchdog_start()ed on s */
-    double *wall_load;                  /* room for 6 doubles per wall (samples) */
+    double *wall_load;                  /* room for 9 doubles per wall (samples) */
     const volatile sig_atomic_t *stop;  /* NULL: never stopped from outside */
     /* called before the first step and after each, or NULL: nonzero stops the run as
      * *stop does (one process; it must be cheap) */

@@ -195,7 +195,7 @@ int session_output(session *ss, const char *dir, int overwrite, dem_error *e)
     sim *s = &ss->s;
     const sim_config *cfg = &ss->cfg;
     int self = ss->ranks ? ss->ranks->self : 0;
-    ss->wall_load = calloc(6 * (s->walls.n ? s->walls.n : 1), sizeof *ss->wall_load);
+    ss->wall_load = calloc(9 * (s->walls.n ? s->walls.n : 1), sizeof *ss->wall_load);
     int status = ss->wall_load ? 0 : STATUS_NO_MEMORY;
     if (ss->ranks) status = ss->ranks->worst(status);
     if (status) return prefixed(ss, e, status, "out of memory");

@@ -71,7 +71,7 @@ typedef struct session {
     int64_t total_steps;          /* the run ends at this step */
     output_grid snapshots, samples;
     snapshot_file *out;           /* session_output's (NULL on a rank that does not write) */
-    double *wall_load;            /* 6 per wall: a time-series sample's wall loads */
+    double *wall_load;            /* 9 per wall: a time-series sample's wall loads and displacements */
     watchdog_state wd;
     run_driver d;                 /* the loop's state (session_run) */
 } session;

@@ -252,6 +252,45 @@ class Piston(unittest.TestCase):
         still = compare.piston_position({"point": [0, 0, 1], "velocity": [0, 0, -1]}, [0.5])
         np.testing.assert_allclose(still[0], [0, 0, 0.5], atol=1e-15)
 
+    def test_servo_holds(self):
+        # the stretches between two entries of one target, then the last target to the end
+        # (docs/case-file.md#servo-walls-wallsservo); a force over the servo's area
+        wall = {"servo": {"area": 0.5, "targets": [
+            {"time": 0, "stress": 0}, {"time": 0.1, "stress": 0}, {"time": 0.1, "force": 5},
+            {"time": 0.3, "stress": 10}, {"time": 0.4, "stress": 2}, {"time": 0.5, "force": 1},
+            {"time": 0.6, "stress": 7}]}}
+        self.assertEqual(compare.servo_holds(wall, 9.0),
+                         [(0.1, 0.0), (0.3, 10.0), (0.5, 2.0), (None, 7.0)])
+        self.assertEqual(compare.servo_holds({"servo": {"force": 3}}, 2.0), [(None, 1.5)])
+        self.assertEqual(compare.servo_holds({"motion": []}, 2.0), [])
+
+    def test_servo_curve(self):
+        # a servo piston's position from the time series' wall_displacement, not from a
+        # schedule: strain = travel since the touch / height then; the holds' ends
+        case = {"domain": {"min": [0, 0, 0], "max": [1, 2, 3]},
+                "walls": [{"name": "piston", "type": "plane", "point": [0, 0, 2],
+                           "normal": [0, 0, -1],
+                           "servo": {"area": 2, "targets": [
+                               {"time": 0, "stress": 4}, {"time": 0.2, "stress": 4},
+                               {"time": 0.3, "stress": 1}]}}]}
+        t = np.linspace(0, 0.4, 9)  # every 0.05 s
+        z = -np.array([0, 0.1, 0.2, 0.3, 0.35, 0.38, 0.3, 0.3, 0.3])
+        shift = np.zeros((9, 1, 3))
+        shift[:, 0, 2] = z
+        force = np.zeros((9, 1, 3))
+        force[:, 0, 2] = [0, 0, 0.5, 4, 7, 8, 3, 2, 2]  # the particles push it up
+        ts = {"time": t, "wall_force": force, "wall_displacement": shift}
+        c = compare.compression_curve(None, case, ts)
+        # touch: the first sample at 1% of the peak (index 2, z = 1.8 above the floor)
+        np.testing.assert_allclose(c["strain"][2:], (1.8 - (2 + z[2:])) / 1.8, atol=1e-15)
+        np.testing.assert_allclose(c["stress"], force[:, 0, 2] / 2, atol=1e-15)
+        self.assertEqual(len(c["holds"]), 2)
+        (p1, t1, s1, e1), (p2, t2, s2, e2) = c["holds"]
+        self.assertEqual((p1, t1, s1), (4.0, 0.2, 3.5))  # the sample at 0.2 s
+        self.assertAlmostEqual(e1, (1.8 - 1.65) / 1.8, places=15)
+        self.assertEqual((p2, t2, s2), (1.0, 0.4, 1.0))
+        self.assertAlmostEqual(e2, (1.8 - 1.7) / 1.8, places=15)
+
 
 class Stress(unittest.TestCase):
     def sc_bonds(self, a, cells, fx, fy, fz, shear=0.0):

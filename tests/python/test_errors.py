@@ -1,5 +1,7 @@
 """Bad input and a run that goes wrong raise dempact.Error with the engine's message,
 and the interpreter lives on."""
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,19 @@ def test_bad_arguments(here):
     sim.close()
     with pytest.raises(dempact.Error, match="closed"):
         sim.step()
+
+
+def test_a_servo_wall_takes_no_velocity(tmp_path):
+    """A servo wall moves itself to hold its load (docs/case-file.md#servo-walls-wallsservo):
+    set_wall_velocity refuses it by name, and the run goes on as if never asked."""
+    data = pathlib.Path(__file__).resolve().parents[1] / "data" / "e2e"
+    case = tmp_path / "servo_sphere.yaml"
+    case.write_text((data / "servo_sphere.yaml").read_text().replace("end: 0.3", "end: 0.01"))
+    (tmp_path / "servo_sphere.csv").write_text((data / "servo_sphere.csv").read_text())
+    sim, untouched = dempact.Simulation(case), dempact.Simulation(case)
+    with pytest.raises(dempact.Error, match=r"walls\[1\] \('press'\) is a servo wall"):
+        sim.set_wall_velocity(1, (0, 0, -0.01))
+    sim.set_wall_velocity(0, (0, 0, 0))  # the floor is not: accepted
+    sim.step(200)
+    untouched.step(200)
+    np.testing.assert_array_equal(sim.positions, untouched.positions)

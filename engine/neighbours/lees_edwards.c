@@ -1,0 +1,195 @@
+/* Lees-Edwards boundaries (lees_edwards.h). */
+#include "lees_edwards.h"
+
+#include "ghosts.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void lees_edwards_advance(sim *s)
+{
+    if (s->cfg.lees_edwards.on) s->le.offset += lees_edwards_speed(s) * s->dt;
+}
+
+void lees_edwards_rebase(sim *s)
+{
+    if (!s->cfg.lees_edwards.on) return;
+    double length = s->cfg.domain_max[0] - s->cfg.domain_min[0];
+    double o = fmod(s->le.offset, length); /* exact: the remainder of two doubles */
+    if (o < 0.0) o += length;
+    s->le.offset = s->le.offset_at_rebuild = o;
+    s->le.height_at_rebuild = s->cfg.domain_max[2] - s->cfg.domain_min[2];
+}
+
+/* x brought into [lo, hi) by whole box lengths (a shifted x may be more than one away) */
+static double into_box(double x, double lo, double hi)
+{
+    double length = hi - lo;
+    double k = floor((x - lo) / length);
+    x -= k * length;
+    return x >= hi ? x - length : x < lo ? x + length : x;
+}
+
+void lees_edwards_wrap(sim *s)
+{
+    if (!s->cfg.lees_edwards.on) return;
+    particle_store *p = &s->p;
+    const double lo = s->cfg.domain_min[2], hi = s->cfg.domain_max[2];
+    const double x_lo = s->cfg.domain_min[0], x_hi = s->cfg.domain_max[0];
+    const double height = hi - lo, u = lees_edwards_speed(s), offset = s->le.offset;
+    for (size_t i = 0; i < p->n_local; i++) {
+        int side = p->z[i] >= hi ? 1 : p->z[i] < lo ? -1 : 0; /* through the top: 1 */
+        if (!side) continue;
+        /* the kinetic energy the jump in velocity changes (with the velocity the step
+         * predicted; its correction, dt/2 of the change in acceleration, moves both
+         * velocities alike) */
+        double v = p->vx[i], v_new = v - side * u;
+        s->le.work_sum += 0.5 * p->mass[i] * (v_new * v_new - v * v);
+        p->z[i] -= side * height;
+        p->x[i] = into_box(p->x[i] - side * offset, x_lo, x_hi);
+        p->vx[i] = v_new;
+        p->vhx[i] -= side * u; /* the mid-step velocity the springs read */
+    }
+}
+
+double lees_edwards_image_drift2(const sim *s)
+{
+    const particle_store *p = &s->p;
+    const double drift = s->le.offset - s->le.offset_at_rebuild;
+    const double grown = s->cfg.domain_max[2] - s->cfg.domain_min[2] - s->le.height_at_rebuild;
+    double worst = 0.0;
+    for (size_t g = p->n_local + p->n_remote; g < p->n_total; g++) {
+        int side = lees_edwards_side(p, g);
+        if (!side) continue;
+        size_t o = p->ghost_owner[g - p->n_local];
+        const double *x0 = &s->x_at_rebuild[3 * o];
+        double dx = p->x[o] - x0[0] + side * drift, dy = p->y[o] - x0[1], dz = p->z[o] - x0[2] + side * grown;
+        double d2 = dx * dx + dy * dy + dz * dz;
+        worst = d2 > worst ? d2 : worst;
+    }
+    return worst;
+}
+
+int lees_edwards_index_pairs(sim *s)
+{
+    s->le.n_pairs = 0;
+    if (!s->cfg.lees_edwards.on) return 0;
+    const contact_list *c = &s->pairs;
+    size_t n = 0;
+    for (size_t k = 0; k < c->n; k++) n += lees_edwards_side(&s->p, c->j[k]) != 0;
+    if (n > s->le.pairs_capacity) {
+        uint32_t *more = realloc(s->le.pairs, n * sizeof *more);
+        if (!more) return -1;
+        s->le.pairs = more;
+        s->le.pairs_capacity = n;
+    }
+    for (size_t k = 0; k < c->n; k++)
+        if (lees_edwards_side(&s->p, c->j[k]) != 0) s->le.pairs[s->le.n_pairs++] = (uint32_t)k;
+    return 0;
+}
+
+/* The force the particles above the plane exert through it on those below: a pair
+ * whose partner is an image above the top face (side 1) pushes its particle, below,
+ * with its recorded force; one whose partner is below the bottom face (side -1) pushes
+ * its particle, above, so the particle pushes back on the one below. In list order:
+ * the same sum for any number of threads. */
+/* stress: the contacts' virial and the particles' momentum flux about the imposed flow */
+static void box_stress(sim *s)
+{
+    const contact_list *c = &s->pairs;
+    const particle_store *p = &s->p;
+    double w[6] = {0.0}, k[6] = {0.0};
+    for (size_t q = 0; q < c->n && c->force[0]; q++) {
+        size_t i = c->i[q], j = c->j[q];
+        if (i >= p->n_local) continue; /* (another rank's pair) */
+        double f[3] = {c->force[0][q], c->force[1][q], c->force[2][q]};
+        if (f[0] == 0.0 && f[1] == 0.0 && f[2] == 0.0) continue; /* apart */
+        double r[3] = {p->x[i] - p->x[j], p->y[i] - p->y[j], p->z[i] - p->z[j]};
+        w[0] += f[0] * r[0]; w[1] += f[1] * r[1]; w[2] += f[2] * r[2];
+        w[3] += f[0] * r[1]; w[4] += f[0] * r[2]; w[5] += f[1] * r[2];
+    }
+    const double rate = s->cfg.lees_edwards.shear_rate,
+                 centre = 0.5 * (s->cfg.domain_min[2] + s->cfg.domain_max[2]);
+    for (size_t i = 0; i < p->n_local; i++) {
+        double v[3] = {p->vx[i] - rate * (p->z[i] - centre), p->vy[i], p->vz[i]}, m = p->mass[i];
+        k[0] += m * v[0] * v[0]; k[1] += m * v[1] * v[1]; k[2] += m * v[2] * v[2];
+        k[3] += m * v[0] * v[1]; k[4] += m * v[0] * v[2]; k[5] += m * v[1] * v[2];
+    }
+    double volume = 1.0;
+    for (int a = 0; a < 3; a++) volume *= s->cfg.domain_max[a] - s->cfg.domain_min[a];
+    for (int a = 0; a < 6; a++) s->le.stress[a] = (w[a] + k[a]) / volume;
+}
+
+void lees_edwards_plane(sim *s, int in_step)
+{
+    if (!s->cfg.lees_edwards.on) return;
+    box_stress(s);
+    const contact_list *c = &s->pairs;
+    double f[3] = {0.0, 0.0, 0.0};
+    for (size_t q = 0; q < s->le.n_pairs && c->force[0]; q++) {
+        size_t k = s->le.pairs[q];
+        int side = lees_edwards_side(&s->p, c->j[k]);
+        for (int a = 0; a < 3; a++) f[a] += side * c->force[a][k];
+    }
+    for (int a = 0; a < 3; a++) s->le.plane_force[a] = f[a];
+    /* the images above slip past the particles below at U: the power they put in */
+    s->le.power = lees_edwards_speed(s) * f[0];
+    /* each step adds P(t_n) dt (the start half of P(0) dt): the trapezoid, less the
+     * half of the last step's that lees_edwards_work takes off */
+    s->le.work_sum += (in_step ? 1.0 : 0.5) * s->le.power * s->dt;
+}
+
+double lees_edwards_work(const sim *s)
+{
+    return s->cfg.lees_edwards.on ? s->le.work_sum - 0.5 * s->le.power * s->dt : 0.0;
+}
+
+double lees_edwards_barostat(sim *s)
+{
+    const lees_edwards_spec *le = &s->cfg.lees_edwards;
+    if (!le->on || !(le->pressure > 0.0)) return 0.0;
+    /* every `every` steps, for that many: its books cost two passes over the contacts */
+    const int64_t every = lees_edwards_barostat_every(s);
+    if (s->step % every != 0) return 0.0;
+    double rate = (s->le.stress[2] - le->pressure) / (le->pressure * le->pressure_time);
+    rate = rate > le->max_strain_rate ? le->max_strain_rate
+           : rate < -le->max_strain_rate ? -le->max_strain_rate : rate;
+    const double lo = s->cfg.domain_min[2], height = s->cfg.domain_max[2] - lo;
+    double next = height * (1.0 + rate * (double)every * s->dt);
+    /* a periodic axis stays longer than two cutoffs (sim_place) */
+    double shortest = 2.0 * s->cutoff * (1.0 + 1e-6);
+    if (next < shortest) next = shortest;
+    if (next == height) return 0.0;
+    /* the contacts' energy before and after: the change is the box's work, and the
+     * contacts' (their dissipation, work less what they store, stays what it was) */
+    double before[SIM_STORED_KINDS], after[SIM_STORED_KINDS];
+    particle_store *p = &s->p;
+    ghosts_update(s, p); /* the images where their particles are now */
+    sim_stored_energy(s, before);
+    const double ratio = next / height;
+    for (size_t i = 0; i < p->n_local; i++) p->z[i] = lo + (p->z[i] - lo) * ratio;
+    s->cfg.domain_max[2] = lo + next;
+    ghosts_update(s, p);
+    sim_stored_energy(s, after);
+    for (int q = 0; q < SIM_STORED_KINDS; q++) {
+        double change = after[q] - before[q];
+        if (q < SIM_WORK_KINDS) s->work[q] += change; /* a conservative law books none */
+        s->le.work_sum += change;
+    }
+    return fabs(next - height);
+}
+
+int64_t lees_edwards_barostat_every(const sim *s)
+{
+    double every = floor(s->cfg.lees_edwards.pressure_time / (1000.0 * s->dt));
+    return every < 1.0 ? 1 : every > 20.0 ? 20 : (int64_t)every;
+}
+
+void lees_edwards_start_profile(sim *s)
+{
+    if (!s->cfg.lees_edwards.initial_profile) return;
+    particle_store *p = &s->p;
+    const double centre = 0.5 * (s->cfg.domain_min[2] + s->cfg.domain_max[2]);
+    for (size_t i = 0; i < p->n_local; i++)
+        p->vx[i] += s->cfg.lees_edwards.shear_rate * (p->z[i] - centre);
+}
