@@ -63,6 +63,8 @@ typedef struct cg_snapshot {
     double *normal; /* (m, 3) from i towards j (or the wall) */
     double *overlap; /* (m): read on a Lees-Edwards run only (NULL otherwise) */
     double shear_rate; /* a Lees-Edwards run: the snapshot's lees_edwards/shear_rate (the case's if absent) */
+    double box_height; /* a Lees-Edwards run: the box's height H from engine@lees_edwards (a
+                        * barostat changes it), 0 where the snapshot has none */
     double *force;  /* (m, 3) on i: normal_force_vector + tangential_force */
     int64_t *row_i; /* (m): the row of the contact's particle i */
     int64_t *row_j; /* (m): the row of j, -1 for a wall */

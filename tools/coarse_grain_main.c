@@ -296,7 +296,13 @@ int main(int argc, char **argv)
         steps[s - first] = snap.step;
         if (!(rc = check_period(&g, &k, &snap, a.run))) {
             memset(acc, 0, (size_t)g.points * CG_FIELDS * sizeof *acc);
-            if (cg_sum_snapshot(&g, &k, &snap, acc) < 0) {
+            cg_grid gs = g;
+            if (g.lees_edwards && snap.box_height > 0) {
+                /* a Lees-Edwards box whose height a barostat moves: this snapshot's volume */
+                gs.length[2] = snap.box_height;
+                gs.measure = gs.length[0] * gs.length[1] * gs.length[2];
+            }
+            if (cg_sum_snapshot(&gs, &k, &snap, acc) < 0) {
                 fprintf(stderr, "coarse_grain: out of memory for snapshot %s\n", snap.name);
                 rc = CG_EXIT_NO_MEMORY;
             }

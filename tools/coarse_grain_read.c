@@ -205,6 +205,15 @@ static int read_set(hid_t g, const char *file, const char *snap, const char *nam
 static int lees_edwards_rate(hid_t g, const cg_run *run, cg_snapshot *s, char *err, size_t len)
 {
     s->shear_rate = run->domain.shear_rate;
+    /* engine@lees_edwards (docs/output.md): its 8th value is the box height H */
+    double state[15];
+    if (H5Lexists(g, "engine", H5P_DEFAULT) > 0 &&
+        h5_read_attr_n(g, "engine", "lees_edwards", H5T_NATIVE_DOUBLE, 15, state) == 0) {
+        if (!(state[7] > 0) || !isfinite(state[7]))
+            return fail(err, len, CG_EXIT_BAD_INPUT, "%s: snapshot %s: engine@lees_edwards gives a box height %g "
+                        "(> 0 needed)", run->path, s->name, state[7]);
+        s->box_height = state[7];
+    }
     if (H5Lexists(g, "lees_edwards", H5P_DEFAULT) <= 0) return 0;
     double v = NAN;
     if (H5Lexists(g, "lees_edwards/shear_rate", H5P_DEFAULT) > 0) {

@@ -170,8 +170,10 @@ int cg_sum_snapshot(const cg_grid *g, const cg_kernel *k, const cg_snapshot *s, 
         double x[3], vals[CG_PARTICLE_FIELDS];
         wrapped(g, &s->pos[3 * i], x, domain_lo);
         double v[3] = {s->vel[3 * i], s->vel[3 * i + 1], s->vel[3 * i + 2]};
-        /* a sheared cell: the velocity about the streaming profile gdot (z - z_centre) x */
-        if (g->lees_edwards) v[0] -= s->shear_rate * (x[2] - (domain_lo[2] + 0.5 * g->length[2]));
+        /* a sheared cell: the velocity about the streaming profile gdot (z - z_centre) x, z
+         * the stored height, not wrapped: the engine shifts v_x by gdot H when it wraps a
+         * particle across a z face (at its rebuilds), so the stored pair goes together */
+        if (g->lees_edwards) v[0] -= s->shear_rate * (s->pos[3 * i + 2] - (domain_lo[2] + 0.5 * g->length[2]));
         double m = s->mass[i], vp = sphere_volume(s->radius[i]);
         vals[CG_DENSITY] = m;
         vals[CG_VOLUME_FRACTION] = vp;

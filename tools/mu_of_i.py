@@ -27,23 +27,22 @@ pushed apart (steepest descent on a harmonic overlap energy, periodic in x, y, z
 the largest overlap is below 1e-4 d: both codes start from these positions (17 digits),
 with the linear shear profile vx = gdot (z - L/2) and no spin.
 
-THE MEASUREMENT. Each run lasts --strain units of strain (gdot t). The stress is sampled
-every 0.01 strain: dempact's time series `plane_shear_stress` and `plane_normal_stress`
-(the contact force across the sliding plane per unit area: on average the contact part
-of the stress, without the kinetic part, which no force carries), LAMMPS's `compute
-pressure NULL virial` (the pair virial: the same contact part). For both codes mu = tau /
-p with p = sigma_zz, the normal stress on the shear planes, and tau = -P_xz for LAMMPS
-(its pressure tensor is compression positive; the shear stress that resists u_x = gdot z
-is -P_xz > 0), the plane shear stress for dempact. I uses the same p. LAMMPS's whole
-stress (`compute pressure` with `temp/profile` over 10 layers along z: the kinetic part
-about each layer's mean velocity added) gives mu_total beside it, and over the mean
-pressure trace / 3, mu_mean. (Not `temp/deform`: its streaming profile is gdot (z -
-zlo), while the cell's starts as gdot (z - L/2), so it would count the uniform drift
--gdot L / 2 along x as kinetic stress in sigma_xx.)
-dempact's plane stresses are cross-checked by the box-averaged stress of its snapshots
+THE MEASUREMENT. Each run lasts --strain units of strain (gdot t). The box stress is
+sampled every 0.01 strain, the whole stress (contacts' virial plus the momentum flux of
+the velocities about the flow) over the volume, compression positive: dempact's time
+series `shear_stress` (-sigma_xz) and `normal_stress` (sigma_zz); LAMMPS's `compute
+pressure` with `temp/profile` over 10 layers along z (the kinetic part about each layer's
+mean velocity). (Not `temp/deform`: its streaming profile is gdot (z - zlo), while the
+cell's starts as gdot (z - L/2), so it would count the uniform drift -gdot L / 2 along x
+as kinetic stress in sigma_xx.) For both codes mu = tau / p with p = sigma_zz, the normal
+stress on the shear planes, tau = -sigma_xz (LAMMPS: -P_xz; its pressure tensor is
+compression positive, and the shear stress that resists u_x = gdot z is -P_xz > 0); I
+uses the same p. LAMMPS's contact part alone (`compute pressure NULL virial`) gives
+mu_contact beside it, and its whole stress over the mean pressure trace / 3, mu_mean.
+dempact's time-series stresses are cross-checked by the box-averaged stress of its snapshots
 (tools/coarse_grain --box, about one unit of strain apart, those of the kept two thirds):
 box_mu = -sigma_xz / sigma_zz per snapshot, mean and standard error over the snapshots
-(this one holds the kinetic part too).
+(kinetic part about the streaming profile gdot (z - z_centre) and the box mean).
   Block averages: the first third of the samples is discarded, the rest cut into
 --blocks equal blocks (default 10); the value is the mean of the block means and its
 error the standard error of the block means (sd / sqrt(blocks)). mu is the ratio of the
@@ -303,8 +302,8 @@ def run_lammps(lmp, workdir, pt, strain):
     a = np.loadtxt(os.path.join(workdir, "stress.txt"), comments="#", ndmin=2)
     # columns: step, then pxx, pyy, pzz, pxy, pxz, pyz (compression positive) of the
     # contact virial alone, then of the whole (kinetic part about the streaming profile)
-    return {"strain": a[:, 0] * pt.dt * pt.gdot, "tau": -a[:, 5], "p": a[:, 3],
-            "tau_total": -a[:, 11], "p_total": a[:, 9], "p_mean": (a[:, 7] + a[:, 8] + a[:, 9]) / 3.0,
+    return {"strain": a[:, 0] * pt.dt * pt.gdot, "tau": -a[:, 11], "p": a[:, 9],
+            "tau_contact": -a[:, 5], "p_contact": a[:, 3], "p_mean": (a[:, 7] + a[:, 8] + a[:, 9]) / 3.0,
             "wall": wall, "steps": steps}
 
 
@@ -365,8 +364,8 @@ def run_dempact(dempact, workdir, pt, strain):
     with h5py.File(path, "r", locking=False) as f:
         ts = f["timeseries"]
         t = np.asarray(ts["time"][()])
-        tau = np.asarray(ts["plane_shear_stress"][()])
-        pzz = np.asarray(ts["plane_normal_stress"][()])
+        tau = np.asarray(ts["shear_stress"][()])
+        pzz = np.asarray(ts["normal_stress"][()])
     return {"strain": t * pt.gdot, "tau": tau, "p": pzz, "wall": wall,
             "steps": steps_of(pt, strain)[0], "h5": path}
 
@@ -374,7 +373,7 @@ def run_dempact(dempact, workdir, pt, strain):
 def box_stresses(h5, strain_from, gdot):
     """The box-averaged stress tensor (compression positive) of each snapshot after
     strain_from, through tools/coarse_grain --box (the contact part and the kinetic part
-    about the streaming profile): the cross-check of the plane stresses. (S, 3, 3)."""
+    about the streaming profile): the cross-check of the time series. (S, 3, 3)."""
     import h5py
     import coarse_grain
     with h5py.File(h5, "r", locking=False) as f:
@@ -432,9 +431,9 @@ def run_point(code, exe, folder, phi, gdot, n, strain, blocks, seed, box_check=T
               "steps": run["steps"], "wall": run["wall"]})
     m["I"], m["I_err"] = inertial_number(gdot, m["p"], m["p_err"])
     if code == "lammps":
-        m["mu_total"], m["mu_total_err"] = ratio_block_average(run["tau_total"], run["p_total"], blocks)
-        m["mu_mean"], m["mu_mean_err"] = ratio_block_average(run["tau_total"], run["p_mean"], blocks)
-        m["p_total"] = block_average(run["p_total"], blocks)[0]
+        m["mu_contact"], m["mu_contact_err"] = ratio_block_average(run["tau_contact"], run["p_contact"], blocks)
+        m["mu_mean"], m["mu_mean_err"] = ratio_block_average(run["tau"], run["p_mean"], blocks)
+        m["p_contact"] = block_average(run["p_contact"], blocks)[0]
         m["p_mean"] = block_average(run["p_mean"], blocks)[0]
     if code == "dempact" and box_check:
         # per snapshot (about one unit of strain apart): mu = -sigma_xz / sigma_zz, mean and
@@ -507,7 +506,7 @@ def main(argv=None):
     ap.add_argument("--results", help="FILE,FILE,...: no runs; the rows of earlier --json files, fitted, "
                                       "tabled and drawn together")
     ap.add_argument("--no-box-check", action="store_true",
-                    help="skip the cross-check of dempact's plane stresses by the box-averaged stress of its "
+                    help="skip the cross-check of dempact's time-series stresses by the box-averaged stress of its "
                          "snapshots (tools/coarse_grain --box)")
     a = ap.parse_args(argv)
     if a.particles < 50 or a.particles > 100000:
@@ -554,11 +553,11 @@ def main(argv=None):
     print(table(rows))
     for r in rows:
         if "box_mu" in r:
-            print("dempact phi %.3f: mu from the plane stresses %.4f +- %.4f, from the snapshots' box stress "
+            print("dempact phi %.3f: mu from the time series %.4f +- %.4f, from the snapshots' box stress "
                   "(coarse_grain) %.4f +- %.4f" % (r["phi"], r["mu"], r["mu_err"], r["box_mu"], r["box_mu_err"]))
-        if "mu_total" in r:
-            print("lammps  phi %.3f: mu contact part %.4f, with the kinetic part %.4f, over trace/3 %.4f" % (
-                r["phi"], r["mu"], r["mu_total"], r["mu_mean"]))
+        if "mu_contact" in r:
+            print("lammps  phi %.3f: mu %.4f, of the contact part alone %.4f, over trace/3 %.4f" % (
+                r["phi"], r["mu"], r["mu_contact"], r["mu_mean"]))
     for c, f in fits.items():
         print("%s fit: mu_s %.4f +- %.4f, mu_2 %.4f +- %.4f, I_0 %.4f +- %.4f (chi2 %.1f / %d); phi = %.4f - %.3f I" % (
             c, f["mu_s"], f["mu_s_err"], f["mu_2"], f["mu_2_err"], f["I_0"], f["I_0_err"], f["chi2"], f["dof"],
