@@ -98,10 +98,8 @@ typedef struct sim_lees_edwards {
                                  energy each crossing of a z face changed and the
                                  barostat's work */
     double height_at_rebuild; /* m: the box height the last rebuild placed the images with */
-    /* the box's stress at the last force evaluation, compression positive, in the order
-     * xx, yy, zz, xy, xz, yz [Pa]: the contacts' virial sum (force on i times the branch
-     * from j to i) and the particles' momentum flux (velocities less the imposed flow),
-     * over the volume */
+    /* the box's stress the barostat acts on (lees_edwards_box_stress), made by the force
+     * evaluation before its action [Pa] */
     double stress[6];
 } sim_lees_edwards;
 
@@ -276,6 +274,10 @@ void sim_step(sim *s);
  * elastic energy (split as dashpot or plastic law, and SIM_STORED_CONSERVATIVE for a
  * law without either) and the tangential and rolling springs. Serial, in list order. */
 void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS]);
+/* The energy contact k of list c holds in its normal law and adhesion at overlap d
+ * (what sim_stored_energy counts of it besides its springs), and in *kind where it is
+ * booked (SIM_WORK_NORMAL, SIM_WORK_PLASTIC or SIM_STORED_CONSERVATIVE). */
+double sim_contact_normal_energy(const sim *s, const contact_list *c, size_t k, double d, int *kind);
 /* Energy [J] the adhesion of this rank's contacts holds now (models/adhesion_law.h,
  * `energy`: <= 0, the surface energy the contacts have turned into motion or lost), 0
  * when no law has adhesion. Serial, in list order. */
@@ -316,7 +318,12 @@ extern const int sim_n_pair_history;
 double *sim_pair_history_array(const contact_list *c, const pair_history_field *f, int comp);
 
 /* What a snapshot holds for a restart. Vectors are 3 per particle (row-major). */
-enum { SIM_LEES_EDWARDS_STATE = 15 }; /* sim_restart_state.lees_edwards */
+/* The state of a Lees-Edwards shear a restart needs (sim_restart_state.lees_edwards, a
+ * snapshot's engine@lees_edwards): the offset and its value at the last rebuild, the
+ * running sum behind the shear's work, the power, the force through the faces' plane
+ * (3), the box height and its value at the last rebuild, the box stress (6). */
+enum { SIM_LEES_EDWARDS_STATE = 15 };
+void sim_lees_edwards_state(const struct sim *s, double state[SIM_LEES_EDWARDS_STATE]);
 
 typedef struct sim_restart_state {
     double time, dt;

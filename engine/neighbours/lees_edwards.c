@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "engine/exact_sum.h"
+
 void lees_edwards_advance(sim *s)
 {
     if (s->cfg.lees_edwards.on) s->le.offset += lees_edwards_speed(s) * s->dt;
@@ -88,13 +90,8 @@ int lees_edwards_index_pairs(sim *s)
     return 0;
 }
 
-/* The force the particles above the plane exert through it on those below: a pair
- * whose partner is an image above the top face (side 1) pushes its particle, below,
- * with its recorded force; one whose partner is below the bottom face (side -1) pushes
- * its particle, above, so the particle pushes back on the one below. In list order:
- * the same sum for any number of threads. */
-/* stress: the contacts' virial and the particles' momentum flux about the imposed flow */
-static void box_stress(sim *s)
+/* In list order and particle order: the same sums for any number of threads. */
+void lees_edwards_box_stress(const sim *s, double stress[6])
 {
     const contact_list *c = &s->pairs;
     const particle_store *p = &s->p;
@@ -117,13 +114,21 @@ static void box_stress(sim *s)
     }
     double volume = 1.0;
     for (int a = 0; a < 3; a++) volume *= s->cfg.domain_max[a] - s->cfg.domain_min[a];
-    for (int a = 0; a < 6; a++) s->le.stress[a] = (w[a] + k[a]) / volume;
+    for (int a = 0; a < 6; a++) stress[a] = (w[a] + k[a]) / volume;
 }
 
+/* The force the particles above the plane exert through it on those below: a pair
+ * whose partner is an image above the top face (side 1) pushes its particle, below,
+ * with its recorded force; one whose partner is below the bottom face (side -1) pushes
+ * its particle, above, so the particle pushes back on the one below. In list order:
+ * the same sum for any number of threads. */
 void lees_edwards_plane(sim *s, int in_step)
 {
     if (!s->cfg.lees_edwards.on) return;
-    box_stress(s);
+    /* the stress, a pass over every pair, only for the barostat's next action */
+    const int64_t next = in_step ? s->step + 1 : s->step;
+    if (s->cfg.lees_edwards.pressure > 0.0 && next % lees_edwards_barostat_every(s) == 0)
+        lees_edwards_box_stress(s, s->le.stress);
     const contact_list *c = &s->pairs;
     double f[3] = {0.0, 0.0, 0.0};
     for (size_t q = 0; q < s->le.n_pairs && c->force[0]; q++) {
@@ -148,7 +153,7 @@ double lees_edwards_barostat(sim *s)
 {
     const lees_edwards_spec *le = &s->cfg.lees_edwards;
     if (!le->on || !(le->pressure > 0.0)) return 0.0;
-    /* every `every` steps, for that many: its books cost two passes over the contacts */
+    /* every `every` steps, for that many: its books cost a pass over the contacts */
     const int64_t every = lees_edwards_barostat_every(s);
     if (s->step % every != 0) return 0.0;
     double rate = (s->le.stress[2] - le->pressure) / (le->pressure * le->pressure_time);
@@ -160,21 +165,31 @@ double lees_edwards_barostat(sim *s)
     double shortest = 2.0 * s->cutoff * (1.0 + 1e-6);
     if (next < shortest) next = shortest;
     if (next == height) return 0.0;
-    /* the contacts' energy before and after: the change is the box's work, and the
-     * contacts' (their dissipation, work less what they store, stays what it was) */
-    double before[SIM_STORED_KINDS], after[SIM_STORED_KINDS];
+    const double ratio = next / height;
     particle_store *p = &s->p;
     ghosts_update(s, p); /* the images where their particles are now */
-    sim_stored_energy(s, before);
-    const double ratio = next / height;
+    /* the energy the contacts' overlaps hold before and after: the change is the box's
+     * work, and the contacts' (their dissipation, work less what they store, stays what
+     * it was); the springs, which follow the contacts' motion, keep theirs */
+    tally change[SIM_STORED_KINDS];
+    for (int q = 0; q < SIM_STORED_KINDS; q++) tally_open(&change[q], s->cfg.reproducible);
+    const contact_list *c = &s->pairs;
+    for (size_t k = 0; k < c->n; k++) {
+        size_t i = c->i[k], j = c->j[k];
+        if (!contact_holds_force(c->touching[k]) || i >= p->n_local) continue;
+        double r[3] = {p->x[i] - p->x[j], p->y[i] - p->y[j], (p->z[i] - p->z[j]) * ratio};
+        double d_before = contact_overlap(c, p, k),
+               d_after = p->radius[i] + p->radius[j] - sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+        int kind;
+        double e_before = sim_contact_normal_energy(s, c, k, d_before, &kind);
+        tally_add(&change[kind], sim_contact_normal_energy(s, c, k, d_after, &kind) - e_before);
+    }
     for (size_t i = 0; i < p->n_local; i++) p->z[i] = lo + (p->z[i] - lo) * ratio;
     s->cfg.domain_max[2] = lo + next;
-    ghosts_update(s, p);
-    sim_stored_energy(s, after);
     for (int q = 0; q < SIM_STORED_KINDS; q++) {
-        double change = after[q] - before[q];
-        if (q < SIM_WORK_KINDS) s->work[q] += change; /* a conservative law books none */
-        s->le.work_sum += change;
+        double e = tally_total(&change[q]);
+        if (q < SIM_WORK_KINDS) s->work[q] += e; /* a conservative law books none */
+        s->le.work_sum += e;
     }
     return fabs(next - height);
 }
@@ -192,4 +207,31 @@ void lees_edwards_start_profile(sim *s)
     const double centre = 0.5 * (s->cfg.domain_min[2] + s->cfg.domain_max[2]);
     for (size_t i = 0; i < p->n_local; i++)
         p->vx[i] += s->cfg.lees_edwards.shear_rate * (p->z[i] - centre);
+}
+
+void sim_lees_edwards_state(const sim *s, double state[SIM_LEES_EDWARDS_STATE])
+{
+    const sim_lees_edwards *le = &s->le;
+    const double v[SIM_LEES_EDWARDS_STATE] = {
+        le->offset, le->offset_at_rebuild, le->work_sum, le->power,
+        le->plane_force[0], le->plane_force[1], le->plane_force[2],
+        s->cfg.domain_max[2] - s->cfg.domain_min[2], le->height_at_rebuild,
+        le->stress[0], le->stress[1], le->stress[2], le->stress[3], le->stress[4], le->stress[5]};
+    for (int q = 0; q < SIM_LEES_EDWARDS_STATE; q++) state[q] = v[q];
+}
+
+void lees_edwards_restore(sim *s, const double state[SIM_LEES_EDWARDS_STATE], int at_rebuild)
+{
+    sim_lees_edwards *le = &s->le;
+    if (at_rebuild) {
+        le->offset = state[1];
+        s->cfg.domain_max[2] = s->cfg.domain_min[2] + state[8];
+        return;
+    }
+    le->offset = state[0];
+    le->work_sum = state[2];
+    le->power = state[3];
+    for (int a = 0; a < 3; a++) le->plane_force[a] = state[4 + a];
+    s->cfg.domain_max[2] = s->cfg.domain_min[2] + state[7];
+    for (int a = 0; a < 6; a++) le->stress[a] = state[9 + a];
 }

@@ -38,6 +38,9 @@ static inline int lees_edwards_side(const particle_store *p, size_t q)
     return (dz > 0.0) - (dz < 0.0);
 }
 
+/* Takes the state sim_lees_edwards_state wrote: as at the last rebuild (`at_rebuild`:
+ * the offset and height the rebuild placed the images with), or whole. */
+void lees_edwards_restore(sim *s, const double state[SIM_LEES_EDWARDS_STATE], int at_rebuild);
 /* cfg.lees_edwards.initial_profile: adds shear_rate (z - z_centre) to the x velocity of
  * every particle placed (at t = 0, before the first list). */
 void lees_edwards_start_profile(sim *s);
@@ -71,6 +74,10 @@ int lees_edwards_index_pairs(sim *s);
  * forces (a run with Lees-Edwards always records them): after every force evaluation.
  * `in_step`: a step's (its power dt is booked), not the start's. */
 void lees_edwards_plane(sim *s, int in_step);
+/* The box's stress now, compression positive (xx, yy, zz, xy, xz, yz) [Pa]: the
+ * contacts' virial (the recorded force on i times the branch from j to i) plus the
+ * momentum flux of the velocities less the imposed flow, over the volume. */
+void lees_edwards_box_stress(const sim *s, double stress[6]);
 /* The shear's work since t = 0 by the trapezoidal rule [J]. */
 double lees_edwards_work(const sim *s);
 

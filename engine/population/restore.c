@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/neighbours/ghosts.h"
+#include "engine/neighbours/lees_edwards.h"
 #include "engine/step/integrate.h"
 #include "engine/neighbours/list_build.h"
 
@@ -314,21 +315,10 @@ static int replay_lists(sim *s, const sim_restart_state *st, size_t *bad, char *
      * keep it, so the list is built as that rebuild built it. */
     int reorder = s->reorder;
     s->reorder = 0;
-    if (st->lees_edwards) { /* the box where the rebuild had it */
-        s->le.offset = st->lees_edwards[1];
-        s->cfg.domain_max[2] = s->cfg.domain_min[2] + st->lees_edwards[8];
-    }
+    if (st->lees_edwards) lees_edwards_restore(s, st->lees_edwards, 1); /* as the rebuild had it */
     int rc = list_rebuild(s);
     s->reorder = reorder;
-    if (st->lees_edwards) {
-        const double *le = st->lees_edwards;
-        s->le.offset = le[0];
-        s->le.work_sum = le[2];
-        s->le.power = le[3];
-        for (int a = 0; a < 3; a++) s->le.plane_force[a] = le[4 + a];
-        s->cfg.domain_max[2] = s->cfg.domain_min[2] + le[7];
-        for (int a = 0; a < 6; a++) s->le.stress[a] = le[9 + a];
-    }
+    if (st->lees_edwards) lees_edwards_restore(s, st->lees_edwards, 0); /* as it is now */
     walls_move(&s->walls, st->time);
     s->list_stale = stale;
     if (rc != 0) {

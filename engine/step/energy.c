@@ -60,6 +60,25 @@ double sim_adhesion_energy(const sim *s)
     return e;
 }
 
+double sim_contact_normal_energy(const sim *s, const contact_list *c, size_t k, double d, int *kind)
+{
+    double r_eff;
+    const law_instance *li = sim_contact_law(s, c, k, &r_eff, NULL);
+    const law_plugin *lp = &li->law->plugin;
+    /* where the contact's work is booked (pair_delivery.h, work_kind_of) */
+    *kind = law_has(lp, LAW_CAP_PLASTIC) ? SIM_WORK_PLASTIC
+            : law_has(lp, LAW_CAP_CONSERVATIVE) && !li->adhesion.law ? SIM_STORED_CONSERVATIVE
+                                                                      : SIM_WORK_NORMAL;
+    /* a contact past touching is one that its adhesion holds (adhesion_law.h) */
+    if (d <= 0.0 && !li->adhesion.law) return 0.0;
+    double h[LAW_MAX_HISTORY] = {0};
+    for (int q = 0; q < LAW_MAX_HISTORY && c->history[q]; q++) h[q] = c->history[q][k];
+    double e = law_has(lp, LAW_CAP_ENERGY) && d > 0.0 ? li->law->elastic_energy(&li->coeffs, d, r_eff, h)
+                                                      : 0.0;
+    if (li->adhesion.law) e += adhesion_energy(s, c, k, li, d, r_eff);
+    return e;
+}
+
 void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
 {
     /* summed exactly with sim_config.reproducible: the contacts' order does not count */
@@ -77,22 +96,15 @@ void sim_stored_energy(const sim *s, double stored[SIM_STORED_KINDS])
             const law_instance *li = sim_contact_law(s, c, k, &r_eff, NULL);
             /* a contact past touching is one that its adhesion holds (adhesion_law.h) */
             if (d <= 0.0 && !li->adhesion.law) continue;
-            double h[LAW_MAX_HISTORY] = {0}, springs[2], xi[3] = {0}, theta[3] = {0};
+            int kind;
+            double e = sim_contact_normal_energy(s, c, k, d, &kind);
+            tally_add(&sums[kind], e);
+            double springs[2], xi[3] = {0}, theta[3] = {0};
             double slip[CONTACT_SLIP_HISTORY] = {0};
-            for (int q = 0; q < LAW_MAX_HISTORY && c->history[q]; q++) h[q] = c->history[q][k];
             for (int a = 0; a < 3 && c->tangential[0]; a++) xi[a] = c->tangential[a][k];
             for (int a = 0; a < 3 && c->rolling[0]; a++) theta[a] = c->rolling[a][k];
             for (int q = 0; q < CONTACT_SLIP_HISTORY && c->slip[0]; q++) slip[q] = c->slip[q][k];
-            const law_plugin *lp = &li->law->plugin;
             double d_plus = d > 0.0 ? d : 0.0;
-            double e = law_has(lp, LAW_CAP_ENERGY) && d > 0.0
-                           ? li->law->elastic_energy(&li->coeffs, d, r_eff, h) : 0.0;
-            if (li->adhesion.law) e += adhesion_energy(s, c, k, li, d, r_eff);
-            /* where the contact's work is booked (pair_delivery.h, work_kind_of) */
-            tally_add(&sums[law_has(lp, LAW_CAP_PLASTIC) ? SIM_WORK_PLASTIC
-                            : law_has(lp, LAW_CAP_CONSERVATIVE) && !li->adhesion.law
-                                ? SIM_STORED_CONSERVATIVE
-                                : SIM_WORK_NORMAL], e);
             friction_spring_energy(&li->friction, d_plus, r_eff, xi, theta, slip, springs);
             tally_add(&sums[SIM_WORK_TANGENTIAL], springs[0]);
             tally_add(&sums[SIM_WORK_ROLLING], springs[1]);

@@ -50,7 +50,8 @@ void sim_observe(const sim *s, sim_observables *o)
     for (size_t w = 0; w < s->walls.n && s->walls.work; w++) wall_work += s->walls.work[w];
     o->shear_work = lees_edwards_work(s);
     const int le = s->cfg.lees_edwards.on;
-    const double *stress = s->le.stress;
+    double stress[6] = {0.0};
+    if (le) lees_edwards_box_stress(s, stress);
     o->lees_edwards_offset = le ? s->le.offset : 0.0;
     o->box_height = le ? s->cfg.domain_max[2] - s->cfg.domain_min[2] : 0.0;
     o->shear_stress = le ? -stress[4] : 0.0;

@@ -36,9 +36,9 @@ typedef struct sim_observables {
     double discharged_mass;     /* kg taken out by the outlets since t = 0 */
     /* Lees-Edwards (0 without): the sheared box's work on the particles since t = 0,
      * the x offset of the images above the top face, the box height, and the box's
-     * stress at the step's force evaluation (sim_lees_edwards.stress, compression
-     * positive): shear -sigma_xz, normal sigma_zz, mean (sigma_xx + sigma_yy +
-     * sigma_zz) / 3 */
+     * stress from the last force evaluation's pair forces and the velocities now
+     * (lees_edwards_box_stress, compression positive): shear -sigma_xz, normal sigma_zz,
+     * mean (sigma_xx + sigma_yy + sigma_zz) / 3 */
     double shear_work;          /* J */
     double lees_edwards_offset; /* m */
     double box_height;          /* m */

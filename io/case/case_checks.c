@@ -79,6 +79,12 @@ static int check_source_sides(case_reader *c, int i)
 
 int case_check_walls_hold(case_reader *c)
 {
+    /* the barostat moves the particles along z with the box, which no wall follows */
+    if (c->cfg->lees_edwards.pressure > 0.0 && c->cfg->n_walls > 0)
+        return case_fail_at(c, "domain.lees_edwards.pressure",
+                            "domain.lees_edwards.pressure: the barostat moves the particles along "
+                            "z with the box height, which walls do not follow; a pressure-"
+                            "controlled box takes no walls (walls[0] is %s)", c->cfg->walls[0].name);
     if (check_gravity_walls(c) != 0) return -1;
     for (int i = 0; i < c->cfg->n_sources; i++)
         if (check_source_sides(c, i) != 0) return -1;

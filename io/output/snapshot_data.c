@@ -335,16 +335,9 @@ static int write_engine(hid_t g, const sim *s)
         sh5_attr(e, "rebuild_wall_time", SH5_F64, 0, &s->rebuild_wall_time) < 0 ||
         sh5_attr(e, "list_stale", SH5_U8, 0, &stale) < 0)
         goto done;
-    if (s->cfg.lees_edwards.on) {
-        /* the shear's state (sim_restart_state.lees_edwards) */
-        const sim_lees_edwards *le = &s->le;
-        double v[SIM_LEES_EDWARDS_STATE] = {le->offset, le->offset_at_rebuild, le->work_sum, le->power,
-                                            le->plane_force[0], le->plane_force[1], le->plane_force[2],
-                                            s->cfg.domain_max[2] - s->cfg.domain_min[2],
-                                            le->height_at_rebuild, le->stress[0], le->stress[1],
-                                            le->stress[2], le->stress[3], le->stress[4], le->stress[5]};
-        if (sh5_attr(e, "lees_edwards", SH5_F64, SIM_LEES_EDWARDS_STATE, v) < 0) goto done;
-    }
+    double shear[SIM_LEES_EDWARDS_STATE]; /* a sheared box's restart state */
+    if (s->cfg.lees_edwards.on) sim_lees_edwards_state(s, shear);
+    if (s->cfg.lees_edwards.on && sh5_attr(e, "lees_edwards", SH5_F64, SIM_LEES_EDWARDS_STATE, shear) < 0) goto done;
     COL("work", SH5_F64, SIM_WORK_KINDS, s->work);
     if (s->walls.n > 0 && s->walls.work) {
         COL("wall_work", SH5_F64, s->walls.n, s->walls.work);

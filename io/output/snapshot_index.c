@@ -36,7 +36,7 @@ const snapshot_ts_column snapshot_ts_columns[] = {
     {"energy_residual", offsetof(sim_observables, energy_residual), 0, "J",
      "energy balance residual (time integration): kinetic + gravitational + elastic + "
      "dissipated - the same at t = 0 - work of moving walls, of external loads and of the "
-     "shear; NaN with inlets or outlets", 1},
+     "Lees-Edwards box (shear_work); NaN with inlets or outlets", 1},
     {"n_contacts", offsetof(sim_observables, n_contacts), 1, "", "touching particle-particle pairs", 0},
     {"n_wall_contacts", offsetof(sim_observables, n_wall_contacts), 1, "", "touching particle-wall pairs", 0},
     {"max_overlap", offsetof(sim_observables, max_overlap), 0, "m", "largest overlap of any contact", 0},

@@ -30,6 +30,7 @@ refuse time_without_pressure '/    pressure: /d' 'needs a pressure'
 refuse strain_rate_zero 's/pressure_time: 0.01 /pressure_time: 0.01\n    max_strain_rate: 0/' 'max_strain_rate'
 refuse profile_text 's/initial_profile: true/initial_profile: maybe/' 'initial_profile'
 refuse unknown_key 's/initial_profile: true/initial_profil: true/' 'initial_profil'
+refuse barostat_with_wall 's/^particles:/walls:\n  - {name: side, type: plane, material: glass, point: [0, 0, 0], normal: [0, 1, 0]}\nparticles:/' 'pressure.*walls'
 
 # restart from the middle: the same last snapshot
 sed -e 's/end: 0.5/end: 0.004/' -e 's/output_interval: 0.05/output_interval: 0.002/' \

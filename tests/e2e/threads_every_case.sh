@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Usage: threads_every_case.sh DEMPACT CASES_DIR
 # Every case in CASES_DIR, cut short with --end-time, run with 1, 2 and 3 threads: the
-# snapshots must be bit-identical (h5diff compares every dataset and attribute; the
+# snapshots must be bit-identical (same_output.sh: h5diff on the time series and on every
+# snapshot file compares every dataset and attribute; the
 # /case_text and the root attributes are the same file's). Run it with
 # DEMPACT_PARALLEL_MIN=0 so that even small cases split their loops among the threads,
 # DEMPACT_BLOCK=32 so that their force loops have many blocks and cross pairs, and
@@ -10,6 +11,7 @@
 # its particles to touch something.
 set -u
 dempact=$1 dir=$2
+here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 end_time() {
@@ -34,7 +36,7 @@ for case_file in "$dir"/*.yaml; do
   done
   h5=$(cd "$out/$name/t1" && ls *.h5)
   for t in 2 3; do
-    if h5diff "$out/$name/t1/$h5" "$out/$name/t$t/$h5" >"$out/diff"; then
+    if "$here/same_output.sh" "$out/$name/t1" "$out/$name/t$t" >"$out/diff"; then
       echo "$name (end $end s, $(h5ls "$out/$name/t1/$h5/snapshots" | wc -l) snapshots): 1 and $t threads identical"
     else
       echo "FAIL: $name: 1 and $t threads differ"; head -20 "$out/diff"; failed=$((failed + 1))
