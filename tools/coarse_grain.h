@@ -40,6 +40,8 @@ double cg_line1(const cg_kernel *k, double z, double lz);
 typedef struct cg_domain {
     double lo[3], hi[3];
     int periodic[3];
+    int lees_edwards;  /* domain.lees_edwards present: a sheared cell, flow x, gradient z */
+    double shear_rate; /* its shear_rate (1/s) */
 } cg_domain;
 
 typedef struct cg_snapshot {
@@ -59,6 +61,10 @@ typedef struct cg_snapshot {
     double *ends;   /* (2m, 3): i's centre, then j's (its image beside i) or the wall point */
     double *point;  /* (m, 3) contact point */
     double *normal; /* (m, 3) from i towards j (or the wall) */
+    double *overlap; /* (m): read on a Lees-Edwards run only (NULL otherwise) */
+    double shear_rate; /* a Lees-Edwards run: the snapshot's lees_edwards/shear_rate (the case's if absent) */
+    double box_height; /* a Lees-Edwards run: the box's height H from engine@lees_edwards (a
+                        * barostat changes it), 0 where the snapshot has none */
     double *force;  /* (m, 3) on i: normal_force_vector + tangential_force */
     int64_t *row_i; /* (m): the row of the contact's particle i */
     int64_t *row_j; /* (m): the row of j, -1 for a wall */
@@ -94,6 +100,8 @@ typedef struct cg_grid {
     int periodic[3];
     double length[3];     /* the domain's length along each axis (periodic images) */
     double origin[3];     /* the domain's lower corner (periodic wrapping) */
+    int lees_edwards;     /* a Lees-Edwards run (CG_BOX only): branches from the normals and
+                           * overlaps, velocities about the streaming profile */
 } cg_grid;
 
 /* The fields, per point, in this order (compression positive, row = force component,

@@ -75,6 +75,17 @@ static int domain_from_text(const char *path, const char *text, cg_domain *d, ch
         triple(&doc, map_get(&doc, dom, "max"), 0, d->hi) || (pn && triple(&doc, pn, 1, per)))
         rc = fail(err, len, CG_EXIT_BAD_INPUT,
                   "%s: /case_text has no domain {min: [x, y, z], max: [x, y, z], periodic: [...]}", path);
+    yaml_node_t *le = map_get(&doc, dom, "lees_edwards");
+    if (rc == 0 && le) {
+        /* a sheared cell: its shear rate, for the streaming profile (docs/coarse-graining.md) */
+        yaml_node_t *rate = map_get(&doc, le, "shear_rate");
+        char *end = NULL;
+        const char *t = rate && rate->type == YAML_SCALAR_NODE ? (const char *)rate->data.scalar.value : "";
+        d->lees_edwards = 1;
+        d->shear_rate = strtod(t, &end);
+        if (end == t || *end || !isfinite(d->shear_rate))
+            rc = fail(err, len, CG_EXIT_BAD_INPUT, "%s: /case_text: domain.lees_edwards has no finite shear_rate", path);
+    }
     for (int a = 0; a < 3 && rc == 0; a++) {
         d->periodic[a] = per[a] != 0;
         if (!(d->hi[a] > d->lo[a]))
@@ -189,6 +200,38 @@ static int read_set(hid_t g, const char *file, const char *snap, const char *nam
     return 0;
 }
 
+/* The shear rate of a Lees-Edwards snapshot: its lees_edwards/shear_rate (a scalar
+ * dataset or an attribute of the group), else the case's. */
+static int lees_edwards_rate(hid_t g, const cg_run *run, cg_snapshot *s, char *err, size_t len)
+{
+    s->shear_rate = run->domain.shear_rate;
+    /* engine@lees_edwards (docs/output.md): its 8th value is the box height H */
+    double state[15];
+    if (H5Lexists(g, "engine", H5P_DEFAULT) > 0 &&
+        h5_read_attr_n(g, "engine", "lees_edwards", H5T_NATIVE_DOUBLE, 15, state) == 0) {
+        if (!(state[7] > 0) || !isfinite(state[7]))
+            return fail(err, len, CG_EXIT_BAD_INPUT, "%s: snapshot %s: engine@lees_edwards gives a box height %g "
+                        "(> 0 needed)", run->path, s->name, state[7]);
+        s->box_height = state[7];
+    }
+    if (H5Lexists(g, "lees_edwards", H5P_DEFAULT) <= 0) return 0;
+    double v = NAN;
+    if (H5Lexists(g, "lees_edwards/shear_rate", H5P_DEFAULT) > 0) {
+        hid_t d = H5Dopen2(g, "lees_edwards/shear_rate", H5P_DEFAULT);
+        hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
+        if (sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1) H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v);
+        if (sp >= 0) H5Sclose(sp);
+        if (d >= 0) H5Dclose(d);
+    } else if (h5_read_attr(g, "lees_edwards", "shear_rate", H5T_NATIVE_DOUBLE, &v) < 0) {
+        return 0;
+    }
+    if (!isfinite(v))
+        return fail(err, len, CG_EXIT_BAD_INPUT, "%s: snapshot %s: lees_edwards/shear_rate is not one finite number",
+                    run->path, s->name);
+    s->shear_rate = v;
+    return 0;
+}
+
 typedef struct id_row {
     int64_t id, row;
 } id_row;
@@ -249,6 +292,7 @@ int cg_snapshot_read(const cg_run *run, int k, cg_snapshot *s, char *err, size_t
     if (!rc && (h5_read_attr(g, ".", "n_particles", H5T_NATIVE_INT64, &s->n) < 0 || s->n < 0 || s->n > (1LL << 31)))
         rc = fail(err, len, CG_EXIT_BAD_INPUT, "%s: snapshot %s: no attribute n_particles in 0 .. 2^31", p, nm);
     if (!rc) h5_read_attr(g, ".", "step", H5T_NATIVE_INT64, &s->step);
+    if (!rc && run->domain.lees_edwards) rc = lees_edwards_rate(g, run, s, err, len);
     int64_t n = s->n;
     if (!rc) rc = read_set(g, p, nm, "id", n, 0, H5T_NATIVE_INT64, 8, (void **)&s->id, err, len);
     if (!rc) rc = read_set(g, p, nm, "radius", n, 0, H5T_NATIVE_DOUBLE, 8, (void **)&s->radius, err, len);
@@ -274,6 +318,8 @@ int cg_snapshot_read(const cg_run *run, int k, cg_snapshot *s, char *err, size_t
         if (!rc) rc = read_set(c, p, nm, "normal", m, 3, H5T_NATIVE_DOUBLE, 8, (void **)&s->normal, err, len);
         if (!rc) rc = read_set(c, p, nm, "normal_force_vector", m, 3, H5T_NATIVE_DOUBLE, 8, (void **)&fn, err, len);
         if (!rc) rc = read_set(c, p, nm, "tangential_force", m, 3, H5T_NATIVE_DOUBLE, 8, (void **)&ft, err, len);
+        if (!rc && run->domain.lees_edwards)
+            rc = read_set(c, p, nm, "overlap", m, 0, H5T_NATIVE_DOUBLE, 8, (void **)&s->overlap, err, len);
         if (!rc && H5Lexists(c, "ended", H5P_DEFAULT) > 0)
             rc = read_set(c, p, nm, "ended", m, 0, H5T_NATIVE_UINT8, 1, (void **)&s->ended, err, len);
         else if (!rc && !(s->ended = calloc((size_t)m + 1, 1)))
@@ -309,6 +355,7 @@ void cg_snapshot_free(cg_snapshot *s)
     free(s->ends);
     free(s->point);
     free(s->normal);
+    free(s->overlap);
     free(s->force);
     free(s->row_i);
     free(s->row_j);

@@ -169,7 +169,11 @@ int cg_sum_snapshot(const cg_grid *g, const cg_kernel *k, const cg_snapshot *s, 
     for (int64_t i = 0; i < s->n; i++) {
         double x[3], vals[CG_PARTICLE_FIELDS];
         wrapped(g, &s->pos[3 * i], x, domain_lo);
-        const double *v = &s->vel[3 * i];
+        double v[3] = {s->vel[3 * i], s->vel[3 * i + 1], s->vel[3 * i + 2]};
+        /* a sheared cell: the velocity about the streaming profile gdot (z - z_centre) x, z
+         * the stored height, not wrapped: the engine shifts v_x by gdot H when it wraps a
+         * particle across a z face (at its rebuilds), so the stored pair goes together */
+        if (g->lees_edwards) v[0] -= s->shear_rate * (s->pos[3 * i + 2] - (domain_lo[2] + 0.5 * g->length[2]));
         double m = s->mass[i], vp = sphere_volume(s->radius[i]);
         vals[CG_DENSITY] = m;
         vals[CG_VOLUME_FRACTION] = vp;
@@ -185,7 +189,14 @@ int cg_sum_snapshot(const cg_grid *g, const cg_kernel *k, const cg_snapshot *s, 
         const double *xi = &s->ends[6 * c], *f = &s->force[3 * c];
         double x[3], l[3], stress[9];
         wrapped(g, xi, x, domain_lo);
-        for (int a = 0; a < 3; a++) l[a] = s->wall[c] ? s->point[3 * c + a] - xi[a] : s->ends[6 * c + 3 + a] - xi[a];
+        if (g->lees_edwards && !s->wall[c]) {
+            /* a sheared cell: the branch along the normal, of length r_i + r_j - overlap,
+             * needs no image (the image across a z face is shifted by the offset along x) */
+            double dist = s->radius[s->row_i[c]] + s->radius[s->row_j[c]] - s->overlap[c];
+            for (int a = 0; a < 3; a++) l[a] = s->normal[3 * c + a] * dist;
+        } else {
+            for (int a = 0; a < 3; a++) l[a] = s->wall[c] ? s->point[3 * c + a] - xi[a] : s->ends[6 * c + 3 + a] - xi[a];
+        }
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 3; b++) stress[3 * a + b] = -f[a] * l[b];
         deposit(g, k, x, l, stress, 9, CG_CONTACT, acc);
