@@ -313,6 +313,19 @@ def overburden(z, mass, g, area, z0, z1, samples=2001):
     return float(np.trapz(above, zz) / (z1 - z0) * abs(g) / area)
 
 
+def run_identity_columns(meta, case):
+    """A run's law, calibration, seed and restitution asked, for its table row (from the
+    run's marker, else from its case)."""
+    return {
+        "law": meta.get("law", base_law(case)),
+        "calibrate": meta.get("mode", "on" if case["contacts"][0].get("calibrate") else "off"),
+        "seed": int(meta.get("seed", 0)),
+        "restitution": (float("nan") if meta.get("mode") == "-" else
+                        meta.get("restitution", case["contacts"][0].get("params", {}).get(
+                            "restitution", float("nan")))),
+    }
+
+
 def measure(h5_path):
     """The table row of one run, and the curves the figures need."""
     run = dempact_h5.Run(h5_path)
@@ -418,12 +431,7 @@ def measure(h5_path):
 
     comp = compression_curve(run, case, ts)
     row = {
-        "law": meta.get("law", base_law(case)),
-        "calibrate": meta.get("mode", "on" if case["contacts"][0].get("calibrate") else "off"),
-        "seed": int(meta.get("seed", 0)),
-        "restitution": (float("nan") if meta.get("mode") == "-" else
-                        meta.get("restitution", case["contacts"][0].get("params", {}).get(
-                            "restitution", float("nan")))),
+        **run_identity_columns(meta, case),
         "particles": len(r),
         "radius_mean_m": float(r.mean()),
         "material": _main_material(case, snap),
@@ -489,12 +497,7 @@ def measure_shear(run, case, meta):
     row, curves = cs.measure(run, case, material)
     head = {
         "stage": "shear",
-        "law": meta.get("law", base_law(case)),
-        "calibrate": meta.get("mode", "on" if case["contacts"][0].get("calibrate") else "off"),
-        "seed": int(meta.get("seed", 0)),
-        "restitution": (float("nan") if meta.get("mode") == "-" else
-                        meta.get("restitution", case["contacts"][0].get("params", {}).get(
-                            "restitution", float("nan")))),
+        **run_identity_columns(meta, case),
         "particles": int(run.n_particles[-1]),
         "radius_mean_m": 0.5 * row["diameter_mean_m"],
         "material": material,

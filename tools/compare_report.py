@@ -454,12 +454,17 @@ def write(out, rows, curves, meta):
               "with the pair's adhesion: 0 where it sticks).",
               "- calibrate: off (published mapping), on (calibrated to e), on* (calibrated: the "
               "law has no other way to e), - (no restitution: hertz, kostek)."]
-    # a figure of an earlier report that this one does not draw (stress_strain.svg)
+    write_report(out, lines, made)
+    return rows
+
+
+def write_report(out, lines, made):
+    """report.md of `lines`, and away with a figure of an earlier report that this one
+    does not draw (`made`: the (name, caption) of those it drew)."""
     for name in cf.FIGURES:
         if name not in {m for m, _ in made} and os.path.lexists(os.path.join(out, name)):
             cf.remove(os.path.join(out, name))
     cf.atomic_write(os.path.join(out, "report.md"), "\n".join(lines) + "\n")
-    return rows
 
 
 def main(argv):

@@ -156,10 +156,7 @@ def write(out, rows, curves, meta):
               "(`dempact collide`).",
               "- calibrate: off (published mapping), on (calibrated to e), on* (calibrated: the "
               "law has no other way to e), - (no restitution: hertz, kostek)."]
-    for name in cf.FIGURES:
-        if name not in {m for m, _ in made} and os.path.lexists(os.path.join(out, name)):
-            cf.remove(os.path.join(out, name))
-    cf.atomic_write(os.path.join(out, "report.md"), "\n".join(lines) + "\n")
+    cr.write_report(out, lines, made)
     return rows
 
 
