@@ -48,17 +48,8 @@ import coarse_grain  # noqa: E402
 import dempact_h5  # noqa: E402
 
 G = 9.81
-FAILURES = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        FAILURES.append(what)
-
-
-def program():
-    return os.environ.get("DEMPACT_COARSE_GRAIN") or os.path.join(ROOT, "build", "tools", "coarse_grain")
+sys.path.insert(0, HERE)
+from checks import FAILURES, check, program  # noqa: E402
 
 
 def cg(*args):

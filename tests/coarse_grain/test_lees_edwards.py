@@ -44,17 +44,8 @@ GDOT = 20.0
 OFFSET = 0.0037
 R = 0.001
 RHO = 2500.0
-FAILURES = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what, flush=True)
-    if not ok:
-        FAILURES.append(what)
-
-
-def program():
-    return os.environ.get("DEMPACT_COARSE_GRAIN") or os.path.join(ROOT, "build", "tools", "coarse_grain")
+sys.path.insert(0, HERE)
+from checks import FAILURES, check, program  # noqa: E402
 
 
 CASE = """name: le_cell
