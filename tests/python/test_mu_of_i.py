@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import mu_of_i  # noqa: E402
@@ -63,10 +63,13 @@ def test_autocorrelation_time_of_ar1():
 
 
 # The fit's points: 12 inertial numbers over 1e-3 .. 3, as a sweep that reaches past I_0.
+# The generated inputs are derandomized (the same each run): a health check of how
+# hypothesis draws the floats once failed a fresh clone's run, not the fit.
 I_POINTS = np.logspace(-3, math.log10(3.0), 12)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow])
 @given(mu_s=st.floats(0.1, 0.5), dmu=st.floats(0.1, 0.6), i_0=st.floats(0.02, 1.0))
 def test_fit_recovers_exact_data(mu_s, dmu, i_0):
     mu = mu_of_i.mu_model(I_POINTS, mu_s, mu_s + dmu, i_0)
@@ -76,7 +79,8 @@ def test_fit_recovers_exact_data(mu_s, dmu, i_0):
     assert f["I_0"] == pytest.approx(i_0, rel=1e-5)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow])
 @given(mu_s=st.floats(0.2, 0.45), dmu=st.floats(0.2, 0.5), i_0=st.floats(0.05, 0.5),
        seed=st.integers(0, 2 ** 31 - 1))
 def test_fit_recovers_noisy_data(mu_s, dmu, i_0, seed):
