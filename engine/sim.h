@@ -98,6 +98,7 @@ typedef struct sim_lees_edwards {
                                  energy each crossing of a z face changed and the
                                  barostat's work */
     double height_at_rebuild; /* m: the box height the last rebuild placed the images with */
+    double top_at_rebuild;    /* m: the top face then (domain_max[2]) */
     /* the box's stress the barostat acts on (lees_edwards_box_stress), made by the force
      * evaluation before its action [Pa] */
     double stress[6];
@@ -242,6 +243,10 @@ double sim_reduce_largest(const sim *s, double x);
 /* Whether this rank failed, or (split over ranks) any did: every rank then gives up at
  * the same point, before a collective the others would wait in. Collective when split. */
 int sim_failed_anywhere(const sim *s, int failed);
+/* Engine-internal: every ghost (another rank's particle, an image) brought to where its
+ * particle is now, with its motion. Collective when split. Returns 0 or -1 (out of
+ * memory, on some rank). */
+int sim_update_ghosts(sim *s);
 
 /* The binary collision of a binding's typical particles (calibration's reference), and
  * whether it is a particle against a wall (one of the materials has no particles). */

@@ -26,5 +26,10 @@ int ghosts_add(particle_store *p, size_t owner, const double shift[3]);
 /* Puts each ghost at its owner's position plus its shift, with its owner's velocities
  * (the remote ones, particle_store.n_remote, excepted: their owners are elsewhere). */
 void ghosts_update(const sim *s, particle_store *p);
+/* Puts remote entry g (another rank's particle or image, its particle's motion just
+ * received into g) at that position plus its shift, as ghosts_update puts an image:
+ * across the z faces of a sheared box (Lees-Edwards) also moved on since the rebuild
+ * and sliding at U. */
+void ghosts_place_remote(const sim *s, particle_store *p, size_t g);
 
 #endif

@@ -132,23 +132,53 @@ int ghosts_make(sim *s)
     return 0;
 }
 
-/* ghosts_update under Lees-Edwards: an image across a z face has slid by the offset's
- * growth since the rebuild, and moves at its particle's velocity -+ U along x. */
+/* How an image across the z faces of a sheared box moves past its particle since the
+ * rebuild: along x by the offset's growth, along z by the height's, at U along x. */
+typedef struct shear_drift {
+    double x, z, u;
+} shear_drift;
+
+static shear_drift shear_drift_now(const sim *s)
+{
+    return (shear_drift){s->le.offset - s->le.offset_at_rebuild,
+                         s->cfg.domain_max[2] - s->cfg.domain_min[2] - s->le.height_at_rebuild,
+                         lees_edwards_speed(s)};
+}
+
+/* Image g of particle o (o = g for another rank's entry, holding its particle's motion)
+ * at o's position plus its shift, moved on by d (side: lees_edwards_side), with o's
+ * velocity and U along x; its spins are o's. */
+static inline void sheared_place(particle_store *p, size_t g, size_t o, const shear_drift *d)
+{
+    const size_t k = g - p->n_local;
+    const int side = lees_edwards_side(p, g);
+    p->x[g] = p->x[o] + p->ghost_shift[3 * k] + side * d->x;
+    p->y[g] = p->y[o] + p->ghost_shift[3 * k + 1];
+    p->z[g] = p->z[o] + p->ghost_shift[3 * k + 2] + side * d->z;
+    p->vx[g] = p->vx[o] + side * d->u; p->vy[g] = p->vy[o]; p->vz[g] = p->vz[o];
+    p->wx[g] = p->wx[o]; p->wy[g] = p->wy[o]; p->wz[g] = p->wz[o];
+}
+
+/* ghosts_update under Lees-Edwards */
 static void sheared_update(const sim *s, particle_store *p)
 {
     const size_t first = p->n_local + p->n_remote;
-    const double drift = s->le.offset - s->le.offset_at_rebuild, u = lees_edwards_speed(s);
-    const double grown = s->cfg.domain_max[2] - s->cfg.domain_min[2] - s->le.height_at_rebuild;
+    const shear_drift d = shear_drift_now(s);
     #pragma omp parallel for schedule(static) if (p->n_total - first > s->parallel_min)
-    for (size_t g = first; g < p->n_total; g++) {
-        size_t k = g - p->n_local, o = p->ghost_owner[k];
-        int side = lees_edwards_side(p, g);
-        p->x[g] = p->x[o] + p->ghost_shift[3 * k] + side * drift;
-        p->y[g] = p->y[o] + p->ghost_shift[3 * k + 1];
-        p->z[g] = p->z[o] + p->ghost_shift[3 * k + 2] + side * grown;
-        p->vx[g] = p->vx[o] + side * u; p->vy[g] = p->vy[o]; p->vz[g] = p->vz[o];
-        p->wx[g] = p->wx[o]; p->wy[g] = p->wy[o]; p->wz[g] = p->wz[o];
+    for (size_t g = first; g < p->n_total; g++) sheared_place(p, g, p->ghost_owner[g - p->n_local], &d);
+}
+
+void ghosts_place_remote(const sim *s, particle_store *p, size_t g)
+{
+    if (s->cfg.lees_edwards.on) {
+        const shear_drift d = shear_drift_now(s);
+        sheared_place(p, g, g, &d);
+        return;
     }
+    const double *shift = &p->ghost_shift[3 * (g - p->n_local)];
+    p->x[g] += shift[0];
+    p->y[g] += shift[1];
+    p->z[g] += shift[2];
 }
 
 void ghosts_update(const sim *s, particle_store *p)

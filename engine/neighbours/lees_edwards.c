@@ -1,8 +1,6 @@
 /* Lees-Edwards boundaries (lees_edwards.h). */
 #include "lees_edwards.h"
 
-#include "ghosts.h"
-
 #include <math.h>
 #include <stdlib.h>
 
@@ -21,6 +19,19 @@ void lees_edwards_rebase(sim *s)
     if (o < 0.0) o += length;
     s->le.offset = s->le.offset_at_rebuild = o;
     s->le.height_at_rebuild = s->cfg.domain_max[2] - s->cfg.domain_min[2];
+    s->le.top_at_rebuild = s->cfg.domain_max[2];
+}
+
+/* The tallies t[0 .. n-1] summed over the ranks of a split run (exact ones; nothing in
+ * one process), in one collective. */
+enum { LEES_EDWARDS_TALLIES = SIM_STORED_KINDS };
+static void reduce_tallies(const sim *s, tally *t, int n)
+{
+    if (!s->ghost_hooks || !t[0].exact) return;
+    exact_sum sums[LEES_EDWARDS_TALLIES];
+    for (int q = 0; q < n; q++) sums[q] = t[q].sum;
+    sim_reduce_exact(s, sums, n);
+    for (int q = 0; q < n; q++) t[q].sum = sums[q];
 }
 
 /* x brought into [lo, hi) by whole box lengths (a shifted x may be more than one away) */
@@ -39,6 +50,8 @@ void lees_edwards_wrap(sim *s)
     const double lo = s->cfg.domain_min[2], hi = s->cfg.domain_max[2];
     const double x_lo = s->cfg.domain_min[0], x_hi = s->cfg.domain_max[0];
     const double height = hi - lo, u = lees_edwards_speed(s), offset = s->le.offset;
+    tally work; /* summed over the ranks: the same books on every one */
+    tally_open(&work, s->cfg.reproducible);
     for (size_t i = 0; i < p->n_local; i++) {
         int side = p->z[i] >= hi ? 1 : p->z[i] < lo ? -1 : 0; /* through the top: 1 */
         if (!side) continue;
@@ -46,28 +59,41 @@ void lees_edwards_wrap(sim *s)
          * predicted; its correction, dt/2 of the change in acceleration, moves both
          * velocities alike) */
         double v = p->vx[i], v_new = v - side * u;
-        s->le.work_sum += 0.5 * p->mass[i] * (v_new * v_new - v * v);
+        tally_add(&work, 0.5 * p->mass[i] * (v_new * v_new - v * v));
         p->z[i] -= side * height;
         p->x[i] = into_box(p->x[i] - side * offset, x_lo, x_hi);
         p->vx[i] = v_new;
         p->vhx[i] -= side * u; /* the mid-step velocity the springs read */
     }
+    reduce_tallies(s, &work, 1);
+    s->le.work_sum += tally_total(&work);
 }
 
+/* Asked of the particles rather than of the images: a split run's rank may hold an own
+ * particle's image on another rank only. A particle has an image above the top face
+ * when it lay within the cutoff of the bottom at the rebuild, one below the bottom when
+ * within the cutoff of the top (ghosts_images' test, with the faces of then); all its
+ * images on one side drift alike. The largest of squares: any order, the same bits. */
 double lees_edwards_image_drift2(const sim *s)
 {
     const particle_store *p = &s->p;
     const double drift = s->le.offset - s->le.offset_at_rebuild;
     const double grown = s->cfg.domain_max[2] - s->cfg.domain_min[2] - s->le.height_at_rebuild;
+    const double near_bottom = s->cfg.domain_min[2] + s->cutoff, near_top = s->le.top_at_rebuild - s->cutoff;
+    const double *x0 = s->x_at_rebuild;
     double worst = 0.0;
-    for (size_t g = p->n_local + p->n_remote; g < p->n_total; g++) {
-        int side = lees_edwards_side(p, g);
-        if (!side) continue;
-        size_t o = p->ghost_owner[g - p->n_local];
-        const double *x0 = &s->x_at_rebuild[3 * o];
-        double dx = p->x[o] - x0[0] + side * drift, dy = p->y[o] - x0[1], dz = p->z[o] - x0[2] + side * grown;
-        double d2 = dx * dx + dy * dy + dz * dz;
-        worst = d2 > worst ? d2 : worst;
+    #pragma omp parallel for schedule(static) reduction(max : worst) if (p->n_local > s->parallel_min)
+    for (size_t i = 0; i < p->n_local; i++) {
+        const double z0 = x0[3 * i + 2];
+        const int up = z0 < near_bottom, down = z0 > near_top;
+        if (!up && !down) continue;
+        for (int side = -1; side <= 1; side += 2) {
+            if (side == 1 ? !up : !down) continue;
+            double dx = p->x[i] - x0[3 * i] + side * drift, dy = p->y[i] - x0[3 * i + 1],
+                   dz = p->z[i] - z0 + side * grown;
+            double d2 = dx * dx + dy * dy + dz * dz;
+            worst = d2 > worst ? d2 : worst;
+        }
     }
     return worst;
 }
@@ -90,38 +116,60 @@ int lees_edwards_index_pairs(sim *s)
     return 0;
 }
 
-/* In list order and particle order: the same sums for any number of threads. */
+/* Twelve sums (the contacts' six stresses, then the flow's): plain ones in the order
+ * of their terms (kept in registers), or exact ones. */
+typedef struct stress_sums {
+    int exact;
+    double plain[12];
+    exact_sum sum[12];
+} stress_sums;
+
+static inline void stress_sums_add(stress_sums *t, int first, const double v[6])
+{
+    if (t->exact)
+        for (int a = 0; a < 6; a++) exact_sum_add(&t->sum[first + a], v[a]);
+    else
+        for (int a = 0; a < 6; a++) t->plain[first + a] += v[a];
+}
+
+/* In list order and particle order: the same sums for any number of threads (and,
+ * exact, of ranks: each rank adds the pairs whose first particle it owns). */
 void lees_edwards_box_stress(const sim *s, double stress[6])
 {
     const contact_list *c = &s->pairs;
     const particle_store *p = &s->p;
-    double w[6] = {0.0}, k[6] = {0.0};
+    stress_sums t = {.exact = s->cfg.reproducible}; /* (every sum 0) */
     for (size_t q = 0; q < c->n && c->force[0]; q++) {
         size_t i = c->i[q], j = c->j[q];
         if (i >= p->n_local) continue; /* (another rank's pair) */
         double f[3] = {c->force[0][q], c->force[1][q], c->force[2][q]};
         if (f[0] == 0.0 && f[1] == 0.0 && f[2] == 0.0) continue; /* apart */
         double r[3] = {p->x[i] - p->x[j], p->y[i] - p->y[j], p->z[i] - p->z[j]};
-        w[0] += f[0] * r[0]; w[1] += f[1] * r[1]; w[2] += f[2] * r[2];
-        w[3] += f[0] * r[1]; w[4] += f[0] * r[2]; w[5] += f[1] * r[2];
+        const double w[6] = {f[0] * r[0], f[1] * r[1], f[2] * r[2], f[0] * r[1], f[0] * r[2], f[1] * r[2]};
+        stress_sums_add(&t, 0, w);
     }
     const double rate = s->cfg.lees_edwards.shear_rate,
                  centre = 0.5 * (s->cfg.domain_min[2] + s->cfg.domain_max[2]);
     for (size_t i = 0; i < p->n_local; i++) {
         double v[3] = {p->vx[i] - rate * (p->z[i] - centre), p->vy[i], p->vz[i]}, m = p->mass[i];
-        k[0] += m * v[0] * v[0]; k[1] += m * v[1] * v[1]; k[2] += m * v[2] * v[2];
-        k[3] += m * v[0] * v[1]; k[4] += m * v[0] * v[2]; k[5] += m * v[1] * v[2];
+        const double k[6] = {m * v[0] * v[0], m * v[1] * v[1], m * v[2] * v[2],
+                             m * v[0] * v[1], m * v[0] * v[2], m * v[1] * v[2]};
+        stress_sums_add(&t, 6, k);
     }
+    if (t.exact) sim_reduce_exact(s, t.sum, 12);
     double volume = 1.0;
     for (int a = 0; a < 3; a++) volume *= s->cfg.domain_max[a] - s->cfg.domain_min[a];
-    for (int a = 0; a < 6; a++) stress[a] = (w[a] + k[a]) / volume;
+    for (int a = 0; a < 6; a++)
+        stress[a] = t.exact ? (exact_sum_value(&t.sum[a]) + exact_sum_value(&t.sum[6 + a])) / volume
+                            : (t.plain[a] + t.plain[6 + a]) / volume;
 }
 
 /* The force the particles above the plane exert through it on those below: a pair
  * whose partner is an image above the top face (side 1) pushes its particle, below,
  * with its recorded force; one whose partner is below the bottom face (side -1) pushes
  * its particle, above, so the particle pushes back on the one below. In list order:
- * the same sum for any number of threads. */
+ * the same sum for any number of threads (and, exact, of ranks: each rank adds the pairs
+ * whose first particle it owns). */
 void lees_edwards_plane(sim *s, int in_step)
 {
     if (!s->cfg.lees_edwards.on) return;
@@ -130,15 +178,18 @@ void lees_edwards_plane(sim *s, int in_step)
     if (s->cfg.lees_edwards.pressure > 0.0 && next % lees_edwards_barostat_every(s) == 0)
         lees_edwards_box_stress(s, s->le.stress);
     const contact_list *c = &s->pairs;
-    double f[3] = {0.0, 0.0, 0.0};
+    tally f[3];
+    for (int a = 0; a < 3; a++) tally_open(&f[a], s->cfg.reproducible);
     for (size_t q = 0; q < s->le.n_pairs && c->force[0]; q++) {
         size_t k = s->le.pairs[q];
+        if (c->i[k] >= s->p.n_local) continue; /* (another rank's pair) */
         int side = lees_edwards_side(&s->p, c->j[k]);
-        for (int a = 0; a < 3; a++) f[a] += side * c->force[a][k];
+        for (int a = 0; a < 3; a++) tally_add(&f[a], side * c->force[a][k]);
     }
-    for (int a = 0; a < 3; a++) s->le.plane_force[a] = f[a];
+    reduce_tallies(s, f, 3);
+    for (int a = 0; a < 3; a++) s->le.plane_force[a] = tally_total(&f[a]);
     /* the images above slip past the particles below at U: the power they put in */
-    s->le.power = lees_edwards_speed(s) * f[0];
+    s->le.power = lees_edwards_speed(s) * s->le.plane_force[0];
     /* each step adds P(t_n) dt (the start half of P(0) dt): the trapezoid, less the
      * half of the last step's that lees_edwards_work takes off */
     s->le.work_sum += (in_step ? 1.0 : 0.5) * s->le.power * s->dt;
@@ -167,7 +218,7 @@ double lees_edwards_barostat(sim *s)
     if (next == height) return 0.0;
     const double ratio = next / height;
     particle_store *p = &s->p;
-    ghosts_update(s, p); /* the images where their particles are now */
+    if (sim_update_ghosts(s) != 0) return -1.0; /* the images where their particles are now */
     /* the energy the contacts' overlaps hold before and after: the change is the box's
      * work, and the contacts' (their dissipation, work less what they store, stays what
      * it was); the springs, which follow the contacts' motion, keep theirs */
@@ -186,6 +237,7 @@ double lees_edwards_barostat(sim *s)
     }
     for (size_t i = 0; i < p->n_local; i++) p->z[i] = lo + (p->z[i] - lo) * ratio;
     s->cfg.domain_max[2] = lo + next;
+    reduce_tallies(s, change, SIM_STORED_KINDS);
     for (int q = 0; q < SIM_STORED_KINDS; q++) {
         double e = tally_total(&change[q]);
         if (q < SIM_WORK_KINDS) s->work[q] += e; /* a conservative law books none */

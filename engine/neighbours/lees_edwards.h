@@ -51,7 +51,8 @@ void lees_edwards_start_profile(sim *s);
  * lees_edwards_barostat_every steps for that many. The particles' z follow affinely
  * (their x and velocities stay); the energy the contacts' overlaps gain or lose by it
  * is the box's work (and the contacts'). Returns how far it moved a particle at most
- * (m; 0 without a barostat or between its steps). */
+ * (m; 0 without a barostat or between its steps), or -1 (out of memory bringing the
+ * ghosts up to date). Collective when split (its books are every rank's). */
 double lees_edwards_barostat(sim *s);
 /* The barostat's period in steps: pressure_time / (1000 dt), within 1 .. 20. */
 int64_t lees_edwards_barostat_every(const sim *s);
@@ -62,7 +63,8 @@ void lees_edwards_advance(sim *s);
 void lees_edwards_rebase(sim *s);
 /* Brings every local particle that crossed a z face back through the other, shifted
  * along x by -+ offset and in velocity by -+ U, booking the change of its kinetic
- * energy as the shear's work. The x and y wraps follow (ghosts_wrap). */
+ * energy as the shear's work (summed over the ranks: collective when split). The x and
+ * y wraps follow (ghosts_wrap). */
 void lees_edwards_wrap(sim *s);
 /* The largest squared displacement of an image across a z face since the last rebuild:
  * its particle's, plus the offset's growth since. */
@@ -72,7 +74,8 @@ double lees_edwards_image_drift2(const sim *s);
 int lees_edwards_index_pairs(sim *s);
 /* The force through the z faces' plane and the shear's power, from the pairs' recorded
  * forces (a run with Lees-Edwards always records them): after every force evaluation.
- * `in_step`: a step's (its power dt is booked), not the start's. */
+ * `in_step`: a step's (its power dt is booked), not the start's. Collective when split
+ * (the sums are every rank's), as is lees_edwards_box_stress. */
 void lees_edwards_plane(sim *s, int in_step);
 /* The box's stress now, compression positive (xx, yy, zz, xy, xz, yz) [Pa]: the
  * contacts' virial (the recorded force on i times the branch from j to i) plus the

@@ -79,6 +79,13 @@ int sim_failed_anywhere(const sim *s, int failed)
     return s->ghost_hooks ? s->ghost_hooks->any(failed != 0, s->ghost_hooks->ctx) : failed != 0;
 }
 
+int sim_update_ghosts(sim *s)
+{
+    if (s->ghost_hooks) return s->ghost_hooks->update(s, s->ghost_hooks->ctx);
+    ghosts_update(s, &s->p);
+    return 0;
+}
+
 void sim_step(sim *s)
 {
     if (s->fault) return; /* the watchdog (or the program) reports it; nothing moves */
@@ -94,6 +101,10 @@ void sim_step(sim *s)
     lap(s, SIM_PASS_BOOKS, &clock);
     double moved = integrate_advance_positions(s, &s->p, s->dt);
     double pressed = lees_edwards_barostat(s); /* the box height, the particles' z with it */
+    if (pressed < 0.0) {
+        out_of_memory(s, SIM_MEMORY_REBUILD);
+        return;
+    }
     if (pressed > 0.0) moved = (sqrt(moved) + pressed) * (sqrt(moved) + pressed);
     lees_edwards_advance(s); /* the images too */
     walls_move(&s->walls, (double)(s->step + 1) * s->dt); /* to where they are at the step's end */
@@ -111,13 +122,9 @@ void sim_step(sim *s)
             out_of_memory(s, SIM_MEMORY_REBUILD);
             return;
         }
-    } else if (s->ghost_hooks) {
-        if (s->ghost_hooks->update(s, s->ghost_hooks->ctx) != 0) {
-            out_of_memory(s, SIM_MEMORY_REBUILD);
-            return;
-        }
-    } else {
-        ghosts_update(s, &s->p);
+    } else if (sim_update_ghosts(s) != 0) {
+        out_of_memory(s, SIM_MEMORY_REBUILD);
+        return;
     }
     lap(s, SIM_PASS_NEIGHBOURS, &clock);
     if (compute_forces(s, 1, &clock) != 0) { /* and corrects the velocities */
@@ -332,7 +339,17 @@ int sim_split(sim *s, const sim_ghost_hooks *hooks, char *err, size_t err_len)
     double time = s->walls.time;
     int stale = s->list_stale;
     walls_move(&s->walls, s->rebuild_wall_time);
+    /* a sheared box's images as that rebuild placed them, its height as it was then */
+    const double offset = s->le.offset, top = s->cfg.domain_max[2];
+    if (s->cfg.lees_edwards.on) {
+        s->le.offset = s->le.offset_at_rebuild;
+        s->cfg.domain_max[2] = s->le.top_at_rebuild;
+    }
     int rc = list_rebuild(s);
+    if (s->cfg.lees_edwards.on) {
+        s->le.offset = offset;
+        s->cfg.domain_max[2] = top;
+    }
     walls_move(&s->walls, time);
     s->list_stale = stale;
     if (rc == 0) wall_overlaps_restore(s, walls, n_walls);

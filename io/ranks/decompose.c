@@ -268,12 +268,6 @@ static int split(const sim *s, decomposition *d, int own_only, char *err, size_t
 
 int decompose_check(const sim *s, const decomposition *d, char *err, size_t err_len)
 {
-    /* the images across the z faces would have to slide on the other ranks too */
-    if (s->cfg.lees_edwards.on) {
-        snprintf(err, err_len, "domain.lees_edwards: a sheared box runs on one process (with "
-                 "threads): run it without mpirun");
-        return -1;
-    }
     const double cut = s->cutoff;
     double cells = 1.0;
     for (int a = 0; a < 3; a++)

@@ -83,8 +83,9 @@ int halo_migrate(halo *h, sim *s, contact_list *const *carriers, int n_carriers)
 int halo_exchange(halo *h, const sim *s, particle_store *p);
 
 /* Brings the other ranks' entries to their particles' present positions, velocities,
- * spins and mid-step velocities (the own images: ghosts_update). Returns 0 or -1. */
-int halo_update(halo *h, particle_store *p);
+ * spins and mid-step velocities (the own images: ghosts_update), an entry across the z
+ * faces of a sheared box (s: Lees-Edwards) moved on as an own image is. Returns 0 or -1. */
+int halo_update(halo *h, const sim *s, particle_store *p);
 
 /* Splits the particles afresh by their present positions and work (Zoltan, as d was
  * made) into `fresh`, which h follows from the next rebuild that falls due on its own:

@@ -46,17 +46,29 @@ static int add_outgoing(outgoing **list, size_t *n, size_t *capacity, int rank, 
     return 0;
 }
 
+/* x brought into [lo, hi) by whole lengths */
+static double into_range(double x, double lo, double hi)
+{
+    const double length = hi - lo;
+    while (x >= hi) x -= length;
+    while (x < lo) x += length;
+    return x;
+}
+
 /* The ranks that need the entry of own particle i shifted by `shift` (at pe): those
  * whose part, or a periodic copy of it, lies within the cutoff of pe. A copy shifted by
  * +L along an axis can be near only if pe lies within the cutoff of the upper face or
- * beyond it (and -L the lower). Records it for each once; `serial` numbers the entry. */
+ * beyond it (and -L the lower). Under Lees-Edwards a copy across the z faces is shifted
+ * along x by +- the offset too (as an image is, ghosts_images), and its x copies are
+ * asked from where that puts it. Records it for each once; `serial` numbers the entry. */
 static int route_entry(halo *h, const sim *s, entry_lists *e, size_t i, const double pe[3],
                        const double shift[3], int serial)
 {
     const double *lo = s->cfg.domain_min, *hi = s->cfg.domain_max, cut = s->cutoff;
+    const int sheared = s->cfg.lees_edwards.on;
     double copy[3][3];
     int n_copy[3];
-    for (int a = 0; a < 3; a++) {
+    for (int a = 1; a < 3; a++) {
         n_copy[a] = 0;
         copy[a][n_copy[a]++] = 0.0;
         if (!s->cfg.periodic[a]) continue;
@@ -64,10 +76,21 @@ static int route_entry(halo *h, const sim *s, entry_lists *e, size_t i, const do
         if (pe[a] <= lo[a] + cut) copy[a][n_copy[a]++] = -(hi[a] - lo[a]);
     }
     const int is_image = shift[0] != 0.0 || shift[1] != 0.0 || shift[2] != 0.0;
-    for (int ux = 0; ux < n_copy[0]; ux++)
-        for (int uy = 0; uy < n_copy[1]; uy++)
-            for (int uz = 0; uz < n_copy[2]; uz++) {
-                const double c[3] = {pe[0] - copy[0][ux], pe[1] - copy[1][uy], pe[2] - copy[2][uz]};
+    for (int uz = 0; uz < n_copy[2]; uz++) {
+        /* x of the point the copy brings pe to, before its own x copies */
+        const int across_z = sheared && copy[2][uz] != 0.0;
+        const double x = across_z ? into_range(pe[0] - (copy[2][uz] > 0.0 ? 1 : -1) * s->le.offset_at_rebuild,
+                                               lo[0], hi[0])
+                                  : pe[0];
+        n_copy[0] = 0;
+        copy[0][n_copy[0]++] = 0.0;
+        if (s->cfg.periodic[0]) {
+            if (x >= hi[0] - cut) copy[0][n_copy[0]++] = hi[0] - lo[0];
+            if (x <= lo[0] + cut) copy[0][n_copy[0]++] = -(hi[0] - lo[0]);
+        }
+        for (int ux = 0; ux < n_copy[0]; ux++)
+            for (int uy = 0; uy < n_copy[1]; uy++) {
+                const double c[3] = {x - copy[0][ux], pe[1] - copy[1][uy], pe[2] - copy[2][uz]};
                 int n_procs = 0, n_parts = 0;
                 if (Zoltan_LB_Box_PP_Assign(h->d->zoltan, c[0] - cut, c[1] - cut, c[2] - cut,
                                             c[0] + cut, c[1] + cut, c[2] + cut, e->procs,
@@ -87,6 +110,7 @@ static int route_entry(halo *h, const sim *s, entry_lists *e, size_t i, const do
                     }
                 }
             }
+    }
     return 0;
 }
 
@@ -121,15 +145,16 @@ static void pack_motion(const particle_store *p, size_t i, double *rec)
     memcpy(rec, v, sizeof v);
 }
 
-/* Remote entry g takes its particle's motion, at its position plus its shift. */
-static void unpack_motion(particle_store *p, size_t g, const double *rec)
+/* Remote entry g takes its particle's motion, put at its position plus its shift (and
+ * moved on across the z faces of a sheared box: ghosts_place_remote). */
+static void unpack_motion(const sim *s, particle_store *p, size_t g, const double *rec)
 {
-    const double *shift = &p->ghost_shift[3 * (g - p->n_local)];
-    p->x[g] = rec[0] + shift[0]; p->y[g] = rec[1] + shift[1]; p->z[g] = rec[2] + shift[2];
+    p->x[g] = rec[0]; p->y[g] = rec[1]; p->z[g] = rec[2];
     p->vx[g] = rec[3]; p->vy[g] = rec[4]; p->vz[g] = rec[5];
     p->wx[g] = rec[6]; p->wy[g] = rec[7]; p->wz[g] = rec[8];
     p->vhx[g] = rec[9]; p->vhy[g] = rec[10]; p->vhz[g] = rec[11];
     if (p->whx) { p->whx[g] = rec[12]; p->why[g] = rec[13]; p->whz[g] = rec[14]; }
+    ghosts_place_remote(s, p, g);
     /* the force loop sums the pairs it lists under g here, and they go nowhere */
     p->fx[g] = p->fy[g] = p->fz[g] = 0.0;
     if (p->tx) p->tx[g] = p->ty[g] = p->tz[g] = 0.0;
@@ -189,7 +214,7 @@ static int unpack_entries(halo *h, const sim *s, particle_store *p, const entry_
         p->inv_mass[g] = rec[4]; p->inv_inertia[g] = rec[5];
         p->ghost_owner[k] = g;
         for (int a = 0; a < 3; a++) p->ghost_shift[3 * k + a] = rec[6 + a];
-        unpack_motion(p, g, &rec[9]);
+        unpack_motion(s, p, g, &rec[9]);
     }
     p->n_remote = received;
     for (size_t q = 0; q < e->n_images; q++)
@@ -223,7 +248,7 @@ int halo_exchange(halo *h, const sim *s, particle_store *p)
     return ok ? 0 : -1;
 }
 
-int halo_update(halo *h, particle_store *p)
+int halo_update(halo *h, const sim *s, particle_store *p)
 {
     const size_t n = (size_t)h->send_first[h->n_ranks];
     int ok = halo_grow((void **)&h->send_buf, &h->send_buf_capacity, n * MOTION_DOUBLES,
@@ -238,6 +263,6 @@ int halo_update(halo *h, particle_store *p)
         return -1;
     if (received != p->n_remote) return -1; /* the entries the last exchange made */
     for (size_t q = 0; q < received; q++)
-        unpack_motion(p, p->n_local + q, &h->recv_buf[q * MOTION_DOUBLES]);
+        unpack_motion(s, p, p->n_local + q, &h->recv_buf[q * MOTION_DOUBLES]);
     return 0;
 }

@@ -35,7 +35,7 @@ static int make_ghosts(sim *s, void *ctx)
 static int update_ghosts(sim *s, void *ctx)
 {
     halo *h = ctx;
-    if (halo_update(h, &s->p) != 0) return -1;
+    if (halo_update(h, s, &s->p) != 0) return -1;
     h->bytes_updates += (double)h->bytes_update;
     h->n_updates++;
     ghosts_update(s, &s->p);

@@ -336,7 +336,7 @@ int main(int argc, char **argv)
     stir(&s.p, 2);
     ghosts_update(&s, &s.p);
     follow(v, &s.p);
-    if (halo_update(&h, v) != 0) {
+    if (halo_update(&h, &s, v) != 0) {
         fprintf(stderr, "halo_check: the update failed\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }

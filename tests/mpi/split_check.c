@@ -101,6 +101,12 @@ static void books(const char *when, sim *ref, sim *s)
     a[n] = oa.dissipated_damping; b[n++] = ob.dissipated_damping;
     a[n] = oa.dissipated_friction; b[n++] = ob.dissipated_friction;
     a[n] = oa.energy_residual; b[n++] = ob.energy_residual;
+    a[n] = oa.shear_work; b[n++] = ob.shear_work; /* a sheared box's (0 otherwise) */
+    a[n] = oa.shear_stress; b[n++] = ob.shear_stress;
+    a[n] = oa.normal_stress; b[n++] = ob.normal_stress;
+    a[n] = oa.mean_stress; b[n++] = ob.mean_stress;
+    a[n] = oa.box_height; b[n++] = ob.box_height;
+    a[n] = oa.lees_edwards_offset; b[n++] = ob.lees_edwards_offset;
     for (size_t w = 0; w < ref->walls.n; w++)
         for (int k = 0; k < 3 && n < 40; k++, n++) { a[n] = ref->walls.force[3 * w + k]; b[n] = s->walls.force[3 * w + k]; }
     for (size_t k = 0; k < n; k++)
