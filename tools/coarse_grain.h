@@ -65,6 +65,8 @@ typedef struct cg_snapshot {
     double shear_rate; /* a Lees-Edwards run: the snapshot's lees_edwards/shear_rate (the case's if absent) */
     double box_height; /* a Lees-Edwards run: the box's height H from engine@lees_edwards (a
                         * barostat changes it), 0 where the snapshot has none */
+    double offset;     /* a Lees-Edwards run: the images' offset from engine@lees_edwards (the
+                        * image above the top z face stands at x + offset), 0 where none */
     double *force;  /* (m, 3) on i: normal_force_vector + tangential_force */
     int64_t *row_i; /* (m): the row of the contact's particle i */
     int64_t *row_j; /* (m): the row of j, -1 for a wall */
@@ -100,8 +102,12 @@ typedef struct cg_grid {
     int periodic[3];
     double length[3];     /* the domain's length along each axis (periodic images) */
     double origin[3];     /* the domain's lower corner (periodic wrapping) */
-    int lees_edwards;     /* a Lees-Edwards run (CG_BOX only): branches from the normals and
-                           * overlaps, velocities about the streaming profile */
+    int lees_edwards;     /* a Lees-Edwards run: particles placed in the cell through the sliding
+                           * z faces, branches from the normals and overlaps, the kinetic stress
+                           * about the streaming profile */
+    int images_z;         /* a Lees-Edwards grid, or profile along z: each particle and branch
+                           * also counts through the z faces at its images (x +- offset, z +- H,
+                           * v_x +- U); length[2] is then the snapshot's height H */
 } cg_grid;
 
 /* The fields, per point, in this order (compression positive, row = force component,
@@ -110,12 +116,14 @@ enum {
     CG_DENSITY = 0,        /* sum m W */
     CG_VOLUME_FRACTION = 1, /* sum V_p W */
     CG_MOMENTUM = 2,       /* sum m v W (3) */
-    CG_KINETIC = 5,        /* sum m v' v' W (9): per snapshot sum m v v W - p p / rho */
+    CG_KINETIC = 5,        /* sum m u' u' W (9): per snapshot sum m u u W - q q / rho, q the CG_DRIFT sum */
     CG_FABRIC = 14,        /* sum_p V_p sum_c n_c (x) n_c W (9) */
-    CG_PARTICLE_FIELDS = 23, /* the fields above: one pass over the particles */
-    CG_CONTACT = 23,       /* -sum_c f_c (x) l_c int_0^1 W ds (9) */
-    CG_WALL_FORCE = 32,    /* sum over wall contacts of the force on the particle, W at the contact point (3) */
-    CG_FIELDS = 35
+    CG_DRIFT = 23,         /* sum m u W (3), u the velocity the kinetic stress is about: v, or in a
+                            * sheared cell v less the streaming profile at the particle */
+    CG_PARTICLE_FIELDS = 26, /* the fields above: one pass over the particles */
+    CG_CONTACT = 26,       /* -sum_c f_c (x) l_c int_0^1 W ds (9) */
+    CG_WALL_FORCE = 35,    /* sum over wall contacts of the force on the particle, W at the contact point (3) */
+    CG_FIELDS = 38
 };
 
 /* Adds one snapshot's sums into acc (points x CG_FIELDS, zeroed by the caller); -1 when
@@ -131,6 +139,7 @@ typedef struct cg_meta {
     double t_from, t_to;
     const int64_t *steps; /* (n_snapshots) */
     const double *times;
+    const double *heights; /* (n_snapshots) a Lees-Edwards run's box heights, else NULL */
 } cg_meta;
 
 /* Writes out (HDF5) and, for a grid or a profile, out's .xmf beside it; each first under

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The most points a grid may have: two arrays of CG_FIELDS doubles each, 2.3 GB. */
+/* The most points a grid may have: two arrays of CG_FIELDS doubles each, 2.6 GB. */
 #define CG_MAX_POINTS (1LL << 22)
 
 static void usage(FILE *out)
@@ -37,6 +37,12 @@ static void usage(FILE *out)
             "                averaged (default: the last snapshot alone)\n\n"
             "Along periodic axes the kernel wraps: twice its cutoff (6W) plus the largest\n"
             "diameter must be shorter than the period (a profile: along its axis only).\n"
+            "A Lees-Edwards run (domain.lees_edwards): every mode; the kernel wraps through\n"
+            "the sliding z faces onto the images shifted by the snapshot's offset along x and\n"
+            "by U = shear_rate x H in v_x; velocity is the lab-frame field (v_x ~ shear_rate\n"
+            "(z - z_centre)), the kinetic stress is about the streaming profile; points along\n"
+            "z sit at fixed fractions of each snapshot's height H (a barostat moves it) and\n"
+            "are written at the window's mean height.\n"
             "Stresses are positive in compression. Exit status: 0 written, 2 bad input\n"
             "(nothing written), 3 out of memory, 1 the output could not be written.\n"
             "docs/coarse-graining.md says what each field is.\n\n"
@@ -207,8 +213,9 @@ static int make_grid(const args *a, const cg_domain *d, cg_grid *g)
     } else {
         g->mode = CG_BOX;
         g->measure = g->length[0] * g->length[1] * g->length[2];
-        g->lees_edwards = d->lees_edwards;
     }
+    g->lees_edwards = d->lees_edwards;
+    g->images_z = d->lees_edwards && (g->mode == CG_GRID || (g->mode == CG_PROFILE && g->axis == 2));
     for (int q = 0; q < 3; q++) g->h[q] = (g->hi[q] - g->lo[q]) / (double)g->n[q];
     g->points = g->n[0] * g->n[1] * g->n[2];
     return 0;
@@ -222,7 +229,8 @@ static int check_period(const cg_grid *g, const cg_kernel *k, const cg_snapshot 
     double dmax = 0;
     for (int64_t i = 0; i < s->n; i++) dmax = fmax(dmax, 2.0 * s->radius[i]);
     for (int q = 0; q < 3; q++) {
-        if (!g->periodic[q] || (g->mode == CG_PROFILE && q != g->axis)) continue;
+        int periodic = g->periodic[q] || (q == 2 && g->images_z); /* a sheared cell's z: its images */
+        if (!periodic || (g->mode == CG_PROFILE && q != g->axis)) continue;
         if (2.0 * k->c + dmax >= g->length[q]) {
             fprintf(stderr, "coarse_grain: --width %g: the cutoff 3W = %g m and the largest diameter %g m of %s, "
                             "snapshot %s, do not fit in the period %g m along %s: W must be below %g m\n",
@@ -232,6 +240,34 @@ static int check_period(const cg_grid *g, const cg_kernel *k, const cg_snapshot 
         }
     }
     return 0;
+}
+
+/* The grid of one snapshot. A sheared cell's height H is the snapshot's (a barostat moves
+ * it, and the particles' z with it, affinely about the bottom face): the points along z
+ * sit at the same fractions of H in every snapshot (the region's z bounds, given in the
+ * case's box, scale with it), and the volume or cross-section is the snapshot's. Along
+ * z the images across the sliding faces are the sums' own (images_z), not the plain
+ * periodic ones. */
+static cg_grid snapshot_grid(const cg_grid *g, double height)
+{
+    cg_grid gs = *g;
+    if (!g->lees_edwards || !(height > 0)) return gs;
+    double scale = height / g->length[2];
+    gs.length[2] = height;
+    if (scale != 1.0) {
+        gs.lo[2] = g->origin[2] + (g->lo[2] - g->origin[2]) * scale;
+        gs.hi[2] = g->origin[2] + (g->hi[2] - g->origin[2]) * scale;
+        gs.h[2] = (gs.hi[2] - gs.lo[2]) / (double)g->n[2];
+    }
+    if (g->mode == CG_BOX) {
+        gs.measure = gs.length[0] * gs.length[1] * gs.length[2];
+    } else if (g->mode == CG_PROFILE) {
+        gs.measure = 1.0;
+        for (int q = 0; q < 3; q++)
+            if (q != g->axis) gs.measure *= gs.length[q];
+    }
+    if (g->images_z) gs.periodic[2] = 0;
+    return gs;
 }
 
 int main(int argc, char **argv)
@@ -245,13 +281,6 @@ int main(int argc, char **argv)
     if ((rc = cg_run_open(&run, a.run, err, sizeof err))) {
         fprintf(stderr, "coarse_grain: %s\n", err);
         return rc;
-    }
-    if (run.domain.lees_edwards && !a.box) {
-        /* a grid or a profile would need each image across the z faces shifted along x
-         * (and its velocity by the shear rate times the height): not done */
-        fprintf(stderr, "coarse_grain: %s is a Lees-Edwards run (domain.lees_edwards): only --box is supported\n", a.run);
-        cg_run_close(&run);
-        return CG_EXIT_BAD_INPUT;
     }
     cg_grid g;
     if ((rc = make_grid(&a, &run.domain, &g))) {
@@ -283,7 +312,8 @@ int main(int argc, char **argv)
     double *total = calloc((size_t)g.points * CG_FIELDS, sizeof *total);
     double *acc = malloc((size_t)g.points * CG_FIELDS * sizeof *acc);
     int64_t *steps = malloc((size_t)count * sizeof *steps);
-    if (!total || !acc || !steps) {
+    double *heights = malloc((size_t)count * sizeof *heights);
+    if (!total || !acc || !steps || !heights) {
         fprintf(stderr, "coarse_grain: out of memory for %lld points\n", (long long)g.points);
         rc = CG_EXIT_NO_MEMORY;
     }
@@ -294,25 +324,28 @@ int main(int argc, char **argv)
             break;
         }
         steps[s - first] = snap.step;
-        if (!(rc = check_period(&g, &k, &snap, a.run))) {
+        heights[s - first] = snap.box_height > 0 ? snap.box_height : g.length[2];
+        if (g.lees_edwards && g.mode != CG_BOX && !(snap.box_height > 0)) {
+            fprintf(stderr, "coarse_grain: %s: snapshot %s has no engine@lees_edwards (the images' offset and the box "
+                            "height), which a grid or a profile of a Lees-Edwards run needs; --box does not\n",
+                    a.run, snap.name);
+            rc = CG_EXIT_BAD_INPUT;
+        }
+        cg_grid gs = snapshot_grid(&g, snap.box_height);
+        if (!rc && !(rc = check_period(&gs, &k, &snap, a.run))) {
             memset(acc, 0, (size_t)g.points * CG_FIELDS * sizeof *acc);
-            cg_grid gs = g;
-            if (g.lees_edwards && snap.box_height > 0) {
-                /* a Lees-Edwards box whose height a barostat moves: this snapshot's volume */
-                gs.length[2] = snap.box_height;
-                gs.measure = gs.length[0] * gs.length[1] * gs.length[2];
-            }
             if (cg_sum_snapshot(&gs, &k, &snap, acc) < 0) {
                 fprintf(stderr, "coarse_grain: out of memory for snapshot %s\n", snap.name);
                 rc = CG_EXIT_NO_MEMORY;
             }
             for (int64_t p = 0; p < g.points && !rc; p++) {
                 double *x = acc + p * CG_FIELDS;
-                /* sum m v' v' W = sum m v v W - p p / rho, v' about this snapshot's velocity field */
+                /* sum m u' u' W = sum m u u W - q q / rho, u' about this snapshot's field of u
+                 * (u = v, or v less the streaming profile: CG_DRIFT) */
                 if (x[CG_DENSITY] > 0)
                     for (int i = 0; i < 3; i++)
                         for (int j = 0; j < 3; j++)
-                            x[CG_KINETIC + 3 * i + j] -= x[CG_MOMENTUM + i] * x[CG_MOMENTUM + j] / x[CG_DENSITY];
+                            x[CG_KINETIC + 3 * i + j] -= x[CG_DRIFT + i] * x[CG_DRIFT + j] / x[CG_DENSITY];
                 double *t = total + p * CG_FIELDS;
                 for (int q = 0; q < CG_FIELDS; q++) t[q] += x[q];
             }
@@ -321,8 +354,17 @@ int main(int argc, char **argv)
     }
     if (!rc) {
         for (int64_t q = 0; q < g.points * CG_FIELDS; q++) total[q] /= count;
-        cg_meta meta = {a.run, a.kernel, k.w, k.c, count, run.times[first], run.times[last], steps, run.times + first};
-        if (cg_write(a.out, &g, &meta, total, err, sizeof err)) {
+        cg_meta meta = {a.run, a.kernel, k.w, k.c, count, run.times[first], run.times[last], steps, run.times + first,
+                        g.lees_edwards ? heights : NULL};
+        /* a sheared cell: the points where they stand at the window's mean height */
+        double mean = 0;
+        int same = 1;
+        for (int q = 0; q < count; q++) {
+            mean += heights[q] / count;
+            same &= heights[q] == heights[0];
+        }
+        cg_grid go = snapshot_grid(&g, same ? heights[0] : mean);
+        if (cg_write(a.out, &go, &meta, total, err, sizeof err)) {
             fprintf(stderr, "coarse_grain: %s\n", err);
             rc = 1;
         } else {
@@ -334,6 +376,7 @@ int main(int argc, char **argv)
     free(total);
     free(acc);
     free(steps);
+    free(heights);
     cg_run_close(&run);
     return rc;
 }

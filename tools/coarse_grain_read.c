@@ -205,14 +205,19 @@ static int read_set(hid_t g, const char *file, const char *snap, const char *nam
 static int lees_edwards_rate(hid_t g, const cg_run *run, cg_snapshot *s, char *err, size_t len)
 {
     s->shear_rate = run->domain.shear_rate;
-    /* engine@lees_edwards (docs/output.md): its 8th value is the box height H */
+    /* engine@lees_edwards (docs/output.md): its 1st value is the images' offset, its 8th
+     * the box height H */
     double state[15];
     if (H5Lexists(g, "engine", H5P_DEFAULT) > 0 &&
         h5_read_attr_n(g, "engine", "lees_edwards", H5T_NATIVE_DOUBLE, 15, state) == 0) {
         if (!(state[7] > 0) || !isfinite(state[7]))
             return fail(err, len, CG_EXIT_BAD_INPUT, "%s: snapshot %s: engine@lees_edwards gives a box height %g "
                         "(> 0 needed)", run->path, s->name, state[7]);
+        if (!isfinite(state[0]))
+            return fail(err, len, CG_EXIT_BAD_INPUT, "%s: snapshot %s: engine@lees_edwards gives an offset %g "
+                        "(finite needed)", run->path, s->name, state[0]);
         s->box_height = state[7];
+        s->offset = state[0];
     }
     if (H5Lexists(g, "lees_edwards", H5P_DEFAULT) <= 0) return 0;
     double v = NAN;

@@ -1,7 +1,8 @@
 /* One snapshot's sums (Goldhirsch 2010; Weinhart et al. 2012), at every point of the grid,
  * of the profile or of the box:
- *   per particle p at x_p:   m W, V_p W, m v W, m v v W,            (W = W(r - x_p))
+ *   per particle p at x_p:   m W, V_p W, m v W, m u u W, m u W      (W = W(r - x_p))
  *                            V_p (sum over p's contacts of n (x) n) W
+ *                            (u = v, or in a sheared cell v less the streaming profile)
  *   per contact c, i its first particle at x_i, l its branch:
  *     contact stress  -f (x) l int_0^1 W(r - x_i - s l) ds          (f the force on i)
  *     wall force      f W(r - x_i - l), only for a wall contact
@@ -10,7 +11,9 @@
  * wall's force enters the momentum balance as a force density (Weinhart et al. 2012, the
  * boundary interaction force density). Along periodic axes every sum is taken over the
  * images of its particle or segment within the cutoff; the caller makes sure there is at
- * most one per point (the cutoff and a branch fit in the period). */
+ * most one per point (the cutoff and a branch fit in the period). In a sheared cell the
+ * z faces slide: a grid's or a z profile's sums take each particle and branch at its
+ * images across them too, shifted along x by the offset (and v_x by U). */
 #include "coarse_grain.h"
 
 #include <math.h>
@@ -150,13 +153,53 @@ static double sphere_volume(double r)
     return 4.0 / 3.0 * 3.14159265358979323846 * r * r * r;
 }
 
+/* ---- a sheared cell (Lees-Edwards; docs/coarse-graining.md, "A sheared cell") ----
+ * The engine's images: a particle at (x, z) moving at v has an image at (x + offset,
+ * z + H) moving at v + U e_x and one at (x - offset, z - H) at v - U e_x, U = gdot H. */
+
+/* A stored particle brought into the cell [lo, lo + H) along z through the sliding faces
+ * (the engine wraps its particles at its neighbour rebuilds only): k periods down, x by
+ * k offsets back and v_x by k U; then x and y into their periods. */
+static void sheared_place(const cg_grid *g, const cg_snapshot *s, const double *pos, double *vx, double out[3])
+{
+    const double lo = g->origin[2], height = g->length[2];
+    double k = floor((pos[2] - lo) / height);
+    double in[3] = {pos[0] - k * s->offset, pos[1], pos[2] - k * height};
+    if (in[2] >= lo + height) { /* rounding at the faces */
+        in[2] -= height;
+        in[0] -= s->offset;
+        k += 1.0;
+    } else if (in[2] < lo) {
+        in[2] += height;
+        in[0] += s->offset;
+        k -= 1.0;
+    }
+    if (vx) *vx -= k * s->shear_rate * height;
+    wrapped(g, in, out, g->origin);
+}
+
+/* x's image across the z faces on `side` (+1 above the top face, -1 below the bottom),
+ * its x back in its period. */
+static void sheared_image(const cg_grid *g, const cg_snapshot *s, const double x[3], int side, double out[3])
+{
+    const double in[3] = {x[0] + side * s->offset, x[1], x[2] + side * g->length[2]};
+    wrapped(g, in, out, g->origin);
+    out[2] = in[2]; /* z stays outside the cell: the images are not wrapped along z */
+}
+
 int cg_sum_snapshot(const cg_grid *g, const cg_kernel *k, const cg_snapshot *s, double *acc)
 {
     const double *domain_lo = g->origin;
     /* each particle's sum of n (x) n over its contacts (a pair's n (x) n is the same from
      * either end), deposited with the particle */
     double *nn = calloc((size_t)(s->n + 1) * 9, sizeof *nn);
-    if (!nn) return -1;
+    /* a sheared cell: each particle's place in the cell, for its contacts' branches */
+    double *at = g->lees_edwards ? malloc((size_t)(s->n + 1) * 3 * sizeof *at) : NULL;
+    if (!nn || (g->lees_edwards && !at)) {
+        free(nn);
+        free(at);
+        return -1;
+    }
     for (int64_t c = 0; c < s->m; c++) {
         if (s->ended[c] == 2) continue; /* an ended contact holds no force and is no contact */
         const double *nrm = &s->normal[3 * c];
@@ -166,44 +209,70 @@ int cg_sum_snapshot(const cg_grid *g, const cg_kernel *k, const cg_snapshot *s, 
                 if (!s->wall[c]) nn[9 * s->row_j[c] + 3 * a + b] += nrm[a] * nrm[b];
             }
     }
+    const double speed = g->lees_edwards ? s->shear_rate * g->length[2] : 0.0; /* U */
     for (int64_t i = 0; i < s->n; i++) {
         double x[3], vals[CG_PARTICLE_FIELDS];
-        wrapped(g, &s->pos[3 * i], x, domain_lo);
         double v[3] = {s->vel[3 * i], s->vel[3 * i + 1], s->vel[3 * i + 2]};
-        /* a sheared cell: the velocity about the streaming profile gdot (z - z_centre) x, z
-         * the stored height, not wrapped: the engine shifts v_x by gdot H when it wraps a
-         * particle across a z face (at its rebuilds), so the stored pair goes together */
-        if (g->lees_edwards) v[0] -= s->shear_rate * (s->pos[3 * i + 2] - (domain_lo[2] + 0.5 * g->length[2]));
+        double u[3] = {v[0], v[1], v[2]};
+        if (g->lees_edwards) {
+            /* the kinetic stress's velocity: about the streaming profile gdot (z - z_centre) x,
+             * z the stored height, not wrapped: the engine shifts v_x by gdot H when it
+             * wraps a particle across a z face, so the stored pair goes together (and u is
+             * the same at every image) */
+            u[0] -= s->shear_rate * (s->pos[3 * i + 2] - (domain_lo[2] + 0.5 * g->length[2]));
+            sheared_place(g, s, &s->pos[3 * i], &v[0], x);
+            for (int a = 0; a < 3; a++) at[3 * i + a] = x[a];
+        } else {
+            wrapped(g, &s->pos[3 * i], x, domain_lo);
+        }
         double m = s->mass[i], vp = sphere_volume(s->radius[i]);
         vals[CG_DENSITY] = m;
         vals[CG_VOLUME_FRACTION] = vp;
         for (int a = 0; a < 3; a++) vals[CG_MOMENTUM + a] = m * v[a];
         for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++) vals[CG_KINETIC + 3 * a + b] = m * v[a] * v[b];
+            for (int b = 0; b < 3; b++) vals[CG_KINETIC + 3 * a + b] = m * u[a] * u[b];
         for (int q = 0; q < 9; q++) vals[CG_FABRIC + q] = vp * nn[9 * i + q];
+        for (int a = 0; a < 3; a++) vals[CG_DRIFT + a] = m * u[a];
         deposit(g, k, x, NULL, vals, CG_PARTICLE_FIELDS, CG_DENSITY, acc);
+        for (int side = -1; side <= 1 && g->images_z; side += 2) {
+            double y[3];
+            sheared_image(g, s, x, side, y);
+            vals[CG_MOMENTUM] = m * (v[0] + side * speed);
+            deposit(g, k, y, NULL, vals, CG_PARTICLE_FIELDS, CG_DENSITY, acc);
+        }
     }
     free(nn);
     for (int64_t c = 0; c < s->m; c++) {
         if (s->ended[c] == 2) continue;
         const double *xi = &s->ends[6 * c], *f = &s->force[3 * c];
         double x[3], l[3], stress[9];
-        wrapped(g, xi, x, domain_lo);
-        if (g->lees_edwards && !s->wall[c]) {
-            /* a sheared cell: the branch along the normal, of length r_i + r_j - overlap,
-             * needs no image (the image across a z face is shifted by the offset along x) */
-            double dist = s->radius[s->row_i[c]] + s->radius[s->row_j[c]] - s->overlap[c];
-            for (int a = 0; a < 3; a++) l[a] = s->normal[3 * c + a] * dist;
+        if (g->lees_edwards) {
+            /* a sheared cell: i where its particle stands in the cell; a pair's branch along
+             * the normal, of length r_i + r_j - overlap, needs no image (the image across a
+             * z face is shifted by the offset along x); a wall's from i to the contact point */
+            for (int a = 0; a < 3; a++) x[a] = at[3 * s->row_i[c] + a];
+            double dist = s->wall[c] ? 0.0 : s->radius[s->row_i[c]] + s->radius[s->row_j[c]] - s->overlap[c];
+            for (int a = 0; a < 3; a++)
+                l[a] = s->wall[c] ? s->point[3 * c + a] - xi[a] : s->normal[3 * c + a] * dist;
         } else {
+            wrapped(g, xi, x, domain_lo);
             for (int a = 0; a < 3; a++) l[a] = s->wall[c] ? s->point[3 * c + a] - xi[a] : s->ends[6 * c + 3 + a] - xi[a];
         }
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 3; b++) stress[3 * a + b] = -f[a] * l[b];
-        deposit(g, k, x, l, stress, 9, CG_CONTACT, acc);
-        if (s->wall[c]) {
-            double end[3] = {x[0] + l[0], x[1] + l[1], x[2] + l[2]};
-            deposit(g, k, end, NULL, f, 3, CG_WALL_FORCE, acc);
+        /* the branch and its images across the z faces: the segment's part beyond a face
+         * counts at the points beyond it, inside the cell on the other side */
+        const int images = g->images_z ? 1 : 0;
+        for (int side = -images; side <= images; side++) {
+            double y[3] = {x[0], x[1], x[2]};
+            if (side) sheared_image(g, s, x, side, y);
+            deposit(g, k, y, l, stress, 9, CG_CONTACT, acc);
+            if (s->wall[c]) {
+                double end[3] = {y[0] + l[0], y[1] + l[1], y[2] + l[2]};
+                deposit(g, k, end, NULL, f, 3, CG_WALL_FORCE, acc);
+            }
         }
     }
+    free(at);
     return 0;
 }

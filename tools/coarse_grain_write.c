@@ -25,7 +25,8 @@ static const out_field FIELDS[] = {
     {"volume_fraction", "", "sum V_p W: solid volume fraction (V_p the sphere's volume)", 1},
     {"velocity", "m/s", "momentum_density / density (NaN where the density is 0)", 3},
     {"momentum_density", "kg/(m^2 s)", "sum m v W", 3},
-    {"kinetic_stress", "Pa", "sum m v' v' W, v' = v - the snapshot's velocity field; compression positive", 9},
+    {"kinetic_stress", "Pa", "sum m u' u' W, u' = u - the snapshot's field of u, u = v (a sheared cell: v less the "
+                             "streaming profile at the particle); compression positive", 9},
     {"contact_stress", "Pa", "-sum_c f_c (x) l_c int_0^1 W ds: f_c the force on i, l_c the branch from i; "
                              "row = force, column = branch; compression positive", 9},
     {"stress", "Pa", "kinetic_stress + contact_stress; compression positive", 9},
@@ -144,6 +145,10 @@ static int write_h5(const char *tmp, const cg_grid *g, const cg_meta *meta, cons
     hsize_t ns = (hsize_t)meta->n_snapshots;
     rc |= dataset(f, "steps", 1, &ns, H5T_NATIVE_INT64, meta->steps, "", "the step of each snapshot averaged");
     rc |= dataset(f, "times", 1, &ns, H5T_NATIVE_DOUBLE, meta->times, "s", "the time of each snapshot averaged");
+    if (meta->heights)
+        rc |= dataset(f, "box_heights", 1, &ns, H5T_NATIVE_DOUBLE, meta->heights, "m",
+                      "the Lees-Edwards box height H of each snapshot averaged (the points along z: the same "
+                      "fractions of each; the coordinates: of their mean)");
     hid_t cg = H5Gcreate2(f, "coordinates", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     for (int a = 0; a < 3 && rc == 0; a++) {
         if (g->mode == CG_BOX || (g->mode == CG_PROFILE && a != g->axis)) continue;
