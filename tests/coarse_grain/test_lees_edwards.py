@@ -19,8 +19,10 @@ of 3.7 mm (the image above the top z face shifted by +3.7 mm along x) and three 
 
 The expected box stress, (1/V) (sum_p m u'_p (x) u'_p - sum_c f_c (x) l_c), is computed
 here from the chosen branches and fluctuations; the program's must equal it to 1e-12 of
-its largest component. Then --profile z and --grid on the same run must be refused
-(exit 2, one line naming the run and --box, nothing written).
+its largest component. Then --profile z and --grid on the same run, whose snapshot has no
+engine@lees_edwards (the offset and the height they need), must be refused (exit 2, one
+line naming the run and --box, nothing written). test_lees_edwards_fields.py checks the
+grid and the profile of a sheared cell.
 
 Then a real sheared cell: dempact runs 300 spheres at phi 0.56 through half a unit of
 strain in its Lees-Edwards cell, and each snapshot's box stress from coarse_grain must
