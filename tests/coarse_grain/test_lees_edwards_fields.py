@@ -36,6 +36,11 @@ w = d/2, whose cutoff 3w = 1.5 d reaches through the faces from the 9 bins next 
    where the old grid's kernel reaches through the top face onto images shifted by the
    offset, the new one's sees the particles themselves, inside. Every field within 1e-9
    of its largest.
+5. The height (a barostat moves it): the last snapshot and it again stretched along z by
+   1.25 (engine@lees_edwards's height too) as one window: its points at the fractions of
+   the mean height, its profile the mean of each snapshot's at the same fractions z/H to
+   1e-12, and its density summed over the bins (M/2A)(1/h_1 + 1/h_2) to 1e-8 (Lucy's
+   kernel, 400 bins): each snapshot's bins span its own height.
 
 A tool that ignores the offset (images at x, z +- H) fails 4; one that takes the images
 with the velocity unshifted fails 1 and 3; one that treats z as a plain periodic axis
@@ -196,6 +201,51 @@ def offset_check(run, work, d):
           "%s" % (n_low, ", ".join("%s %.1e" % kv for kv in worst.items())))
 
 
+def height_check(run, work, d):
+    """5. The height rule on two snapshots of different heights: the last one, and it again
+    stretched along z by 1.25 about the bottom face (as the barostat moves the particles)
+    with engine@lees_edwards's height 1.25 H."""
+    two = os.path.join(work, "two.h5")
+    stretch = 1.25
+    with h5py.File(run, "r") as f, h5py.File(two, "w") as g:
+        f.copy(f["case_text"], g, "case_text")
+        name = sorted(f["snapshots"])[-1]
+        f.copy(f["snapshots"][name], g, "snapshots/000000")
+        f.copy(f["snapshots"][name], g, "snapshots/000001")
+        b = g["snapshots/000001"]
+        b.attrs["time"] = b.attrs["time"] + 1e-3
+        state = np.array(b["engine"].attrs["lees_edwards"])
+        height = state[7]
+        state[7] *= stretch
+        b["engine"].attrs["lees_edwards"] = state
+        b["position"][:, 2] = b["position"][:, 2] * stretch
+        mass = float(np.sum(b["mass"][()]))
+        side = float(re.search(r"max: \[([^,]+),", g["case_text"][()].decode()).group(1))
+    got = {}
+    with h5py.File(two, "r") as f:
+        ta, tb = (float(f["snapshots"][k].attrs["time"]) for k in ("000000", "000001"))
+    for key, window in (("a", ["--from", ta, "--to", ta]), ("b", ["--from", tb, "--to", tb]), ("ab", ["--from", ta])):
+        out = os.path.join(work, "h%s.h5" % key)
+        got[key] = fields(two, out, "--width", d / 2, "--kernel", "lucy", "--profile", "z", "--bins", 400, *window)
+        with h5py.File(out, "r") as f:
+            got[key]["box_heights"] = f["box_heights"][()]
+    ab = got["ab"]
+    n = len(ab["z"])
+    mean_h = height * (1 + stretch) / 2
+    coords = np.abs(ab["z"] - (np.arange(n) + 0.5) / n * mean_h).max() / height
+    check(coords < 1e-14 and np.allclose(ab["box_heights"], [height, stretch * height], rtol=1e-15, atol=0),
+          "5. two heights H and %.2f H: the points at the fractions (k + 1/2)/n of their mean (%.1e), "
+          "/box_heights = both" % (stretch, coords))
+    diff = max(np.abs(ab[k] - (got["a"][k] + got["b"][k]) / 2).max() / np.abs(ab[k]).max()
+               for k in ("density", "contact_stress", "momentum_density"))
+    check(diff < 1e-12, "5. the window's profile = the mean of each snapshot's at the same fractions z/H (%.1e)" % diff)
+    # each snapshot's bins span its own height: sum_k rho_k h_s A = M for each
+    total = ab["density"].sum() * side * side
+    expect = mass / 2 * (n / height + n / (stretch * height))
+    check(abs(total / expect - 1) < 1e-8, "5. sum of the window's density over its bins = (M / 2A)(1/h_1 + 1/h_2) "
+          "(%.1e): each snapshot's bins span its own height" % abs(total / expect - 1))
+
+
 def main():
     with tempfile.TemporaryDirectory() as work:
         run, side, d = shear_run(work)
@@ -205,6 +255,7 @@ def main():
         profile_checks(run, work, side, d, t0, times)
         box_identity(run, work, d, times[-1])
         offset_check(run, work, d)
+        height_check(run, work, d)
     if FAILURES:
         print("%d check(s) failed" % len(FAILURES))
         return 1
