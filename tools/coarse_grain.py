@@ -73,8 +73,8 @@ def run(run_file, out, width, **options):
 
 def load(path):
     """The output's fields as numpy arrays: a dict with the coordinates (x, y, z, as
-    present), every field (vectors (..., 3), tensors (..., 3, 3)), times, steps and the
-    file's attributes under "attrs"."""
+    present), every field (vectors (..., 3), tensors (..., 3, 3)), times, steps, a
+    Lees-Edwards run's box_heights and the file's attributes under "attrs"."""
     import h5py
     import numpy as np
     out = {}
@@ -89,6 +89,8 @@ def load(path):
             out[k] = a
         out["times"] = np.asarray(f["times"][()])
         out["steps"] = np.asarray(f["steps"][()])
+        if "box_heights" in f:   # a Lees-Edwards run: each snapshot's box height
+            out["box_heights"] = np.asarray(f["box_heights"][()])
     return out
 
 
