@@ -3,6 +3,7 @@
  * it, lies within the cutoff, then moved with their particles at every update. */
 #include "halo.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,13 +47,13 @@ static int add_outgoing(outgoing **list, size_t *n, size_t *capacity, int rank, 
     return 0;
 }
 
-/* x brought into [lo, hi) by whole lengths */
+/* x brought into [lo, hi) by whole lengths (to rounding: the routing asks a box of the
+ * cutoff around it) */
 static double into_range(double x, double lo, double hi)
 {
     const double length = hi - lo;
-    while (x >= hi) x -= length;
-    while (x < lo) x += length;
-    return x;
+    x -= floor((x - lo) / length) * length;
+    return x >= hi ? x - length : x < lo ? x + length : x;
 }
 
 /* The ranks that need the entry of own particle i shifted by `shift` (at pe): those
