@@ -21,7 +21,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
