@@ -49,7 +49,7 @@ import dempact_h5  # noqa: E402
 
 G = 9.81
 sys.path.insert(0, HERE)
-from checks import FAILURES, check, program  # noqa: E402
+from checks import check, exit_status, program  # noqa: E402
 
 
 def cg(*args):
@@ -345,10 +345,7 @@ def main(argv):
     which = argv[0] if argv else "bed"
     with tempfile.TemporaryDirectory(prefix="coarse_grain_") as work:
         (bed_checks if which == "bed" else hostile_checks)(work)
-    if FAILURES:
-        print(f"{len(FAILURES)} check(s) failed", file=sys.stderr)
-        return 1
-    return 0
+    return exit_status()
 
 
 if __name__ == "__main__":

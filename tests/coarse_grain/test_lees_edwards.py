@@ -47,7 +47,7 @@ OFFSET = 0.0037
 R = 0.001
 RHO = 2500.0
 sys.path.insert(0, HERE)
-from checks import FAILURES, check, program  # noqa: E402
+from checks import check, exit_status, program  # noqa: E402
 
 
 CASE = """name: le_cell
@@ -230,10 +230,7 @@ def main():
             check(done.returncode == 2 and "\n" not in msg and "--box" in msg and run in msg
                   and not os.path.exists(bad), "%s on a Lees-Edwards run refused: %s" % (mode[0], msg))
     engine_check()
-    if FAILURES:
-        print("%d check(s) failed" % len(FAILURES))
-        return 1
-    return 0
+    return exit_status()
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from checks import FAILURES, check, program  # noqa: E402
+from checks import check, exit_status, program  # noqa: E402
 
 GDOT, PHI, N, STRAIN, SNAPSHOTS, SKIP = 35.0, 0.56, 300, 12.0, 120, 2.0
 
@@ -256,10 +256,7 @@ def main():
         box_identity(run, work, d, times[-1])
         offset_check(run, work, d)
         height_check(run, work, d)
-    if FAILURES:
-        print("%d check(s) failed" % len(FAILURES))
-        return 1
-    return 0
+    return exit_status()
 
 
 if __name__ == "__main__":
