@@ -70,10 +70,18 @@ class DempactChute:
         return self.kind, self.sim.positions, self.sim.velocities
 
 
+# LAMMPS's pair granular with bench/in.chute's values (--lammps-pair granular): as
+# gran/hooke/history but for the tangential spring, which pair granular turns into the
+# tangent plane keeping its length (as dempact does), where gran/hooke/history projects it
+# (shortening it)
+PAIR_GRANULAR = (f"pair_coeff * * hooke {chute.KN!r} {chute.GAMMA_N!r} tangential linear_history "
+                 f"{chute.KT!r} 0.0 {chute.MU!r} damping mass_velocity")
+
+
 class LammpsChute:
     """LAMMPS's chute (tools/chute.py's input) through liblammps with ctypes."""
 
-    def __init__(self, folder, angle, lib):
+    def __init__(self, folder, angle, lib, pair=None):
         os.makedirs(folder, exist_ok=True)
         self.lib = ctypes.CDLL(lib)
         self.lib.lammps_open_no_mpi.restype = ctypes.c_void_p
@@ -93,6 +101,10 @@ class LammpsChute:
         text = chute.lammps_input(angle, 1.0, 1.0, data, "unused")
         for line in text.splitlines():
             if line and not line.startswith(("#", "dump", "thermo", "run")):
+                if pair and line.startswith("pair_style"):
+                    line = "pair_style granular"
+                if pair and line.startswith("pair_coeff"):
+                    line = PAIR_GRANULAR
                 self.command(line)
         self.command("thermo 1000000000")
         self.step = 0
@@ -210,6 +222,8 @@ def main():
     ap.add_argument("--code", choices=("dempact", "lammps"), required=True)
     ap.add_argument("--json", required=True)
     ap.add_argument("--lammps-lib", default="liblammps.so.0")
+    ap.add_argument("--lammps-pair", choices=("hooke/history", "granular"), default="hooke/history",
+                    help="LAMMPS's pair style: gran/hooke/history (bench/in.chute's) or granular")
     ap.add_argument("--angle", type=float, default=22.0)
     ap.add_argument("--window", type=float, default=50.0)
     ap.add_argument("--tol-v", type=float, default=0.01)
@@ -238,7 +252,7 @@ def main():
     folder = os.path.join(a.work, a.code + "_live")
     end = a.t_max + a.stage_max * (len(a.stop.split(",")) if a.stop else 0) + 1.0
     code = (DempactChute(folder, a.angle, end) if a.code == "dempact"
-            else LammpsChute(folder, a.angle, a.lammps_lib))
+            else LammpsChute(folder, a.angle, a.lammps_lib, a.lammps_pair == "granular"))
     clock = {"seconds": 0.0}
     flow = steady_flow(code, a, clock)
     flow_steps, flow_seconds = int(round(flow["t_end"] / chute.DT)), clock["seconds"]
