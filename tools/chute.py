@@ -43,7 +43,7 @@ its own, and their particle-steps per second are printed.
 usage: chute.py --dempact build/dempact [--lammps lmp] [--angle 24] [--end 200]
                 [--window 50] [--interval 2] [--work DIR] [--threads 1]
                 [--steady [--stop 20,19,18] [chute_live.py's options]]
-                [--speed T] [--json OUT] [--write-case]
+                [--speed T] [--json OUT] [--report JSON] [--write-case]
 
 Needs numpy and h5py: run it with `.venv/bin/python tools/chute.py`.
 """
@@ -330,6 +330,7 @@ def steady(a, extra):
 
 
 def print_steady(live):
+    import chute_live  # tools/, beside this file
     codes = list(live)
     print(f"{'':26s}" + "".join(f"{c:>18s}" for c in codes))
     rows = [(k, lambda r, k=k: f"{r['flow'][k]:9.4g} +-{r['flow']['spread'][k]:<7.2g}")
@@ -344,8 +345,11 @@ def print_steady(live):
             print(f"{c}: NOT steady by t = {live[c]['flow']['t_end']:g}")
         for s in live[c]["stop_scan"]:
             v0, v1 = s["trace"][0][1], s["trace"][-1][1]
+            fit = chute_live.relaxation(s["trace"])
+            heading = (f"; heading to {fit[0]:.3g} (tau {fit[1]:.3g})" if fit else "")
             print(f"{c} at {s['angle']:g} degrees, t = {s['from']:g} to {s['to']:g}: "
-                  f"{s['outcome']}, <v_x> {v0:.3g} -> {v1:.3g}, e_k {s['trace'][-1][2]:.3g}")
+                  f"{s['outcome']}, <v_x> {v0:.3g} -> {v1:.3g}, e_k {s['trace'][-1][2]:.3g}"
+                  + heading)
 
 
 def main():
@@ -367,6 +371,8 @@ def main():
     ap.add_argument("--speed", type=float, default=None,
                     help="time both codes side by side for this long (needs --lammps) and stop")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--report", default=None, metavar="JSON",
+                    help="print the tables of an earlier --steady run's --json and stop")
     ap.add_argument("--write-case", action="store_true",
                     help="write cases/chute_base.csv and cases/chute_flow.csv and stop")
     a, extra = ap.parse_known_args()
@@ -378,6 +384,17 @@ def main():
         a.angle = 22.0 if a.steady else 24.0
     if a.write_case:
         write_particles(CASES)
+        return 0
+    if a.report:
+        try:
+            r = json.load(open(a.report))
+            live = {c: r[c] for c in ("dempact", "lammps") if c in r and "flow" in r[c]}
+        except (OSError, ValueError, TypeError) as e:
+            ap.error(f"--report {a.report}: {e}")
+        if not live:
+            ap.error(f"--report {a.report}: no --steady run in it")
+        print(f"chute at {r['angle']:g} degrees")
+        print_steady(live)
         return 0
     if a.speed:
         if not a.lammps:

@@ -156,6 +156,24 @@ def agree(a, b, tol_v, tol_ke):
     return abs(a[0] - b[0]) <= tol_v * abs(b[0]) and abs(a[1] - b[1]) <= tol_ke * abs(b[1])
 
 
+def relaxation(trace):
+    """Least squares of <v_x>(t) = v_inf + (v_0 - v_inf) exp(-(t - t_0) / tau) over a
+    stage's readings (tau on a grid from 5 to 5000 time units): where the stage's speed is
+    heading, and how fast. Returns (v_inf, tau), or None for fewer than 5 readings."""
+    if len(trace) < 5:
+        return None
+    t = np.array([r[0] for r in trace]) - trace[0][0]
+    v = np.array([r[1] for r in trace])
+    best = None
+    for tau in np.geomspace(5.0, 5000.0, 400):
+        basis = np.vstack([np.ones_like(t), np.exp(-t / tau)]).T
+        coef, res, _, _ = np.linalg.lstsq(basis, v, rcond=None)
+        err = float(np.sum((basis @ coef - v) ** 2))
+        if best is None or err < best[0]:
+            best = (err, float(coef[0]), float(tau))
+    return best[1], best[2]
+
+
 def steady_flow(code, a, clock):
     """Runs until two consecutive windows agree; returns the record and the frames."""
     trace, frames, windows = [], [], []
@@ -211,7 +229,7 @@ def stopping(code, a, clock):
         print(f"stage {theta:g} degrees, t = {t0:g} to {t:g}: {outcome}, <v_x> {trace[-1][1]:.4g}, "
               f"e_k {trace[-1][2]:.4g}", flush=True)
         stages.append({"angle": theta, "from": t0, "to": t, "outcome": outcome,
-                       "windows": windows, "trace": trace})
+                       "windows": windows, "trace": trace, "relaxation": relaxation(trace)})
         if outcome == "stopped":
             break
     return stages
