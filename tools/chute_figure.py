@@ -22,6 +22,7 @@ except ImportError as missing:  # pragma: no cover
     sys.exit(venv_hint.message("chute_figure", missing))
 
 STYLE = {"dempact": ("C0", "o"), "lammps": ("C3", "s")}
+LABEL = {"dempact": "dempact", "lammps": "LAMMPS"}
 
 
 def main():
@@ -43,15 +44,15 @@ def main():
         f = r[c]["flow"]
         colour, mark = STYLE[c]
         z, v, phi, h = np.array(f["z"]), np.array(f["vx"]), np.array(f["phi"]), f["H"]
-        ax_v.plot(v, z, mark, color=colour, mfc="none", label=f"{c}")
+        ax_v.plot(v, z, mark, color=colour, mfc="none", label=LABEL[c])
         zz = np.linspace(0, h, 100)
         ax_v.plot(f["A_at_1.5"] * (h ** 1.5 - (h - zz) ** 1.5), zz, "-", color=colour, lw=1,
                   label=f"A = {f['A_at_1.5']:.3f}, a = 3/2")
-        ax_phi.plot(phi, z, mark + "-", color=colour, mfc="none", lw=0.8, label=c)
+        ax_phi.plot(phi, z, mark + "-", color=colour, mfc="none", lw=0.8, label=LABEL[c])
         ax_phi.axhline(h, color=colour, lw=0.6, ls=":")
         t = [row[0] for row in f["trace"]]
         vx = [row[1] for row in f["trace"]]
-        ax_t.plot(t, vx, "-", color=colour, lw=1.2, label=c)
+        ax_t.plot(t, vx, "-", color=colour, lw=1.2, label=LABEL[c])
         last = f["trace"][-1]
         for s in r[c]["stop_scan"]:
             rows = [last] + s["trace"]  # joined to the reading before the stage
