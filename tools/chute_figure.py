@@ -9,6 +9,7 @@ usage: chute_figure.py CHUTE.json OUT.png
 
 Needs matplotlib: run it with `.venv/bin/python tools/chute_figure.py`.
 """
+import argparse
 import json
 import sys
 
@@ -26,16 +27,18 @@ LABEL = {"dempact": "dempact", "lammps": "LAMMPS"}
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__.split("\n\n")[2])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("json", help="tools/chute.py --steady --json's output")
+    ap.add_argument("png", help="the figure to write")
+    a = ap.parse_args()
     try:
-        r = json.load(open(sys.argv[1]))
+        r = json.load(open(a.json))
     except (OSError, ValueError) as e:
-        print(f"chute_figure: {sys.argv[1]}: {e}", file=sys.stderr)
+        print(f"chute_figure: {a.json}: {e}", file=sys.stderr)
         return 2
     codes = [c for c in ("dempact", "lammps") if c in r and "flow" in r[c]]
     if not codes:
-        print(f"chute_figure: {sys.argv[1]}: no steady run (tools/chute.py --steady --json)",
+        print(f"chute_figure: {a.json}: no steady run (tools/chute.py --steady --json)",
               file=sys.stderr)
         return 2
     fig, (ax_v, ax_phi, ax_t) = plt.subplots(1, 3, figsize=(13, 4.2),
@@ -74,7 +77,7 @@ def main():
              title="from rest, then lowered (shaded: the window measured)")
     ax_t.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(sys.argv[2], dpi=110)
+    fig.savefig(a.png, dpi=110)
     return 0
 
 

@@ -34,7 +34,11 @@ import os
 import sys
 import time
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as missing:  # pragma: no cover
+    import venv_hint
+    sys.exit(venv_hint.message("chute_live", missing))
 
 import chute
 
