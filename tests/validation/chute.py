@@ -29,8 +29,8 @@ in.chute's values), whose tangential spring is turned into the tangent plane kee
 length, as dempact's is. bench/in.chute's gran/hooke/history shortens it instead, and
 flows 13% faster at 22 degrees: the same contact but for that one rule (docs/validation.md,
 "Chute flow"), which this test keeps out of the comparison.
-LAMMPS missing: exit 77 (ctest's skip). One run of each code, no generated inputs: about
-25 minutes of two cores (t = 450 in both, at about 6e6 particle-steps/s each).
+LAMMPS missing: exit 77 (ctest's skip). One run of each code side by side, no generated
+inputs: 15.5 minutes on two shared cores (dempact to t = 450, LAMMPS to t = 400).
 """
 import ctypes
 import json
