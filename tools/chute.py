@@ -29,18 +29,21 @@ height 1 (z from the base's mean top, z_b = mean base height + 1/2):
   - the Bagnold fit v_x(z) = A (H^a - (H - z)^a) over 1 < z < H - 1, by least squares
     in A and a (Bagnold: a = 3/2), and A at a = 3/2;
   - the flow rate Q = integral of phi v_x dz per unit width (d^2 sqrt(g d) / d^2).
-With --stop ANGLES the flow runs at --angle to t = --spin-up, then is lowered to each of
-ANGLES in turn for --stage each (dempact: an external load m (g(theta) - g(angle)) on every
-grain, through the Python package; LAMMPS: `fix gravity` redefined), and the mean v_x of
-the grains is read ten times per stage: the angle below which the flowing layer slows
-down brackets its stopping angle from above (--skip-flow: the scan alone). With
+These are measured over [--end - --window, --end] of a run of fixed length (default: 24
+degrees, t = 200, a flow still accelerating), or, with --steady, at steady state:
+tools/chute_live.py steps each code from Python (dempact through its package, LAMMPS
+through its library), decides when the flow is steady (consecutive windows of --window
+agreeing in mean v_x and kinetic energy) and measures there; --stop ANGLES then lowers
+the steady flow through ANGLES, each stage until the layer stops or is steady (default
+22 degrees with --steady; tools/chute_live.py's --help has the criteria). The codes run
+at the same time, one thread each, and report their particle-steps per second. With
 --speed T both codes run the chute for T at the same time, one thread each on a core of
 its own, and their particle-steps per second are printed.
 
 usage: chute.py --dempact build/dempact [--lammps lmp] [--angle 24] [--end 200]
                 [--window 50] [--interval 2] [--work DIR] [--threads 1]
-                [--stop 22,21,20,19,18 [--spin-up 60] [--stage 40] [--skip-flow]]
-                [--speed T] [--json OUT] [--write-case]
+                [--steady [--stop 20,19,18] [chute_live.py's options]]
+                [--speed T] [--json OUT] [--report JSON] [--write-case]
 
 Needs numpy and h5py: run it with `.venv/bin/python tools/chute.py`.
 """
@@ -273,65 +276,6 @@ def gravity(angle):
     return np.array([math.sin(t), 0.0, -math.cos(t)])
 
 
-def scan_dempact(exe_dir, folder, angle, angles, spin_up, stage, threads):
-    """The flow at `angle` to t = spin_up, then at each of `angles` in turn for `stage`:
-    the change of gravity is an external load m (g(theta) - g(angle)) on each grain (the
-    Python package's set_external_loads). Returns the mean v_x of the grains over each
-    stage's last fifth."""
-    import dempact  # the package tools/setup.sh installs into .venv
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, "chute_scan.yaml")
-    end = spin_up + stage * len(angles) + 1.0
-    open(path, "w").write(case_text(angle, end, end, "chute_scan"))
-    os.environ["OMP_NUM_THREADS"] = str(threads)
-    sim = dempact.Simulation(path)
-    grains = sim.ids >= int(LX) * int(LY)  # the base is the first source
-    sim.run(until=spin_up)
-    out = []
-    for theta in angles:
-        load = np.zeros((len(sim.ids), 3))
-        load[grains] = np.outer(sim.masses[grains], gravity(theta) - gravity(angle))
-        sim.set_external_loads(load)
-        t0, speeds = sim.time, []
-        for k in range(1, 11):
-            sim.run(until=t0 + stage * k / 10.0)
-            speeds.append(float(np.mean(sim.velocities[grains, 0])))
-        out.append({"angle": theta, "mean_vx": float(np.mean(speeds[-2:])), "trace": speeds})
-    return out
-
-
-def scan_lammps(exe, folder, angle, angles, spin_up, stage):
-    """The same scan in LAMMPS: `fix gravity` redefined at each stage."""
-    os.makedirs(folder, exist_ok=True)
-    data = os.path.join(folder, "chute.data")
-    write_lammps_data(data)
-    text = lammps_input(angle, spin_up, stage / 10.0, data, os.path.join(folder, "d.dump"))
-    text = text.replace(f"dump 1 all custom", "# dump 1 all custom").replace("dump_modify", "# dump_modify")
-    text = text.replace("thermo ", "compute vx active reduce ave vx\nthermo_style custom step c_vx\nthermo ")
-    n_stage = int(round(stage / DT))
-    for theta in angles:
-        text += f"unfix 1\nfix 1 all gravity 1.0 chute {theta!r}\nrun {n_stage}\n"
-    inp = os.path.join(folder, "scan.in")
-    open(inp, "w").write(text)
-    log = os.path.join(folder, "log.lammps")
-    subprocess.run([exe, "-in", inp, "-log", log], check=True, capture_output=True, cwd=folder,
-                   env=dict(os.environ, OMP_NUM_THREADS="1"))
-    rows = {}
-    for line in open(log):
-        f = line.split()
-        if len(f) == 2 and f[0].isdigit():
-            try:
-                rows[int(f[0])] = float(f[1])
-            except ValueError:  # "950 atoms" and the like
-                pass
-    base, out = int(round(spin_up / DT)), []
-    for k, theta in enumerate(angles):
-        lo = base + k * n_stage
-        speeds = [rows[lo + n_stage * q // 10] for q in range(1, 11) if lo + n_stage * q // 10 in rows]
-        out.append({"angle": theta, "mean_vx": float(np.mean(speeds[-2:])), "trace": speeds})
-    return out
-
-
 def speed(dempact_exe, lammps_exe, folder, angle, end):
     """Both codes on the chute at the same time, one thread each on a core of its own
     (taskset; cores 0 and 1), so that both see the same machine: dempact writing only its
@@ -368,29 +312,89 @@ def speed(dempact_exe, lammps_exe, folder, angle, end):
             "dempact": n * steps / wall, "lammps": n * steps / loop}
 
 
+def steady(a, extra):
+    """tools/chute_live.py for dempact and (with --lammps) LAMMPS, at the same time, one
+    thread each: the steady flow, its profiles, the stopping staircase and the speed."""
+    codes = ["dempact"] + (["lammps"] if a.lammps else [])
+    os.makedirs(a.work, exist_ok=True)
+    args = ["--angle", repr(a.angle), "--window", repr(a.window), "--interval", repr(a.interval),
+            "--work", a.work] + (["--stop", a.stop] if a.stop else []) + extra
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    runs = {c: subprocess.Popen([sys.executable, os.path.join(HERE, "chute_live.py"), "--code", c,
+                                 "--json", os.path.join(a.work, c + "_live.json")] + args, env=env)
+            for c in codes}
+    failed = [f"{c} exit {p.wait()}" for c, p in runs.items() if p.wait() != 0]
+    if failed:
+        raise RuntimeError(", ".join(failed))
+    return {c: json.load(open(os.path.join(a.work, c + "_live.json"))) for c in codes}
+
+
+def print_steady(live):
+    import chute_live  # tools/, beside this file
+    codes = list(live)
+    print(f"{'':26s}" + "".join(f"{c:>18s}" for c in codes))
+    rows = [(k, lambda r, k=k: f"{r['flow'][k]:9.4g} +-{r['flow']['spread'][k]:<7.2g}")
+            for k in KEYS]
+    rows += [("steady at t", lambda r: f"{r['flow']['t_steady'] or float('nan'):9.4g}{'':9s}"),
+             ("particle_steps_per_second", lambda r: f"{r['particle_steps_per_second']:9.4g}"
+                                                     f"{'':9s}")]
+    for name, cell in rows:
+        print(f"{name:26s}" + "".join(cell(live[c]) for c in codes))
+    for c in codes:
+        if not live[c]["flow"]["steady"]:
+            print(f"{c}: NOT steady by t = {live[c]['flow']['t_end']:g}")
+        for s in live[c]["stop_scan"]:
+            v0, v1 = s["trace"][0][1], s["trace"][-1][1]
+            fit = chute_live.relaxation(s["trace"])
+            heading = (f"; heading to {fit[0]:.3g} (tau {fit[1]:.3g})" if fit else "")
+            print(f"{c} at {s['angle']:g} degrees, t = {s['from']:g} to {s['to']:g}: "
+                  f"{s['outcome']}, <v_x> {v0:.3g} -> {v1:.3g}, e_k {s['trace'][-1][2]:.3g}"
+                  + heading)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dempact", default=os.path.join(HERE, "..", "build", "dempact"))
     ap.add_argument("--lammps", default=None, help="LAMMPS executable (Debian: lmp)")
-    ap.add_argument("--angle", type=float, default=24.0)
+    ap.add_argument("--angle", type=float, default=None,
+                    help="degrees (24, or 22 with --steady)")
     ap.add_argument("--end", type=float, default=200.0)
     ap.add_argument("--window", type=float, default=50.0)
     ap.add_argument("--interval", type=float, default=2.0)
     ap.add_argument("--work", default="chute-work")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--steady", action="store_true",
+                    help="run to a steady flow and measure it there (tools/chute_live.py; "
+                         "its options --t-max, --tol-v, --tol-ke, --stage-max, ... pass through)")
     ap.add_argument("--stop", default=None,
-                    help="angles to lower the flow through, e.g. 23,22,21,20,19")
-    ap.add_argument("--spin-up", type=float, default=60.0)
-    ap.add_argument("--stage", type=float, default=30.0)
-    ap.add_argument("--skip-flow", action="store_true", help="the stopping scan alone")
+                    help="with --steady: angles to lower the steady flow through, e.g. 20,19,18")
     ap.add_argument("--speed", type=float, default=None,
                     help="time both codes side by side for this long (needs --lammps) and stop")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--report", default=None, metavar="JSON",
+                    help="print the tables of an earlier --steady run's --json and stop")
     ap.add_argument("--write-case", action="store_true",
                     help="write cases/chute_base.csv and cases/chute_flow.csv and stop")
-    a = ap.parse_args()
+    a, extra = ap.parse_known_args()
+    if extra and not a.steady:
+        ap.error(f"unrecognized arguments: {' '.join(extra)}")
+    if a.stop and not a.steady:
+        ap.error("--stop needs --steady")
+    if a.angle is None:
+        a.angle = 22.0 if a.steady else 24.0
     if a.write_case:
         write_particles(CASES)
+        return 0
+    if a.report:
+        try:
+            r = json.load(open(a.report))
+            live = {c: r[c] for c in ("dempact", "lammps") if c in r and "flow" in r[c]}
+        except (OSError, ValueError, TypeError) as e:
+            ap.error(f"--report {a.report}: {e}")
+        if not live:
+            ap.error(f"--report {a.report}: no --steady run in it")
+        print(f"chute at {r['angle']:g} degrees")
+        print_steady(live)
         return 0
     if a.speed:
         if not a.lammps:
@@ -401,49 +405,39 @@ def main():
               f"{r['dempact_seconds']:.1f} s), LAMMPS {r['lammps']:.4g} "
               f"({r['lammps_loop_seconds']:.1f} s)")
         return 0
-    if not (a.window > 0 and a.end > a.window and a.interval > 0):
+    if not (a.window > 0 and (a.steady or a.end > a.window) and a.interval > 0):
         ap.error(f"--end {a.end}, --window {a.window}, --interval {a.interval}: give "
                  "0 < window < end and interval > 0")
-    result = {"angle": a.angle, "end": a.end, "window": a.window,
-              "restitution_grains": restitution(0.5), "restitution_base": restitution(1.0)}
     n = NX_FLOW * NY_FLOW * NZ_FLOW + int(LX) * int(LY)
-    steps = int(round(a.end / DT))
-    if not a.skip_flow:
+    result = {"angle": a.angle, "window": a.window, "restitution_grains": restitution(0.5),
+              "restitution_base": restitution(1.0)}
+    print(f"chute at {a.angle:g} degrees, {n} particles ({int(LX) * int(LY)} fixed); "
+          f"e = {result['restitution_grains']:.4f} between grains, "
+          f"{result['restitution_base']:.4f} on the base")
+    if a.steady:
+        result.update(steady(a, extra))
+        print_steady({c: result[c] for c in ("dempact", "lammps") if c in result})
+    else:
+        result["end"] = a.end
+        steps = int(round(a.end / DT))
         frames, wall = run_dempact(a.dempact, os.path.join(a.work, "dempact"), a.angle, a.end,
                                    a.interval, a.threads)
         result["dempact"] = measure_with_spread(frames, a.window)
         result["dempact"].update(wall_seconds=wall, particle_steps_per_second=n * steps / wall)
-    if a.lammps and not a.skip_flow:
-        frames, wall, loop = run_lammps(a.lammps, os.path.join(a.work, "lammps"), a.angle,
-                                        a.end, a.interval)
-        result["lammps"] = measure_with_spread(frames, a.window)
-        result["lammps"].update(wall_seconds=wall, loop_seconds=loop,
-                                particle_steps_per_second=n * steps / loop)
-    if a.stop:
-        angles = [float(x) for x in a.stop.split(",")]
-        result["stop_scan"] = {"spin_up": a.spin_up, "stage": a.stage, "dempact": scan_dempact(
-            a.dempact, os.path.join(a.work, "scan"), a.angle, angles, a.spin_up, a.stage,
-            a.threads)}
         if a.lammps:
-            result["stop_scan"]["lammps"] = scan_lammps(a.lammps, os.path.join(a.work, "scan_lmp"),
-                                                        a.angle, angles, a.spin_up, a.stage)
-    print(f"chute at {a.angle} degrees, t = {a.end} (window {a.window}), {n} particles "
-          f"({int(LX) * int(LY)} fixed); e = {result['restitution_grains']:.4f} between grains, "
-          f"{result['restitution_base']:.4f} on the base")
-    codes = [c for c in ("dempact", "lammps") if c in result]
-    scanned = [c for c in ("dempact", "lammps") if c in result.get("stop_scan", {})]
-    print(f"{'':26s}" + "".join(f"{c:>18s}" for c in codes))
-    for key in KEYS if codes else ():
-        print(f"{key:26s}" + "".join(f"{result[c][key]:9.4g} +-{result[c]['spread'][key]:<7.2g}"
-                                     for c in codes))
-    for key in ("wall_seconds", "particle_steps_per_second") if codes else ():
-        print(f"{key:26s}" + "".join(f"{result[c][key]:9.4g}{'':9s}" for c in codes))
-    if a.stop:
-        for c in scanned:
-            scan = result["stop_scan"].get(c, [])
-            print(f"{c} lowered from {a.angle:g} degrees after t = {a.spin_up:g}, "
-                  f"{a.stage:g} per angle: mean v_x at each stage's end: " +
-                  ", ".join(f"{x['angle']:g}: {x['mean_vx']:.3g}" for x in scan))
+            frames, wall, loop = run_lammps(a.lammps, os.path.join(a.work, "lammps"), a.angle,
+                                            a.end, a.interval)
+            result["lammps"] = measure_with_spread(frames, a.window)
+            result["lammps"].update(wall_seconds=wall, loop_seconds=loop,
+                                    particle_steps_per_second=n * steps / loop)
+        codes = [c for c in ("dempact", "lammps") if c in result]
+        print(f"t = {a.end:g}, window {a.window:g}")
+        print(f"{'':26s}" + "".join(f"{c:>18s}" for c in codes))
+        for key in KEYS:
+            print(f"{key:26s}" + "".join(f"{result[c][key]:9.4g} +-{result[c]['spread'][key]:<7.2g}"
+                                         for c in codes))
+        for key in ("wall_seconds", "particle_steps_per_second"):
+            print(f"{key:26s}" + "".join(f"{result[c][key]:9.4g}{'':9s}" for c in codes))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(result, f, indent=1)

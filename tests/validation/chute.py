@@ -1,47 +1,62 @@
-"""Silbert's chute (cases/chute.yaml) in dempact and LAMMPS: Bagnold's profile, a solid
-fraction even in height, and the two codes alike (tools/chute.py does the measuring).
+"""Silbert's chute (cases/chute.yaml) in dempact and LAMMPS at steady state: Bagnold's
+profile, a solid fraction even in height, and the two codes side by side (tools/chute.py
+--steady does the running and measuring; docs/validation.md, "Chute flow").
 
-usage: chute.py DEMPACT SOURCE_DIR [LAMMPS]
+usage: chute.py DEMPACT SOURCE_DIR
 
-Runs tools/chute.py at 24 degrees to t = 200 sqrt(d/g), measured over [150, 200], in
-both codes on the same chute and the same initial grains. Each value comes with a
-spread: half the difference between the window's two halves (the mean speed still rises
-by about 2% per 10 sqrt(d/g) at t = 200, docs/validation.md, "Chute flow"; before
-t = 150 the profile is not yet Bagnold's: at t = 60 its best exponent is above 2.5).
-Fails when
-  - dempact's profile departs from Bagnold's: the least-squares fit of
-    A (H^(3/2) - (H - z)^(3/2)) leaves an rms residual above 5% of the largest speed, or
-    the best exponent a of A (H^a - (H - z)^a) is outside [1.2, 2.1];
-  - dempact's solid fraction changes with height in the bulk: a bin of 0.25 H < z <
-    0.75 H more than 0.04 from the bulk mean;
-  - dempact and LAMMPS differ in H, phi_bulk, v_mean or the flow rate by more than
-    3 sqrt(s_dempact^2 + s_lammps^2) + 2% of the value (s: the spreads).
-LAMMPS missing: exit 77 (ctest's skip). One run of each code, no generated inputs: about
-10 minutes on one core (dempact about 4, LAMMPS about 4, on a quiet core).
+(dempact runs through its Python package, the .venv this test runs in; DEMPACT names the
+program the package was built with. LAMMPS runs through Debian's liblammps.so.0.)
+
+Runs both codes at the same time (one thread each) from the same grains at rest at 22
+degrees until the flow is steady by tools/chute_live.py's rule (the mean downhill
+velocity <v_x> and the kinetic energy per grain of two consecutive windows of 50
+sqrt(d/g) agree within 1% and 2%), at most to t = T_MAX, and measures the profiles over
+those two windows. Fails when
+  - either code's flow is not steady by t = T_MAX;
+  - dempact's profile departs from Bagnold's at steady state: the least-squares fit of
+    A (H^(3/2) - (H - z)^(3/2)) leaves an rms residual above 4% of the largest speed, or
+    the best exponent a of A (H^a - (H - z)^a) is outside [1.35, 1.65] (a transient
+    filling in from the base has a > 1.65: 1.67 at t = 200 at 24 degrees, above 2.5 at
+    t = 60);
+  - dempact's solid fraction changes with height in the bulk: the mean phi of the bins
+    in 0.25 H < z < 0.5 H and of those in 0.5 H < z < 0.75 H more than 0.025 apart, or
+    a bin of 0.25 H < z < 0.75 H more than 0.05 from their mean (the bins are layered:
+    up to 0.042 from it in dempact, halves 0.013 apart);
+  - dempact and LAMMPS differ in H by more than 3%, in phi_bulk by more than 0.01, or in
+    the mean speed <v_x>, the flow rate Q or Bagnold's A at a = 3/2 by more than 5%.
+LAMMPS runs `pair_style granular` (hooke, linear_history, mass_velocity damping: bench/
+in.chute's values), whose tangential spring is turned into the tangent plane keeping its
+length, as dempact's is. bench/in.chute's gran/hooke/history shortens it instead, and
+flows 13% faster at 22 degrees: the same contact but for that one rule (docs/validation.md,
+"Chute flow"), which this test keeps out of the comparison.
+LAMMPS missing: exit 77 (ctest's skip). One run of each code side by side, no generated
+inputs: 15.5 minutes on two shared cores (dempact to t = 450, LAMMPS to t = 400).
 """
+import ctypes
 import json
-import math
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 
+T_MAX = 800.0
 dempact, src = os.path.abspath(sys.argv[1]), sys.argv[2]
-lmp = sys.argv[3] if len(sys.argv) > 3 else shutil.which("lmp")
-if not lmp:
-    print("SKIP: no LAMMPS (lmp) on PATH")
+try:
+    ctypes.CDLL("liblammps.so.0")
+except OSError:
+    print("SKIP: no LAMMPS library (liblammps.so.0, Debian's liblammps0)")
     sys.exit(77)
 work = tempfile.mkdtemp(prefix="chute.")
 try:
     out = os.path.join(work, "chute.json")
     subprocess.run([sys.executable, os.path.join(src, "tools", "chute.py"), "--dempact", dempact,
-                    "--lammps", lmp, "--end", "200", "--window", "50", "--interval", "2",
-                    "--work", work, "--json", out], check=True)
+                    "--lammps", "lmp", "--steady", "--angle", "22", "--window", "50",
+                    "--t-max", repr(T_MAX), "--lammps-pair", "granular", "--work", work, "--json", out], check=True)
     r = json.load(open(out))
 finally:
     shutil.rmtree(work, ignore_errors=True)
-d, l = r["dempact"], r["lammps"]
+d, l = r["dempact"]["flow"], r["lammps"]["flow"]
 failures = []
 
 
@@ -51,19 +66,27 @@ def check(ok, what):
         failures.append(what)
 
 
-check(d["bagnold_rms_relative"] < 0.05,
-      f"Bagnold fit at a = 3/2: rms residual {d['bagnold_rms_relative']:.3f} of the top speed (< 0.05)")
-check(1.2 <= d["bagnold_exponent"] <= 2.1, f"best exponent {d['bagnold_exponent']:.3f} in [1.2, 2.1]")
-zs, phis = d["z"], d["phi"]
-bulk = [p for z, p in zip(zs, phis) if 0.25 * d["H"] < z < 0.75 * d["H"]]
-worst = max(abs(p - d["phi_bulk"]) for p in bulk)
-check(worst < 0.04, f"phi in the bulk {d['phi_bulk']:.3f}, farthest bin {worst:.3f} away (< 0.04)")
-for key in ("H", "phi_bulk", "v_mean", "flow_rate"):
-    tol = 3.0 * math.hypot(d["spread"][key], l["spread"][key]) + 0.02 * abs(l[key])
-    check(abs(d[key] - l[key]) <= tol,
-          f"{key}: dempact {d[key]:.4g}, LAMMPS {l[key]:.4g}, |difference| "
-          f"{abs(d[key] - l[key]):.3g} <= {tol:.3g}")
-print(f"speed: dempact {d['particle_steps_per_second']:.3g}, LAMMPS "
-      f"{l['particle_steps_per_second']:.3g} particle-steps/s")
+for name, f in (("dempact", d), ("LAMMPS", l)):
+    check(f["steady"], f"{name}: steady at t = {f['t_steady']} (by t = {T_MAX:g})")
+check(d["bagnold_rms_relative"] < 0.04,
+      f"Bagnold fit at a = 3/2: rms residual {d['bagnold_rms_relative']:.3f} of the top speed (< 0.04)")
+check(1.35 <= d["bagnold_exponent"] <= 1.65,
+      f"best exponent {d['bagnold_exponent']:.3f} in [1.35, 1.65]")
+bins = list(zip(d["z"], d["phi"]))
+lower = [p for z, p in bins if 0.25 * d["H"] < z < 0.5 * d["H"]]
+upper = [p for z, p in bins if 0.5 * d["H"] <= z < 0.75 * d["H"]]
+worst = max(abs(p - d["phi_bulk"]) for p in lower + upper)
+step = sum(upper) / len(upper) - sum(lower) / len(lower)
+check(abs(step) < 0.025, f"phi: lower bulk {sum(lower) / len(lower):.3f}, upper "
+      f"{sum(upper) / len(upper):.3f}, apart by {abs(step):.3f} (< 0.025)")
+check(worst < 0.05, f"phi in the bulk {d['phi_bulk']:.3f}, farthest bin {worst:.3f} away (< 0.05)")
+check(abs(d["H"] - l["H"]) <= 0.03 * l["H"], f"H: dempact {d['H']:.3f}, LAMMPS {l['H']:.3f} (3%)")
+check(abs(d["phi_bulk"] - l["phi_bulk"]) <= 0.01,
+      f"phi_bulk: dempact {d['phi_bulk']:.4f}, LAMMPS {l['phi_bulk']:.4f} (0.01)")
+for key in ("v_mean", "flow_rate", "A_at_1.5"):
+    check(abs(d[key] - l[key]) <= 0.05 * l[key],
+          f"{key}: dempact {d[key]:.4g}, LAMMPS {l[key]:.4g} (5%)")
+print(f"speed: dempact {r['dempact']['particle_steps_per_second']:.3g}, LAMMPS "
+      f"{r['lammps']['particle_steps_per_second']:.3g} particle-steps/s")
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
