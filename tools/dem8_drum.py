@@ -3,8 +3,9 @@
 
 usage: dem8_drum.py write-case [--out cases/dem8_drum.yaml]
        dem8_drum.py run [--end-time 5] [--interval 0.1] [--settle 0.2] [--work DIR]
-           [--codes dempact,liggghts] [--one-after-other] [--dempact build/dempact]
-           [--liggghts liggghts] [--json OUT] [--check-band 0.10]
+           [--codes dempact,liggghts[,lammps]] [--one-after-other] [--reuse-settle]
+           [--dempact build/dempact] [--liggghts liggghts] [--lmp lmp] [--json OUT]
+           [--check-band 0.10]
 
 The benchmark (Dosta et al. 2024, Computer Physics Communications 296, 109066, case 2;
 Yade's examples/DEM2020Benchmark/Case2_rotating_drum.py): a steel drum, radius 0.1 m about
@@ -39,9 +40,9 @@ and both codes start turning the drum from those settled positions at t = 0, as 
 benchmark does. --settle 0 starts both codes from the lattice itself (the short speed
 runs do that: it is the same initial state for both).
 
-`run` writes DIR/dempact/ (the case, its output) and DIR/liggghts/ (data file, meshes,
-input, dumps), runs the codes at the same time on one core each (OMP_NUM_THREADS=1;
---one-after-other runs them in turn), and prints the zone counts of both at every
+`run` writes DIR/dempact/ (the case, its output), DIR/liggghts/ and DIR/lammps/ (data
+file, meshes, input, dumps), runs the codes at the same time on one core each
+(OMP_NUM_THREADS=1, nice 5; --one-after-other runs them in turn), and prints the zone counts of both at every
 --interval (and the end) side by side, and each code's wall time and particle-steps per
 second (steps x particles / wall seconds of the whole process). --json OUT writes the
 table and timings. --check-band B exits 1 unless (a) every report of each code counts
@@ -54,7 +55,16 @@ LIGGGHTS' walls are STL meshes: the barrel with --facets facets around (default 
 vertices on a radius R (pi/N)/sin(pi/N), so the facets' mean distance from the axis is R
 and they depart from the circle by at most 6 um, 0.6% of an M1 radius) and the two caps
 as triangle fans; all three turn with `fix move/mesh rotate`. dempact's are a cylinder
-and two planes turning about their normal. LAMMPS is not run: see docs/validation.md.
+and two planes turning about their normal.
+
+LAMMPS (Debian's lmp, 29 Sep 2021; --codes ...,lammps) can express the case too:
+pair_style granular hertz/material with its tsuji dashpot at alpha(cor) = sqrt(5) beta(e)
+(which is the same dashpot), Mindlin without a tangential dashpot, and the drum as a
+cylinder region with its caps turning (region rotate) under fix wall/gran/region, one
+fix per material because a wall fix takes one E*; E is given as LAMMPS needs it to
+make each pair's E* (lammps_lines()). What differs per contact (the spin's lever arm,
+the velocity the force sees) is listed in tools/lammps_packing.py.
+--reuse-settle takes DIR/dempact/M1.csv and M2.csv of an earlier run instead of settling.
 
 Needs numpy and h5py: run it with the project's environment, `.venv/bin/python
 tools/dem8_drum.py` (bash tools/setup.sh makes it), and Debian's liggghts.
@@ -94,6 +104,7 @@ PAIRS = {                     # (e, mu) per pair, Yade's MatchMaker tables
 }
 DOMAIN = ((-0.105, 0.105), (-0.035, 0.035), (-0.105, 0.105))
 N_TOTAL = sum(m[4] for m in MATERIALS.values())
+CODES = ("dempact", "liggghts", "lammps")
 
 
 def beta(e):
@@ -318,6 +329,95 @@ def liggghts_reports(folder):
         yield step * DT, data[:, 2:5], data[:, 1] == 1
 
 
+# ---- LAMMPS --------------------------------------------------------------------------------
+
+LAMMPS_INPUT = """# tools/dem8_drum.py: DEM8 case 2 in LAMMPS
+atom_style      sphere
+atom_modify     map array
+boundary        f f f
+newton          off
+comm_modify     vel yes
+units           si
+read_data       particles.data
+neighbor        0.0002 bin
+neigh_modify    delay 0
+pair_style      granular
+{pairs}
+group           m1 type 1
+group           m2 type 2
+variable        theta equal {omega}*time
+region          drum cylinder y 0 0 {radius} {ylo} {yhi} side in units box rotate v_theta 0 0 0 0 1 0
+{walls}
+fix             gravity all gravity 9.81 vector 0 0 -1
+fix             integrate all nve/sphere
+timestep        {dt}
+thermo_style    custom step atoms ke
+thermo          {every}
+thermo_modify   lost ignore norm no
+dump            d all custom {every} dump/d*.txt id type x y z
+dump_modify     d sort id
+run             {steps}
+"""
+
+
+def e_star(a, b):
+    (ea, na), (eb, nb) = MATERIALS[a][:2], MATERIALS[b][:2]
+    return 1.0 / ((1 - na * na) / ea + (1 - nb * nb) / eb)
+
+
+def g_star(a, b):
+    (ea, na), (eb, nb) = MATERIALS[a][:2], MATERIALS[b][:2]
+    return 1.0 / (2 * (2 - na) * (1 + na) / ea + 2 * (2 - nb) * (1 + nb) / eb)
+
+
+def lammps_lines():
+    """pair_coeff and wall fixes: LAMMPS 29 Sep 2021's hertz/material takes one E for a
+    pair and makes E* = E / (2 (1 - nu^2)) of it (so E = 2 (1 - nu^2) E* of the two
+    materials), and for a wall E* = E / (2 (1 - nu)) (tools/lammps_packing.py); its tsuji
+    dashpot is alpha(cor) sqrt(m* K_hz) d^(1/4), Yade's / LIGGGHTS' at alpha = sqrt(5)
+    beta(e); Mindlin's k_t = 8 G* a (NULL for a pair, 8 G* as a number for a wall), no
+    tangential dashpot (0)."""
+    from bench_compare import lammps_cor_for
+    nu = MATERIALS["M1"][1]
+    pairs, walls = [], []
+    for (a, b), (e, mu) in PAIRS.items():
+        cor = lammps_cor_for(math.sqrt(5.0) * beta(e))
+        if b == "steel":
+            walls.append("fix             wall_%s %s wall/gran/region granular hertz/material %s %s %s "
+                         "damping tsuji tangential mindlin %s 0.0 %s region drum"
+                         % (a, a.lower(), "%.17g" % (2 * (1 - nu) * e_star(a, b)), "%.17g" % cor,
+                            g(nu), "%.17g" % (8 * g_star(a, b)), g(mu)))
+        else:
+            ta, tb = (1 if a == "M1" else 2), (1 if b == "M1" else 2)
+            pairs.append("pair_coeff      %d %d hertz/material %s %s %s damping tsuji "
+                         "tangential mindlin NULL 0.0 %s"
+                         % (ta, tb, "%.17g" % (2 * (1 - nu * nu) * e_star(a, b)), "%.17g" % cor,
+                            g(nu), g(mu)))
+    return "\n".join(pairs), "\n".join(walls)
+
+
+def write_lammps(folder, x, r, end, every):
+    os.makedirs(os.path.join(folder, "dump"), exist_ok=True)
+    for old in glob.glob(os.path.join(folder, "dump", "d*.txt")):
+        os.remove(old)
+    small = r < 1.5e-3
+    with open(os.path.join(folder, "particles.data"), "w") as f:
+        f.write(f"DEM8 drum {len(r)} particles\n\n{len(r)} atoms\n2 atom types\n\n")
+        for (lo, hi), ax in zip(DOMAIN, "xyz"):
+            f.write(f"{lo} {hi} {ax}lo {ax}hi\n")
+        f.write("\nAtoms # sphere\n\n")
+        for i in range(len(r)):
+            name = "M1" if small[i] else "M2"
+            f.write("%d %d %.17g %.17g %.17g %.17g %.17g\n"
+                    % (i + 1, 1 if small[i] else 2, 2 * r[i], MATERIALS[name][2],
+                       x[i, 0], x[i, 1], x[i, 2]))
+    pairs, walls = lammps_lines()
+    with open(os.path.join(folder, "in.drum"), "w") as f:
+        f.write(LAMMPS_INPUT.format(pairs=pairs, walls=walls, omega=g(OMEGA), radius=g(R_DRUM),
+                                    ylo=g(-HALF_DEPTH), yhi=g(HALF_DEPTH), dt=g(DT), every=every,
+                                    steps=int(round(end / DT))))
+
+
 # ---- dempact -------------------------------------------------------------------------------
 
 def dempact_reports(h5):
@@ -377,37 +477,46 @@ def timed(cmd, cwd, log):
 def cmd_run(a):
     work = os.path.abspath(a.work)
     codes = a.codes.split(",")
-    dem_dir, lig_dir = os.path.join(work, "dempact"), os.path.join(work, "liggghts")
+    for c in codes:
+        if c not in CODES:
+            sys.exit(f"dem8_drum: --codes: unknown code {c!r} (dempact, liggghts, lammps)")
+    folders = {c: os.path.join(work, c) for c in CODES}
+    dem_dir = folders["dempact"]
     os.makedirs(dem_dir, exist_ok=True)
     if a.settle > 0:
-        cmd, h5 = run_dempact(a, os.path.join(work, "settle"), particle_sources(lattice_rows()),
-                              a.settle, a.settle, 0.0, "settle")
-        print(f"dem8_drum: settling the bed for {a.settle} s (dempact, drum at rest)", flush=True)
-        subprocess.run(["nice", "-n", "5"] + cmd, check=True,
-                       env=dict(os.environ, OMP_NUM_THREADS="1"))
-        x, r = snapshot(h5, -1)
-        write_csvs(dem_dir, x, r)
+        if not (a.reuse_settle and os.path.exists(os.path.join(dem_dir, "M2.csv"))):
+            cmd, h5 = run_dempact(a, os.path.join(work, "settle"),
+                                  particle_sources(lattice_rows()), a.settle, a.settle, 0.0,
+                                  "settle")
+            print(f"dem8_drum: settling the bed for {a.settle} s (dempact, drum at rest)",
+                  flush=True)
+            subprocess.run(["nice", "-n", "5"] + cmd, check=True,
+                           env=dict(os.environ, OMP_NUM_THREADS="1"))
+            x, r = snapshot(h5, -1)
+            write_csvs(dem_dir, x, r)
         particles = file_sources(dem_dir)
     else:
         particles = particle_sources(lattice_rows())
     interval = min(a.interval, a.end_time)
     every = int(round(interval / DT))
     cmd, h5 = run_dempact(a, dem_dir, particles, a.end_time, every * DT, OMEGA, "dem8_drum")
-    # the initial positions both codes start from: dempact's first snapshot of a one-step run
+    # the initial positions all codes start from: dempact's first snapshot of a one-step run
     probe = os.path.join(work, "initial")
     pcmd, ph5 = run_dempact(a, probe, particles, DT, DT, OMEGA, "initial")
     subprocess.run(pcmd, check=True)
     x0, r0 = snapshot(ph5, 0)
     n = len(r0)
-    procs = {}
+    commands = {"dempact": cmd}
     if "liggghts" in codes:
-        os.makedirs(lig_dir, exist_ok=True)
-        steps = write_liggghts(lig_dir, x0, r0, a.end_time, every, a.facets)
-    order = [c for c in ("dempact", "liggghts") if c in codes]
-    seconds = {}
+        write_liggghts(folders["liggghts"], x0, r0, a.end_time, every, a.facets)
+        commands["liggghts"] = [a.liggghts, "-in", "in.drum"]
+    if "lammps" in codes:
+        write_lammps(folders["lammps"], x0, r0, a.end_time, every)
+        commands["lammps"] = [a.lmp, "-in", "in.drum"]
+    order = [c for c in CODES if c in codes]
+    procs, seconds = {}, {}
     for code in order:
-        c = cmd if code == "dempact" else [a.liggghts, "-in", "in.drum"]
-        procs[code] = timed(c, dem_dir if code == "dempact" else lig_dir, "screen.txt")
+        procs[code] = timed(commands[code], folders[code], "screen.txt")
         print(f"dem8_drum: {code} running ({n} particles, {a.end_time} s)", flush=True)
         if a.one_after_other:
             p, t0 = procs[code]
@@ -426,18 +535,20 @@ def cmd_run(a):
     tables = {}
     if "dempact" in codes:
         tables["dempact"] = table(dempact_reports(h5))
-    if "liggghts" in codes:
-        tables["liggghts"] = table(liggghts_reports(lig_dir))
+    for code in ("liggghts", "lammps"):
+        if code in codes:
+            tables[code] = table(liggghts_reports(folders[code]))
     times = sorted(set().union(*[set(t) for t in tables.values()]))
     keys = ("zone1_M1", "zone1_M2", "zone2_M1", "zone2_M2", "inside")
     print("\nDEM8 drum: particles per zone (zone 1: x < 0, z > 0; zone 2: x > 0, z < 0)")
-    print("%8s " % "t [s]" + " ".join("%21s" % k for k in keys))
-    print("%8s " % "" + " ".join("%21s" % " / ".join(c[:3] for c in order) for _ in keys))
+    print("%8s " % "t [s]" + " ".join("%*s" % (max(21, 7 * len(order)), k) for k in keys))
+    width = max(21, 7 * len(order))
+    print("%8s " % "" + " ".join("%*s" % (width, " / ".join(c[:3] for c in order)) for _ in keys))
     for t in times:
         cells = []
         for k in keys:
-            cells.append("%21s" % " / ".join(str(tables[c][t][k]) if t in tables[c] else "-"
-                                             for c in order))
+            cells.append("%*s" % (width, " / ".join(str(tables[c][t][k]) if t in tables[c] else "-"
+                                                      for c in order)))
         print("%8.4f " % (t * DT) + " ".join(cells))
     print("\nwall time (whole process, one core each%s):"
           % ("" if a.one_after_other else ", run at the same time"))
@@ -502,6 +613,8 @@ def main():
     r.add_argument("--dempact", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      "..", "build", "dempact"))
     r.add_argument("--liggghts", default="liggghts")
+    r.add_argument("--lmp", default="lmp")
+    r.add_argument("--reuse-settle", action="store_true")
     r.add_argument("--facets", type=int, default=200)
     r.add_argument("--json")
     r.add_argument("--check-band", type=float)
