@@ -2,7 +2,7 @@
 """DEM8 case 2, the bidisperse rotating drum, in dempact and LIGGGHTS side by side.
 
 usage: dem8_drum.py write-case [--out cases/dem8_drum.yaml]
-       dem8_drum.py run [--end-time 5] [--interval 0.1] [--settle 0.2] [--work DIR]
+       dem8_drum.py run [--end-time 5] [--interval 0.1] [--settle 0.5] [--work DIR]
            [--codes dempact,liggghts[,lammps]] [--one-after-other] [--reuse-settle]
            [--dempact build/dempact] [--liggghts liggghts] [--lmp lmp] [--json OUT]
            [--check-band 0.10]
@@ -499,6 +499,9 @@ def cmd_run(a):
                            env=dict(os.environ, OMP_NUM_THREADS="1"))
             x, r = snapshot(h5, -1)
             write_csvs(dem_dir, x, r)
+            with h5py.File(h5, "r") as f:
+                ke = f["timeseries/kinetic_energy"][-1] if "timeseries" in f else float("nan")
+            print(f"dem8_drum: settled bed: kinetic energy {ke:.3g} J at {a.settle} s", flush=True)
         particles = file_sources(dem_dir)
     else:
         particles = particle_sources(lattice_rows())
@@ -611,7 +614,7 @@ def main():
     r = sub.add_parser("run", help="run dempact and LIGGGHTS and compare the zone counts")
     r.add_argument("--end-time", type=float, default=5.0)
     r.add_argument("--interval", type=float, default=0.1)
-    r.add_argument("--settle", type=float, default=0.2)
+    r.add_argument("--settle", type=float, default=0.5)
     r.add_argument("--work", default="dem8_drum_work")
     r.add_argument("--codes", default="dempact,liggghts")
     r.add_argument("--one-after-other", action="store_true")
