@@ -109,6 +109,11 @@ N_TOTAL = sum(m[4] for m in MATERIALS.values())
 CODES = ("dempact", "liggghts", "lammps")
 
 
+def n_steps(end):
+    """Steps to reach `end`: dempact's rule (the first step at or after it)."""
+    return math.ceil(end / DT - 1e-9)
+
+
 def beta(e):
     le = math.log(e)
     return -le / math.sqrt(le * le + math.pi ** 2)
@@ -311,7 +316,7 @@ def write_liggghts(folder, x, r, end, every, facets):
     with open(os.path.join(folder, "caps.stl"), "w") as f:
         f.write(caps)
     E, nu, e, mu = liggghts_matrices()
-    steps = int(round(end / DT))
+    steps = n_steps(end)
     with open(os.path.join(folder, "in.drum"), "w") as f:
         f.write(LIGGGHTS_INPUT.format(E=E, nu=nu, e=e, mu=mu, period="%.17g" % (2 * math.pi / OMEGA),
                                       dt=g(DT), every=every, steps=steps))
@@ -419,7 +424,7 @@ def write_lammps(folder, x, r, end, every):
     with open(os.path.join(folder, "in.drum"), "w") as f:
         f.write(LAMMPS_INPUT.format(pairs=pairs, walls=walls, omega=g(OMEGA), radius=g(R_DRUM),
                                     ylo=g(-HALF_DEPTH), yhi=g(HALF_DEPTH), dt=g(DT), every=every,
-                                    steps=int(round(end / DT))))
+                                    steps=n_steps(end)))
 
 
 # ---- dempact -------------------------------------------------------------------------------
@@ -546,7 +551,7 @@ def cmd_run(a):
     for code in order:
         if code not in seconds:
             finish(code)
-    steps = int(round(a.end_time / DT))
+    steps = n_steps(a.end_time)
     tables = {}
     if "dempact" in codes:
         tables["dempact"] = table(dempact_reports(h5))
@@ -564,7 +569,7 @@ def cmd_run(a):
         for k in keys:
             cells.append("%*s" % (width, " / ".join(str(tables[c][t][k]) if t in tables[c] else "-"
                                                       for c in order)))
-        print("%8.4f " % (t * DT) + " ".join(cells))
+        print("%8.6f " % (t * DT) + " ".join(cells))
     print("\nwall time (whole process, one core each%s):"
           % ("" if a.one_after_other else ", run at the same time"))
     speed, speed_cpu = {}, {}
