@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""DEM8 case 2, the bidisperse rotating drum, in dempact and LIGGGHTS side by side.
+"""DEM8 case 2, the bidisperse rotating drum, in dempact, LIGGGHTS and LAMMPS side by side.
 
 usage: dem8_drum.py write-case [--out cases/dem8_drum.yaml]
        dem8_drum.py run [--end-time 5] [--interval 0.1] [--settle 0.5] [--work DIR]
@@ -19,7 +19,7 @@ M2-M2 0.4/0.4, M1-steel and M2-steel 0.4/0.2; no rolling resistance. Reported: t
 number of M1 and of M2 particles in zone 1 (x < 0, z > 0) and zone 2 (x > 0, z < 0)
 against time for 5 s (the Yade script's zones and sense of rotation).
 
-The law, mapped (the same in both codes here):
+The law, mapped (the same in every code here):
   normal: 4/3 E* sqrt(R*) d^(3/2) with the dashpot of Yade's MindlinPhys and LIGGGHTS'
       `model hertz`, gamma = 2 sqrt(5/6) beta sqrt(2 E* sqrt(R* d) m*), beta =
       -ln e / sqrt(ln^2 e + pi^2). dempact's hertz_critical_ratio is
@@ -32,26 +32,27 @@ The law, mapped (the same in both codes here):
 The step is 1.5e-6 s (the organisers' step for M1; 0.18 of M1's Rayleigh time).
 
 Filling. The benchmark starts from published settled positions (a download from the
-organisers, not reachable from this machine). Here the bed is built as the benchmark's
-is layered: M2 on a simple cubic lattice (spacing 1.05 d) in the lowest rows of the
-drum, M1 on a lattice above it, every centre at least r + 0.5 mm inside the drum; then
-`run --settle S` lets it fall and settle for S seconds with the drum at rest (dempact),
-and both codes start turning the drum from those settled positions at t = 0, as the
-benchmark does. --settle 0 starts both codes from the lattice itself (the short speed
-runs do that: it is the same initial state for both).
+organisers, not reachable from this machine). Here the bed is layered as the benchmark's
+is: M2 on a simple cubic lattice (spacing 1.05 d) in the lowest rows of the drum, M1 on
+a lattice above it, every centre at least r + 0.5 mm inside the drum (the case file);
+`run --settle S` (default 0.5 s) lets it fall and settle for S seconds in dempact with
+the drum at rest, and every code starts turning the drum from those settled positions
+at t = 0, as the benchmark does. --settle 0 starts every code from the lattice itself;
+--reuse-settle takes DIR/dempact/M1.csv and M2.csv of an earlier run instead. The
+settle's last kinetic energy is printed (0.1 s leaves 0.013 J: the lattice still falls).
 
 `run` writes DIR/dempact/ (the case, its output), DIR/liggghts/ and DIR/lammps/ (data
 file, meshes, input, dumps), runs the codes at the same time on one core each
-(OMP_NUM_THREADS=1, nice 5; --one-after-other runs them in turn), and prints the zone counts of both at every
---interval (and the end) side by side, and each code's wall time and particle-steps per
-second (steps x particles / seconds of the whole process: wall and CPU time; on a
-shared machine the CPU time is the one to compare). --json OUT writes the
-table and timings. Exit status 2 for a bad argument (nothing run), 77 when a peer's
-executable is missing (ctest's skip), 1 when a code fails or --check-band's check does. --check-band B exits 1 unless (a) every report of each code counts
-all 38,000 particles inside the drum and (b) from t >= 1 s on, each zone's count
-averaged over the reports differs between the codes by at most B of the two codes'
-mean count of that zone (B = 0.10 by default: a stated criterion, not a band derived
-from seed-to-seed spreads; see docs/validation.md#dem8-drum).
+(OMP_NUM_THREADS=1, nice 5; --one-after-other runs them in turn), and prints their zone
+counts at every --interval and at the end side by side, and each code's time and
+particle-steps per second (steps x particles / seconds of the whole process, wall and
+CPU; on a shared machine the CPU time is the one to compare). --json OUT writes the
+table and timings. --check-band B exits 1 unless (a) every report of each code counts
+all 38,000 particles inside the drum and (b) from t >= 1 s on, each zone's count of M1
+and of M2, averaged over the reports, differs between dempact and LIGGGHTS by at most B
+of their mean (a stated criterion, not a band derived from seed-to-seed spreads; see
+docs/validation.md#dem8-drum). Exit status 2 for a bad argument (nothing run), 77 when
+a peer's executable is missing (ctest's skip), 1 when a code fails or the check does.
 
 LIGGGHTS' walls are STL meshes: the barrel with --facets facets around (default 200;
 vertices on a radius R (pi/N)/sin(pi/N), so the facets' mean distance from the axis is R
@@ -59,14 +60,19 @@ and they depart from the circle by at most 6 um, 0.6% of an M1 radius) and the t
 as triangle fans; all three turn with `fix move/mesh rotate`. dempact's are a cylinder
 and two planes turning about their normal.
 
-LAMMPS (Debian's lmp, 29 Sep 2021; --codes ...,lammps) can express the case too:
-pair_style granular hertz/material with its tsuji dashpot at alpha(cor) = sqrt(5) beta(e)
-(which is the same dashpot), Mindlin without a tangential dashpot, and the drum as a
-cylinder region with its caps turning (region rotate) under fix wall/gran/region, one
-fix per material because a wall fix takes one E*; E is given as LAMMPS needs it to
-make each pair's E* (tools/dem8_peers.py, lammps_lines()). What differs per contact (the spin's lever arm,
-the velocity the force sees) is listed in tools/lammps_packing.py.
---reuse-settle takes DIR/dempact/M1.csv and M2.csv of an earlier run instead of settling.
+LAMMPS (Debian's lmp, 29 Sep 2021; --codes dempact,liggghts,lammps) expresses the case
+too: pair_style granular hertz/material with its tsuji dashpot at alpha(cor) = sqrt(5)
+beta(e) (the same dashpot), Mindlin without a tangential dashpot, and the drum as a
+cylinder region whose barrel and ends turn (region rotate) under fix wall/gran/region,
+one fix per material because a wall fix takes one E*; E is given as LAMMPS needs it to
+make each pair's E* (tools/dem8_peers.py, lammps_lines()). What differs per contact (the
+spin's lever arm, the velocity the force sees) is listed in tools/lammps_packing.py.
+All three codes turn the drum the same way: in 0.02 s the particles next to the
+barrel's bottom move 1.21-1.23 mm towards -x in each.
+
+The tool's parts: tools/dem8_setup.py (the numbers, the mapping, the lattice, the case
+text), tools/dem8_peers.py (LIGGGHTS' and LAMMPS' inputs and dumps), this file (running,
+counting, the check).
 
 Needs numpy and h5py: run it with the project's environment, `.venv/bin/python
 tools/dem8_drum.py` (bash tools/setup.sh makes it), and Debian's liggghts.
