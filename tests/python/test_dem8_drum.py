@@ -1,5 +1,5 @@
-"""tools/dem8_drum.py and dem8_setup.py against what it did not produce: the shipped case is what the tool
-writes; the lattice keeps the benchmark's counts and every sphere inside the drum; the
+"""tools/dem8_drum.py and dem8_setup.py against what they did not produce: the shipped
+case is what the tool writes; the lattice keeps the benchmark's counts and every sphere inside the drum; the
 dashpot mapping restitutes each pair's e (dempact check's head-on collision at the step)
 and is the closed form of LIGGGHTS' Hertz dashpot; the zone counter on hand-placed points.
 
