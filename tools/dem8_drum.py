@@ -14,6 +14,8 @@ right-handed about +y (the wall at +x moves down); gravity -9.81 along z. Two ma
   M1: r = 1 mm, E 1 GPa, nu 0.2, rho 2500 kg/m^3, 30,000 particles (on top);
   M2: r = 2 mm, E 0.5 GPa, nu 0.2, rho 2000 kg/m^3, 8,000 particles (below);
   steel: E 210 GPa, nu 0.2, rho 7200.
+(The Yade script reads the particles from the published file; 30,000 and 8,000 are the
+counts other reproductions state.)
 Hertz-Mindlin with (restitution e, friction mu) per pair: M1-M1 0.5/0.3, M1-M2 0.45/0.2,
 M2-M2 0.4/0.4, M1-steel and M2-steel 0.4/0.2; no rolling resistance. Reported: the
 number of M1 and of M2 particles in zone 1 (x < 0, z > 0) and zone 2 (x > 0, z < 0)
