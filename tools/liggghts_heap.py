@@ -59,8 +59,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_compare import liggghts_restitution_for, tti_factor  # noqa: E402
 
-import h5py  # noqa: E402
-import numpy as np  # noqa: E402
+try:
+    import h5py
+    import numpy as np
+except ImportError as missing:  # pragma: no cover - environment problem
+    import venv_hint
+    sys.exit(venv_hint.message("liggghts_heap", missing))
 
 END = 3.0
 RADIUS = (0.0013, 0.0017)
@@ -151,23 +155,26 @@ def write_input(folder, seed, a):
         f.write(plate_stl())
 
 
-def last_dump_as_h5(folder, dt):
+def dumps_as_h5(folder, dt, name, last_only):
+    """LIGGGHTS's dumps (id x y z radius) as a dempact-like HDF5 file that the measuring
+    tools read: snapshots/NNNNNN/position, radius, attribute time."""
     files = sorted(glob.glob(os.path.join(folder, "dump", "d*.txt")),
                    key=lambda p: int(os.path.basename(p)[1:-4]))
     if not files:
-        sys.exit(f"liggghts_heap: {folder}: LIGGGHTS wrote no dump")
-    with open(files[-1]) as f:
-        f.readline()
-        step = int(f.readline())
-        for _ in range(7):
-            f.readline()
-        data = np.loadtxt(f, ndmin=2)
-    h5 = os.path.join(folder, "heap_liggghts.h5")
-    with h5py.File(h5, "w") as f:
-        s = f.create_group("snapshots/000000")
-        s.attrs["time"] = step * dt
-        s["position"] = data[:, 1:4]
-        s["radius"] = data[:, 4]
+        sys.exit(f"liggghts: {folder}: LIGGGHTS wrote no dump")
+    h5 = os.path.join(folder, name)
+    with h5py.File(h5, "w") as out:
+        for k, path in enumerate(files[-1:] if last_only else files):
+            with open(path) as f:
+                f.readline()
+                step = int(f.readline())
+                for _ in range(7):
+                    f.readline()
+                data = np.loadtxt(f, ndmin=2)
+            s = out.create_group(f"snapshots/{k:06d}")
+            s.attrs["time"] = step * dt
+            s["position"] = data[:, 1:4]
+            s["radius"] = data[:, 4]
     return h5
 
 
@@ -201,7 +208,7 @@ def main():
                 subprocess.run([a.liggghts, "-in", "in.heap"], cwd=folder, stdout=out,
                                stderr=subprocess.STDOUT, check=True)
             minutes.append((time.time() - start) / 60)
-        angle, out = angle_of(last_dump_as_h5(folder, a.dt))
+        angle, out = angle_of(dumps_as_h5(folder, a.dt, "heap_liggghts.h5", True))
         angles.append(angle)
         print(f"seed {seed}: {out.strip()}" +
               (f"\n  ({minutes[-1]:.1f} min)" if len(minutes) == len(angles) else ""),

@@ -17,7 +17,12 @@
 #     coefficient of about 0.1 (Peyneau & Roux, Phys. Rev. E 78, 011307, 2008), an
 #     angle near 6 degrees; 10 degrees (tan 0.18) leaves room for the scatter of a mound
 #     a few beads high, and is far below the frictional heap's 25 (tan 0.47).
-#   drum: a dynamic angle of repose in [15, 45] degrees, steady (spread below 3 degrees)
+#   drum [FRICTION_SCALE RESTITUTION]: the dynamic angle of repose (1.5-3 s) of three
+#     fills (the case's particle seed 3, then 4 and 5), each steady (spread over its
+#     snapshots below 3 degrees), their mean within the band of LIGGGHTS's three fills
+#     from the same initial beads (tests/validation/liggghts_drum.json, written by
+#     tools/liggghts_drum.py --json; DEMPACT_RUN_LIGGGHTS=1 turns LIGGGHTS itself), the
+#     band as the heap's
 #   hopper: Beverloo's C within 0.03 of LIGGGHTS's on the same beads and orifices, and k
 #     in [1, 2], over four orifices poured once from the case's own initial beads (a
 #     replicate set poured from other beads throws C by about 0.04 in either code, so the
@@ -67,10 +72,32 @@ case $which in
     angle=$(sed -n 's/^angle of repose: \([-0-9.]*\) degrees.*/\1/p' <<<"$out")
     awk -v a="$angle" 'BEGIN { exit !(a < 10 && a > -10) }' ;;
   drum)
-    "$dempact" run "$src/cases/drum.yaml" --output "$work" --quiet
-    out=$("$py" "$src/tools/drum_angle.py" "$work/drum.h5" --from 1.5); echo "$out"
-    read -r angle spread < <(sed -n 's/^dynamic angle of repose: \([0-9.]*\) +- \([0-9.]*\).*/\1 \2/p' <<<"$out")
-    awk -v a="$angle" -v s="$spread" 'BEGIN { exit !(a >= 15 && a <= 45 && s < 3) }' ;;
+    scale=${4:-1} e=${5:-0.5} angles="" steady=1
+    mu=$(awk -v f="$scale" 'BEGIN { print 0.5 * f }')
+    for seed in 3 4 5; do
+      sed -e "s/^    seed: 3$/    seed: $seed/" \
+          -e "s/^    friction: {coefficient: 0.5}$/    friction: {coefficient: $mu}/" \
+          -e "s/^    params: {restitution: 0.5}$/    params: {restitution: $e}/" \
+          "$src/cases/drum.yaml" > "$work/drum.yaml"
+      [ "$(grep -c "^    seed: $seed$\|^    friction: {coefficient: $mu}$\|^    params: {restitution: $e}$" \
+           "$work/drum.yaml")" = 5 ]
+      "$dempact" run "$work/drum.yaml" --output "$work/$seed" --quiet
+      out=$("$py" "$src/tools/drum_angle.py" "$work/$seed/drum.h5" --from 1.5)
+      echo "seed $seed: $(tail -n 1 <<<"$out")"
+      read -r angle spread < <(sed -n 's/^dynamic angle of repose: \([0-9.]*\) +- \([0-9.]*\).*/\1 \2/p' <<<"$out")
+      angles="$angles,$angle"
+      awk -v s="$spread" 'BEGIN { exit !(s < 3) }' || steady=0
+    done
+    peer="$src/tests/validation/liggghts_drum.json"
+    if [ "${DEMPACT_RUN_LIGGGHTS:-0}" = 1 ]; then
+      "$py" "$src/tools/liggghts_drum.py" --dempact "$dempact" --work "$work/liggghts" \
+            --json "$work/liggghts.json"
+      peer="$work/liggghts.json"
+    fi
+    echo "friction x $scale, restitution $e; LIGGGHTS's fills of the case: $peer"
+    [ $steady = 1 ] || echo "a fill's angle is not steady (spread of 3 degrees or more)"
+    "$py" "$src/tools/peer_band.py" --dempact "${angles#,}" --peer "$peer" \
+          --name "drum dynamic angle" && [ $steady = 1 ] ;;
   hopper)
     out=$("$py" "$src/tools/beverloo.py" --dempact "$dempact" --work "$work" --seeds 1 \
           --diameters 0.0225,0.027,0.0315,0.036); echo "$out"
