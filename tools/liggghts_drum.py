@@ -116,7 +116,7 @@ def initial_beads(a, seed, folder):
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "drum.yaml"), "w") as f:
         f.write(case)
-    subprocess.run([a.dempact, "run", "drum.yaml", "--output", ".", "--quiet",
+    subprocess.run([os.path.abspath(a.dempact), "run", "drum.yaml", "--output", ".", "--quiet",
                     "--end-time", "1e-5"], cwd=folder, check=True)
     with h5py.File(os.path.join(folder, "drum.h5"), "r") as f:
         s = f["snapshots/000000"]
