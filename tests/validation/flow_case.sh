@@ -19,7 +19,7 @@
 #     a few beads high, and is far below the frictional heap's 25 (tan 0.47).
 #   drum [FRICTION_SCALE RESTITUTION]: the dynamic angle of repose (1.5-3 s) of three
 #     fills (the case's particle seed 3, then 4 and 5), each steady (spread over its
-#     snapshots below 3 degrees), their mean within the band of LIGGGHTS's three fills
+#     snapshots below 3 degrees), their mean within the band of LIGGGHTS's fills
 #     from the same initial beads (tests/validation/liggghts_drum.json, written by
 #     tools/liggghts_drum.py --json; DEMPACT_RUN_LIGGGHTS=1 turns LIGGGHTS itself), the
 #     band as the heap's
