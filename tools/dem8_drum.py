@@ -95,7 +95,7 @@ except ImportError as missing:  # pragma: no cover
     import venv_hint
     sys.exit(venv_hint.message("dem8_drum", missing))
 
-from dem8_setup import (CODES, DT, HALF_DEPTH, MATERIALS, N_TOTAL, OMEGA, R_DRUM,  # noqa: E402
+from dem8_setup import (CODES, DT, HALF_DEPTH, N_TOTAL, OMEGA, R_DRUM,  # noqa: E402
                         case_text, file_sources, lattice_rows, n_steps, particle_sources)
 from dem8_peers import liggghts_reports, write_lammps, write_liggghts  # noqa: E402
 

@@ -1,8 +1,10 @@
+#!/usr/bin/env python3
 """The DEM8 drum in LIGGGHTS and LAMMPS: their data files, meshes, inputs and dump reader
 (tools/dem8_drum.py's docstring gives the mapping of each)."""
 import glob
 import math
 import os
+import sys
 
 import numpy as np
 
@@ -219,3 +221,13 @@ def write_lammps(folder, x, r, end, every):
         f.write(LAMMPS_INPUT.format(pairs=pairs, walls=walls, omega=g(OMEGA), radius=g(R_DRUM),
                                     ylo=g(-HALF_DEPTH), yhi=g(HALF_DEPTH), dt=g(DT), every=every,
                                     steps=n_steps(end)))
+
+
+def main(argv):
+    import argparse
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The DEM8 drum's set-up: the benchmark's numbers (Dosta et al. 2024, case 2, as Yade's
 examples/DEM2020Benchmark/Case2_rotating_drum.py gives them), the law's mapping onto
 dempact's hertz_critical_ratio, the layered lattice and dempact's case text.
@@ -132,3 +133,13 @@ def case_text(particles, end, interval, omega=OMEGA):
             % (g(DOMAIN[0][0]), g(DOMAIN[1][0]), g(DOMAIN[2][0]), g(DOMAIN[0][1]),
                g(DOMAIN[1][1]), g(DOMAIN[2][1]), g(end), g(interval), g(DT), mats,
                "\n".join(contacts), walls, particles))
+
+
+def main(argv):
+    import argparse
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # pvpython opens the .xmf files in tests/e2e and tools/render_snapshot.py, which renders
 # through X: xvfb's Xvfb gives it a display where there is none; python3-venv makes .venv/.
 # lammps (its lmp, with mpirun through openmpi) is what tests/lammps/ compares the laws to;
-# liggghts is the peer of the hopper discharge (tools/liggghts_hopper.py, validation_hopper).
+# liggghts is the peer of the hopper discharge, the heap and the drum (tools/liggghts_*.py).
 packages=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libcyaml-dev libyaml-dev
           libcmocka-dev valgrind python3 python3-matplotlib python3-h5py python3-numpy
           python3-yaml python3-paraview python3-venv xvfb lammps liggghts)
@@ -19,6 +19,9 @@ packages=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libcyaml-dev l
 # python3-pytest runs its tests (tests/python/), python3-hypothesis the property-based
 # ones (random call sequences and hostile values against the package and the tools).
 packages+=(python3-dev python3-setuptools python3-pytest python3-hypothesis)
+# python3-scipy: the reference Student's t the flow validations' band is tested against
+# (tests/validation/test_peer_band.py).
+packages+=(python3-scipy)
 # help2man writes the man page from the built program (tools/man_page.sh); groff renders
 # it (tests/doc/install_tree.sh).
 packages+=(help2man groff-base)
