@@ -6,7 +6,12 @@ import math
 import os
 import sys
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+try:
+    import numpy as np
+except ImportError as missing:  # pragma: no cover - environment problem
+    import venv_hint
+    sys.exit(venv_hint.message("dem8_peers", missing))
 
 from dem8_setup import DOMAIN, DT, HALF_DEPTH, MATERIALS, OMEGA, PAIRS, R_DRUM, beta, g, n_steps
 
