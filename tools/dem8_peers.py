@@ -7,26 +7,14 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-try:
-    import numpy as np
-except ImportError as missing:  # pragma: no cover - environment problem
-    import venv_hint
-    sys.exit(venv_hint.message("dem8_peers", missing))
-
+import liggghts_files  # noqa: E402
 from dem8_setup import DOMAIN, DT, HALF_DEPTH, MATERIALS, OMEGA, PAIRS, R_DRUM, beta, g, n_steps
 
 
 # ---- LIGGGHTS ------------------------------------------------------------------------------
 
 LIGGGHTS_INPUT = """# tools/dem8_drum.py: DEM8 case 2 in LIGGGHTS
-atom_style      granular
-atom_modify     map array
-boundary        f f f
-newton          off
-communicate     single vel yes
-units           si
-hard_particles  yes
-read_data       particles.data
+""" + liggghts_files.PREAMBLE + """read_data       particles.data
 neighbor        0.0002 bin
 neigh_modify    delay 0
 fix m1 all property/global youngsModulus peratomtype {E}
@@ -101,16 +89,10 @@ def write_liggghts(folder, x, r, end, every, facets):
     for old in glob.glob(os.path.join(folder, "dump", "d*.txt")):
         os.remove(old)
     small = r < 1.5e-3
-    with open(os.path.join(folder, "particles.data"), "w") as f:
-        f.write(f"DEM8 drum {len(r)} particles\n\n{len(r)} atoms\n3 atom types\n\n")
-        for (lo, hi), ax in zip(DOMAIN, "xyz"):
-            f.write(f"{lo} {hi} {ax}lo {ax}hi\n")
-        f.write("\nAtoms\n\n")
-        for i in range(len(r)):
-            name = "M1" if small[i] else "M2"
-            f.write("%d %d %.17g %.17g %.17g %.17g %.17g\n"
-                    % (i + 1, 1 if small[i] else 2, 2 * r[i], MATERIALS[name][2],
-                       x[i, 0], x[i, 1], x[i, 2]))
+    liggghts_files.write_data(
+        os.path.join(folder, "particles.data"), f"DEM8 drum {len(r)} particles", 3, DOMAIN,
+        ((i + 1, 1 if small[i] else 2, 2 * r[i], MATERIALS["M1" if small[i] else "M2"][2],
+          x[i, 0], x[i, 1], x[i, 2]) for i in range(len(r))))
     barrel, caps = barrel_and_caps_stl(facets)
     with open(os.path.join(folder, "barrel.stl"), "w") as f:
         f.write(barrel)
@@ -126,15 +108,8 @@ def write_liggghts(folder, x, r, end, every, facets):
 
 def liggghts_reports(folder):
     """(time, x, is_small) of each LIGGGHTS dump, in step order."""
-    files = sorted(glob.glob(os.path.join(folder, "dump", "d*.txt")),
-                   key=lambda p: int(os.path.basename(p)[1:-4]))
-    for path in files:
-        with open(path) as f:
-            f.readline()
-            step = int(f.readline())
-            for _ in range(7):
-                f.readline()
-            data = np.loadtxt(f, ndmin=2)
+    for path in liggghts_files.dump_files(folder):
+        step, data = liggghts_files.read_dump(path)
         yield step * DT, data[:, 2:5], data[:, 1] == 1
 
 

@@ -48,6 +48,7 @@ except ImportError as missing:  # pragma: no cover - environment problem
     sys.exit(venv_hint.message("liggghts_drum", missing))
 from bench_compare import liggghts_restitution_for, tti_factor  # noqa: E402
 from liggghts_heap import dumps_as_h5  # noqa: E402
+import liggghts_files  # noqa: E402
 
 DT = 4.03551e-06        # dempact's auto step for cases/drum.yaml (dempact check)
 INTERVAL = 0.1          # the case's output interval [s]
@@ -56,14 +57,7 @@ R_DRUM, Y_HALF = 0.05, 0.015
 BOX = ((-0.06, 0.06), (-0.02, 0.02), (-0.06, 0.06))  # the case's domain
 
 INPUT = """# tools/liggghts_drum.py: cases/drum.yaml, seed {seed}
-atom_style      granular
-atom_modify     map array
-boundary        f f f
-newton          off
-communicate     single vel yes
-units           si
-hard_particles  yes
-read_data       particles.data
+""" + liggghts_files.PREAMBLE + """read_data       particles.data
 neighbor        0.001 bin
 neigh_modify    delay 0
 fix m1 all property/global youngsModulus peratomtype 1.0e7 2.0e11
@@ -125,15 +119,11 @@ def initial_beads(a, seed, folder):
 
 
 def write_data(path, ids, x, r, m):
+    """dempact's beads (ids from 0, masses m) as LIGGGHTS's atoms of type 1."""
     rho = m / (4.0 / 3.0 * math.pi * r ** 3)
-    with open(path, "w") as f:
-        f.write(f"dempact {len(ids)} beads\n\n{len(ids)} atoms\n2 atom types\n\n")
-        for (lo, hi), ax in zip(BOX, "xyz"):
-            f.write(f"{lo} {hi} {ax}lo {ax}hi\n")
-        f.write("\nAtoms\n\n")
-        for i in range(len(ids)):
-            f.write("%d 1 %.17g %.17g %.17g %.17g %.17g\n"
-                    % (ids[i] + 1, 2 * r[i], rho[i], x[i, 0], x[i, 1], x[i, 2]))
+    liggghts_files.write_data(path, f"dempact {len(ids)} beads", 2, BOX,
+                              ((ids[i] + 1, 1, 2 * r[i], rho[i], x[i, 0], x[i, 1], x[i, 2])
+                               for i in range(len(ids))))
 
 
 def angle_of(h5):

@@ -58,6 +58,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_compare import liggghts_restitution_for, tti_factor  # noqa: E402
+import liggghts_files  # noqa: E402
 
 try:
     import h5py
@@ -75,14 +76,7 @@ DEMPACT_INTERVAL = 100 * DEMPACT_STEP  # dempact's insertion interval [s]
 HALF_PLATE = 0.03
 
 INPUT = """# tools/liggghts_heap.py: cases/heap.yaml, seed {seed}
-atom_style      granular
-atom_modify     map array
-boundary        f f f
-newton          off
-communicate     single vel yes
-units           si
-hard_particles  yes
-region          box block -0.07 0.07 -0.07 0.07 -0.02 0.12 units box
+""" + liggghts_files.PREAMBLE + """region          box block -0.07 0.07 -0.07 0.07 -0.02 0.12 units box
 create_box      2 box
 neighbor        0.00085 bin
 neigh_modify    delay 0
@@ -158,19 +152,13 @@ def write_input(folder, seed, a):
 def dumps_as_h5(folder, dt, name, last_only):
     """LIGGGHTS's dumps (id x y z radius) as a dempact-like HDF5 file that the measuring
     tools read: snapshots/NNNNNN/position, radius, attribute time."""
-    files = sorted(glob.glob(os.path.join(folder, "dump", "d*.txt")),
-                   key=lambda p: int(os.path.basename(p)[1:-4]))
+    files = liggghts_files.dump_files(folder)
     if not files:
         sys.exit(f"liggghts: {folder}: LIGGGHTS wrote no dump")
     h5 = os.path.join(folder, name)
     with h5py.File(h5, "w") as out:
         for k, path in enumerate(files[-1:] if last_only else files):
-            with open(path) as f:
-                f.readline()
-                step = int(f.readline())
-                for _ in range(7):
-                    f.readline()
-                data = np.loadtxt(f, ndmin=2)
+            step, data = liggghts_files.read_dump(path)
             s = out.create_group(f"snapshots/{k:06d}")
             s.attrs["time"] = step * dt
             s["position"] = data[:, 1:4]

@@ -85,6 +85,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import beverloo  # noqa: E402
 from bench_compare import liggghts_restitution_for, tti_factor  # noqa: E402
+import liggghts_files  # noqa: E402
 
 import h5py  # noqa: E402
 import numpy as np  # noqa: E402
@@ -97,14 +98,7 @@ ROW = 0.01              # target height of a row of facets [m]
 BOX = ((-0.075, 0.075), (-0.075, 0.075), (-0.03, 0.31))  # dempact's domain
 
 INPUT = """# tools/liggghts_hopper.py: dempact's hopper, D = {d_mm:.1f} mm
-atom_style      granular
-atom_modify     map array
-boundary        f f f
-newton          off
-communicate     single vel yes
-units           si
-hard_particles  yes
-read_data       particles.data
+""" + liggghts_files.PREAMBLE + """read_data       particles.data
 neighbor        0.001 bin
 neigh_modify    delay 0
 fix m1 all property/global youngsModulus peratomtype 1.0e7 2.0e11
@@ -161,28 +155,17 @@ def initial_particles(h5):
 
 
 def write_data(path, ids, x, r, m):
+    """dempact's beads (ids from 0, masses m) as LIGGGHTS's atoms of type 1."""
     rho = m / (4.0 / 3.0 * math.pi * r ** 3)
-    with open(path, "w") as f:
-        f.write(f"dempact {len(ids)} beads\n\n{len(ids)} atoms\n2 atom types\n\n")
-        for (lo, hi), ax in zip(BOX, "xyz"):
-            f.write(f"{lo} {hi} {ax}lo {ax}hi\n")
-        f.write("\nAtoms\n\n")
-        for i in range(len(ids)):
-            f.write("%d 1 %.17g %.17g %.17g %.17g %.17g\n"
-                    % (ids[i] + 1, 2 * r[i], rho[i], x[i, 0], x[i, 1], x[i, 2]))
+    liggghts_files.write_data(path, f"dempact {len(ids)} beads", 2, BOX,
+                              ((ids[i] + 1, 1, 2 * r[i], rho[i], x[i, 0], x[i, 1], x[i, 2])
+                               for i in range(len(ids))))
 
 
 def dump_snapshots(folder, mass_of_id, radius_of_id):
     """(time, x, m, r) of each LIGGGHTS dump, in step order."""
-    files = sorted(glob.glob(os.path.join(folder, "dump", "d*.txt")),
-                   key=lambda p: int(os.path.basename(p)[1:-4]))
-    for path in files:
-        with open(path) as f:
-            f.readline()
-            step = int(f.readline())
-            for _ in range(7):
-                f.readline()
-            data = np.loadtxt(f, ndmin=2)
+    for path in liggghts_files.dump_files(folder):
+        step, data = liggghts_files.read_dump(path)
         ids = data[:, 0].astype(int) - 1 if len(data) else np.zeros(0, int)
         x = data[:, 1:4] if len(data) else np.zeros((0, 3))
         yield step * DT, x, mass_of_id[ids], radius_of_id[ids]
