@@ -168,8 +168,15 @@ run_outcome run_driver_loop(run_driver *d, char *err, size_t err_len)
     /* A stop agreed after a step that did not record the pairs' forces takes effect
      * one step later, a recorded one, so that its snapshot holds the contact forces. */
     int stopping = 0;
+    int recording = 0; /* what the last step asked (the same on every rank) */
     while (s->step < d->total_steps && !end.stop) {
-        if (sim_record_pair_forces(s, records_next(d, stopping)) != 0 && !s->fault) {
+        const int record = records_next(d, stopping);
+        int short_of_memory = sim_record_pair_forces(s, record) != 0;
+        /* turning the recording on allocates, and may fail on one rank alone: every rank
+         * then skips the step (its collectives), not that one alone */
+        if (record && !recording) short_of_memory = sim_failed_anywhere(s, short_of_memory);
+        recording = record;
+        if (short_of_memory && !s->fault) {
             s->fault = SIM_FAULT_NO_MEMORY; /* (the step then does nothing) */
             s->fault_memory = SIM_MEMORY_FORCES;
         }
