@@ -18,14 +18,23 @@ int pair_restitution_measure(const sim *s, int binding, pair_restitution *out, c
  * friction and rolling resistance (to find which part blew it up). */
 enum { KEEP_ALL, WITHOUT_ROLLING, WITHOUT_FRICTION };
 
+static int collide_at(const sim *s, int binding, double coefficient, double phase, int strip,
+                      double dt, int may_coarsen, pair_restitution *out, char *err,
+                      size_t err_len);
+
+/* One collision at the case's step (or a coarser one, collide_at), first touch `phase` of
+ * a step into it. */
 static int collide_once(const sim *s, int binding, double coefficient, double phase, int strip,
-                        pair_restitution *out, char *err, size_t err_len);
+                        pair_restitution *out, char *err, size_t err_len)
+{
+    return collide_at(s, binding, coefficient, phase, strip, s->dt, 1, out, err, err_len);
+}
 
 /* The part of contacts[binding] that blew its reference collision up, named by its key
  * (the file's line goes with it: case_locate_error): the rolling resistance or the
  * friction if the collision without it stays finite, else the contact entry. */
 static void name_blow_up(const sim *s, int binding, double coefficient, double phase,
-                         char *err, size_t err_len)
+                         double dt, char *err, size_t err_len)
 {
     const law_binding *b = &s->cfg.bindings[binding];
     const contact_friction *f = &b->friction;
@@ -47,12 +56,15 @@ static void name_blow_up(const sim *s, int binding, double coefficient, double p
         snprintf(what, sizeof what, "contacts[%d] (law %s): even without friction",
                  binding, b->law->name);
     snprintf(err, err_len, "%s the reference collision of %s on %s stays finite, with it "
-             "it blew up at the step %g s", what, mats[0], mats[1], s->dt);
+             "it blew up at the step %g s", what, mats[0], mats[1], dt);
 }
 
-/* One collision, first touch `phase` of a step into it. */
-static int collide_once(const sim *s, int binding, double coefficient, double phase, int strip,
-                        pair_restitution *out, char *err, size_t err_len)
+/* One collision at the step dt, first touch `phase` of a step into it. Where dt resolves
+ * the contact by more than PAIR_RESTITUTION_MAX_STEPS steps (and may_coarsen), the
+ * collision runs at t_c / PAIR_RESTITUTION_MAX_STEPS instead (pair_restitution.h). */
+static int collide_at(const sim *s, int binding, double coefficient, double phase, int strip,
+                      double dt, int may_coarsen, pair_restitution *out, char *err,
+                      size_t err_len)
 {
     const law_binding *b = &s->cfg.bindings[binding];
     law_reference ref = sim_binding_reference(s, binding);
@@ -78,7 +90,8 @@ static int collide_once(const sim *s, int binding, double coefficient, double ph
      * against a plane (R* = R, m* = m) */
     double r = out->against_wall ? ref.r_eff : 2.0 * ref.r_eff;
     double mass = out->against_wall ? ref.m_eff : 2.0 * ref.m_eff;
-    double v0 = ref.v0, dt = s->dt;
+    double v0 = ref.v0;
+    out->dt = dt;
     int wall_material = same ? 0 : 1;
     /* the density that gives the reference mass to a sphere of radius r */
     double rho = mass / (4.0 / 3.0 * M_PI * r * r * r);
@@ -152,13 +165,18 @@ static int collide_once(const sim *s, int binding, double coefficient, double ph
         sim_free(&t);
         return FAIL_NO_MEMORY;
     }
+    if (may_coarsen && t_c > PAIR_RESTITUTION_MAX_STEPS * dt) {
+        sim_free(&t);
+        return collide_at(s, binding, coefficient, phase, strip, t_c / PAIR_RESTITUTION_MAX_STEPS,
+                          0, out, err, err_len);
+    }
     long max_steps = (long)((gap / v0 + 200.0 * t_c) / dt) + 1000;
     int touched = 0, apart = 0;
     for (long n = 0; n < max_steps && apart < 3; n++) {
         sim_step(&t);
         if (!isfinite(t.p.x[0]) || !isfinite(t.p.vx[0]) || !isfinite(t.p.z[0])) {
             sim_free(&t);
-            if (strip == KEEP_ALL) name_blow_up(s, binding, coefficient, phase, err, err_len);
+            if (strip == KEEP_ALL) name_blow_up(s, binding, coefficient, phase, dt, err, err_len);
             else snprintf(err, err_len, "the collision blew up");
             return -1;
         }

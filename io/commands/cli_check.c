@@ -44,8 +44,13 @@ void cli_print_restitutions(FILE *out, const sim_config *cfg, const sim *s)
         }
         if (isnan(pr.asked)) fprintf(out, "gets %.4f", pr.actual);
         else fprintf(out, "asks %.4g, gets %.4f", pr.asked, pr.actual);
-        fprintf(out, " at the step %.6g s (head on%s, R* %.6g m, m* %.6g kg, %.6g m/s)", s->dt,
+        fprintf(out, " at the step %.6g s (head on%s, R* %.6g m, m* %.6g kg, %.6g m/s)", pr.dt,
                 pr.against_wall ? " against a plane" : "", pr.r_eff, pr.m_eff, pr.v0);
+        if (pr.dt > s->dt)
+            fprintf(out, ", t_c / %d: the case's step %.6g s is finer still",
+                    PAIR_RESTITUTION_MAX_STEPS, s->dt);
+        if (b->adhesion.law) /* pair_restitution.h: the law's own, the adhesion's on top */
+            fprintf(out, "; the law's own, without its adhesion (%s)", b->adhesion.law->name);
         for (int q = 0; q < s->n_materials * s->n_materials; q++)
             if (s->laws[q].binding == k && !isnan(s->laws[q].v_floor)) {
                 fprintf(out, "; v_floor %.4g m/s", s->laws[q].v_floor);

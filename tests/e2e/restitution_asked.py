@@ -18,6 +18,12 @@ Usage: restitution_asked.py DEMPACT SOURCE_DIR
    collision of its typical particles gets at the case's step; the glass-glass value
    must match `dempact collide` run on the same collision (R*, m*, speed, step, law)
    within 0.3 %, and the asked e within 0.5 %.
+3. The same case at a step 4 times finer than PAIR_RESTITUTION_MAX_STEPS (50,000) steps
+   per contact (collide's contact time): `check` measures at its t_c / 50,000 and says
+   the case's step is finer still; its value must be collide's at the case's own step
+   within 1.5e-4 (the 4 printed digits).
+4. `dempact check cases/wet_drum.yaml`: the glass-glass line (capillary adhesion) says its
+   value is the law's own, without the adhesion; the glass-steel line (none) does not.
 """
 import concurrent.futures
 import json
@@ -92,25 +98,63 @@ def separation_phases(dempact):
     return failures
 
 
+CHECKED = (r"restitution glass on glass: asks ([0-9.e-]+), gets ([0-9.]+) at the step "
+           r"([0-9.e-]+) s \(head on, R\* ([0-9.e-]+) m, m\* ([0-9.e-]+) kg, ([0-9.e-]+) m/s\)")
+
+
+def collide_like_check(dempact, src, case, asked, r_eff, m_eff, v0, dt):
+    """dempact collide on check's reference collision: two identical spheres of radius
+    2 R*, mass 2 m*, the case's glass, head on at v0, at the step dt."""
+    r = 2.0 * r_eff
+    rho = 2.0 * m_eff / (4.0 / 3.0 * math.pi * r ** 3)
+    glass = next(m for m in case["materials"] if m["name"] == "glass")
+    young, poisson = float(glass["young"]), float(glass["poisson"])
+    return collide(dempact, ["--law", "hertz_tti", "--restitution", repr(asked), "--radius",
+                             repr(r), "--density", repr(rho), "--young", repr(young),
+                             "--poisson", repr(poisson), "--velocity", repr(v0), "--dt",
+                             repr(dt)])
+
+
+def fine_step_value(dempact, src, case, t_c):
+    """check on pour.yaml at a step of t_c / 200,000 (part 3 of the docstring)."""
+    import tempfile
+    text = open(f"{src}/cases/pour.yaml").read()
+    fine = t_c / 200000.0
+    marked = "  step: auto                # chosen"
+    if marked not in text:
+        return [f"cases/pour.yaml has no line starting {marked!r} to set the step on"]
+    with tempfile.TemporaryDirectory() as work:
+        path = f"{work}/pour_fine.yaml"
+        open(path, "w").write(text.replace(marked, f"  step: {fine!r}  # chosen"))
+        out = subprocess.run([dempact, "check", path], capture_output=True, text=True,
+                             check=True).stdout
+    m = re.search(CHECKED + r", t_c / 50000: the case's step ([0-9.e-]+) s is finer still", out)
+    if not m:
+        return [f"dempact check at t_c / 200000 printed no coarser reference step:\n{out}"]
+    asked, got, dt, r_eff, m_eff, v0, told = (float(v) for v in m.groups())
+    failures = []
+    if abs(told / fine - 1.0) > 1e-5:
+        failures.append(f"check names the case's step {told}, the case has {fine}")
+    if not dt > told:
+        failures.append(f"check measured at {dt} s, not above the case's step {told} s")
+    e_fine = collide_like_check(dempact, src, case, asked, r_eff, m_eff, v0, fine)["restitution_out"]
+    print(f"dempact check at the step t_c / 200000: gets {got} at {dt} s (t_c / 50000); dempact "
+          f"collide at the case's own step: {e_fine:.6f}")
+    if abs(got - e_fine) > 1.5e-4:
+        failures.append(f"at t_c / 200000 check printed {got}, collide at that step gives {e_fine}")
+    return failures
+
+
 def printed_value(dempact, src):
     out = subprocess.run([dempact, "check", f"{src}/cases/pour.yaml"], capture_output=True,
                          text=True, check=True).stdout
-    m = re.search(r"restitution glass on glass: asks ([0-9.e-]+), gets ([0-9.]+) at the step "
-                  r"([0-9.e-]+) s \(head on, R\* ([0-9.e-]+) m, m\* ([0-9.e-]+) kg, "
-                  r"([0-9.e-]+) m/s\)", out)
+    m = re.search(CHECKED, out)
     if not m:
         return [f"dempact check printed no glass-glass restitution:\n{out}"]
     asked, got, dt, r_eff, m_eff, v0 = (float(v) for v in m.groups())
-    # the same collision in collide: two identical spheres of radius 2 R*, mass 2 m*
-    r = 2.0 * r_eff
-    rho = 2.0 * m_eff / (4.0 / 3.0 * math.pi * r ** 3)
     import yaml
     case = yaml.safe_load(open(f"{src}/cases/pour.yaml"))
-    glass = next(m for m in case["materials"] if m["name"] == "glass")
-    young, poisson = float(glass["young"]), float(glass["poisson"])
-    c = collide(dempact, ["--law", "hertz_tti", "--restitution", repr(asked), "--radius", repr(r),
-                          "--density", repr(rho), "--young", repr(young), "--poisson",
-                          repr(poisson), "--velocity", repr(v0), "--dt", repr(dt)])
+    c = collide_like_check(dempact, src, case, asked, r_eff, m_eff, v0, dt)
     e_collide = c["restitution_out"]
     print(f"dempact check: glass on glass asks {asked}, gets {got} at {dt} s; dempact collide "
           f"on that collision: {e_collide:.6f}")
@@ -119,12 +163,27 @@ def printed_value(dempact, src):
         failures.append(f"printed {got} against collide's {e_collide}")
     if abs(got / asked - 1.0) > TOLERANCE:
         failures.append(f"printed {got}, asked {asked}")
+    return failures + fine_step_value(dempact, src, case, c["contact_time"])
+
+
+def adhesion_named(dempact, src):
+    """Part 4 of the docstring."""
+    out = subprocess.run([dempact, "check", f"{src}/cases/wet_drum.yaml"], capture_output=True,
+                         text=True, check=True).stdout
+    lines = {k: next((l for l in out.splitlines() if f"restitution glass on {k}:" in l), "")
+             for k in ("glass", "steel")}
+    failures = []
+    if not lines["glass"].endswith("; the law's own, without its adhesion (capillary)"):
+        failures.append(f"wet_drum's glass-glass line does not name its adhesion: {lines['glass']!r}")
+    if not lines["steel"] or "adhesion" in lines["steel"]:
+        failures.append(f"wet_drum's glass-steel line (no adhesion): {lines['steel']!r}")
     return failures
 
 
 def main():
     dempact, src = sys.argv[1], sys.argv[2]
-    failures = matrix(dempact) + separation_phases(dempact) + printed_value(dempact, src)
+    failures = (matrix(dempact) + separation_phases(dempact) + printed_value(dempact, src)
+                + adhesion_named(dempact, src))
     for f in failures:
         print("FAIL:", f)
     print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
