@@ -94,21 +94,44 @@ static void list_positions(void *data, int n_gid, int n_lid, int n, ZOLTAN_ID_PT
 
 /* A particle's work in the force loop: one, plus one per contact that holds a force
  * (a pair counts for both its particles; the snapshots' n_contacts). */
-static float *particle_work(const sim *s)
+/* Each own particle's work, 1 + its contacts holding a force, into w (or, w NULL, only
+ * their sum): the returned total. */
+static double particle_work_into(const sim *s, float *w)
 {
     const particle_store *p = &s->p;
-    float *w = malloc((p->n_local + 1) * sizeof *w);
-    if (!w) return NULL;
-    for (size_t i = 0; i < p->n_local; i++) w[i] = 1.0f;
+    double total = (double)p->n_local;
+    if (w)
+        for (size_t i = 0; i < p->n_local; i++) w[i] = 1.0f;
     const contact_list *lists[2] = {&s->pairs, &s->wall_pairs};
     for (int L = 0; L < 2; L++)
         for (size_t k = 0; k < lists[L]->n; k++) {
             const contact_list *c = lists[L];
             if (!contact_holds_force(c->touching[k])) continue;
-            if (c->i[k] < p->n_local) w[c->i[k]] += 1.0f; /* not another rank's */
-            if (!c->is_wall && c->owner_j[k] < p->n_local) w[c->owner_j[k]] += 1.0f;
+            size_t ends[2] = {c->i[k], c->is_wall ? p->n_local : c->owner_j[k]};
+            for (int e = 0; e < 2; e++)
+                if (ends[e] < p->n_local) { /* not another rank's */
+                    total += 1.0;
+                    if (w) w[ends[e]] += 1.0f;
+                }
         }
+    return total;
+}
+
+static float *particle_work(const sim *s)
+{
+    float *w = malloc((s->p.n_local + 1) * sizeof *w);
+    if (w) particle_work_into(s, w);
     return w;
+}
+
+double decompose_work_imbalance(const sim *s)
+{
+    int n_ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
+    double mine = particle_work_into(s, NULL), most, sum;
+    MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return sum > 0.0 ? most / (sum / n_ranks) : 1.0;
 }
 
 static const char *method_name(partition_method m)

@@ -32,6 +32,9 @@ int decompose(const sim *s, decomposition *d, char *err, size_t err_len);
 /* decompose for a run already split: each rank hands Zoltan its own particles, with
  * their present work (a rebalance: halo_rebalance). */
 int decompose_again(const sim *s, decomposition *d, char *err, size_t err_len);
+/* How far the ranks' own work (rank_share.weight's rule: 1 + contacts per particle) is
+ * out of balance now: the largest rank's over the mean, 1 when there is none. */
+double decompose_work_imbalance(const sim *s);
 /* Whether the split can run: no more ranks than neighbour cells, and (RCB) no rank's box
  * thinner than the cutoff along an axis it was cut on, which would take ghosts from
  * beyond its neighbours. Returns 0, or -1 with a message naming parallel in err. */

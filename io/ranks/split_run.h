@@ -54,7 +54,8 @@ void split_run_free(split_run *r);
 
 /* Every SPLIT_BALANCE_EVERY steps: the ranks' force-loop time since the last time
  * (sim.force_seconds); when the slowest took more than parallel.rebalance times the
- * mean, the particles are split afresh by their present positions and work
+ * mean and the largest rank's work (decompose_work_imbalance) is at least that many
+ * times the mean too, the particles are split afresh by their present positions and work
  * (halo_rebalance: from the next rebuild that falls due), and the split is told on the
  * log. Collective; does nothing at other steps. */
 void split_run_balance(split_run *r, sim *s);
