@@ -47,7 +47,7 @@ static int jkr_setup(const double *params, const law_pair_props *pair, const dem
     ac->a[JKR_WORK] = w;
     ac->a[JKR_PI_W] = M_PI * w;
     ac->a[JKR_AC3] = NAN;
-    if (!normal) return 0; /* the case reader: the moduli are not known yet */
+    if (!normal) return 0; /* a mixing rule's check: no normal law, no moduli yet */
     char why[160];
     if (not_plain_hertz(normal, normal_coeffs, why, sizeof why))
         return law_fail(err, -1,
@@ -55,6 +55,7 @@ static int jkr_setup(const double *params, const law_pair_props *pair, const dem
                         "whose elastic part is Hertz's K_hz d^(3/2) as it stands: %s",
                         why);
     const double e = pair->young_eff;
+    if (isnan(e)) return 0; /* adhesion_check_params: the moduli not known yet */
     if (!(e > 0.0 && isfinite(e)))
         return law_fail(err, -1, "jkr needs the pair's E* above 0 (E* = %g)", e);
     /* a_c^3 / R*^2 within 1e+-100 m keeps the curve's scales (a_c, l = a_c^2 / R*, d / l)

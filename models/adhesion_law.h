@@ -62,8 +62,9 @@ typedef struct adhesion_law {
     /* Checks the parameters and fills ac->a (ac->law is set by the caller) for a pair of
      * materials (E*, G*) and its normal law `normal` with its constants (so that a law
      * that changes the elastic part can refuse one whose elastic part is not Hertz's).
-     * The case reader calls it with the moduli unknown (NAN) and `normal` NULL, so that
-     * a refusal names the key's line; the engine again per pair of materials. Returns
+     * The readers call it with the moduli unknown (NAN) and `normal` NULL or not yet set
+     * up (normal_coeffs NULL: adhesion_check_params), so that a refusal names the key's
+     * line; the engine again per pair of materials. Returns
      * 0, or -1 with the parameter at fault and why. */
     int (*setup)(const double *params, const law_pair_props *pair, const dem_law *normal,
                  const law_coeffs *normal_coeffs, adhesion_coeffs *ac, law_error *err);
@@ -95,10 +96,14 @@ int adhesion_law_count(void);
 const adhesion_law *adhesion_law_at(int index);
 const adhesion_law *adhesion_law_find(const char *name);
 
-/* A law's parameters checked on their own, as the case reader and `dempact collide` check
- * them before any pair of materials is known: its setup with the moduli unknown (NAN)
- * and no normal law. Returns 0, or -1 with the parameter at fault and why in *why. */
-int adhesion_check_params(const adhesion_law *law, const double *params, law_error *why);
+/* A law's parameters checked before any pair of materials is known, as the case reader,
+ * `dempact collide` and `dempact bench` check them: its setup with the moduli unknown
+ * (NAN), beside the normal law it goes with where that is known (NULL where it is not:
+ * a mixing rule's), so that a law that replaces Hertz's curve refuses another normal law
+ * before anything is built (the bench's bed settles first). Returns 0, or -1 with the
+ * parameter at fault (or -1: the normal law) and why in *why. */
+int adhesion_check_params(const adhesion_law *law, const double *params, const dem_law *normal,
+                          law_error *why);
 
 /* Checks every registered adhesion law against the plug-in form (plugin.h) and the
  * capacities above. Returns 0, or -1 with the first problem in err. */

@@ -62,11 +62,12 @@ int adhesion_registry_check(char *err, size_t err_len)
     return 0;
 }
 
-int adhesion_check_params(const adhesion_law *law, const double *params, law_error *why)
+int adhesion_check_params(const adhesion_law *law, const double *params, const dem_law *normal,
+                          law_error *why)
 {
     const law_pair_props unknown = {.young_eff = NAN, .shear_eff = NAN, .density_a = NAN,
                                     .density_b = NAN, .law_restitution = NAN};
     adhesion_coeffs ac = {.law = law};
     *why = (law_error){.param = -1};
-    return law->setup(params, &unknown, NULL, NULL, &ac, why) == 0 ? 0 : -1;
+    return law->setup(params, &unknown, normal, NULL, &ac, why) == 0 ? 0 : -1;
 }

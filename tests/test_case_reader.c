@@ -406,6 +406,8 @@ static const bad_case bad_cases[] = {
                                     "missing required key 'model'"}},
     {"bad_adhesion_text.yaml", {"bad_adhesion_text.yaml:16: ", "contacts[0].adhesion.work",
                                 "got 'strong'"}},
+    {"bad_adhesion_normal.yaml", {"bad_adhesion_normal.yaml:15: ", "contacts[0].adhesion.model: jkr replaces",
+                                  "law linear's elastic part is linear"}},
     {"bad_adhesion_wall.yaml", {"bad_adhesion_wall.yaml:20: ",
                                 "contacts[1].adhesion.energy_density = -3 is out of range ["}},
 };

@@ -352,7 +352,10 @@ int collision_request_adhesion(const collision_request *rq, contact_adhesion *a,
                       law->params, law->n_params, a->params, err, err_len))
         return -1;
     law_error why;
-    if (adhesion_check_params(law, a->params, &why) != 0) {
+    /* beside the normal law where the request names one known (the entrance refuses
+     * an unknown one) */
+    const dem_law *normal = rq->law ? law_find(rq->law) : NULL;
+    if (adhesion_check_params(law, a->params, normal, &why) != 0) {
         if (why.param < 0 || why.param >= law->n_params)
             snprintf(err, err_len, "%s %s: %s", model, law->name, why.msg);
         else

@@ -286,7 +286,7 @@ static const char *adhesion_name(int k) { return adhesion_law_at(k)->name; }
 /* adhesion: {model (an adhesion law), and the law's own keys}. Without the mapping the
  * pair has none (law NULL): no adhesion unless the case names it. */
 static int read_adhesion(case_reader *c, const char *at, const raw_adhesion *r,
-                         contact_adhesion *a)
+                         const dem_law *normal, contact_adhesion *a)
 {
     key_path path = case_key("%s.adhesion", at);
     key_path p = case_key("%s.model", path.s);
@@ -301,9 +301,9 @@ static int read_adhesion(case_reader *c, const char *at, const raw_adhesion *r,
                       law->n_params, a->params) != 0)
         return -1;
     law_error why;
-    if (adhesion_check_params(law, a->params, &why) != 0) {
+    if (adhesion_check_params(law, a->params, normal, &why) != 0) {
         if (why.param < 0 || why.param >= law->n_params)
-            return case_fail_at(c, path.s, "%s: model %s: %s", path.s, law->name, why.msg);
+            return case_fail_at(c, p.s, "%s: %s", p.s, why.msg);
         key_path where = case_key("%s.%s", path.s, law->params[why.param].name);
         return case_fail_at(c, where.s, "%s = %g: %s", where.s, a->params[why.param], why.msg);
     }
@@ -342,7 +342,7 @@ static int read_contact(case_reader *c, int i, law_binding *b)
     if (r->calibrate && case_read_bool(c, cal.s, r->calibrate, &b->calibrate)) return -1;
     if (r->friction && read_friction(c, at.s, r->friction, &b->friction) != 0) return -1;
     if (r->rolling && read_rolling(c, at.s, r->rolling, &b->friction) != 0) return -1;
-    if (r->adhesion && read_adhesion(c, at.s, r->adhesion, &b->adhesion) != 0) return -1;
+    if (r->adhesion && read_adhesion(c, at.s, r->adhesion, b->law, &b->adhesion) != 0) return -1;
     return read_params(c, at.s, r, b);
 }
 

@@ -309,7 +309,7 @@ static int mix_adhesion(const mixer *mx)
         return -1;
     if (mx->print) fputc('\n', mx->print);
     law_error why;
-    if (adhesion_check_params(law, o->params, &why) == 0) return 0;
+    if (adhesion_check_params(law, o->params, NULL, &why) == 0) return 0;
     if (why.param < 0 || why.param >= law->n_params)
         snprintf(mx->why, mx->why_len, "adhesion %s: %s", law->name, why.msg);
     else

@@ -356,6 +356,7 @@ int cli_bench(int argc, char **argv)
     if (mu_r > 0) bind.friction.rolling = rolling_law_find("constant");
     char err[2048];
     contact_adhesion adhesion; /* the timed steps' only: the bed settles without it */
+    adh_rq.law = law->name;
     if (bench_adhesion_build(&adh_rq, &adhesion, err, sizeof err) != 0) {
         fprintf(stderr, "dempact bench: %s\n", err);
         return EXIT_BAD_INPUT;

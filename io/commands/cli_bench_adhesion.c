@@ -15,6 +15,7 @@ int bench_adhesion_build(const bench_adhesion_request *rq, contact_adhesion *out
 {
     collision_request cr;
     collision_request_defaults(&cr);
+    cr.law = rq->law;
     cr.adhesion = rq->model;
     cr.adhesion_params = rq->params;
     cr.n_adhesion_params = rq->n_params;

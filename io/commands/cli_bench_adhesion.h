@@ -10,8 +10,10 @@
 
 #include "engine/config.h"
 
-/* The option strings as given: MODEL (NULL: none) and n "KEY=VALUE". */
+/* The option strings as given: MODEL (NULL: none) and n "KEY=VALUE"; the normal law's
+ * name (--law), which a law that replaces Hertz's curve must suit before the bed is built. */
 typedef struct bench_adhesion_request {
+    const char *law;
     const char *model;
     const char *params[ADHESION_MAX_PARAMS * 2];
     int n_params;

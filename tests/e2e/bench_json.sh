@@ -156,6 +156,11 @@ expect_refusal "^dempact bench: --adhesion-param: work=-1: work must be" --load 
   --adhesion jkr --adhesion-param work=-1 --write-data "$work/adh.data"
 [ ! -e "$work/adh.data" ] || fail "a refused --adhesion wrote $work/adh.data"
 expect_refusal "^dempact bench: --adhesion-param needs --adhesion NAME" --load "$work/bed.data" --adhesion-param work=1
+# jkr replaces Hertz's curve: beside linear it is refused before any bed is built or read
+# (the whole message is the refusal's one line: no "bed:" line before it)
+expect_refusal "^dempact bench: --adhesion jkr: jkr replaces Hertz's force-overlap curve.*law linear's elastic part is linear$" \
+  --particles 20000 --law linear --param stiffness=1e5 --dt 1e-6 --adhesion jkr --adhesion-param work=1
+[ "$(wc -l < "$work/err")" -eq 1 ] || fail "the refusal of jkr beside linear came after: $(cat "$work/err")"
 expect_refusal "--reproducible takes on or off" --load "$work/bed.data" --reproducible maybe
 expect_refusal "not both" --load "$work/bed.data" --particles 10
 expect_refusal "unknown law" --load "$work/bed.data" --law hertz_ttl
