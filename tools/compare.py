@@ -1214,7 +1214,7 @@ def main(argv):
             else:
                 # the slow laws and the low rates (the longest runs) first
                 jobs.append((name, folder, case_text, identity,
-                             (law in SLOW_LAWS, -(rate or 0))))
+                             (law in SLOW_LAWS, rate or 0.0)))
     jobs.sort(key=lambda j: (not j[4][0], j[4][1]))
     what = f"{len(jobs)} runs to make" + (f", {len(kept)} complete kept" if kept else "")
     print(f"compare.py: {what} of {case_path} ({len(seeds)} seeds) at e = "
