@@ -66,16 +66,17 @@ The report folder holds report.md with its SVG figures, table.csv (one row per r
 summary.csv (mean and standard deviation per law and mode), meta.json (the command, the
 dempact version, the base case, run times), runs/ and compare-report.json, the marker
 written first that makes the folder a report of compare.py and holds the settings its
-runs share (the base case, e, --end-time, the laws' parameters, the adhesion).
+runs share (the base case, e or the list of e, the rates, --end-time, the laws'
+parameters, the adhesion).
 
 The folder (docs/compare.md, "The report folder's rules"): --out must be new, empty or a
 report of compare.py; a folder holding anything else is refused unless --overwrite,
 which replaces only the report's own names there. Into its own report, a call keeps
 every complete run (dempact exited 0 and the run's done.json was written) and makes the
 rest from scratch: the same command finishes a killed report, and more --seeds or other
---laws add runs. A call whose base case, --restitution, --end-time, --param or
---adhesion differ from the report's is refused, naming the argument; --overwrite starts
-the report afresh.
+--laws add runs. A call whose base case, --restitution (or its list), --rates,
+--end-time, --param or --adhesion differ from the report's is refused, naming the
+argument; --overwrite starts the report afresh.
 Ctrl-C (SIGINT) and SIGTERM stop the runs (each writes a last snapshot) and exit 130 and
 143, keeping the complete ones. Bad arguments: one line on stderr and exit 2, nothing
 written; a run that failed: exit 1.
