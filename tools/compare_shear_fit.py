@@ -78,12 +78,12 @@ def fit_mu(i, mu, err):
     keys = ("mu_s", "mu_2", "I_0")
     values = [fit[k] for k in keys] + [fit[k + "_err"] for k in keys]
     if not all(math.isfinite(v) for v in values):
-        fit.update(ok=False, why="ill-conditioned: an error is not finite")
+        fit.update(ok=False, why="an error is not finite (ill-conditioned)")
     elif fit["mu_2"] <= fit["mu_s"]:
         fit.update(ok=False, why="mu_2 <= mu_s: the points do not rise with I")
     else:
         loose = [k for k in keys if fit[k + "_err"] > abs(fit[k])]
-        fit.update(ok=not loose, why=(f"ill-conditioned: {', '.join(loose)} not fixed by "
+        fit.update(ok=not loose, why=(f"{', '.join(loose)} not fixed by "
                                       f"{len(i)} points (error > value)" if loose else ""))
     return fit
 
