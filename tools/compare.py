@@ -961,10 +961,10 @@ def check_generated(dempact, plans, case_of, a, given):
                     raise UsageError(f"--param {law}:{k}={given['params'][(law, k)]}: {msg}")
             if "restitution" in msg and a.restitution is not None:
                 raise UsageError(f"--restitution {a.restitution}: {msg} (law {law})")
-            if rate is not None and ("shear_rate" in msg or "time." in msg):
-                raise UsageError(f"--rates {a.rates}: at {rate:g} 1/s: {msg}")
             if "time.end" in msg and a.end_time is not None:
                 raise UsageError(f"--end-time {a.end_time:g}: {msg}")
+            if rate is not None and ("shear_rate" in msg or "time." in msg):
+                raise UsageError(f"--rates {a.rates}: at {rate:g} 1/s: {msg}")
             if "seed" in msg and seed:
                 raise UsageError(f"--seed-offset/--seeds: seed offset {seed}: {msg}")
             raise UsageError(f"{given['case']}: with law {law} (calibrate {mode}): {msg}")
