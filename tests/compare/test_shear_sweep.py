@@ -18,6 +18,10 @@ against made-up inputs with known answers:
   errors' closed form for two points;
 - the grouping of made-up rows per law, mode, e and rate (2 seeds each; hertz's rows,
   without a restitution, one group per rate), and the curves per law and e;
+- the command line: a bad --rates (0, -5, abc, empty, a value twice, ...) or
+  --restitution list is refused before anything else, exit 2, one line naming the
+  argument, the --out folder not made; --rates and a list of e with the packing stage
+  are refused naming the argument (12 calls of tools/compare.py, about 5 s);
 - the marker's rule (compare.differing_setting): a report of e = 0.3,0.9 and rates
   5,20,80 refuses a call with another list of either (added, removed or changed values,
   or without --rates), naming the argument; the same lists in another order are the
@@ -30,6 +34,9 @@ import math
 import os
 import sys
 import unittest
+
+import subprocess
+import tempfile
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
@@ -192,6 +199,34 @@ class Grouping(unittest.TestCase):
             [("hertz_tti", "off", 0.3), ("hertz_tti", "off", 0.9), ("hertz", "-", None)],
             key=str))
         self.assertEqual([r for r, _ in curves[("hertz", "-", None)]], [5.0, 20.0, 80.0])
+
+
+class CommandLine(unittest.TestCase):
+    def test_refused(self):
+        tool = os.path.join(ROOT, "tools", "compare.py")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out")
+            shear = ["--stage", "shear", "--size", "small", "--laws", "hertz"]
+            calls = [(shear + ["--rates", v], "--rates") for v in
+                     ("0", "-5", "abc", "", "20,20", "5,,20", "nan", "5,")]
+            calls += [(shear + ["--restitution", v], "--restitution") for v in
+                      ("0.3,0.3", "0.3,1.5")]
+            # the packing stage: a valid list, refused (needs dempact's answers first)
+            calls += [(["--size", "small", "--rates", "5,20"], "--rates"),
+                      (["--size", "small", "--restitution", "0.3,0.9"], "--restitution")]
+            dempact = os.path.join(ROOT, "build", "dempact")
+            for args, option in calls:
+                if "--stage" not in args and not os.path.exists(dempact):
+                    continue
+                p = subprocess.run([sys.executable, tool] + args + ["--out", out,
+                                                                     "--dempact", dempact],
+                                   capture_output=True, text=True, timeout=120,
+                                   stdin=subprocess.DEVNULL)
+                lines = p.stderr.splitlines()
+                self.assertEqual(p.returncode, 2, (args, p.stderr))
+                self.assertEqual(len(lines), 1, (args, p.stderr))
+                self.assertTrue(lines[0].startswith(f"compare.py: {option} "), lines[0])
+                self.assertFalse(os.path.lexists(out), args)
 
 
 class Marker(unittest.TestCase):
