@@ -4,7 +4,8 @@ restitution, several seeds each, measure each settled packing and write a report
 
     .venv/bin/python tools/compare.py [CASE | [--stage packing|shear] --size small|full]
         [--laws all|a,b,..]
-        [--seeds N] [--seed-offset K] [--calibrate off|on|both] [--restitution E]
+        [--seeds N] [--seed-offset K] [--calibrate off|on|both] [--restitution E[,E2,..]]
+        [--rates R1,R2,..]
         [--jobs N] [--out DIR [--overwrite]] [--dempact PATH] [--end-time T]
         [--param LAW:KEY=VALUE ...] [--adhesion MODEL:KEY=VALUE,...]
     .venv/bin/python tools/compare.py --report-only DIR [--dempact PATH]
@@ -27,6 +28,12 @@ domain.lees_edwards is of the shear stage; --stage names the stage of --size and
 agree with a CASE's. The shear stage gives the laws with the parameter v_floor
 sqrt(2 g d_min) (the engine's floor for the same beads under gravity: its 1 mm/s
 without gravity stops exact and hunt_crossley); --param LAW:v_floor=V replaces it.
+--rates 5,20,80 (the shear stage's) runs every law at each shear rate (1/s) for the
+same strain: a run at rate R ends at t_end R_ref / R (R_ref, t_end: the case's rate and
+end, or --end-time), its output intervals scaled alike; the report gives mu(I) and
+phi(I) per law and their fits. --restitution 0.3,0.9 (the shear stage's) runs every
+law at each e into the same report; hertz and kostek, without a restitution, run once
+(tools/compare_sweep.py).
 
 Seeds: run K (K = seed offset, 0 to N-1 by default) adds K to the `seed` of every random
 particle source and inlet (an absent seed is the reader's default, 1 for a source and
@@ -59,16 +66,17 @@ The report folder holds report.md with its SVG figures, table.csv (one row per r
 summary.csv (mean and standard deviation per law and mode), meta.json (the command, the
 dempact version, the base case, run times), runs/ and compare-report.json, the marker
 written first that makes the folder a report of compare.py and holds the settings its
-runs share (the base case, e, --end-time, the laws' parameters, the adhesion).
+runs share (the base case, e or the list of e, the rates, --end-time, the laws'
+parameters, the adhesion).
 
 The folder (docs/compare.md, "The report folder's rules"): --out must be new, empty or a
 report of compare.py; a folder holding anything else is refused unless --overwrite,
 which replaces only the report's own names there. Into its own report, a call keeps
 every complete run (dempact exited 0 and the run's done.json was written) and makes the
 rest from scratch: the same command finishes a killed report, and more --seeds or other
---laws add runs. A call whose base case, --restitution, --end-time, --param or
---adhesion differ from the report's is refused, naming the argument; --overwrite starts
-the report afresh.
+--laws add runs. A call whose base case, --restitution (or its list), --rates,
+--end-time, --param or --adhesion differ from the report's is refused, naming the
+argument; --overwrite starts the report afresh.
 Ctrl-C (SIGINT) and SIGTERM stop the runs (each writes a last snapshot) and exit 130 and
 143, keeping the complete ones. Bad arguments: one line on stderr and exit 2, nothing
 written; a run that failed: exit 1.
@@ -119,6 +127,7 @@ import compare_measure as cm  # noqa: E402
 import compare_runs as crs  # noqa: E402
 import compare_adhesion as cad  # noqa: E402
 import compare_shear as cs  # noqa: E402
+import compare_sweep as sweep  # noqa: E402
 
 BULK_MARGIN = 2.0        # bulk region: this many largest diameters from walls and surface
 # the base case of each stage and size
@@ -221,12 +230,15 @@ def offset_seeds(case, k):
 
 
 def case_for(base, base_path, law, mode, params, calibrate, e, command, seed=0,
-             end_time=None, adhesion=None):
+             end_time=None, adhesion=None, rate=None, name=None):
     """The text of the case file of one run (adhesion: --adhesion's mapping, or None
-    to keep the entries' own)."""
+    to keep the entries' own; rate: the shear rate of a --rates sweep, or None for the
+    case's own; name: the run's folder, LAW_MODE by default)."""
     case = json.loads(json.dumps(base))  # deep copy
     offset_seeds(case, seed)
-    case["name"] = mode_dir(law, mode)
+    case["name"] = name or mode_dir(law, mode)
+    if rate is not None:  # the sweep's end for the same strain (tools/compare_sweep.py)
+        end_time = sweep.apply_rate(case, rate, end_time)
     for entry in case.get("contacts", []):
         entry["law"] = law
         entry["params"] = dict(params)  # the rest: dempact's defaults for the law
@@ -243,6 +255,8 @@ def case_for(base, base_path, law, mode, params, calibrate, e, command, seed=0,
         meta["command"] = command
     if end_time is not None:
         meta["end_time"] = end_time
+    if rate is not None:
+        meta["rate"] = rate
     head = "# written by tools/compare.py; compare: " + json.dumps(meta) + "\n"
     return head + yaml.safe_dump(case, sort_keys=False, default_flow_style=None, width=100)
 
@@ -732,7 +746,13 @@ def parser():
                    help="the first seed offset (default 0: the case's own seeds): "
                         "--seeds 2 --seed-offset 3 adds seeds 3 and 4 to a report")
     p.add_argument("--calibrate", choices=("off", "on", "both"))
-    p.add_argument("--restitution", type=float)
+    p.add_argument("--restitution", metavar="E[,E2,..]",
+                   help="the e every law is given (default: the base case's); several, "
+                        "comma-separated, in the shear stage: every law at each")
+    p.add_argument("--rates", metavar="R1,R2,..",
+                   help="the shear stage's shear rates (1/s, > 0): every law at each, for "
+                        "the case's strain (end time t_end R_ref / R); default: the "
+                        "case's own rate")
     p.add_argument("--jobs", type=int, help="runs at a time (default: the number of cores)")
     p.add_argument("--out", help="the report folder (default compare/CASE)")
     p.add_argument("--overwrite", action="store_true",
@@ -917,14 +937,15 @@ def check_generated(dempact, plans, case_of, a, given):
     import tempfile
     with tempfile.TemporaryDirectory(prefix="compare_check_") as tmp:
         seeds = sorted({plans[0][4][0], plans[0][4][-1]})
-        checks = [(law, mode, params, cal, seed) for k, (law, mode, params, cal, _) in
+        checks = [(law, mode, params, cal, seed, e, rate) for k, (law, mode, params, cal, _,
+                                                                  e, rate) in
                   enumerate(plans) for seed in (seeds if k == 0 else seeds[:1])]
         refused = []  # (law, mode, message): the adhesion refused, every law checked
-        for law, mode, params, cal, seed in checks:
-            case = yaml.safe_load(case_of(law, mode, params, cal, seed))
-            if a.end_time is not None:
+        for n, (law, mode, params, cal, seed, e, rate) in enumerate(checks):
+            case = yaml.safe_load(case_of(law, mode, params, cal, seed, e, rate))
+            if a.end_time is not None and rate is None:  # a sweep's case has its end
                 case.setdefault("time", {})["end"] = a.end_time
-            path = os.path.join(tmp, f"{mode_dir(law, mode)}_seed{seed}.yaml")
+            path = os.path.join(tmp, f"{mode_dir(law, mode)}_{n}_seed{seed}.yaml")
             with open(path, "w") as f:
                 yaml.safe_dump(case, f, sort_keys=False)
             msg = dempact_check(dempact, path)
@@ -939,9 +960,11 @@ def check_generated(dempact, plans, case_of, a, given):
                 if f"params.{k} " in msg or f"params.{k}:" in msg:
                     raise UsageError(f"--param {law}:{k}={given['params'][(law, k)]}: {msg}")
             if "restitution" in msg and a.restitution is not None:
-                raise UsageError(f"--restitution {a.restitution:g}: {msg} (law {law})")
+                raise UsageError(f"--restitution {a.restitution}: {msg} (law {law})")
             if "time.end" in msg and a.end_time is not None:
                 raise UsageError(f"--end-time {a.end_time:g}: {msg}")
+            if rate is not None and ("shear_rate" in msg or "time." in msg):
+                raise UsageError(f"--rates {a.rates}: at {rate:g} 1/s: {msg}")
             if "seed" in msg and seed:
                 raise UsageError(f"--seed-offset/--seeds: seed offset {seed}: {msg}")
             raise UsageError(f"{given['case']}: with law {law} (calibrate {mode}): {msg}")
@@ -958,9 +981,9 @@ def differing_setting(old, new, out, case_arg):
         return (f"{case_arg}: the report in {out} is of "
                 + ("another version of this case (its text or a file it names differs)"
                    if same else f"another case ({old.get('case')})") + tail)
-    if old.get("restitution") != new["restitution"]:
-        return (f"--restitution: the report in {out} gives the laws e = {old.get('restitution')}, "
-                f"this call {new['restitution']:g}" + tail)
+    differ = sweep.differing(old, new, out)  # --restitution and --rates
+    if differ:
+        return differ
     if old.get("end_time") != new["end_time"]:
         def cut(t):
             return "the case's end" if t is None else f"{t:g} s"
@@ -1052,8 +1075,11 @@ def main(argv):
         raise UsageError(f"--jobs {jobs_n}: takes 1 to {MAX_JOBS}")
     if a.end_time is not None and not (math.isfinite(a.end_time) and a.end_time > 0):
         raise UsageError(f"--end-time {a.end_time}: takes a time > 0 s")
-    if a.restitution is not None and not (math.isfinite(a.restitution) and 0 < a.restitution <= 1):
-        raise UsageError(f"--restitution {a.restitution}: takes a value in (0, 1]")
+    try:
+        restitutions = sweep.parse_values(a.restitution, "--restitution", 0.0, 1.0)
+        rates = sweep.parse_values(a.rates, "--rates", 0.0)
+    except sweep.SweepError as exc:
+        raise UsageError(str(exc))
     dempact = a.dempact or os.path.join(ROOT, "build", "dempact")
     version, table = dempact_answers(dempact)
     laws = parse_laws(a.laws, table)
@@ -1076,6 +1102,12 @@ def main(argv):
         raise UsageError(f"--stage {a.stage}: {case_path} " + (
             "has no domain.lees_edwards, which the shear stage shears" if a.stage == "shear"
             else "is a shear cell (domain.lees_edwards): give --stage shear"))
+    if stage != "shear" and rates is not None:
+        raise UsageError(f"--rates {a.rates}: the packing stage has no shear rate "
+                         "(--rates is the shear stage's: --stage shear)")
+    if stage != "shear" and restitutions is not None and len(restitutions) > 1:
+        raise UsageError(f"--restitution {a.restitution}: several restitutions in one "
+                         "report are the shear stage's (--stage shear); give one")
     msg = dempact_check(dempact, case_path)
     if msg is not None:
         raise UsageError(msg if msg.startswith(case_path) else f"{case_path}: {msg}")
@@ -1087,7 +1119,7 @@ def main(argv):
             defaults.setdefault(law, {})["v_floor"] = floor
     if not isinstance(base.get("contacts"), list) or not base["contacts"]:
         raise UsageError(f"{case_path}: has no contacts entry for the laws to take")
-    e = a.restitution
+    e = restitutions[0] if restitutions else None
     if e is None:
         first = base["contacts"][0].get("params") or {}
         try:
@@ -1096,23 +1128,32 @@ def main(argv):
             e = 0.5
         if not 0 < e <= 1:
             e = 0.5
+    restitutions = restitutions or [e]
+    several_e = len(restitutions) > 1
     calibrate = a.calibrate or "off"
     seeds = list(range(offset, offset + seeds_n))
     command = " ".join(shlex.quote(x) for x in ["tools/compare.py"] + list(argv))
     abs_case = os.path.abspath(case_path)
 
-    def case_of(law, mode, params, cal, seed, cmd=None):
-        return case_for(base, case_path, law, mode, params, cal, e, cmd, seed, a.end_time,
-                        adhesion)
+    def run_name(law, mode, e_run, rate):
+        return mode_dir(law, mode) + sweep.suffix(mode, e_run, rate, several_e)
 
-    plans = plan_runs(laws, table, e, calibrate, {**stage_params, **user_params}, seeds)
+    def case_of(law, mode, params, cal, seed, e_run, rate, cmd=None):
+        return case_for(base, case_path, law, mode, params, cal, e_run, cmd, seed, a.end_time,
+                        adhesion, rate, run_name(law, mode, e_run, rate))
+
+    plans = sweep.variants(lambda e_run: plan_runs(
+        laws, table, e_run, calibrate, {**stage_params, **user_params}, seeds),
+        restitutions, rates)
     check_generated(dempact, plans, case_of,
                     a, {"params": raw_params, "case": case_path, "adhesion": a.adhesion})
     settings = {"case": abs_case, "case_sha256": case_digest(text, base, case_path),
-                "restitution": e, "end_time": a.end_time,
+                "restitution": restitutions if several_e else e, "end_time": a.end_time,
                 "params": {law: dict(sorted(v.items())) for law, v in sorted(defaults.items())}}
     if adhesion is not None:  # absent otherwise: the markers of reports without it
         settings["adhesion"] = adhesion
+    if rates is not None:  # absent otherwise: the single-rate reports' markers
+        settings["rates"] = rates
     settings = json.loads(json.dumps(settings))  # as the marker will hold them
     out = a.out or os.path.join("compare", os.path.splitext(os.path.basename(case_path))[0])
 
@@ -1160,25 +1201,32 @@ def main(argv):
     WROTE[0] = True
     os.makedirs(os.path.join(out, cf.RUNS), exist_ok=True)
 
-    jobs, kept = [], []
-    for law, mode, params, cal, run_seeds in plans:
+    jobs, kept, end_of = [], [], {}
+    for law, mode, params, cal, run_seeds, e_run, rate in plans:
         for seed in run_seeds:
-            name = f"{mode_dir(law, mode)}/seed{seed}"
-            folder = os.path.join(out, cf.RUNS, mode_dir(law, mode), f"seed{seed}")
-            case_text = case_of(law, mode, params, cal, seed, command)
+            name = f"{run_name(law, mode, e_run, rate)}/seed{seed}"
+            folder = os.path.join(out, cf.RUNS, *name.split("/"))
+            case_text = case_of(law, mode, params, cal, seed, e_run, rate, command)
             identity = run_identity(case_text)
+            end_of[name] = compare_meta(case_text).get("end_time")
             complete, _ = cf.run_complete(folder, identity, version)
             if complete and not a.overwrite:
                 kept.append(name)
             else:
-                jobs.append((name, folder, case_text, identity, law in SLOW_LAWS))
-    jobs.sort(key=lambda j: not j[4])  # the slow laws first
+                # the slow laws and the low rates (the longest runs) first
+                jobs.append((name, folder, case_text, identity,
+                             (law in SLOW_LAWS, rate or 0.0)))
+    jobs.sort(key=lambda j: (not j[4][0], j[4][1]))
     what = f"{len(jobs)} runs to make" + (f", {len(kept)} complete kept" if kept else "")
-    print(f"compare.py: {what} of {case_path} ({len(seeds)} seeds) at e = {e:g}, "
+    print(f"compare.py: {what} of {case_path} ({len(seeds)} seeds) at e = "
+          f"{sweep.show(restitutions)}" + (f", rates {sweep.show(rates)} 1/s" if rates else "")
+          + ", "
           f"{jobs_n} at a time, into {out}", file=sys.stderr)
     meta.update({"dempact": version, "dempact_path": os.path.abspath(dempact),
                  "base_case": abs_case, "base_case_text": text, "restitution": e,
                  "stage": stage})
+    if several_e or rates:
+        meta.update({"restitutions": restitutions, "rates": rates})
     invocation = {"command": command, "calibrate": calibrate, "laws": laws, "seeds": seeds,
                   "date": created, "kept": kept, "failed": []}
     meta.setdefault("invocations", []).append(invocation)
@@ -1201,7 +1249,7 @@ def main(argv):
             cf.remove(os.path.dirname(folder))  # runs/LAW_MODE: the tool's name
         os.makedirs(folder)
         cf.atomic_write(os.path.join(folder, "case.yaml"), case_text)
-        return (run_argv(dempact, os.path.join(folder, "case.yaml"), folder, a.end_time),
+        return (run_argv(dempact, os.path.join(folder, "case.yaml"), folder, end_of[name]),
                 os.path.join(folder, "log.txt"))
 
     def finished(job, status, wall, cpu):

@@ -5,6 +5,8 @@ run) and summary.csv (mean, standard deviation and standard error over the seeds
 law and mode). The layout, the law families and the figures' style are
 tools/compare_report.py's; the measures are tools/compare_shear.py's.
 
+A report of several rates or restitutions is tools/compare_shear_sweep_report.py's.
+
 Every cell is the mean over the seeds ± its standard error: the larger of the seeds'
 (sd / sqrt(n)) and the runs' own from the window's blocks, sqrt(sum se_i^2) / n (error_of);
 with one seed the run's block error, marked "1 run" in the seeds column. Used by tools/compare.py; `compare.py --report-only DIR` rebuilds a
@@ -81,6 +83,14 @@ def table(rows, grouped, columns, steady=False):
     return lines
 
 
+def is_sweep(rows, meta):
+    """A report of several rates or restitutions (--rates, --restitution E1,E2): its
+    tables and figures are per rate and e (tools/compare_shear_sweep_report.py)."""
+    rates = {abs(r.get("shear_rate_1_s", 0.0)) for r in rows}
+    es = {r["restitution"] for r in rows if math.isfinite(r.get("restitution", float("nan")))}
+    return bool(meta.get("rates") or meta.get("restitutions")) or len(rates) > 1 or len(es) > 1
+
+
 def figures(out, rows, curves, grouped):
     plt = cr._pyplot()
     made = []
@@ -105,6 +115,9 @@ def figures(out, rows, curves, grouped):
 
 
 def write(out, rows, curves, meta):
+    if is_sweep(rows, meta):
+        import compare_shear_sweep_report
+        return compare_shear_sweep_report.write(out, rows, meta)
     grouped = cr.groups(rows)
     cr.write_csv(out, rows, grouped, spreads=("sd", "se"))
     made = figures(out, rows, curves, grouped)

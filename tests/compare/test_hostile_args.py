@@ -6,7 +6,7 @@ lists with unknown, empty and repeated names; --param strings with a misspelled 
 key, a value out of range or not finite, a key the comparison sets itself; case files
 that are CSV, binary, a YAML list, not a case, unparsable, missing, a folder; --dempact
 programs that are missing, a folder, not dempact, not executable; bad --seeds, --jobs,
---end-time, --restitution, --calibrate, --size) with a state of --out (new, below a
+--end-time, --restitution and its lists, --rates, --calibrate, --size) with a state of --out (new, below a
 missing folder, empty, a file, below a file, a folder of the user's files with and
 without report.md/table.csv/meta.json, a report.md that is a folder, the tool's own
 report, one with a run left unfinished, one with the user's notes beside it) and
@@ -64,7 +64,11 @@ END = (["0.002"], ["-1", "nan", "inf", "1e-12", "abc", "0"])
 JOBS = ([None, "1", "2"], ["0", "-1", "x", "1000"])
 CALIBRATE = ([None, "off", "on", "both"], ["maybe", "ON"])
 # "0.6": valid, but not the e of the fixture reports
-RESTITUTION = ([None, "0.5", "0.6"], ["0", "1.5", "nan", "-0.5", "e"])
+RESTITUTION = ([None, "0.5", "0.6"], ["0", "1.5", "nan", "-0.5", "e", "0.5,0.5", "0.5,",
+                                       "", "0.3,0.9"])
+# --rates: every value refused here, the bad ones for themselves and a good list because
+# the fixture cases are the packing stage's, which has no shear rate
+RATES = ([None], ["0", "-5", "abc", "", "20,20", "5,,20", "nan", "5,20"])
 CASES = (["size_small", "case_small"],
          ["size_bogus", "both", "csv", "binary", "yaml_list", "not_a_case", "unparsable",
           "missing", "folder"])
@@ -74,7 +78,7 @@ OUTS = (["new", "new_nested", "empty", "own", "partial", "own_notes", "foreign+o
         ["file", "under_file", "report_is_folder", "foreign", "foreign_notes"])
 OWN_STATES = ("own", "partial", "own_notes")
 ARGUMENTS = {"laws": LAWS, "param": PARAMS, "seeds": SEEDS, "end-time": END, "jobs": JOBS,
-             "calibrate": CALIBRATE, "restitution": RESTITUTION, "case": CASES,
+             "calibrate": CALIBRATE, "restitution": RESTITUTION, "rates": RATES, "case": CASES,
              "dempact": DEMPACTS, "out": OUTS}
 HUNT = "hunt_crossley:v_floor=0.1"
 
@@ -229,7 +233,7 @@ class HostileArguments(unittest.TestCase):
         args = ["--laws", value["laws"]] + self.case_args(value["case"])
         for spec in value["param"]:
             args += ["--param", HUNT if spec == "hunt" else spec]
-        for option in ("seeds", "end-time", "jobs", "calibrate", "restitution"):
+        for option in ("seeds", "end-time", "jobs", "calibrate", "restitution", "rates"):
             if value[option] is not None:
                 args += ["--" + option, value[option]]
         return args + ["--out", out, "--dempact", self.dempact_arg(value["dempact"])] + \

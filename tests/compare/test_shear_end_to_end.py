@@ -18,6 +18,18 @@ files say when read here by other means, and against physics:
   runs steady;
 - --report-only rebuilds the same table.csv from the HDF5 files alone.
 
+The sweep (--rates 20,80 --restitution 0.3,0.9, hertz_tti, one seed, the small case cut
+at 0.15 s, its reference end: 3 strain units, about 10 s of CPU in all):
+- table.csv has the 4 runs, one per (e, rate), each from its own folder
+  runs/hertz_tti_off_eE_rR; each run's case ends at 0.15 x 20 / R and shears at R, and
+  its window spans the same strain (1.5 units) at both rates;
+- I grows with the rate at each e (I ~ rate at the same p: the ratio within 20% of 4),
+  the shares + stored - residual add up to 1 in every row;
+- report.md has the 4 rows in each table, the fit table's rows (2 rates: no mu(I) fit)
+  and the figures mu(I), phi(I);
+- the same command keeps the 4 runs; a call with another --restitution list or another
+  --rates list is refused (exit 2, one line naming the argument, the folder unchanged).
+
     .venv/bin/python tests/compare/test_shear_end_to_end.py --dempact build/dempact
 """
 
@@ -32,10 +44,11 @@ import unittest
 
 import h5py
 import numpy as np
+import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from compare_cli import run_compare  # noqa: E402
+from compare_cli import run_compare, tree_digest  # noqa: E402
 
 DEMPACT = None
 LAWS = ["hertz_tti", "hertz"]
@@ -112,6 +125,82 @@ class ShearStage(unittest.TestCase):
             after = f.read()
         # the run times come from done.json: the same; every measure from the HDF5 files
         self.assertEqual(before, after)
+
+
+SWEEP = ["--stage", "shear", "--size", "small", "--laws", "hertz_tti", "--seeds", "1",
+         "--rates", "20,80", "--restitution", "0.3,0.9", "--end-time", "0.15", "--jobs", "2"]
+
+
+class ShearSweep(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="compare_sweep_")
+        cls.out = os.path.join(cls.tmp, "report")
+        cls.code, _, cls.err = run_compare(SWEEP + ["--out", cls.out, "--dempact", DEMPACT],
+                                           timeout=600)
+        with open(os.path.join(cls.out, "table.csv")) as f:
+            cls.rows = list(csv.DictReader(f))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_rows(self):
+        self.assertEqual(self.code, 0, self.err)
+        got = sorted((float(r["restitution"]), float(r["shear_rate_1_s"])) for r in self.rows)
+        self.assertEqual(got, [(0.3, 20.0), (0.3, 80.0), (0.9, 20.0), (0.9, 80.0)])
+        for r in self.rows:
+            e, rate = float(r["restitution"]), float(r["shear_rate_1_s"])
+            folder = os.path.join(self.out, "runs", f"hertz_tti_off_e{e:g}_r{rate:g}", "seed0")
+            with open(os.path.join(folder, "case.yaml")) as f:
+                case = yaml.safe_load(f)
+            self.assertEqual(case["domain"]["lees_edwards"]["shear_rate"], rate)
+            self.assertAlmostEqual(case["time"]["end"], 0.15 * 20.0 / rate, delta=1e-15)
+            self.assertEqual(case["contacts"][0]["params"]["restitution"], e)
+            with h5py.File(os.path.join(folder, f"hertz_tti_off_e{e:g}_r{rate:g}.h5")) as f:
+                t = f["timeseries/time"][()]
+            self.assertAlmostEqual(t[-1], 0.15 * 20.0 / rate, delta=1e-9)
+            self.assertAlmostEqual(float(r["window_strain"]), 1.5, delta=0.05)
+            self.assertAlmostEqual(float(r["share_sum"]), 1.0, delta=1e-9)
+        for e in (0.3, 0.9):
+            i = {float(r["shear_rate_1_s"]): float(r["inertial_number"])
+                 for r in self.rows if float(r["restitution"]) == e}
+            self.assertGreater(i[80.0], i[20.0])
+            self.assertAlmostEqual(i[80.0] / i[20.0] / 4.0, 1.0, delta=0.2)
+
+    def test_report(self):
+        with open(os.path.join(self.out, "report.md")) as f:
+            text = f.read()
+        for head in ("## Steady flow", "## Dissipation split", "## mu(I) and phi(I)"):
+            self.assertIn(head, text)
+        for e in ("0.3", "0.9"):
+            for rate in ("20", "80"):
+                self.assertEqual(text.count(f"| hertz_tti | off | {e} | {rate} |"), 2)
+            self.assertIn(f"| hertz_tti | off | {e} | 2 | - (fewer than 3 rates)", text)
+        for fig in ("shear_mu_of_i.svg", "shear_phi_of_i.svg", "shear_energy.svg"):
+            self.assertTrue(os.path.isfile(os.path.join(self.out, fig)), fig)
+
+    def test_resume_and_refusals(self):
+        before = tree_digest(self.out)
+        for change, option in ((["--restitution", "0.3"], "--restitution"),
+                               (["--rates", "20,80,160"], "--rates"),
+                               (["--rates", "20"], "--rates")):
+            args = list(SWEEP)
+            k = args.index(change[0])
+            args[k + 1] = change[1]
+            code, _, err = run_compare(args + ["--out", self.out, "--dempact", DEMPACT],
+                                       timeout=300)
+            self.assertEqual(code, 2, err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertTrue(err.startswith(f"compare.py: {option}:"), err)
+            self.assertEqual(tree_digest(self.out), before, change)
+        # the same lists in another order: the same call, every run kept
+        args = list(SWEEP)
+        args[args.index("--rates") + 1] = "80,20"
+        code, _, err = run_compare(args + ["--out", self.out, "--dempact", DEMPACT],
+                                   timeout=300)
+        self.assertEqual(code, 0, err)
+        self.assertIn("0 runs to make, 4 complete kept", err)
 
 
 def main():
