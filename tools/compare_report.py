@@ -144,7 +144,11 @@ def loop_table(rows, grouped):
     return lines + table(rows, grouped, columns)
 
 
-def write_csv(out, rows, grouped, spreads=("sd",)):
+def write_csv(out, rows, grouped, spreads=("sd",), key_columns=("law", "calibrate"),
+              key_cells=list):
+    """table.csv (one row per run, grouped) and summary.csv (per group: the columns
+    key_columns, filled by key_cells(group key), the seeds, then the mean and the
+    spreads over the seeds of every numeric column)."""
     keys = list(dict.fromkeys(k for row in rows for k in row))
     f = io.StringIO(newline="")
     w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
@@ -157,15 +161,15 @@ def write_csv(out, rows, grouped, spreads=("sd",)):
                and all(isinstance(r.get(k, 0.0), (int, float)) for r in rows)]
     f = io.StringIO(newline="")
     w = csv.writer(f)
-    w.writerow(["law", "calibrate", "seeds"] + [f"{k}_{s}" for k in numeric
+    w.writerow(list(key_columns) + ["seeds"] + [f"{k}_{s}" for k in numeric
                                                 for s in ("mean",) + tuple(spreads)])
-    for (law, mode), idx in grouped.items():
+    for group, idx in grouped.items():
         vals = []
         for k in numeric:
             mean, sd, n = stats([rows[i].get(k, float("nan")) for i in idx])
             spread = {"sd": sd, "se": sd / math.sqrt(n) if n > 1 else float("nan")}
             vals += [repr(mean)] + [repr(spread[s]) for s in spreads]
-        w.writerow([law, mode, len(idx)] + vals)
+        w.writerow(list(key_cells(group)) + [len(idx)] + vals)
     cf.atomic_write(os.path.join(out, "summary.csv"), f.getvalue())
 
 

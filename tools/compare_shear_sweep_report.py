@@ -9,8 +9,6 @@ seeds per law, mode, e and rate). The cells and error bars are
 tools/compare_shear_report.py's (error_of); docs/compare.md, "A sweep of I and e".
 """
 
-import csv
-import io
 import math
 import os
 import sys
@@ -110,27 +108,9 @@ def fit_table(fitted):
 def write_csv(out, rows, grouped):
     """table.csv (one row per run, grouped) and summary.csv (per law, mode, e, rate:
     mean, sd and se over the seeds of every numeric column)."""
-    keys = list(dict.fromkeys(k for row in rows for k in row))
-    f = io.StringIO(newline="")
-    w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
-    w.writeheader()
-    for idx in grouped.values():
-        for k in sorted(idx, key=lambda k: rows[k]["seed"]):
-            w.writerow({c: rows[k].get(c, "") for c in keys})
-    cf.atomic_write(os.path.join(out, "table.csv"), f.getvalue())
-    numeric = [k for k in keys if k not in ("law", "calibrate", "seed", "material")
-               and all(isinstance(r.get(k, 0.0), (int, float)) for r in rows)]
-    f = io.StringIO(newline="")
-    w = csv.writer(f)
-    w.writerow(["law", "calibrate", "restitution", "rate_1_s", "seeds"]
-               + [f"{k}_{s}" for k in numeric for s in ("mean", "sd", "se")])
-    for (law, mode, e, rate), idx in grouped.items():
-        vals = []
-        for k in numeric:
-            mean, sd, n = cr.stats([rows[i].get(k, float("nan")) for i in idx])
-            vals += [repr(mean), repr(sd), repr(sd / math.sqrt(n) if n > 1 else float("nan"))]
-        w.writerow([law, mode, "" if e is None else repr(e), repr(rate), len(idx)] + vals)
-    cf.atomic_write(os.path.join(out, "summary.csv"), f.getvalue())
+    cr.write_csv(out, rows, grouped, spreads=("sd", "se"),
+                 key_columns=("law", "calibrate", "restitution", "rate_1_s"),
+                 key_cells=lambda g: [g[0], g[1], "" if g[2] is None else repr(g[2]), repr(g[3])])
 
 
 def curve_figure(plt, path, rows, grouped, fitted, key, ylabel, title):
