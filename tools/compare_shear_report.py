@@ -17,7 +17,6 @@ import math
 import os
 import sys
 
-import compare_folder as cf
 import compare_report as cr
 import compare_shear as cs
 
@@ -114,6 +113,30 @@ def figures(out, rows, curves, grouped):
     return made
 
 
+# the report's definitions (the sweep's report, compare_shear_sweep_report.py, too)
+DEFINITIONS = [
+    "- mu = <shear_stress> / <normal_stress> over the window (-sigma_xz and sigma_zz "
+    "of the Lees-Edwards box, compression positive); tau and p the two means.",
+    "- phi = the particles' volume / (L_x L_y <box height>); I = rate d / sqrt(p / rho), "
+    "d the mean diameter, rho the particles' density; Z = 2 x particle contacts with "
+    "overlap > 0 / particles, over the window's snapshots.",
+    "- The shares: each dissipated_* book's increase over the window / shear_work's "
+    "increase; stored: the increase of kinetic + rotational + gravitational + elastic "
+    "energy / the "
+    "same; residual: energy_residual's increase / the same. dissipation shares + "
+    "stored - residual = 1 exactly.",
+    "- power / (tau rate V): the shear work's rate over the window / (<tau> rate L_x "
+    "L_y <H>): 1 in steady flow.",
+    f"- steady: a line fitted to the {cs.BLOCKS} block values of mu (and of phi) "
+    f"against time has a slope within {cs.STEADY_Z:g} of its standard error; "
+    "'k of n drift': k seeds did not.",
+    "- e actual: a head-on collision of two particles of the mean radius at the "
+    "run's step and at the shear's speed across one diameter, rate d "
+    "(`dempact collide`).",
+    "- calibrate: off (published mapping), on (calibrated to e), on* (calibrated: the "
+    "law has no other way to e), - (no restitution: hertz, kostek)."]
+
+
 def write(out, rows, curves, meta):
     if is_sweep(rows, meta):
         import compare_shear_sweep_report
@@ -148,27 +171,7 @@ def write(out, rows, curves, meta):
     lines += ["", "## Figures", ""]
     for name, caption in made:
         lines += [f"![{caption}]({name})", ""]
-    lines += ["## Definitions", "",
-              "- mu = <shear_stress> / <normal_stress> over the window (-sigma_xz and sigma_zz "
-              "of the Lees-Edwards box, compression positive); tau and p the two means.",
-              "- phi = the particles' volume / (L_x L_y <box height>); I = rate d / sqrt(p / rho), "
-              "d the mean diameter, rho the particles' density; Z = 2 x particle contacts with "
-              "overlap > 0 / particles, over the window's snapshots.",
-              "- The shares: each dissipated_* book's increase over the window / shear_work's "
-              "increase; stored: the increase of kinetic + rotational + gravitational + elastic "
-              "energy / the "
-              "same; residual: energy_residual's increase / the same. dissipation shares + "
-              "stored - residual = 1 exactly.",
-              "- power / (tau rate V): the shear work's rate over the window / (<tau> rate L_x "
-              "L_y <H>): 1 in steady flow.",
-              f"- steady: a line fitted to the {cs.BLOCKS} block values of mu (and of phi) "
-              f"against time has a slope within {cs.STEADY_Z:g} of its standard error; "
-              "'k of n drift': k seeds did not.",
-              "- e actual: a head-on collision of two particles of the mean radius at the "
-              "run's step and at the shear's speed across one diameter, rate d "
-              "(`dempact collide`).",
-              "- calibrate: off (published mapping), on (calibrated to e), on* (calibrated: the "
-              "law has no other way to e), - (no restitution: hertz, kostek)."]
+    lines += ["## Definitions", ""] + DEFINITIONS
     cr.write_report(out, lines, made)
     return rows
 

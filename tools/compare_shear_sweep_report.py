@@ -215,19 +215,7 @@ def write(out, rows, meta):
     lines += ["", "## Figures", ""]
     for name, caption in made:
         lines += [f"![{caption}]({name})", ""]
-    lines += ["## Definitions", "",
-              "- mu = <shear_stress> / <normal_stress> over the window; phi = the particles' "
-              "volume / (L_x L_y <box height>); I = rate d / sqrt(p / rho), d the mean "
-              "diameter, rho the particles' density; Z = 2 x particle contacts with overlap "
-              "> 0 / particles, over the window's snapshots.",
-              "- The shares: each dissipated_* book's increase over the window / shear_work's "
-              "increase; stored and residual likewise; dissipation shares + stored - residual "
-              "= 1 exactly.",
-              f"- steady: a line fitted to the {cs.BLOCKS} block values of mu (and of phi) "
-              f"against time has a slope within {cs.STEADY_Z:g} of its standard error; "
-              "'k of n drift': k seeds did not.",
-              "- e actual: a head-on collision of two particles of the mean radius at the "
-              "run's step and at the shear's speed across one diameter, rate d."]
+    lines += ["## Definitions", ""] + csr.DEFINITIONS
     cr.write_report(out, lines, made)
     return rows
 
