@@ -93,9 +93,8 @@ static void list_positions(void *data, int n_gid, int n_lid, int n, ZOLTAN_ID_PT
 }
 
 /* A particle's work in the force loop: one, plus one per contact that holds a force
- * (a pair counts for both its particles; the snapshots' n_contacts). */
-/* Each own particle's work, 1 + its contacts holding a force, into w (or, w NULL, only
- * their sum): the returned total. */
+ * (a pair counts for both its particles; the snapshots' n_contacts). Each own particle's
+ * into w (or, w NULL, only their sum); returns the sum over them. */
 static double particle_work_into(const sim *s, float *w)
 {
     const particle_store *p = &s->p;
