@@ -28,17 +28,7 @@ fix caps all mesh/surface file caps.stl type 3
 fix walls all wall/gran model hertz tangential history mesh n_meshes 2 meshes barrel caps tangential_damping off
 fix turn1 all move/mesh mesh barrel rotate origin 0. 0. 0. axis 0. 1. 0. period {period}
 fix turn2 all move/mesh mesh caps rotate origin 0. 0. 0. axis 0. 1. 0. period {period}
-fix gravity all gravity 9.81 vector 0 0 -1
-fix integrate all nve/sphere
-timestep        {dt}
-thermo_style    custom step atoms ke
-thermo          {every}
-thermo_modify   lost ignore norm no
-variable next equal "step + {every} - (step + {every} > {steps} && step < {steps}) * (step + {every} - {steps})"
-dump d all custom 1 dump/d*.txt id type x y z
-dump_modify d every v_next first yes sort id
-run {steps}
-"""
+""" + liggghts_files.run_tail("id type x y z")
 
 
 def barrel_and_caps_stl(facets):
@@ -132,17 +122,7 @@ group           m2 type 2
 variable        theta equal {omega}*time
 region          drum cylinder y 0 0 {radius} {ylo} {yhi} side in units box rotate v_theta 0 0 0 0 1 0
 {walls}
-fix             gravity all gravity 9.81 vector 0 0 -1
-fix             integrate all nve/sphere
-timestep        {dt}
-thermo_style    custom step atoms ke
-thermo          {every}
-thermo_modify   lost ignore norm no
-variable        next equal "step + {every} - (step + {every} > {steps} && step < {steps}) * (step + {every} - {steps})"
-dump            d all custom 1 dump/d*.txt id type x y z
-dump_modify     d every v_next first yes sort id
-run             {steps}
-"""
+""" + liggghts_files.run_tail("id type x y z")
 
 
 def e_star(a, b):

@@ -17,6 +17,24 @@ hard_particles  yes
 """
 
 
+def run_tail(columns):
+    """The closing lines of a peer's input (LIGGGHTS or LAMMPS, same syntax): gravity along
+    -z, the spheres integrated, a dump of `columns` every {every} steps and at the last,
+    {steps}, then the run. {dt}, {every} and {steps} stay for the input's format()."""
+    return ("fix gravity all gravity 9.81 vector 0 0 -1\n"
+            "fix integrate all nve/sphere\n"
+            "timestep        {dt}\n"
+            "thermo_style    custom step atoms ke\n"
+            "thermo          {every}\n"
+            "thermo_modify   lost ignore norm no\n"
+            # the next dump's step: every {every} steps, and the end step whatever it is
+            "variable next equal \"step + {every} - (step + {every} > {steps} && step < {steps})"
+            " * (step + {every} - {steps})\"\n"
+            "dump d all custom 1 dump/d*.txt " + columns + "\n"
+            "dump_modify d every v_next first yes sort id\n"
+            "run {steps}\n")
+
+
 def write_data(path, title, n_types, box, rows):
     """A LIGGGHTS data file (atom style granular): `box` ((lo, hi) per axis), then one
     atom per row (id, type, diameter, density, x, y, z), written to 17 digits."""

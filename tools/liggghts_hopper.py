@@ -111,17 +111,7 @@ pair_coeff      * *
 fix bin all mesh/surface file bin.stl type 2
 fix cone all mesh/surface file cone.stl type 2
 fix walls all wall/gran model hertz tangential history rolling_friction cdt mesh n_meshes 2 meshes bin cone limitForce on
-fix gravity all gravity 9.81 vector 0 0 -1
-fix integrate all nve/sphere
-timestep        {dt}
-thermo_style    custom step atoms ke
-thermo          {every}
-thermo_modify   lost ignore norm no
-variable next equal "step + {every} - (step + {every} > {steps} && step < {steps}) * (step + {every} - {steps})"
-dump d all custom 1 dump/d*.txt id x y z
-dump_modify d every v_next first yes sort id
-run {steps}
-"""
+""" + liggghts_files.run_tail("id x y z")
 
 
 def frustum_stl(name, z0, r0, z1, r1, facets):
