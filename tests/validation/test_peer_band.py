@@ -38,7 +38,7 @@ class PeerBand(unittest.TestCase):
 
     @settings(max_examples=60, deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.filter_too_much])
-    @given(st.lists(angle, min_size=1, max_size=4), st.lists(angle, min_size=2, max_size=4),
+    @given(st.lists(angle, min_size=1, max_size=12), st.lists(angle, min_size=2, max_size=12),
            st.one_of(st.just([]), st.lists(angle, min_size=3, max_size=3)))
     def test_verdict_is_students(self, dem, peer, spread):
         md, ml, sp, df, half = peer_band.band(dem, peer, spread)
