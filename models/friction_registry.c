@@ -9,7 +9,8 @@
 
 extern const tangential_law tangential_mindlin, tangential_linear,
     tangential_mindlin_deresiewicz, tangential_viscous;
-extern const rolling_law rolling_constant, rolling_spring, rolling_viscous;
+extern const rolling_law rolling_constant, rolling_spring, rolling_viscous,
+    rolling_liggghts_cdt;
 
 static const tangential_law *const tangential_registry[] = {
     &tangential_mindlin,
@@ -22,6 +23,7 @@ static const rolling_law *const rolling_registry[] = {
     &rolling_constant,
     &rolling_spring,
     &rolling_viscous,
+    &rolling_liggghts_cdt,
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

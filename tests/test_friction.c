@@ -110,6 +110,52 @@ static void test_constant_rolling_torque_stops_sphere(void **state)
     sim_free(&s);
 }
 
+/* A sphere rolling without slip at v0 (w_y = v0 / R) that also spins about the normal
+ * (w_z = u / R). `liggghts_cdt`'s torque is mu_r R F_n |w_t| / |w| with its twist part
+ * dropped, and nothing acts on w_z, so while rolling (5/7 of the torque over m R slows
+ * the centre) dv/dt = -(5/7) mu_r g v / sqrt(v^2 + u^2), and v falls from v0 to v1 in
+ *   t = 7 / (5 mu_r g) [G(v0) - G(v1)],  G(v) = sqrt(v^2 + u^2) - u ln((u + sqrt(v^2 + u^2)) / v)
+ * (0.490 s from 0.2 to 0.1 m/s at u = 0.2 m/s and mu_r = 0.05), while `constant`, which
+ * keeps the full mu_r R F_n whatever the twist, takes 7 (v0 - v1) / (5 mu_r g) (0.285 s). */
+static double rolling_halving_time(const char *law, double v0, double u, double mu_r)
+{
+    double R = 0.01;
+    plane_world w;
+    plane_world_init(&w, v0, 0.5, law, mu_r);
+    sim s;
+    make(&s, &w);
+    s.p.wy[0] = v0 / R;
+    s.p.wz[0] = u / R;
+    while (s.p.vx[0] > 0.5 * v0 && s.time < 5.0) sim_step(&s);
+    double t = s.time, spin = s.p.wz[0];
+    sim_free(&s);
+    assert_true(fabs(spin - u / R) <= 1e-9 * u / R); /* no torque about the normal */
+    return t;
+}
+
+static double twisted_rolling_g(double v, double u)
+{
+    double s = sqrt(v * v + u * u);
+    return s - u * log((u + s) / v);
+}
+
+static void test_liggghts_cdt_rolling_with_twist(void **state)
+{
+    double v0 = 0.2, u = 0.2, mu_r = 0.05;
+    double t_cdt = rolling_halving_time("liggghts_cdt", v0, u, mu_r);
+    double t_constant = rolling_halving_time("constant", v0, u, mu_r);
+    double t_untwisted = rolling_halving_time("liggghts_cdt", v0, 0.0, mu_r);
+    double theory_cdt = 7.0 / (5.0 * mu_r * G) *
+                        (twisted_rolling_g(v0, u) - twisted_rolling_g(0.5 * v0, u));
+    double theory_constant = 7.0 * 0.5 * v0 / (5.0 * mu_r * G);
+    print_message("v halves after %.5f s (theory %.5f s) with liggghts_cdt and a twist of "
+                  "%g rad/s, %.5f s without it and %.5f s with constant (theory %.5f s)\n",
+                  t_cdt, theory_cdt, u / 0.01, t_untwisted, t_constant, theory_constant);
+    assert_true(fabs(t_cdt - theory_cdt) < 0.01 * theory_cdt);
+    assert_true(fabs(t_constant - theory_constant) < 0.01 * theory_constant);
+    assert_true(fabs(t_untwisted - theory_constant) < 0.01 * theory_constant);
+}
+
 /* ---- Mindlin-Deresiewicz microslip at constant normal force -------------------------
  * One contact driven through friction_force() by a prescribed tangential displacement
  * delta along x (normal z, overlap and normal force fixed, no dashpot). Mindlin &
@@ -612,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_sliding_sphere_starts_rolling),
         cmocka_unit_test(test_cap_lanes_match_branch),
         cmocka_unit_test(test_constant_rolling_torque_stops_sphere),
+        cmocka_unit_test(test_liggghts_cdt_rolling_with_twist),
         cmocka_unit_test(test_microslip_loading_curve),
         cmocka_unit_test(test_microslip_cycle_dissipation),
         cmocka_unit_test(test_microslip_stored_energy),

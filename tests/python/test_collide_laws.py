@@ -74,7 +74,7 @@ def test_mindlin_by_name_is_the_default():
     (dict(friction=0.3, friction_model="linear"), ["--friction", "0.3", "--friction-model", "linear"],
      "needs"),
     (dict(rolling_model="rolling", rolling=0.1), ["--rolling-model", "rolling", "--rolling", "0.1"],
-     "unknown rolling law 'rolling'; the rolling laws are: constant, spring, viscous"),
+     "unknown rolling law 'rolling'; the rolling laws are: constant, spring, viscous, liggghts_cdt"),
     (dict(rolling=0.1), ["--rolling", "0.1"], "needs"),
     (dict(friction_model="viscous", friction_params={"damping": 1}),
      ["--friction-model", "viscous", "--friction-param", "damping=1"], "needs"),
