@@ -32,7 +32,7 @@ to the end, B = 2 x slope, averaged over the seeds with their standard error; an
 restitution that B implies (the e for which the closed form gives the measured B).
 
 The run lasts until the closed form has theta at theta_0 / 9 (t = 4 / (B sqrt(theta_0)),
-about 50 collisions per particle at e = 0.8). At phi = 0.02 the box is about 5 mean free
+about 18 collisions per particle at e = 0.8). At phi = 0.02 the box is about 5 mean free
 paths wide, below the size where a gas of e = 0.8 forms vortices and clusters (Goldhirsch
 and Zanetti 1993), so it stays homogeneous.
 
