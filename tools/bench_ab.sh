@@ -1,32 +1,36 @@
 #!/bin/bash
-# Usage: bench_ab.sh [-n PAIRS] [-s STEPS] [-f MU] A B BED
+# Usage: bench_ab.sh [-n PAIRS] [-s STEPS] [-f MU] [-r MU_R] A B BED
 # Compares two dempact builds A and B on the bed BED (a LAMMPS data file, as written by
 # `dempact bench --particles N --steps 0 --write-data BED`): each pair of runs has A and B
 # running at the same time, one per core, one thread each, on alternating cores, so that
 # both see the same machine load; a shared virtual machine's speed moves by 15% from one
 # minute to the next, which sequential runs mistake for a difference between builds.
 # Prints each pair's particle-steps per second and B/A, then the median of B/A.
-# PAIRS defaults to 12, STEPS to 150, MU (friction) to 0.5.
+# PAIRS defaults to 12, STEPS to 150, MU (friction) to 0.5, MU_R (the `constant` rolling
+# torque, bench's --rolling) to 0: none.
 set -eu
-pairs=12 steps=150 mu=0.5
-while getopts "n:s:f:" opt; do
+pairs=12 steps=150 mu=0.5 mu_r=0
+while getopts "n:s:f:r:" opt; do
     case $opt in
     n) pairs=$OPTARG ;;
     s) steps=$OPTARG ;;
     f) mu=$OPTARG ;;
-    *) sed -n '2,9p' "$0" >&2; exit 2 ;;
+    r) mu_r=$OPTARG ;;
+    *) sed -n '2,10p' "$0" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-if [ $# -ne 3 ]; then sed -n '2,9p' "$0" >&2; exit 2; fi
+if [ $# -ne 3 ]; then sed -n '2,10p' "$0" >&2; exit 2; fi
 a=$1 b=$2 bed=$3
 if [ "$(nproc)" -lt 2 ]; then echo "bench_ab.sh: needs two cores" >&2; exit 2; fi
 
 speed() { # CORE BINARY OUT
     OMP_NUM_THREADS=1 taskset -c "$1" "$2" bench --load "$bed" --steps "$steps" --friction "$mu" \
-        --threads 1 2>&1 | awk '/^particle_steps_per_second/ {print $2}' >"$3"
+        ${rolling[@]+"${rolling[@]}"} --threads 1 2>&1 | awk '/^particle_steps_per_second/ {print $2}' >"$3"
 }
 
+rolling=()
+if [ "$mu_r" != 0 ]; then rolling=(--rolling "$mu_r"); fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for r in $(seq "$pairs"); do
