@@ -18,7 +18,8 @@
 #     angle near 6 degrees; 10 degrees (tan 0.18) leaves room for the scatter of a mound
 #     a few beads high, and is far below the frictional heap's 25 (tan 0.47).
 #   drum [FRICTION_SCALE RESTITUTION]: the dynamic angle of repose (1.5-3 s) of ten
-#     fills (the case's particle seed 3, then 4 to 12; about an hour on one core), each
+#     fills (the case's particle seed 3, then 4 to 7, 9 and 11 to 14: with seeds 8 and 10
+#     the case's source cannot place all 2400 beads; about an hour on one core), each
 #     steady (spread over its snapshots below 3 degrees), their mean within the band of
 #     LIGGGHTS's fills from the same initial beads (tests/validation/liggghts_drum.json,
 #     written by tools/liggghts_drum.py --json; DEMPACT_RUN_LIGGGHTS=1 turns LIGGGHTS
@@ -76,7 +77,7 @@ case $which in
   drum)
     scale=${4:-1} e=${5:-0.5} angles="" steady=1
     mu=$(awk -v f="$scale" 'BEGIN { print 0.5 * f }')
-    seeds="3 4 5 6 7 8 9 10 11 12"
+    seeds="3 4 5 6 7 9 11 12 13 14"
     for seed in $seeds; do
       sed -e "s/^    seed: 3$/    seed: $seed/" \
           -e "s/^    friction: {coefficient: 0.5}$/    friction: {coefficient: $mu}/" \
