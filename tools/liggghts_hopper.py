@@ -51,6 +51,7 @@ Differences that remain (LIGGGHTS 3.8.0's sources against engine/step/friction.c
     twisting pair gets less than mu_r R* F_n; it uses the elastic normal force k_n d,
     dempact the total F_n (elastic + dashpot, >= 0); at a wall the lever is the
     contact radius rather than R_i, and the twist is not removed before normalising.
+    dempact's rolling law `liggghts_cdt` is this torque bar the elastic force (docs/laws.md).
 On dempact's own beads the second one matters most: LIGGGHTS's cdt torque is 0.75-0.77
 of dempact's (0.84 of its dissipation) averaged over the pairs of the flowing bed, i.e.
 an effective rolling coefficient of about 0.038 instead of 0.05.
