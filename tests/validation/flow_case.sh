@@ -2,8 +2,12 @@
 # Usage: flow_case.sh DEMPACT SOURCE_DIR heap|heap_frictionless|drum|hopper
 # Runs a flow case from cases/ and checks the issue's criteria with the tools/ that
 # measure it (label validation: minutes to tens of minutes each; run by hand).
-#   heap [FRICTION_SCALE RESTITUTION]: the mean angle of repose of three pours within the
-#     band of LIGGGHTS's three pours of the same case: |mean_d - mean_L| <= t(0.975, 4)
+#   heap [FRICTION_SCALE RESTITUTION ROLLING]: the mean angle of repose of three pours
+#     within the band of LIGGGHTS's three pours of the same case, with the same rolling
+#     law on both sides: dempact's pours take the rolling model ROLLING (default
+#     liggghts_cdt, LIGGGHTS's cdt as LIGGGHTS computes it, in place of the case's
+#     constant, whose torque is larger by |w| / |w_t|; `constant` pours the case as
+#     shipped): |mean_d - mean_L| <= t(0.975, 4)
 #     s_p sqrt(1/3 + 1/3), s_p the two codes' pooled seed-to-seed spread
 #     (tools/peer_band.py). LIGGGHTS's angles are tests/validation/liggghts_heap.json,
 #     written by tools/liggghts_heap.py --json; with DEMPACT_RUN_LIGGGHTS=1 and liggghts
@@ -43,16 +47,17 @@ case $which in
   heap)
     # three pours (the case's inlet seed 11, then 12 and 13): one pour's angle is one
     # draw of a chaotic pile, scattered by about 1-2 degrees (docs/validation.md#flow-cases)
-    scale=${4:-1} e=${5:-0.3} angles=""
+    scale=${4:-1} e=${5:-0.3} rolling=${6:-liggghts_cdt} angles=""
     mu_gg=$(awk -v f="$scale" 'BEGIN { print 0.5 * f }') mu_gs=$(awk -v f="$scale" 'BEGIN { print 0.8 * f }')
     for seed in 11 12 13; do
       sed -e "s/^    seed: 11$/    seed: $seed/" \
           -e "s/^    friction: {coefficient: 0.5}$/    friction: {coefficient: $mu_gg}/" \
           -e "s/^    friction: {coefficient: 0.8}$/    friction: {coefficient: $mu_gs}/" \
           -e "s/^    params: {restitution: 0.3}$/    params: {restitution: $e}/" \
+          -e "s/^    rolling: {model: constant, /    rolling: {model: $rolling, /" \
           "$src/cases/heap.yaml" > "$work/heap.yaml"
-      [ "$(grep -c "^    seed: $seed$\|^    friction: {coefficient: \($mu_gg\|$mu_gs\)}$\|^    params: {restitution: $e}$" \
-           "$work/heap.yaml")" = 5 ]
+      [ "$(grep -c "^    seed: $seed$\|^    friction: {coefficient: \($mu_gg\|$mu_gs\)}$\|^    params: {restitution: $e}$\|^    rolling: {model: $rolling, " \
+           "$work/heap.yaml")" = 7 ]
       "$dempact" run "$work/heap.yaml" --output "$work/$seed" --quiet
       out=$("$py" "$src/tools/angle_of_repose.py" "$work/$seed/heap.h5"); echo "seed $seed: $out"
       angles="$angles,$(sed -n 's/^angle of repose: \([-0-9.]*\) degrees.*/\1/p' <<<"$out")"
@@ -62,7 +67,7 @@ case $which in
       "$py" "$src/tools/liggghts_heap.py" --work "$work/liggghts" --json "$work/liggghts.json"
       peer="$work/liggghts.json"
     fi
-    echo "friction x $scale, restitution $e; LIGGGHTS's pours of the case: $peer"
+    echo "friction x $scale, restitution $e, rolling $rolling; LIGGGHTS's pours of the case: $peer"
     "$py" "$src/tools/peer_band.py" --dempact "${angles#,}" --peer "$peer" --name "heap angle of repose" ;;
   heap_frictionless)
     sed -e 's/    friction: {coefficient: 0.5}/    friction: {coefficient: 0.0}/' \
