@@ -19,6 +19,16 @@ switch, so that a difference between the two codes can be taken apart:
            "lammps":  the half-step velocity v(n+1/2) for both, the spring growing
                       by v_t dt from the first touch on              (fix nve/sphere)
 
+and one that neither code has, `closing_impulse`: at the step where a sticking contact
+starts to slide, the tangential force has a kink (its slope changes from the spring's to
+the Coulomb cap's), and velocity Verlet's trapezoid over the step misses part of the
+impulse. With the trial force T and the cap C linear over the step, the kink falls at
+theta = margin / (margin + excess) of it (margin = C - T at the step before, excess =
+T - C now), and the missing impulse is (dt/2) theta excess along the force: added to
+the velocities and spins at the end of that step only (the next step starts from the
+capped force). It is what makes the rebound spin converge at second order through a
+stick-to-slip transition (tests/lammps/test_stick_slip_kink.py).
+
 The law is the mapped one: Hertz + Tsuji-form damping, F_n = K d^(3/2) + alpha sqrt(m* K)
 d^(1/4) d', clamped at 0 (limit_damping / cohesion removal), and the Mindlin spring k_t =
 8 G* sqrt(R* d) with the dashpot eta_t = 2 sqrt(5/6) beta sqrt(k_t m*), Coulomb cap mu F_n.
@@ -29,7 +39,8 @@ import math
 
 
 def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
-            reset="dempact", arm="dempact", velocity="dempact"):
+            reset="dempact", arm="dempact", velocity="dempact",
+            closing_impulse=False):
     m = rho * 4.0 / 3.0 * math.pi * R ** 3
     inv_i = 1.0 / (0.4 * m * R * R)
     m_eff, r_eff = m / 2.0, R / 2.0
@@ -46,6 +57,8 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
     touching = False
     h = 0.5 * dt
 
+    kink = {"margin": 0.0}  # C - T at the last contact step (> 0: it stuck)
+
     def forces(vel, om, vel_s, om_s):
         nonlocal xi, touching
         dx, dy = x[1][0] - x[0][0], x[1][1] - x[0][1]
@@ -54,6 +67,7 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
         if d <= 0.0:
             xi = [0.0, 0.0]
             touching = False
+            kink.update(margin=0.0, impulse=0.0)
             return [[0.0, 0.0], [0.0, 0.0]], [0.0, 0.0], d, 0.0, 0.0
         first = not touching
         touching = True
@@ -92,6 +106,11 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
         ftx, fty = kt * xi[0] + eta * vtx, kt * xi[1] + eta * vty
         ft = math.hypot(ftx, fty)
         cap = mu * fn
+        margin = kink["margin"]
+        kink["impulse"] = (0.5 * dt * (ft - cap) * margin / (margin + ft - cap)
+                           if margin > 0.0 and ft > cap else 0.0)
+        kink["dir"] = (ftx / ft, fty / ft) if ft > 0.0 else (0.0, 0.0)
+        kink["margin"] = cap - ft
         if ft > cap:
             sc = cap / ft
             ftx, fty = ftx * sc, fty * sc
@@ -139,6 +158,18 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
                 for a in range(2):
                     v[i][a] += h * f_new[i][a] / m
                 w[i] += h * tq_new[i] * inv_i
+        if closing_impulse and kink.get("impulse", 0.0) > 0.0:
+            jx, jy = kink["impulse"] * kink["dir"][0], kink["impulse"] * kink["dir"][1]
+            dx, dy = x[1][0] - x[0][0], x[1][1] - x[0][1]
+            dist = math.hypot(dx, dy)
+            nx, ny = dx / dist, dy / dist
+            v[0][0] += jx / m
+            v[0][1] += jy / m
+            v[1][0] -= jx / m
+            v[1][1] -= jy / m
+            dw = (R - 0.5 * d) * (nx * jy - ny * jx) * inv_i  # as the torque: on both
+            w[0] += dw
+            w[1] += dw
         f, tq = f_new, tq_new
         t = step * dt
         if d > 0.0:
