@@ -21,15 +21,15 @@
 #     coefficient of about 0.1 (Peyneau & Roux, Phys. Rev. E 78, 011307, 2008), an
 #     angle near 6 degrees; 10 degrees (tan 0.18) leaves room for the scatter of a mound
 #     a few beads high, and is far below the frictional heap's 25 (tan 0.47).
-#   drum [FRICTION_SCALE RESTITUTION]: the dynamic angle of repose (1.5-3 s) of ten
+#   drum [FRICTION_SCALE RESTITUTION ROLLING]: the dynamic angle of repose (1.5-3 s) of ten
 #     fills (the case's particle seed 3, then 4 to 7, 9 and 11 to 14: with seeds 8 and 10
 #     the case's source cannot place all 2400 beads; about an hour on one core), each
 #     steady (spread over its snapshots below 3 degrees), their mean within the band of
 #     LIGGGHTS's fills from the same initial beads (tests/validation/liggghts_drum.json,
 #     written by tools/liggghts_drum.py --json; DEMPACT_RUN_LIGGGHTS=1 turns LIGGGHTS
-#     itself), the band as the heap's. Ten fills, not three: the drum's friction moves
-#     its angle by about 0.75 degrees per 20%, and three fills a code give a band of
-#     +-0.8 degrees
+#     itself), the band as the heap's, the rolling law as the heap's (ROLLING, default
+#     liggghts_cdt). Ten fills, not three: the drum's friction moves its angle by about
+#     0.75 degrees per 20%, and three fills a code give a band of +-0.8 degrees
 #   hopper: Beverloo's C within 0.03 of LIGGGHTS's on the same beads and orifices, and k
 #     in [1, 2], over four orifices poured once from the case's own initial beads (a
 #     replicate set poured from other beads throws C by about 0.04 in either code, so the
@@ -80,16 +80,17 @@ case $which in
     angle=$(sed -n 's/^angle of repose: \([-0-9.]*\) degrees.*/\1/p' <<<"$out")
     awk -v a="$angle" 'BEGIN { exit !(a < 10 && a > -10) }' ;;
   drum)
-    scale=${4:-1} e=${5:-0.5} angles="" steady=1
+    scale=${4:-1} e=${5:-0.5} rolling=${6:-liggghts_cdt} angles="" steady=1
     mu=$(awk -v f="$scale" 'BEGIN { print 0.5 * f }')
     seeds="3 4 5 6 7 9 11 12 13 14"
     for seed in $seeds; do
       sed -e "s/^    seed: 3$/    seed: $seed/" \
           -e "s/^    friction: {coefficient: 0.5}$/    friction: {coefficient: $mu}/" \
           -e "s/^    params: {restitution: 0.5}$/    params: {restitution: $e}/" \
+          -e "s/^    rolling: {model: constant, /    rolling: {model: $rolling, /" \
           "$src/cases/drum.yaml" > "$work/drum.yaml"
-      [ "$(grep -c "^    seed: $seed$\|^    friction: {coefficient: $mu}$\|^    params: {restitution: $e}$" \
-           "$work/drum.yaml")" = 5 ]
+      [ "$(grep -c "^    seed: $seed$\|^    friction: {coefficient: $mu}$\|^    params: {restitution: $e}$\|^    rolling: {model: $rolling, " \
+           "$work/drum.yaml")" = 7 ]
       "$dempact" run "$work/drum.yaml" --output "$work/$seed" --quiet
       out=$("$py" "$src/tools/drum_angle.py" "$work/$seed/drum.h5" --from 1.5)
       echo "seed $seed: $(tail -n 1 <<<"$out")"
@@ -103,7 +104,7 @@ case $which in
             --seeds "${seeds// /,}" --json "$work/liggghts.json"
       peer="$work/liggghts.json"
     fi
-    echo "friction x $scale, restitution $e; LIGGGHTS's fills of the case: $peer"
+    echo "friction x $scale, restitution $e, rolling $rolling; LIGGGHTS's fills of the case: $peer"
     [ $steady = 1 ] || echo "a fill's angle is not steady (spread of 3 degrees or more)"
     "$py" "$src/tools/peer_band.py" --dempact "${angles#,}" --peer "$peer" \
           --name "drum dynamic angle" && [ $steady = 1 ] ;;
