@@ -113,8 +113,13 @@ typedef struct friction_batch {
     const double *w_rel[3];    /* w_i - w_j [rad/s] */
     const double *disp[3];     /* the springs' increment (contact_kinematics.disp) [m] */
     double *xi[3];             /* in: tangential springs; out: turned and updated */
-    const uint32_t *slot;      /* contact q's spring is xi[a][slot[q]] (the contact
-                                  list's own arrays, read and written in place) */
+    double *margin;            /* in: each contact's Coulomb margin mu_s F_n - |F_t| at
+                                  the last step (0: it slid, or is new); out: this
+                                  step's (the spring laws' closing bump,
+                                  models/tangential_spring.h) [N] */
+    const uint32_t *slot;      /* contact q's spring is xi[a][slot[q]] and its margin
+                                  margin[slot[q]] (the contact list's own arrays, read
+                                  and written in place) */
     double *f_t[3], *m_r[3];   /* out: tangential force and rolling torque on i */
     double *power[2];          /* out: f_t . v_t and -m_r . w_r [W] */
     double dt;                 /* the step [s] */

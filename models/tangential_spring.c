@@ -10,9 +10,12 @@
  *   linear:             k_t given,             eta_t = 2 beta sqrt(k_t m*)
  * with beta = -ln e_t / sqrt(ln^2 e_t + pi^2) from the tangential restitution e_t (by
  * default the normal law's restitution, so the tangential dashpot follows the normal
- * one). If |F| exceeds mu_s F_n the contact slides, F = mu F_n F/|F|, and xi is reset to
- * F / k_t: the spring holds the whole sliding force (not the dashpot's share), so the
- * contact slides, passing exactly mu F_n, for as long as its surfaces slip.
+ * one). If |F| exceeds mu_s F_n the contact slides, F = mu F_n F/|F|, and xi relaxes
+ * towards F / k_t (tangential_spring_force): the spring holds the sliding force, never the
+ * dashpot's share, so the contact slides, passing mu F_n, for as long as its surfaces
+ * slip. At the step where a sticking contact starts to slide the force gets the impulse
+ * the step's trapezoid misses at that kink (closing_bump), from the Coulomb margin each
+ * contact keeps (friction_batch.margin).
  *
  * The spring grows by the step's relative displacement of the contact points, taken by
  * the engine from the mid-step velocities (second order in dt), and a contact born
@@ -66,7 +69,8 @@ static int linear_setup(const double *params, const friction_pair *pair, frictio
 
 /* The spring-slider of a batch of contacts: per contact, turn xi into the tangent plane
  * keeping its length, add the tangential part of the step's displacement, take
- * F = k_t xi + eta_t v_t and cap it at mu F_n. */
+ * F = k_t xi + eta_t v_t and cap it at mu F_n (with the closing bump where it starts to
+ * slide, b->margin). */
 /* no-trapping-math: tangential_spring_lane's (its lanes that do not slide divide by 0) */
 __attribute__((optimize("no-trapping-math"))) static inline __attribute__((always_inline)) void
 spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linear)
@@ -80,6 +84,7 @@ spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linea
     const double *restrict d = b->d, *restrict r_eff = b->r_eff, *restrict m_eff = b->m_eff;
     const double *restrict f_normal = b->f_normal;
     double *restrict x0 = b->xi[0], *restrict x1 = b->xi[1], *restrict x2 = b->xi[2];
+    double *restrict kept = b->margin;
     const uint32_t *restrict slot = b->slot;
     double *restrict f0 = b->f_t[0], *restrict f1 = b->f_t[1], *restrict f2 = b->f_t[2];
     double *restrict power = b->power[0];
@@ -94,7 +99,8 @@ spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linea
     double stiffness[TANGENTIAL_BLOCK], damping[TANGENTIAL_BLOCK];
     double turned[3][TANGENTIAL_BLOCK], len2[TANGENTIAL_BLOCK], now2[TANGENTIAL_BLOCK];
     double restore[TANGENTIAL_BLOCK], spring[3][TANGENTIAL_BLOCK];
-    unsigned char overflowed[TANGENTIAL_BLOCK];
+    double stuck[TANGENTIAL_BLOCK], margin[TANGENTIAL_BLOCK];
+    unsigned char handed[TANGENTIAL_BLOCK]; /* tangential_spring_lane's hand-overs */
     for (size_t lo = 0; lo < b->n; lo += TANGENTIAL_BLOCK) {
         const size_t hi = lo + TANGENTIAL_BLOCK < b->n ? lo + TANGENTIAL_BLOCK : b->n;
         for (size_t q = lo; q < hi; q++)
@@ -107,6 +113,7 @@ spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linea
             double v[3] = {x0[k], x1[k], x2[k]}, normal[3] = {n0[q], n1[q], n2[q]};
             now2[q - lo] = plane_part(v, normal, &len2[q - lo]);
             turned[0][q - lo] = v[0]; turned[1][q - lo] = v[1]; turned[2][q - lo] = v[2];
+            stuck[q - lo] = kept[k];
         }
         for (size_t e = 0; e < hi - lo; e++) {
             double w2 = now2[e] > 0.0 ? now2[e] : 1.0;
@@ -114,7 +121,7 @@ spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linea
         }
         /* the spring turned (rescaled where plane_part left it to be), then the force,
          * branch-free (tangential_spring_lane): a loop that vectorises */
-        int big = 0;
+        int any = 0;
         for (size_t e = 0; e < hi - lo; e++)
             for (int a = 0; a < 3; a++)
                 turned[a][e] = now2[e] > 0.0 ? turned[a][e] * restore[e] : turned[a][e];
@@ -125,10 +132,10 @@ spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linea
                          p[3] = {p0[q], p1[q], p2[q]};
             const double sp[3] = {turned[0][e], turned[1][e], turned[2][e]};
             double g[3], s_new[3], pw;
-            overflowed[e] = (unsigned char)tangential_spring_lane(
+            handed[e] = (unsigned char)tangential_spring_lane(
                 n, u, p, sp, stiffness[e], damping[e], damping[e] * inv_dt, mu, mu_static,
-                f_normal[q], s_new, g, &pw);
-            big |= overflowed[e];
+                f_normal[q], stuck[e], s_new, g, &margin[e], &pw);
+            any |= handed[e];
             for (int a = 0; a < 3; a++) spring[a][e] = s_new[a];
             f0[q] = g[0];
             f1[q] = g[1];
@@ -138,13 +145,14 @@ spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linea
         for (size_t q = lo; q < hi; q++) {
             const size_t e = q - lo;
             uint32_t k = slot[q];
-            if (big && overflowed[e]) { /* a trial force above 1e154 N: without squaring */
+            if (any && handed[e]) { /* starting to slide, or a trial force above 1e154 N */
                 const double n[3] = {n0[q], n1[q], n2[q]}, u[3] = {u0[q], u1[q], u2[q]},
                              p[3] = {p0[q], p1[q], p2[q]};
                 double sp[3] = {turned[0][e], turned[1][e], turned[2][e]}, g[3];
+                margin[e] = stuck[e];
                 power[q] = tangential_spring_force(n, u, p, sp, stiffness[e], damping[e],
                                                    damping[e] * inv_dt, mu, mu_static,
-                                                   f_normal[q], g);
+                                                   f_normal[q], &margin[e], g);
                 f0[q] = g[0];
                 f1[q] = g[1];
                 f2[q] = g[2];
@@ -153,6 +161,7 @@ spring_batch(const friction_coeffs *fc, const friction_batch *b, const int linea
             x0[k] = spring[0][e];
             x1[k] = spring[1][e];
             x2[k] = spring[2][e];
+            kept[k] = margin[e];
         }
     }
 }

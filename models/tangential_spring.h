@@ -60,11 +60,37 @@ TS_INLINE double tangential_trial(const double n[3], const double u[3], const do
     return g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
 }
 
+/* The step's share of the impulse that velocity Verlet misses where a sticking contact
+ * starts to slide. While it sticks the force follows the trial T = |k_t s + eta_t v_t|;
+ * from the instant T reaches the static limit C_s = mu_s F_n it is the sliding force
+ * C_d = mu F_n: the force's slope jumps (a kink) within the step, and the trapezoid
+ * (F(t_n) + F(t_n+1)) dt / 2 over the step misses part of its impulse. Taking T and the
+ * caps as linear over the step, the kink falls at theta = margin / (margin + excess) of
+ * it (margin = C_s - T at the step before, > 0 as it stuck; excess = T - C_s now), and
+ * the exact impulse of that force less the trapezoid is
+ *     dt [ (1 - theta) margin / 2 + (theta - 1/2) (C_s - C_d) ]
+ * (the first term is theta excess / 2: with mu_s = mu it is all). The force stored at the
+ * step's end is kicked into the velocities twice, half a step each (this step's last
+ * half-kick and the next one's first), so adding this bump [N] to it once delivers the
+ * missing impulse, at a timing error of half a step that costs a third-order position
+ * error. Without it the rebound spin of an oblique impact converges erratically through
+ * the switch: where within a step the kink falls changes with the step
+ * (docs/validation.md, "The tangential spring in the stick regime").
+ * len: T; limit: C_s; cap: C_d. Only for a contact that slides now and stuck before. */
+TS_INLINE double closing_bump(double margin, double len, double limit, double cap)
+{
+    double theta = margin / (margin + (len - limit));
+    return 0.5 * (1.0 - theta) * margin + (theta - 0.5) * (limit - cap);
+}
+
 /* One contact: s is its spring already turned into the tangent plane of n (length
  * kept); it grows by the tangential part of the step's displacement p, the trial force
  * on i is F = k_t s + eta_t v_t (v_t: the tangential part of the velocity u), and above
  * mu_s F_n the contact slides: F = mu F_n F/|F|, and the spring relaxes towards holding
- * all of it (below). relax = eta_t / dt. Sets f and s, returns the power F . v_t.
+ * all of it (below). relax = eta_t / dt. *margin: in, the Coulomb margin mu_s F_n - |F|
+ * of the last step (0 if it slid, or is new); out, this step's. A contact that slides
+ * now and stuck before gets closing_bump added along F. Sets f and s, returns the power
+ * F . v_t.
  *
  * The contact is a Kelvin-Voigt element (the spring k_t and the dashpot eta_t side by
  * side) in series with a Coulomb slider. While it sticks the element stretches with the
@@ -73,7 +99,8 @@ TS_INLINE double tangential_trial(const double n[3], const double u[3], const do
  * over the time eta_t / k_t. One backward-Euler step of that:
  *     s = (F + (eta_t / dt) s_in) / (k_t + eta_t / dt)        (s_in: the turned spring)
  * which is s = F / k_t without a dashpot, and for any step keeps s between s_in and
- * F / k_t: the spring never stores the dashpot's share of the trial force.
+ * F / k_t: the spring never stores the dashpot's share of the trial force (nor the
+ * closing bump, which is the integrator's, not the slider's).
  *
  * Two simpler resets fail. s = F / k_t jumps the spring by eta_t v_t / k_t at every
  * sliding step; a contact at the cap alternates sticking and sliding steps ever more
@@ -87,24 +114,32 @@ TS_INLINE double tangential_trial(const double n[3], const double u[3], const do
 TS_INLINE double tangential_spring_force(const double n[3], const double u[3],
                                          const double p[3], double s[3], double k_t,
                                          double eta_t, double relax, double mu,
-                                         double mu_static, double f_normal, double f[3])
+                                         double mu_static, double f_normal, double *margin,
+                                         double f[3])
 {
     double t[3], sp[3], g[3];
     double g_2 = tangential_trial(n, u, p, s, k_t, eta_t, t, sp, g);
     double t0 = t[0], t1 = t[1], t2 = t[2], s0 = sp[0], s1 = sp[1], s2 = sp[2];
     double g0 = g[0], g1 = g[1], g2 = g[2];
     double limit = mu_static * f_normal;
+    double stuck = *margin;
     if (g_2 > limit * limit) {
         /* sliding: the dynamic coefficient caps the force; the slider relaxes the spring */
-        double scale = mu * f_normal / capped_length(g_2, g0, g1, g2);
-        g0 *= scale;
-        g1 *= scale;
-        g2 *= scale;
+        double l = capped_length(g_2, g0, g1, g2), cap = mu * f_normal;
+        double scale = cap / l;
+        double bump = stuck > 0.0 ? closing_bump(stuck, l, limit, cap) / l : 0.0;
+        double h0 = g0 * scale, h1 = g1 * scale, h2 = g2 * scale;
         double stiff = k_t + relax;
         double compliance = stiff > 0.0 ? 1.0 / stiff : 0.0; /* one division, not three */
-        s0 = (g0 + relax * s[0]) * compliance;
-        s1 = (g1 + relax * s[1]) * compliance;
-        s2 = (g2 + relax * s[2]) * compliance;
+        s0 = (h0 + relax * s[0]) * compliance;
+        s1 = (h1 + relax * s[1]) * compliance;
+        s2 = (h2 + relax * s[2]) * compliance;
+        g0 = h0 + g0 * bump;
+        g1 = h1 + g1 * bump;
+        g2 = h2 + g2 * bump;
+        *margin = 0.0;
+    } else {
+        *margin = limit - sqrt(g_2);
     }
     s[0] = s0;
     s[1] = s1;
@@ -118,17 +153,23 @@ TS_INLINE double tangential_spring_force(const double n[3], const double u[3],
 /* tangential_spring_force with selects in place of its branch, for a loop over
  * contacts that vectorises (models/tangential_spring.c): every contact takes the sliding
  * arithmetic too, and keeps it where it slides. The same operations on the values kept,
- * so the same bits (tests/test_fused_pass.c holds the batch, which runs this, to the
- * fused pass, which runs tangential_spring_force), except where the trial force's square
- * overflows while it slides (a trial force above 1e154 N): there it returns 1, and the
- * caller runs tangential_spring_force on the contact instead (capped_length). s_in: the
- * spring turned into the plane; s_out, f and *power: the results. A loop over it needs
- * no-trapping-math: the lanes that do not slide may divide by 0. */
+ * so the same bits (tests/test_friction.c holds the two together, and test_fused_pass.c
+ * the batch, which runs this, to the fused pass, which runs tangential_spring_force),
+ * except on the two kinds of contact it hands over: it returns 1, and the caller runs
+ * tangential_spring_force on the contact instead, for
+ *   - a contact that starts to slide (it stuck at the last step: stuck > 0): the closing
+ *     bump, a division and a few products that only such contacts need (one step
+ *     in a contact's life, or a few), which the lanes would otherwise all pay for;
+ *   - a trial force whose square overflows while it slides (above 1e154 N:
+ *     capped_length).
+ * s_in: the spring turned into the plane; stuck: the last step's margin; s_out, f,
+ * *margin and *power: the results. A loop over it needs no-trapping-math: the lanes that
+ * do not slide may divide by 0. */
 TS_INLINE int tangential_spring_lane(const double n[3], const double u[3], const double p[3],
                                      const double s_in[3], double k_t, double eta_t,
                                      double relax, double mu, double mu_static,
-                                     double f_normal, double s_out[3], double f[3],
-                                     double *power)
+                                     double f_normal, double stuck, double s_out[3],
+                                     double f[3], double *margin, double *power)
 {
     double t[3], sp[3], g[3];
     double g_2 = tangential_trial(n, u, p, s_in, k_t, eta_t, t, sp, g);
@@ -136,8 +177,8 @@ TS_INLINE int tangential_spring_lane(const double n[3], const double u[3], const
     double g0 = g[0], g1 = g[1], g2 = g[2];
     double limit = mu_static * f_normal;
     int slide = g_2 > limit * limit;
-    double l = sqrt(g_2);
-    double scale = mu * f_normal / l;
+    double l = sqrt(g_2), cap = mu * f_normal;
+    double scale = cap / l;
     double h0 = g0 * scale, h1 = g1 * scale, h2 = g2 * scale;
     double stiff = k_t + relax;
     double compliance = stiff > 0.0 ? 1.0 / stiff : 0.0;
@@ -149,24 +190,26 @@ TS_INLINE int tangential_spring_lane(const double n[3], const double u[3], const
     s_out[0] = slide ? c0 : s0;
     s_out[1] = slide ? c1 : s1;
     s_out[2] = slide ? c2 : s2;
+    *margin = slide ? 0.0 : limit - l;
     *power = f[0] * t0 + f[1] * t1 + f[2] * t2;
-    return slide & !(l < HUGE_VAL);
+    return slide & ((stuck > 0.0) | !(l < HUGE_VAL));
 }
 
 /* One contact whole, as the batch computes it in its blocks: the stiffness and dashpot
  * at overlap d, the spring xi (in and out) turned into the tangent plane of n, then
- * tangential_spring_force. Sets f, returns the power. */
+ * tangential_spring_force (margin in and out). Sets f, returns the power. */
 TS_INLINE double tangential_spring_contact(const spring_constants *sc, const int linear,
                                            const double n[3], const double u[3],
                                            const double p[3], double xi[3], double r_eff,
-                                           double d, double m_eff, double f_normal, double f[3])
+                                           double d, double m_eff, double f_normal,
+                                           double *margin, double f[3])
 {
     double k_t, eta_t;
     tangential_spring_constants(linear, sc->k_linear, sc->g8, sc->eta_factor, r_eff, d, m_eff,
                                 &k_t, &eta_t);
     turn_into_plane(xi, n);
     return tangential_spring_force(n, u, p, xi, k_t, eta_t, eta_t * sc->inv_dt, sc->mu,
-                                   sc->mu_static, f_normal, f);
+                                   sc->mu_static, f_normal, margin, f);
 }
 
 #endif

@@ -17,6 +17,7 @@ void contact_list_free(contact_list *c)
         field_free(c->torque[a]); field_free(c->cross_force[a]); field_free(c->cross_torque[a]);
     }
     for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) field_free(c->slip[h]);
+    field_free(c->coulomb_margin);
     field_free(c->overlap); field_free(c->cross_slot); field_free(c->cross_pair);
     free(c->first_of_i); free(c->cross_first);
     free(c->key_i); free(c->key_j);
@@ -74,6 +75,7 @@ int contact_list_reserve(contact_list *c, size_t capacity)
         if (all || c->has_friction) GROW(c->tangential[a], capacity);
         if (all || c->has_rolling) GROW(c->rolling[a], capacity);
     }
+    if (all || c->has_friction) GROW(c->coulomb_margin, capacity);
     for (int h = 0; h < CONTACT_SLIP_HISTORY && (all || c->has_slip); h++) GROW(c->slip[h], capacity);
     for (int a = 0; a < 3 && holds_forces(c); a++) GROW(c->force[a], capacity);
     if (whole) {
@@ -117,6 +119,7 @@ static void copy_history(contact_list *to, size_t m, const contact_list *from, s
     if (to->impact_velocity) to->impact_velocity[m] = from->impact_velocity[k];
     for (int h = 0; h < LAW_MAX_HISTORY && to->history[h]; h++) to->history[h][m] = from->history[h][k];
     for (int a = 0; a < 3 && to->tangential[0]; a++) to->tangential[a][m] = from->tangential[a][k];
+    if (to->coulomb_margin) to->coulomb_margin[m] = from->coulomb_margin[k];
     for (int a = 0; a < 3 && to->rolling[0]; a++) to->rolling[a][m] = from->rolling[a][k];
     for (int h = 0; h < CONTACT_SLIP_HISTORY && to->slip[0]; h++) to->slip[h][m] = from->slip[h][k];
 }
@@ -305,6 +308,7 @@ void contact_clear_history(contact_list *c, size_t k)
     if (c->impact_velocity) c->impact_velocity[k] = 0.0;
     for (int h = 0; h < LAW_MAX_HISTORY && c->history[h]; h++) c->history[h][k] = 0.0;
     for (int a = 0; a < 3 && c->tangential[0]; a++) c->tangential[a][k] = 0.0;
+    if (c->coulomb_margin) c->coulomb_margin[k] = 0.0;
     for (int a = 0; a < 3 && c->rolling[0]; a++) c->rolling[a][k] = 0.0;
     for (int h = 0; h < CONTACT_SLIP_HISTORY && c->slip[0]; h++) c->slip[h][k] = 0.0;
 }
@@ -340,6 +344,7 @@ void contact_list_adopt_history(contact_list *c, const contact_list *old, int pa
                 double sign = flip ? -1.0 : 1.0;
                 for (int a = 0; a < 3 && c->tangential[0]; a++)
                     c->tangential[a][k] = sign * old->tangential[a][m];
+                if (c->coulomb_margin) c->coulomb_margin[k] = old->coulomb_margin[m];
                 for (int a = 0; a < 3 && c->rolling[0]; a++)
                     c->rolling[a][k] = sign * old->rolling[a][m];
                 for (int h = 0; h < CONTACT_SLIP_HISTORY && c->slip[0]; h++)
@@ -420,7 +425,7 @@ void contact_list_remap(contact_list *c, const int64_t *new_index, size_t n_part
 
 size_t contact_carried_width(const contact_list *c)
 {
-    return 3 + (size_t)(c->has_impact != 0) + (size_t)c->n_history + 3 * (size_t)(c->has_friction != 0) +
+    return 3 + (size_t)(c->has_impact != 0) + (size_t)c->n_history + 4 * (size_t)(c->has_friction != 0) +
            3 * (size_t)(c->has_rolling != 0) + CONTACT_SLIP_HISTORY * (size_t)(c->has_slip != 0);
 }
 
@@ -433,6 +438,7 @@ void contact_carried_pack(const contact_list *c, size_t m, double *out)
     if (c->has_impact) out[q++] = c->impact_velocity[m];
     for (int h = 0; h < c->n_history; h++) out[q++] = c->history[h][m];
     for (int a = 0; a < 3 && c->has_friction; a++) out[q++] = c->tangential[a][m];
+    if (c->has_friction) out[q++] = c->coulomb_margin[m];
     for (int a = 0; a < 3 && c->has_rolling; a++) out[q++] = c->rolling[a][m];
     for (int h = 0; h < CONTACT_SLIP_HISTORY && c->has_slip; h++) out[q++] = c->slip[h][m];
 }
@@ -460,6 +466,7 @@ void contact_carried_append(contact_list *c, const double *in)
     if (c->has_impact) c->impact_velocity[m] = in[q++];
     for (int h = 0; h < c->n_history; h++) c->history[h][m] = in[q++];
     for (int a = 0; a < 3 && c->has_friction; a++) c->tangential[a][m] = in[q++];
+    if (c->has_friction) c->coulomb_margin[m] = in[q++];
     for (int a = 0; a < 3 && c->has_rolling; a++) c->rolling[a][m] = in[q++];
     for (int h = 0; h < CONTACT_SLIP_HISTORY && c->has_slip; h++) c->slip[h][m] = in[q++];
 }

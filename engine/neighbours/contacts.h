@@ -53,6 +53,10 @@ typedef struct contact_list {
     double *history[LAW_MAX_HISTORY];   /* the law's slots */
     double *tangential[3];              /* tangential spring: displacement of j's contact
                                            point relative to i's [m] (engine/step/friction.h) */
+    double *coulomb_margin;             /* with the tangential spring: mu_s F_n - |F_t|
+                                           at the last step, 0 if it slid [N] (the
+                                           spring laws' closing bump,
+                                           models/tangential_spring.h) */
     double *rolling[3];                 /* rolling spring: relative rotation [rad] */
     double *slip[CONTACT_SLIP_HISTORY]; /* Mindlin-Deresiewicz microslip state (only
                                            that model has it: has_slip) */
@@ -97,7 +101,7 @@ typedef struct contact_list {
     int configured;
     int n_history;        /* history[0..n_history-1] */
     int is_wall;          /* a particle-wall list: torque[3] with friction, no cross pairs */
-    int has_friction;     /* tangential[3] (and torque[3], cross_torque[3]) */
+    int has_friction;     /* tangential[3], coulomb_margin (and torque[3], cross_torque[3]) */
     int has_rolling;      /* rolling[3] */
     int has_slip;         /* slip[CONTACT_SLIP_HISTORY] (the microslip model) */
     int has_impact;       /* impact_velocity (a law with LAW_CAP_IMPACT_VELOCITY) */

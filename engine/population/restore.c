@@ -19,6 +19,7 @@ const pair_history_field sim_pair_history[] = {
     {"impact_velocity", offsetof(contact_list, impact_velocity), 1, 0},
     {"law_history", offsetof(contact_list, history), LAW_MAX_HISTORY, 0},
     {"tangential_spring", offsetof(contact_list, tangential), 3, 0},
+    {"coulomb_margin", offsetof(contact_list, coulomb_margin), 1, 1},
     {"rolling_spring", offsetof(contact_list, rolling), 3, 0},
     {"tangential_slip", offsetof(contact_list, slip), CONTACT_SLIP_HISTORY, 1}, /* microslip */
 };

@@ -35,7 +35,7 @@ static void apply_with_state(const friction_coeffs *fc, contact_list *c, contact
         if (c->rolling[0]) theta[a] = c->rolling[a][k];
     }
     for (int h = 0; h < CONTACT_SLIP_HISTORY; h++) slip[h] = c->slip[h][k];
-    friction_force(fc, kin, xi, theta, slip, f_t, m_r, power);
+    friction_force(fc, kin, xi, &c->coulomb_margin[k], theta, slip, f_t, m_r, power);
     for (int a = 0; a < 3; a++) {
         c->tangential[a][k] = xi[a];
         if (c->rolling[0]) c->rolling[a][k] = theta[a];
@@ -71,7 +71,7 @@ static void apply_friction(const sim *s, contact_list *c, const chunk_scratch *c
         xi[a] = c->tangential[a][k];
         if (c->rolling[0]) theta[a] = c->rolling[a][k];
     }
-    friction_force(fc, &kin, xi, theta, NULL, f_t, m_r, power);
+    friction_force(fc, &kin, xi, &c->coulomb_margin[k], theta, NULL, f_t, m_r, power);
     for (int a = 0; a < 3; a++) {
         c->tangential[a][k] = xi[a];
         if (c->rolling[0]) c->rolling[a][k] = theta[a];
@@ -99,7 +99,8 @@ static void batch_friction(const sim *s, contact_list *c, const chunk_scratch *c
         }
         return;
     }
-    friction_batch b = {.n = n, .f_normal = bs->f_normal, .slot = cs->slot, .dt = s->dt};
+    friction_batch b = {.n = n, .f_normal = bs->f_normal, .margin = c->coulomb_margin,
+                        .slot = cs->slot, .dt = s->dt};
     for (int a = 0; a < 3; a++) {
         b.xi[a] = c->tangential[a];
         b.f_t[a] = bs->f_t[a];

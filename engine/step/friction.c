@@ -75,11 +75,13 @@ void friction_force_batch(const friction_coeffs *fc, const friction_batch *b)
 }
 
 void friction_force(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
-                    double theta[3], double slip[FRICTION_SLIP_HISTORY], double f_t[3],
-                    double m_r[3], double power[2])
+                    double *margin, double theta[3], double slip[FRICTION_SLIP_HISTORY],
+                    double f_t[3], double m_r[3], double power[2])
 {
     for (int a = 0; a < 3; a++) f_t[a] = m_r[a] = 0.0;
     power[0] = power[1] = 0.0;
+    double none = 0.0;
+    if (!margin) margin = &none;
     /* the batch laws, as a batch of one */
     static const uint32_t first = 0;
     const friction_batch one = {
@@ -88,7 +90,7 @@ void friction_force(const friction_coeffs *fc, const contact_kinematics *k, doub
         .v_rel = {&k->v_rel[0], &k->v_rel[1], &k->v_rel[2]},
         .w_rel = {&k->w_rel[0], &k->w_rel[1], &k->w_rel[2]},
         .disp = {&k->disp[0], &k->disp[1], &k->disp[2]},
-        .xi = {&xi[0], &xi[1], &xi[2]}, .slot = &first, .f_t = {&f_t[0], &f_t[1], &f_t[2]},
+        .xi = {&xi[0], &xi[1], &xi[2]}, .margin = margin, .slot = &first, .f_t = {&f_t[0], &f_t[1], &f_t[2]},
         .m_r = {&m_r[0], &m_r[1], &m_r[2]}, .power = {&power[0], &power[1]},
         .dt = k->dt};
     const tangential_law *t = fc->tangential;

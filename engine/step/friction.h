@@ -42,16 +42,18 @@ const tangential_law *friction_tangential_law(const contact_friction *spec);
  * to value. Returns 0, or -1 if that law has no such key. */
 int friction_set_tangential_param(contact_friction *spec, const char *name, double value);
 
-/* Updates the springs xi and theta and the tangential law's state `slip` (in: state at
- * the step start, zeros for a new contact; out: new state; only laws with n_state > 0
- * read or write it, and the others take NULL) and returns the tangential force on i
+/* Updates the springs xi and theta, the Coulomb margin *margin (friction_batch.margin:
+ * in, the last step's, 0 for a new contact; out, this step's; NULL keeps none, and a
+ * contact starting to slide then gets no closing bump) and the tangential law's state
+ * `slip` (in: state at the step start, zeros for a new contact; out: new state; only
+ * laws with n_state > 0 read or write it, and the others take NULL) and returns the tangential force on i
  * (f_t, in the tangent plane) and the rolling torque on i (m_r). power[0] and power[1]
  * receive the power the contact takes from the particles' relative motion through them
  * [W]: f_t . v_t and -m_r . w_r. A batch law runs as a batch of one, so both forms give
  * the same bits. */
 void friction_force(const friction_coeffs *fc, const contact_kinematics *k, double xi[3],
-                    double theta[3], double slip[FRICTION_SLIP_HISTORY], double f_t[3],
-                    double m_r[3], double power[2]);
+                    double *margin, double theta[3], double slip[FRICTION_SLIP_HISTORY],
+                    double f_t[3], double m_r[3], double power[2]);
 
 /* 1 if the pair type has a rolling torque (a rolling law with mu_r > 0). Without one,
  * friction_force_batch leaves m_r and power[1] alone (friction_force sets them to 0). */

@@ -202,7 +202,7 @@ fused_chunk(const sim *s, contact_list *c, chunk_scratch *cs, size_t start,
             double f_normal = f > 0.0 ? f : 0.0;
             double xi[3] = {c->tangential[0][k], c->tangential[1][k], c->tangential[2][k]};
             power[0] = tangential_spring_contact(&sc, 0, nrm, pm.v_rel, pm.disp, xi, r_eff, d,
-                                                 m_eff, f_normal, f_t);
+                                                 m_eff, f_normal, &c->coulomb_margin[k], f_t);
             for (int a = 0; a < 3; a++) c->tangential[a][k] = xi[a];
             if (rolling)
                 power[1] = rolling_constant_torque(mu_r * r_eff * f_normal, nrm, pm.w_rel, m_r);

@@ -74,7 +74,7 @@ static void friction_laws(void)
                             .inertia_r = 1e-8, .v_rel = {0.01, 0, 0.3}, .w_rel = {0, 1e-3, 5},
                             .disp = {1e-6, 0, 2e-7}, .f_normal = 10.0};
     double xi[3] = {0, 0, 0}, theta[3] = {0, 0, 0}, f_t[3], m_r[3], power[2];
-    friction_force(&fc, &k, xi, theta, NULL, f_t, m_r, power);
+    friction_force(&fc, &k, xi, NULL, theta, NULL, f_t, m_r, power);
     check(close_to(f_t[0], 1e5 * 1e-6 + 2.0 * 0.01) && f_t[1] == 0.0 && f_t[2] == 0.0,
           "below the cap F = k_t xi + c v_t (tangential parts only)");
     check(close_to(m_r[1], -3.0 * 1e-3) && m_r[0] == 0.0 && m_r[2] == 0.0,
@@ -82,7 +82,7 @@ static void friction_laws(void)
     k.f_normal = 0.1;
     for (int a = 0; a < 3; a++) xi[a] = 0.0;
     k.w_rel[1] = 2.0;
-    friction_force(&fc, &k, xi, theta, NULL, f_t, m_r, power);
+    friction_force(&fc, &k, xi, NULL, theta, NULL, f_t, m_r, power);
     check(close_to(f_t[0], 0.5 * 0.1) && close_to(xi[0], 0.05 / 1e5),
           "above it F = mu F_n, the spring holding it");
     check(close_to(m_r[1], -0.1 * 0.01 * 0.1), "above it M = mu_r R* F_n");
