@@ -21,9 +21,13 @@ w = d/2, whose cutoff 3w = 1.5 d reaches through the faces from the 9 bins next 
    kernel is its integral to the midpoint rule's error, O(h^4) for Lucy's: 1e-11 seen)
    and 2e-4 with the Gaussian (cut off at 3w, a jump of W(3w) = 0.0044/w there: the sum
    is off by h W(3w) = 1.5e-4 at most for any one particle; 1.3e-5 seen). The kinetic
-   stress is about the local mean of the velocity about the streaming profile, the box's
-   about the box mean: the profile's trace is the smaller, by the variance of the local
-   mean (under 5 %; 2 % seen), and the whole stress within 1e-3 of the largest.
+   stress is about the local mean u(z) of the velocity less the streaming profile, the
+   box's about the box mean u_box: the profile's trace is the smaller, by the spread of
+   the local mean, (1/H) int rho |u - u_box|^2 dz (2 to 17 % of the box's trace from one
+   snapshot to the next). That spread, taken from the profile's own density and velocity,
+   accounts for the difference within 1 % of the box's trace (it is exact but for the
+   kernel's first moment over a density gradient: 0.2 % seen), and the profile's whole
+   stress plus it is the box's within 1e-3 of the largest.
 3. No jump at the faces: v_x, density, tau and sigma_zz in the bins next to the faces
    against the interior. The step from the top bin through the face to the bottom one,
    v_x(bottom) + U - v_x(top), within 2 % of U of the interior's mean step; density, tau,
@@ -150,11 +154,21 @@ def box_identity(run, work, d, t):
             err = np.abs(p[name].mean(0) - b[name]).max() / np.abs(b[name]).max()
             check(err < tol, "2. %s %d bins: the profile's mean %s = the box's within %.0e (%.1e)"
                   % (kernel, bins, name, tol, err))
+        # the kinetic stresses differ by the local mean's spread about the box's mean
+        # (docstring, 2): (1/H) int rho (u - u_box) (x) (u - u_box) dz, u = v - gdot (z - z_c) e_x
+        u = p["velocity"].copy()
+        u[:, 0] -= GDOT * p["z"]
+        rho = p["density"]
+        spread = u - (rho[:, None] * u).sum(0) / rho.sum()
+        between = np.einsum("k,ka,kb->ab", rho, spread, spread) / len(rho)
         kp, kb = np.trace(p["kinetic_stress"].mean(0)), np.trace(b["kinetic_stress"])
-        check(kp <= kb and kp > 0.95 * kb, "2. %s: the profile's mean kinetic stress trace %.4f Pa <= the box's %.4f, "
-              "within 5 %%" % (kernel, kp, kb))
-        err = np.abs(p["stress"].mean(0) - b["stress"]).max() / np.abs(b["stress"]).max()
-        check(err < 1e-3, "2. %s: the profile's mean stress = the box's within 1e-3 (%.1e)" % (kernel, err))
+        check(kp <= kb and abs(kb - kp - np.trace(between)) < 0.01 * kb,
+              "2. %s: the profile's mean kinetic stress trace %.4f Pa <= the box's %.4f, less by the local "
+              "mean's spread %.4f Pa within 1 %% of the box's (%.2f %%)"
+              % (kernel, kp, kb, np.trace(between), 100 * abs(kb - kp - np.trace(between)) / kb))
+        err = np.abs(p["stress"].mean(0) + between - b["stress"]).max() / np.abs(b["stress"]).max()
+        check(err < 1e-3, "2. %s: the profile's mean stress + that spread = the box's within 1e-3 (%.1e)"
+              % (kernel, err))
 
 
 def relabel(run, out):
