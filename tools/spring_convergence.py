@@ -4,7 +4,7 @@
 Usage: .venv/bin/python tools/spring_convergence.py [--dempact build/dempact] [--lmp lmp]
            [--liggghts liggghts] [--codes dempact,lammps,liggghts] [--angles 5,10]
            [--steps 20,40,80,160,320,4000,16000] [--json OUT] [--keep DIR]
-           [--check-dempact TOL]
+           [--check-dempact TOL] [--check-halving RATIO]
 
 Two identical alumina spheres (Chung & Ooi's test 4 material: R = 2.55 mm, 4000 kg/m^3,
 E = 3.8e11 Pa, nu = 0.23) meet at V0 = 3.9 m/s along the line of centres and V0 tan(angle)
@@ -17,7 +17,9 @@ overlap has crossed zero, the spin of sphere 1 about z (wz1) and the tangential
 restitution of the contact points, e_t = -((v1y - v2y) + R (w1z + w2z)) / (V0 tan(angle)).
 The table gives wz1, e_t and each code's error against its own finest step (the largest
 N); --json OUT writes all of it. --check-dempact TOL exits 1 when dempact's two finest
-steps differ by more than TOL rad/s at any angle; the peers are reported, never judged.
+steps differ by more than TOL rad/s at any angle, --check-halving RATIO when dempact's
+error falls by less than RATIO from any N to 2N among the steps below the two finest
+(issue 42's criterion: 3 from T/20 to T/160); the peers are reported, never judged.
 A peer that is missing or fails is reported with the reason, and the rest still run.
 
 The three codes (the normal law and the spring's stiffness and dashpot are the same in
@@ -29,7 +31,9 @@ all three; they differ in the rule for a sliding contact):
             slider. The trial force k_t xi + eta_t v_t, spring and dashpot together, is
             capped at mu F_n; while sliding the spring relaxes towards holding all of the
             capped force F through its dashpot, xi = (F + (eta_t / dt) xi_in) /
-            (k_t + eta_t / dt).
+            (k_t + eta_t / dt). At the step where a sticking contact starts to
+            slide, the force gets the impulse the step's trapezoid misses at that kink
+            (the closing bump, docs/laws.md#the-tangential-spring-while-sliding).
   LAMMPS    tests/lammps/collide.in (pair_style granular) filled as
             tests/lammps/compare_collide.py fills it: `hertz/material E cor nu damping
             tsuji tangential mindlin NULL XGAMMAT mu limit_damping`, cor solved so that
@@ -116,11 +120,13 @@ def run_dempact(dempact, angle, dt):
 
 
 def run_reference(angle, dt, factor):
-    """mindlin_reference.py with dempact's rules but LAMMPS's reset after sliding."""
+    """mindlin_reference.py with dempact's rules (its closing bump too) but LAMMPS's reset
+    after sliding."""
     import mindlin_reference
     alpha = cc.alpha_tsuji(bench_compare.lammps_cor_for(factor))
     r = mindlin_reference.collide(R, RHO, E_EFF, G_EFF, V0, tangential_speed(angle), (0.0, 0.0),
-                                  alpha, cc.beta_of(E), MU, dt, reset="lammps")
+                                  alpha, cc.beta_of(E), MU, dt, reset="lammps",
+                                  closing_impulse="force")
     return rebound(angle, r["vy1"], r["vy2"], r["wz1"], r["wz2"], r["e"])
 
 
@@ -198,6 +204,9 @@ def parse(argv):
     ap.add_argument("--keep", default=None, help="leave the peers' inputs in this folder")
     ap.add_argument("--check-dempact", type=float, default=None, metavar="TOL",
                     help="exit 1 if dempact's two finest steps differ by more than TOL rad/s")
+    ap.add_argument("--check-halving", type=float, default=None, metavar="RATIO",
+                    help="exit 1 if dempact's error falls by less than RATIO from N to 2N "
+                         "(the steps below the two finest)")
     a = ap.parse_args(argv)
     try:
         a.codes = a.codes.split(",")
@@ -213,14 +222,38 @@ def parse(argv):
             raise ValueError("--steps %r: give at least two" % ",".join(map(str, a.steps)))
         if a.check_dempact is not None and not (a.check_dempact > 0):
             raise ValueError("--check-dempact %g: give a positive tolerance" % a.check_dempact)
-        if a.check_dempact is not None and "dempact" not in a.codes:
-            raise ValueError("--check-dempact needs dempact among --codes")
+        if a.check_halving is not None and not (a.check_halving > 0):
+            raise ValueError("--check-halving %g: give a positive ratio" % a.check_halving)
+        if (a.check_dempact is not None or a.check_halving is not None) and "dempact" not in a.codes:
+            raise ValueError("--check-dempact and --check-halving need dempact among --codes")
         if "dempact" in a.codes and not os.access(a.dempact, os.X_OK):
             raise ValueError("--dempact %s: not an executable (build it: bash tools/setup.sh)" % a.dempact)
     except ValueError as why:
         print("spring_convergence: %s" % why, file=sys.stderr)
         sys.exit(2)
     return a
+
+
+def check_halving(per_angle, steps, angles, ratio):
+    """1 unless the error falls by at least `ratio` from each N to 2N among steps (and
+    there is such a pair at every angle); prints each verdict."""
+    pairs = [(n, 2 * n) for n in steps if 2 * n in steps]
+    status = 0 if pairs else 1
+    if not pairs:
+        print("FAIL: --check-halving needs steps N and 2N below the two finest")
+    for angle in angles:
+        rows = per_angle.get(str(angle), {})
+        for n, m in pairs:
+            if str(n) not in rows or str(m) not in rows:
+                print("FAIL: dempact did not run %g deg at N = %d and %d" % (angle, n, m))
+                status = 1
+                continue
+            fall = abs(rows[str(n)]["error"]) / max(abs(rows[str(m)]["error"]), 1e-300)
+            verdict = "ok" if fall >= ratio else "FAIL"
+            print("%s: dempact at %g deg, N = %d to %d: the error falls %.2f-fold (at least %g)"
+                  % (verdict, angle, n, m, fall, ratio))
+            status = status if fall >= ratio else 1
+    return status
 
 
 def table(results, steps, angles):
@@ -319,6 +352,9 @@ def main(argv=None):
                   % (verdict, angle, fine, finer, gap, a.check_dempact))
             if gap > a.check_dempact:
                 status = 1
+    if a.check_halving is not None:
+        status = max(status, check_halving(results.get("dempact", {}), a.steps[:-2], a.angles,
+                                           a.check_halving))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"impact": {"radius": R, "density": RHO, "young": YOUNG, "poisson": NU,

@@ -290,8 +290,9 @@ def reference(case, **switches):
 
 RULE_NAMES = {"reset": "the tangential spring's reset after sliding",
               "arm": "the spin's lever arm in the contact velocity"}
-DEMPACT_RULES = {"reset": "dempact", "arm": "dempact", "velocity": "dempact"}
-LAMMPS_RULES = {"reset": "lammps", "arm": "lammps", "velocity": "lammps"}
+# closing_impulse: dempact's closing bump where a contact starts to slide (LAMMPS has none)
+DEMPACT_RULES = {"reset": "dempact", "arm": "dempact", "velocity": "dempact", "closing_impulse": "force"}
+LAMMPS_RULES = {"reset": "lammps", "arm": "lammps", "velocity": "lammps", "closing_impulse": False}
 
 
 def explain(case, dem, lam, tolerance):

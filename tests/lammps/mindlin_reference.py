@@ -19,15 +19,18 @@ switch, so that a difference between the two codes can be taken apart:
            "lammps":  the half-step velocity v(n+1/2) for both, the spring growing
                       by v_t dt from the first touch on              (fix nve/sphere)
 
-and one that neither code has, `closing_impulse`: at the step where a sticking contact
-starts to slide, the tangential force has a kink (its slope changes from the spring's to
-the Coulomb cap's), and velocity Verlet's trapezoid over the step misses part of the
-impulse. With the trial force T and the cap C linear over the step, the kink falls at
-theta = margin / (margin + excess) of it (margin = C - T at the step before, excess =
-T - C now), and the missing impulse is (dt/2) theta excess along the force: added to
-the velocities and spins at the end of that step only (the next step starts from the
-capped force). It is what makes the rebound spin converge at second order through a
-stick-to-slip transition (tests/lammps/test_stick_slip_kink.py).
+and one that LAMMPS does not have, `closing_impulse`: at the step where a sticking
+contact starts to slide, the tangential force has a kink (its slope changes from the
+spring's to the Coulomb cap's), and velocity Verlet's trapezoid over the step misses part
+of the impulse. With the trial force T and the cap C linear over the step, the kink falls
+at theta = margin / (margin + excess) of it (margin = C - T at the step before, excess =
+T - C now), and the missing impulse is (dt/2) theta excess along the force. Two ways to
+deliver it: True adds it to the velocities and spins at the end of that step only (the
+next step starts from the capped force); "force" adds theta excess / 2 to the force
+stored at that step, which its two half-kicks deliver, half now and half at the next
+step's start (dempact's engine: closing_bump, models/tangential_spring.h). It is what
+makes the rebound spin converge at second order through a stick-to-slip transition
+(tests/lammps/test_stick_slip_kink.py).
 
 The law is the mapped one: Hertz + Tsuji-form damping, F_n = K d^(3/2) + alpha sqrt(m* K)
 d^(1/4) d', clamped at 0 (limit_damping / cohesion removal), and the Mindlin spring k_t =
@@ -111,6 +114,7 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
                            if margin > 0.0 and ft > cap else 0.0)
         kink["dir"] = (ftx / ft, fty / ft) if ft > 0.0 else (0.0, 0.0)
         kink["margin"] = cap - ft
+        bump = kink["impulse"] / dt if closing_impulse == "force" else 0.0
         if ft > cap:
             sc = cap / ft
             ftx, fty = ftx * sc, fty * sc
@@ -120,6 +124,8 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
                       if kt + r > 0 else [0.0, 0.0])
             else:
                 xi = [(ftx - eta * vtx) / kt, (fty - eta * vty) / kt] if kt > 0 else [0.0, 0.0]
+        ftx += bump * kink["dir"][0]    # the integrator's, not the spring's
+        fty += bump * kink["dir"][1]
         f0 = (-fn * nx + ftx, -fn * ny + fty)
         a_t = R - 0.5 * d
         t = a_t * (nx * fty - ny * ftx)      # z of (R - d/2) n x F_t, on both spheres
@@ -158,7 +164,7 @@ def collide(R, rho, E_eff, G_eff, v0, vt, spins, alpha, beta, mu, dt,
                 for a in range(2):
                     v[i][a] += h * f_new[i][a] / m
                 w[i] += h * tq_new[i] * inv_i
-        if closing_impulse and kink.get("impulse", 0.0) > 0.0:
+        if closing_impulse is True and kink.get("impulse", 0.0) > 0.0:
             jx, jy = kink["impulse"] * kink["dir"][0], kink["impulse"] * kink["dir"][1]
             dx, dy = x[1][0] - x[0][0], x[1][1] - x[0][1]
             dist = math.hypot(dx, dy)
